@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suites start for real (nats-server). Idempotent; quiet when present.
+set -euo pipefail
+need=()
+command -v nats-server >/dev/null 2>&1 || need+=(nats-server)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "installing system packages: ${need[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -1,0 +1,32 @@
+import type { Commission } from '../commission.js';
+
+/** A store as the partner sent it (after normalization: cnpj without punctuation, upper-case). */
+export interface StoreInput {
+  default_commission?: Commission;
+  name: string;
+  cnpj: string;
+  logo_url?: string;
+  website_url: string;
+  domains: string[];
+  image_hosts?: string[];
+  returns_days?: number;
+  handling_days?: number;
+}
+
+export type StoreStatus = 'pending_review' | 'active' | 'suspended';
+
+export type StoreEvent =
+  | { type: 'StoreRegistered'; data: { store_id: string; store: StoreInput; registered_at: string } }
+  | { type: 'StoreReplaced'; data: { store_id: string; store: StoreInput; replaced_at: string } }
+  | { type: 'StoreApproved'; data: { store_id: string; domains: string[] } }
+  | { type: 'DomainApproved'; data: { store_id: string; domain: string } }
+  | { type: 'StoreSuspended'; data: { store_id: string } }
+  | { type: 'StoreReinstated'; data: { store_id: string } };
+
+/** Events of `storeindex-…`: the stores of one partner and environment. */
+export type StoreIndexEvent = { type: 'StoreIndexed'; data: { store_id: string; address: string } };
+
+/** Events of `cnpj-…`: who holds a CNPJ in an environment. */
+export type CnpjEvent =
+  | { type: 'CnpjReserved'; data: { cnpj: string; partner_id: string; store_id: string } }
+  | { type: 'CnpjReleased'; data: { cnpj: string; partner_id: string; store_id: string } };

@@ -1,0 +1,95 @@
+/**
+ * The read-model port: collections of JSON documents keyed by `_id`, queried on declared top-level fields,
+ * written by projectors in atomic units of work together with their checkpoint.
+ *
+ * Shaped so that a SQLite table per collection (JSON column + indexes on extracted fields) and a MongoDB
+ * collection (one compound index per declared index) both implement it without translation tricks.
+ */
+
+export type Scalar = string | number | boolean | null;
+
+export interface Doc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+export interface CollectionSpec {
+  name: string;
+  /** Each entry is one compound index over top-level fields, in order. `_id` is always unique and indexed. */
+  indexes: readonly (readonly string[])[];
+  /** Documents whose `expires_at` (ISO string or epoch ms) is in the past may be removed by the store. */
+  expires?: boolean;
+}
+
+/** A condition on one top-level field: equality, or a range / set. */
+export type Condition =
+  | Scalar
+  | { gt?: Scalar; gte?: Scalar; lt?: Scalar; lte?: Scalar; in?: readonly Scalar[]; ne?: Scalar };
+
+export type Where = Record<string, Condition>;
+
+export interface SortKey {
+  field: string;
+  dir?: 'asc' | 'desc';
+}
+
+export interface Query {
+  where?: Where;
+  /** Sort order; `_id` ascending is always appended as the final tie-breaker. */
+  orderBy?: readonly SortKey[];
+  /**
+   * Keyset pagination: the sort values (one per `orderBy` key, then `_id`) of the last row of the previous page.
+   * Only rows strictly after it in sort order are returned.
+   */
+  after?: readonly Scalar[];
+  limit?: number;
+}
+
+export interface SumQuery {
+  where?: Where;
+  /** Group rows by this field; absent = one group for everything (key `null`). */
+  groupBy?: string;
+  /** Numeric fields to add up (integers; values are summed exactly). */
+  fields: readonly string[];
+}
+
+export interface SumRow {
+  key: Scalar;
+  count: number;
+  sums: Record<string, number>;
+}
+
+export interface ReadView {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]>;
+  count(collection: string, where?: Where): Promise<number>;
+  sum(collection: string, query: SumQuery): Promise<SumRow[]>;
+}
+
+export interface ReadTx extends ReadView {
+  /** Insert or replace a whole document. */
+  put(collection: string, doc: Doc): Promise<void>;
+  delete(collection: string, id: string): Promise<void>;
+  setCheckpoint(name: string, position: number): Promise<void>;
+}
+
+export interface ReadStore extends ReadView {
+  /** Create collections and their indexes if missing (idempotent). */
+  ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
+  /**
+   * Runs `work` as one atomic unit: every put/delete/setCheckpoint inside is committed together or not at all.
+   * Reads inside the unit see its own writes. Units run one at a time per store instance.
+   */
+  transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T>;
+  /** Last position saved by `setCheckpoint` for this name (0 when none). */
+  getCheckpoint(name: string): Promise<number>;
+  /** Insert unless a document with this `_id` exists; true when inserted. Atomic (for reservations, idempotency). */
+  insertIfAbsent(collection: string, doc: Doc): Promise<boolean>;
+  /** Replace the document only when its current fields equal `match`; true when replaced. */
+  replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean>;
+  /** Delete outside a projection unit (records such as idempotency entries). */
+  remove(collection: string, id: string): Promise<void>;
+  /** Remove every document of a collection (used by projection rebuilds into a new generation). */
+  drop(collection: string): Promise<void>;
+  close(): Promise<void>;
+}

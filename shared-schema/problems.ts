@@ -1,0 +1,77 @@
+/**
+ * Problems (RFC 9457) as Error subclasses that carry a status and the list of field errors.
+ * One middleware turns them into `application/problem+json`; nothing else formats errors.
+ */
+
+export interface FieldError {
+  /** JSON path such as `items[3].unit_price_cents`, `store_id`, or `""` for the whole body. */
+  field: string;
+  code: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  request_id?: string;
+  errors?: FieldError[];
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export class ProblemError extends Error {
+  readonly expose = true;
+  constructor(
+    readonly status: number,
+    readonly errors: FieldError[] = [],
+    readonly detail?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? errors.map((e) => `${e.field}: ${e.code}`).join('; ') ?? TITLES[status]);
+    this.name = 'ProblemError';
+  }
+
+  toBody(baseUrl: string, requestId?: string): ProblemBody {
+    const body: ProblemBody = {
+      type: `${baseUrl}/problemas/${this.status}`,
+      title: titleOf(this.status),
+      status: this.status,
+    };
+    if (this.detail) body.detail = this.detail;
+    if (requestId) body.request_id = requestId;
+    if (this.errors.length > 0) body.errors = this.errors;
+    return body;
+  }
+}
+
+export function titleOf(status: number): string {
+  return TITLES[status] ?? 'Error';
+}
+
+export const fieldError = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+
+/** 422 with every invalid field. */
+export const invalid = (errors: FieldError[]): ProblemError => new ProblemError(422, errors);
+export const invalidField = (field: string, code: string, message: string): ProblemError =>
+  new ProblemError(422, [fieldError(field, code, message)]);
+export const conflict = (field: string, code: string, message: string): ProblemError =>
+  new ProblemError(409, [fieldError(field, code, message)]);
+export const notFound = (detail: string): ProblemError => new ProblemError(404, [], detail);
+export const unauthorized = (): ProblemError =>
+  new ProblemError(401, [], 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.');
+export const forbidden = (detail: string, code?: string): ProblemError =>
+  new ProblemError(403, code ? [fieldError('', code, detail)] : [], detail);
