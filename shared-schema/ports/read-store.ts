@@ -49,14 +49,14 @@ export interface SumQuery {
   where?: Where;
   /** Group rows by this field; absent = one group for everything (key `null`). */
   groupBy?: string;
-  /** Numeric fields to add up (integers; values are summed exactly). */
+  /** Integer fields to add up; sums are exact (BigInt), since totals of cents can pass 2^53. */
   fields: readonly string[];
 }
 
 export interface SumRow {
   key: Scalar;
   count: number;
-  sums: Record<string, number>;
+  sums: Record<string, bigint>;
 }
 
 export interface ReadView {
