@@ -1,0 +1,96 @@
+/**
+ * The command door: a Koa app that turns each write into a command. Middleware order (DECISIONS.md):
+ * request id → 401 → 429 → route (404/405) → 403 → 413 (body) → idempotency → 422 (validation) → business rules.
+ */
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { authenticate, rateBrake, readJsonBody, requestEnvelope, routeGuard, BODY_LIMITS, type KeyLookup } from '../shared-schema/http/door.js';
+import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
+import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
+import { notFound } from '../shared-schema/problems.js';
+import { metadata, type CommandDeps } from './services/context.js';
+import { registerStore } from './services/stores.js';
+import { patchProduct, removeProduct, upsertProduct } from './services/products.js';
+import { validateProductInput, validateProductPatch, validateStoreInput } from './validate.js';
+
+export interface WriteAnswer extends StoredResponse {
+  /** Log position reached by the write, shared with the query door for read-your-writes. */
+  position?: number;
+}
+
+export type WriteHandler = (ctx: DoorContext, body: unknown, deps: CommandDeps) => Promise<WriteAnswer>;
+
+const ok = (body: unknown, position?: number): WriteAnswer => {
+  const a: WriteAnswer = { status: 200, body, headers: {} };
+  if (position !== undefined) a.position = position;
+  return a;
+};
+
+const meta = (ctx: DoorContext, deps: CommandDeps) => metadata(deps.clock, ctx.state.requestId, callerOf(ctx).keyId);
+
+/** Write routes of the contract served by this door, keyed `METHOD path` as in shared-schema/routes.ts. */
+export const coreWriteRoutes: Record<string, WriteHandler> = {
+  'PUT /stores/:store_id': async (ctx, body, deps) => {
+    const caller = callerOf(ctx);
+    const input = validateStoreInput(body);
+    const r = await registerStore(deps, caller, caller.partnerType, ctx.state.params.store_id!, input, meta(ctx, deps));
+    return ok(r.view, r.position);
+  },
+  'PUT /products/:sku': async (ctx, body, deps) => {
+    const input = validateProductInput(body, deps.clock.now());
+    const r = await upsertProduct(deps, callerOf(ctx), ctx.state.params.sku!, input, meta(ctx, deps));
+    return ok(r.view, r.position);
+  },
+  'PATCH /products/:sku': async (ctx, body, deps) => {
+    const patch = validateProductPatch(body, deps.clock.now());
+    const r = await patchProduct(deps, callerOf(ctx), ctx.state.params.sku!, patch, meta(ctx, deps));
+    return ok(r.view, r.position);
+  },
+  'DELETE /products/:sku': async (ctx, _body, deps) => {
+    const r = await removeProduct(deps, callerOf(ctx), ctx.state.params.sku!, meta(ctx, deps));
+    const a: WriteAnswer = { status: 204, body: null, headers: {} };
+    if (r.position !== undefined) a.position = r.position;
+    return a;
+  },
+};
+
+export interface CommandApiOptions {
+  deps: CommandDeps;
+  log: Logger;
+  baseUrl: string;
+  keys: KeyLookup;
+  routes: Record<string, WriteHandler>;
+  onRateRefused?: (kind: string) => void;
+}
+
+export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
+  const { deps } = options;
+  const app = new Koa<DoorState>();
+  app.proxy = true;
+  const idempotency = new Idempotency(deps.reads, deps.clock);
+  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl }));
+  app.use(authenticate(options.keys));
+  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
+  app.use(routeGuard());
+  app.use(async (ctx: DoorContext) => {
+    const route = ctx.state.route;
+    const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
+    if (!route || !handler) throw notFound('No such resource.');
+    const limit = route.path === '/products/batch' ? BODY_LIMITS.batch : BODY_LIMITS.default;
+    const body = route.method === 'DELETE' ? undefined : await readJsonBody(ctx, limit);
+    let position: number | undefined;
+    const answer = await idempotency.run(ctx, body, async () => {
+      const a = await handler(ctx, body, deps);
+      position = a.position;
+      return { status: a.status, body: a.body, headers: a.headers };
+    });
+    if (position !== undefined) {
+      ctx.state.position = position;
+      await deps.messaging.raiseTo(`ryw:${tenantKey(callerOf(ctx))}`, position);
+    }
+    ctx.status = answer.status;
+    for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+    if (answer.status !== 204) ctx.body = answer.body;
+  });
+  return app;
+}

@@ -1,0 +1,109 @@
+/**
+ * The product aggregate. PUT replaces the whole registration, PATCH changes only what it sends, DELETE removes;
+ * the greatest `updated_at` prevails (ties apply in arrival order); an older submission is answered with
+ * `ignored_stale` and changes nothing. The store of a SKU never changes, even after a delete.
+ */
+import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { ProductEvent, ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
+import { applyPatch, type CoverFacts } from '../../shared-schema/product-status.js';
+import { conflict, notFound, invalidField } from '../../shared-schema/problems.js';
+import type { Decision } from '../handler.js';
+import type { Aggregate } from '../handler.js';
+import { asUnion, event, unreachable } from './events.js';
+
+export interface ProductState {
+  exists: boolean;
+  sku: string;
+  storeId: string;
+  product: ProductInput | null;
+  removed: boolean;
+  /** Epoch ms of the greatest `updated_at` applied since the last (re)creation. */
+  lastUpdatedAt: number;
+  receivedAt: string;
+  lastWriteAt: string;
+  cover: CoverFacts | null;
+}
+
+export const productAggregate: Aggregate<ProductState> = {
+  name: 'product',
+  initial: () => ({ exists: false, sku: '', storeId: '', product: null, removed: false, lastUpdatedAt: 0, receivedAt: '', lastWriteAt: '', cover: null }),
+  evolve: (s: ProductState, recorded: RecordedEvent): ProductState => {
+    const e = asUnion<ProductEvent>(recorded);
+    switch (e.type) {
+      case 'ProductUpserted':
+        return {
+          ...s,
+          exists: true,
+          sku: e.data.sku,
+          storeId: e.data.product.store_id,
+          product: e.data.product,
+          removed: false,
+          lastUpdatedAt: Date.parse(e.data.product.updated_at),
+          receivedAt: e.data.received_at,
+          lastWriteAt: e.data.received_at,
+        };
+      case 'ProductPatched':
+        return {
+          ...s,
+          product: applyPatch(s.product!, e.data.patch),
+          lastUpdatedAt: Date.parse(e.data.patch.updated_at),
+          receivedAt: e.data.received_at,
+          lastWriteAt: e.data.received_at,
+        };
+      case 'ProductRemoved':
+        return { ...s, removed: true, lastUpdatedAt: 0 };
+      case 'CoverChecked':
+        return { ...s, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+      default:
+        return unreachable(e);
+    }
+  },
+};
+
+export interface ProductResult {
+  ignoredStale: boolean;
+}
+
+export type ProductCommand =
+  | { type: 'UpsertProduct'; sku: string; input: ProductInput; now: string; meta: EventMetadata }
+  | { type: 'PatchProduct'; sku: string; patch: ProductPatch; now: string; meta: EventMetadata }
+  | { type: 'RemoveProduct'; sku: string; now: string; meta: EventMetadata };
+
+export function decideProduct(c: ProductCommand, s: ProductState): Decision<ProductResult> {
+  switch (c.type) {
+    case 'UpsertProduct': {
+      if (s.exists && s.storeId !== c.input.store_id) throw skuStoreConflict(s.storeId);
+      if (s.exists && !s.removed && Date.parse(c.input.updated_at) < s.lastUpdatedAt) {
+        return { events: [], result: { ignoredStale: true } };
+      }
+      return {
+        events: [event<ProductEvent>({ type: 'ProductUpserted', data: { sku: c.sku, product: c.input, received_at: c.now } }, c.meta)],
+        result: { ignoredStale: false },
+      };
+    }
+    case 'PatchProduct': {
+      if (!s.exists || s.removed || !s.product) throw notFound('No such product.');
+      if (Date.parse(c.patch.updated_at) < s.lastUpdatedAt) return { events: [], result: { ignoredStale: true } };
+      const merged = applyPatch(s.product, c.patch);
+      if (merged.original_price_cents !== undefined && merged.original_price_cents <= merged.price_cents) {
+        throw invalidField('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents.");
+      }
+      return {
+        events: [event<ProductEvent>({ type: 'ProductPatched', data: { sku: c.sku, patch: c.patch, received_at: c.now } }, c.meta)],
+        result: { ignoredStale: false },
+      };
+    }
+    case 'RemoveProduct':
+      if (!s.exists || s.removed) return { events: [], result: { ignoredStale: false } };
+      return {
+        events: [event<ProductEvent>({ type: 'ProductRemoved', data: { sku: c.sku, store_id: s.storeId, removed_at: c.now } }, c.meta)],
+        result: { ignoredStale: false },
+      };
+    default:
+      return unreachable(c);
+  }
+}
+
+export function skuStoreConflict(storeId: string) {
+  return conflict('store_id', 'sku_store_conflict', `This SKU belongs to store ${storeId}; its store cannot change.`);
+}

@@ -1,0 +1,110 @@
+/**
+ * Product writes, one code path for a single PUT/PATCH/DELETE and a batch item: check the product against its
+ * store (registered, page and photos on declared hosts), decide on the product stream, and build the status the
+ * answer carries from the same derivation the read side uses.
+ */
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
+import type { ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import {
+  deriveBaseState,
+  hostBelongsTo,
+  hostOf,
+  productStatusView,
+  withClock,
+  type ProductStatusView,
+  type StoreFacts,
+} from '../../shared-schema/product-status.js';
+import { decideProduct, productAggregate, type ProductCommand, type ProductState } from '../deciders/product.js';
+import { storeAggregate, type StoreState } from '../deciders/store.js';
+import type { CommandDeps } from './context.js';
+
+export interface ProductWrite {
+  view: ProductStatusView;
+  position?: number;
+}
+
+export function storeFacts(s: StoreState): StoreFacts | null {
+  if (!s.exists || !s.input) return null;
+  const facts: StoreFacts = { status: s.status, domains: s.input.domains, domains_approved: s.domainsApproved };
+  if (s.input.default_commission !== undefined) facts.default_commission = s.input.default_commission;
+  return facts;
+}
+
+/** store_not_found, domain_not_declared, image_host_not_declared: every one at once. */
+export function storeRuleErrors(input: ProductInput, store: StoreState): FieldError[] {
+  if (!store.exists || !store.input) {
+    return [fieldError('store_id', 'store_not_found', 'Register the store (PUT /stores/{store_id}) before its products.')];
+  }
+  const errors: FieldError[] = [];
+  if (!hostBelongsTo(hostOf(input.product_url), store.input.domains)) {
+    errors.push(fieldError('product_url', 'domain_not_declared', "product_url is outside the store's domains."));
+  }
+  const photoHosts = [...store.input.domains, ...(store.input.image_hosts ?? [])];
+  input.image_urls.forEach((url, i) => {
+    if (!hostBelongsTo(hostOf(url), photoHosts)) {
+      errors.push(fieldError(`image_urls[${i}]`, 'image_host_not_declared', "The photo is outside the store's domains and image_hosts."));
+    }
+  });
+  return errors;
+}
+
+export async function statusOf(
+  deps: CommandDeps,
+  tenant: Tenant,
+  product: ProductState,
+  store: StoreState,
+  ignoredStale?: boolean,
+): Promise<ProductStatusView> {
+  const facts = storeFacts(store);
+  const base = deriveBaseState({ product: product.product!, removed: product.removed, cover: product.cover }, facts);
+  const doc = await deps.reads.get<{ _id: string; published_at?: string | null }>('products', `${tenant.env}:${tenant.partnerId}:${product.sku}`);
+  const view: Parameters<typeof productStatusView>[0] = {
+    sku: product.sku,
+    product: product.product!,
+    state: withClock(base.state, product.lastWriteAt, deps.clock.now()),
+    reasons: base.reasons,
+    received_at: product.receivedAt,
+    published_at: doc?.published_at ?? null,
+    store_default: facts?.default_commission,
+    public_base: deps.publicBaseUrl,
+    env: tenant.env,
+  };
+  if (ignoredStale !== undefined) view.ignored_stale = ignoredStale;
+  return productStatusView(view);
+}
+
+async function decideOnProduct(deps: CommandDeps, tenant: Tenant, sku: string, store: StoreState, command: ProductCommand): Promise<ProductWrite> {
+  const handled = await deps.repo.handle(streams.product(tenant, sku), productAggregate, (s) => decideProduct(command, s));
+  const write: ProductWrite = { view: await statusOf(deps, tenant, handled.state, store, handled.result.ignoredStale) };
+  if (handled.position !== undefined) write.position = handled.position;
+  return write;
+}
+
+export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: string, input: ProductInput, meta: EventMetadata): Promise<ProductWrite> {
+  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeAggregate);
+  const errors = storeRuleErrors(input, store.state);
+  if (errors.length > 0) {
+    // The SKU's store cannot change, even to a store that does not exist: that answer wins.
+    const existing = await deps.repo.load(streams.product(tenant, sku), productAggregate);
+    if (existing.state.exists && existing.state.storeId !== input.store_id) {
+      decideProduct({ type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta }, existing.state);
+    }
+    throw invalid(errors);
+  }
+  return decideOnProduct(deps, tenant, sku, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta });
+}
+
+export async function patchProduct(deps: CommandDeps, tenant: Tenant, sku: string, patch: ProductPatch, meta: EventMetadata): Promise<ProductWrite> {
+  const current = await deps.repo.load(streams.product(tenant, sku), productAggregate);
+  const store = await deps.repo.load(streams.store(tenant, current.state.storeId || '-'), storeAggregate);
+  return decideOnProduct(deps, tenant, sku, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at, meta });
+}
+
+export async function removeProduct(deps: CommandDeps, tenant: Tenant, sku: string, meta: EventMetadata): Promise<{ position?: number }> {
+  const handled = await deps.repo.handle(streams.product(tenant, sku), productAggregate, (s) =>
+    decideProduct({ type: 'RemoveProduct', sku, now: meta.recorded_at, meta }, s),
+  );
+  return handled.position !== undefined ? { position: handled.position } : {};
+}

@@ -1,0 +1,138 @@
+/**
+ * Store registration spans three streams: the store itself, the partner's store index (one store for a direct
+ * store; ids that lower-case alike conflict) and the CNPJ reservation (one company, one store per environment).
+ * Each is appended with an expected revision; a race restarts the whole decision.
+ */
+import { WrongExpectedRevisionError, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { CnpjEvent, StoreIndexEvent, StoreInput } from '../../shared-schema/events/store.js';
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import { storeAddress } from '../../shared-schema/product-status.js';
+import type { PartnerType } from '../../shared-schema/events/partner.js';
+import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
+import type { Aggregate } from '../handler.js';
+import { asUnion, event } from '../deciders/events.js';
+import { decideStore, storeAggregate, type StoreCommand, type StoreState } from '../deciders/store.js';
+import type { CommandDeps } from './context.js';
+
+interface IndexState {
+  stores: { storeId: string; address: string }[];
+}
+const indexAggregate: Aggregate<IndexState> = {
+  name: 'storeindex',
+  initial: () => ({ stores: [] }),
+  evolve: (s, e: RecordedEvent) => {
+    const ev = asUnion<StoreIndexEvent>(e);
+    return { stores: [...s.stores, { storeId: ev.data.store_id, address: ev.data.address }] };
+  },
+};
+
+interface CnpjState {
+  holder: { partnerId: string; storeId: string } | null;
+}
+const cnpjAggregate: Aggregate<CnpjState> = {
+  name: 'cnpj',
+  initial: () => ({ holder: null }),
+  evolve: (_s, e: RecordedEvent) => {
+    const ev = asUnion<CnpjEvent>(e);
+    return ev.type === 'CnpjReserved' ? { holder: { partnerId: ev.data.partner_id, storeId: ev.data.store_id } } : { holder: null };
+  },
+};
+
+export interface StoreView extends StoreInput {
+  store_id: string;
+  status: StoreState['status'];
+  domains_approved: string[];
+}
+
+export function storeView(s: StoreState): StoreView {
+  return { store_id: s.storeId, ...s.input!, status: s.status, domains_approved: [...s.domainsApproved] };
+}
+
+export async function registerStore(
+  deps: CommandDeps,
+  tenant: Tenant,
+  partnerType: PartnerType,
+  storeId: string,
+  input: StoreInput,
+  meta: EventMetadata,
+): Promise<{ view: StoreView; position?: number }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await registerOnce(deps, tenant, partnerType, storeId, input, meta);
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError && attempt < 8) continue;
+      throw err;
+    }
+  }
+}
+
+async function registerOnce(
+  deps: CommandDeps,
+  tenant: Tenant,
+  partnerType: PartnerType,
+  storeId: string,
+  input: StoreInput,
+  meta: EventMetadata,
+): Promise<{ view: StoreView; position?: number }> {
+  const storeStream = streams.store(tenant, storeId);
+  const indexStream = streams.storeIndex(tenant);
+  const cnpjStream = streams.cnpj(tenant.env, input.cnpj);
+  const [store, index, cnpj] = await Promise.all([
+    deps.repo.load(storeStream, storeAggregate),
+    deps.repo.load(indexStream, indexAggregate),
+    deps.repo.load(cnpjStream, cnpjAggregate),
+  ]);
+
+  const errors: FieldError[] = [];
+  const address = storeAddress(storeId);
+  const known = index.state.stores.some((s) => s.storeId === storeId);
+  if (!known) {
+    if (partnerType === 'store' && index.state.stores.length > 0) {
+      errors.push(fieldError('store_id', 'single_store', 'A direct-store account has one store per environment; ask for a hub to add more.'));
+    }
+    const clash = index.state.stores.find((s) => s.address === address);
+    if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
+  }
+  const holder = cnpj.state.holder;
+  if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
+    errors.push(fieldError('cnpj', 'already_registered', 'This CNPJ is already registered for another store.'));
+  }
+  if (errors.length > 0) throw invalid(errors);
+
+  // Reservations first: a crash after them leaves a reservation that the same PUT, repeated, reuses.
+  if (!holder) {
+    await deps.events.appendToStream(
+      cnpjStream,
+      [event<CnpjEvent>({ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
+      cnpj.revision < 0 ? 'no_stream' : cnpj.revision,
+    );
+  }
+  if (!known) {
+    await deps.events.appendToStream(
+      indexStream,
+      [event<StoreIndexEvent>({ type: 'StoreIndexed', data: { store_id: storeId, address } }, meta)],
+      index.revision < 0 ? 'no_stream' : index.revision,
+    );
+  }
+  const previousCnpj = store.state.input?.cnpj;
+  const command: StoreCommand = { type: 'RegisterStore', storeId, input, now: meta.recorded_at, meta };
+  const handled = await deps.repo.handle(storeStream, storeAggregate, (s) => decideStore(command, s));
+  if (previousCnpj && previousCnpj !== input.cnpj) {
+    const old = streams.cnpj(tenant.env, previousCnpj);
+    await deps.events.appendToStream(
+      old,
+      [event<CnpjEvent>({ type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
+      'any',
+    );
+  }
+  const result: { view: StoreView; position?: number } = { view: storeView(handled.state) };
+  if (handled.position !== undefined) result.position = handled.position;
+  return result;
+}
+
+/** Operator actions on a store (approve, approve a domain, suspend, reinstate). */
+export async function operateStore(deps: CommandDeps, tenant: Tenant, storeId: string, command: StoreCommand) {
+  const handled = await deps.repo.handle(streams.store(tenant, storeId), storeAggregate, (s) => decideStore(command, s));
+  return { view: storeView(handled.state), position: handled.position };
+}

@@ -1,0 +1,70 @@
+/**
+ * Body validation of the write side: the JSON Schema (every field at once) plus the cross-field rules the schema
+ * cannot say (`not_higher`, `future`, CNPJ check digits), reported together in one 422.
+ */
+import { bodyValidator } from '../shared-schema/validation.js';
+import { ProductInput as ProductInputSchema, ProductPatch as ProductPatchSchema, StoreInput as StoreInputSchema } from '../shared-schema/schemas/catalog.js';
+import type { ProductInput, ProductPatch } from '../shared-schema/events/product.js';
+import type { StoreInput } from '../shared-schema/events/store.js';
+import { fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
+import { isValidCnpj, normalizeCnpj } from '../shared-schema/cnpj.js';
+
+const storeInput = bodyValidator<StoreInput>(StoreInputSchema);
+const productInput = bodyValidator<ProductInput>(ProductInputSchema);
+const productPatch = bodyValidator<ProductPatch>(ProductPatchSchema);
+
+const FUTURE_MS = 24 * 60 * 60 * 1000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const hasField = (errors: FieldError[], field: string) => errors.some((e) => e.field === field);
+
+export function validateStoreInput(body: unknown): StoreInput {
+  const errors = storeInput(body);
+  if (isObject(body) && typeof body.cnpj === 'string' && !hasField(errors, 'cnpj') && !isValidCnpj(normalizeCnpj(body.cnpj))) {
+    errors.push(fieldError('cnpj', 'invalid', 'The CNPJ check digits do not match.'));
+  }
+  if (errors.length > 0) throw invalid(errors);
+  const input = body as StoreInput;
+  return { ...input, cnpj: normalizeCnpj(input.cnpj) };
+}
+
+function futureCheck(body: Record<string, unknown>, now: Date, errors: FieldError[]): void {
+  if (typeof body.updated_at !== 'string' || hasField(errors, 'updated_at')) return;
+  if (Date.parse(body.updated_at) > now.getTime() + FUTURE_MS) {
+    errors.push(fieldError('updated_at', 'future', 'updated_at is more than 24 h in the future.'));
+  }
+}
+
+/** A product of a PUT or of a batch upsert; `prefix` places the errors (`items[3].product.`). */
+export function productInputErrors(body: unknown, now: Date, prefix = ''): FieldError[] {
+  const errors = productInput(body);
+  if (isObject(body)) {
+    futureCheck(body, now, errors);
+    const price = body.price_cents;
+    const original = body.original_price_cents;
+    if (typeof price === 'number' && typeof original === 'number' && !hasField(errors, 'original_price_cents') && original <= price) {
+      errors.push(fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents."));
+    }
+  }
+  return prefix ? errors.map((e) => ({ ...e, field: e.field ? `${prefix}.${e.field}` : prefix })) : errors;
+}
+
+export function validateProductInput(body: unknown, now: Date): ProductInput {
+  const errors = productInputErrors(body, now);
+  if (errors.length > 0) throw invalid(errors);
+  return body as ProductInput;
+}
+
+export function validateProductPatch(body: unknown, now: Date): ProductPatch {
+  const errors = productPatch(body);
+  if (isObject(body)) {
+    futureCheck(body, now, errors);
+    const price = body.price_cents;
+    const original = body.original_price_cents;
+    if (typeof price === 'number' && typeof original === 'number' && original <= price && !hasField(errors, 'original_price_cents')) {
+      errors.push(fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents."));
+    }
+  }
+  if (errors.length > 0) throw invalid(errors);
+  return body as ProductPatch;
+}

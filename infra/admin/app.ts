@@ -1,0 +1,156 @@
+/**
+ * The operator's admin API (not part of the partner contract): its own port, bound to loopback unless configured,
+ * guarded by `Authorization: Bearer <ADMIN_TOKEN>`. Each write waits until the projections have applied it, so a
+ * key issued here works on the very next call.
+ */
+import Koa from 'koa';
+import Router, { type RouterContext } from '@koa/router';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
+import { newRequestId } from '../../shared-schema/ids.js';
+import { ALL_SCOPES, type PartnerType, type Scope } from '../../shared-schema/events/partner.js';
+import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared-schema/streams.js';
+import { ManualClock, type Clock } from '../../shared-schema/ports/clock.js';
+import { metadata, type CommandDeps } from '../../command-api/services/context.js';
+import { createPartner, issueKey, revokeKey } from '../../command-api/services/partners.js';
+import { operateStore } from '../../command-api/services/stores.js';
+import type { StoreCommand } from '../../command-api/deciders/store.js';
+import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
+
+export interface AdminOptions {
+  deps: CommandDeps;
+  token: string;
+  log: Logger;
+  clock: Clock;
+  waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+  /** Extra routes (projections, streams, metrics) registered by their own modules. */
+  extend?: (router: Router) => void;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of ctx.req) {
+    size += (c as Buffer).length;
+    if (size > 64 * 1024) throw new ProblemError(413, [], 'Body too large.');
+    chunks.push(c as Buffer);
+  }
+  if (size === 0) return {};
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* fall through */
+  }
+  throw invalid([fieldError('', 'json', 'Send a JSON object.')]);
+}
+
+function environmentParam(raw: string | undefined): Environment {
+  if (!ENVIRONMENTS.includes(raw as Environment)) throw notFound('Environment must be live or test.');
+  return raw as Environment;
+}
+
+export function createAdminApi(options: AdminOptions): Koa {
+  const { deps } = options;
+  const app = new Koa();
+  const router = new Router({ prefix: '/admin/v1' });
+  const expected = digest(options.token);
+
+  app.use(async (ctx, next) => {
+    const requestId = newRequestId();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      const got = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
+      if (!timingSafeEqual(digest(got), expected)) throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.');
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such admin resource.');
+    } catch (err) {
+      const problem = err instanceof ProblemError ? err : new ProblemError(500, [], 'Internal error.');
+      if (!(err instanceof ProblemError)) options.log.error({ err, request_id: requestId }, 'admin error');
+      ctx.status = problem.status;
+      ctx.type = 'application/problem+json';
+      ctx.body = problem.toBody('/admin/v1', requestId);
+    } finally {
+      options.log.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'admin request');
+    }
+  });
+
+  const settle = async (position: number | undefined) => {
+    if (position !== undefined) await options.waitForPosition(position, 10_000);
+  };
+  const meta = () => metadata(options.clock, undefined, 'admin');
+
+  router.post('/partners', async (ctx) => {
+    const body = await readJson(ctx);
+    const errors = [];
+    if (typeof body.name !== 'string' || body.name.length < 2 || body.name.length > 120) errors.push(fieldError('name', 'required', 'name: 2 to 120 characters.'));
+    if (body.partner_type !== 'hub' && body.partner_type !== 'store') errors.push(fieldError('partner_type', 'enum', 'partner_type: hub or store.'));
+    if (errors.length) throw invalid(errors);
+    const r = await createPartner(deps, body.name as string, body.partner_type as PartnerType, meta());
+    await settle(r.position);
+    ctx.status = 201;
+    ctx.body = r.partner;
+  });
+
+  router.post('/partners/:partner_id/keys', async (ctx) => {
+    const body = await readJson(ctx);
+    const errors = [];
+    if (!ENVIRONMENTS.includes(body.environment as Environment)) errors.push(fieldError('environment', 'enum', 'environment: live or test.'));
+    const scopes = body.scopes;
+    if (scopes !== undefined && (!Array.isArray(scopes) || scopes.some((s) => !ALL_SCOPES.includes(s as Scope)))) {
+      errors.push(fieldError('scopes', 'enum', `scopes: any of ${ALL_SCOPES.join(', ')}.`));
+    }
+    if (errors.length) throw invalid(errors);
+    const r = await issueKey(deps, ctx.params.partner_id!, body.environment as Environment, scopes as Scope[] | undefined, meta());
+    await settle(r.position);
+    ctx.status = 201;
+    ctx.body = r.key;
+  });
+
+  router.delete('/keys/:key_id', async (ctx) => {
+    const [key] = await deps.reads.find<{ _id: string; partner_id: string }>('keys', { where: { key_id: ctx.params.key_id! }, limit: 1 });
+    if (!key) throw notFound('No such key.');
+    const r = await revokeKey(deps, key.partner_id, ctx.params.key_id!, meta());
+    await settle(r.position);
+    ctx.status = 204;
+  });
+
+  const storeAction = (path: string, command: (ctx: RouterContext) => StoreCommand) =>
+    router.post(`/partners/:partner_id/:environment/stores/:store_id${path}`, async (ctx) => {
+      const tenant: Tenant = { partnerId: ctx.params.partner_id!, env: environmentParam(ctx.params.environment) };
+      if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id!)) throw notFound('No such store.');
+      const r = await operateStore(deps, tenant, ctx.params.store_id!, command(ctx));
+      await settle(r.position);
+      ctx.body = r.view;
+    });
+  storeAction('/approve', () => ({ type: 'ApproveStore', meta: meta() }));
+  storeAction('/domains/:domain/approve', (ctx) => ({ type: 'ApproveDomain', domain: ctx.params.domain!, meta: meta() }));
+  storeAction('/suspend', () => ({ type: 'SuspendStore', meta: meta() }));
+  storeAction('/reinstate', () => ({ type: 'ReinstateStore', meta: meta() }));
+
+  router.get('/streams/:stream', async (ctx) => {
+    const events = await deps.events.readStream(ctx.params.stream!);
+    if (events.length === 0) throw notFound('No such stream.');
+    ctx.body = { stream: ctx.params.stream, events };
+  });
+
+  router.get('/clock', (ctx) => {
+    ctx.body = { now: options.clock.now().toISOString(), manual: options.clock instanceof ManualClock };
+  });
+  router.post('/clock', async (ctx) => {
+    const body = await readJson(ctx);
+    if (!(options.clock instanceof ManualClock)) throw new ProblemError(409, [fieldError('', 'clock_not_manual', 'Start the service with CLOCK=manual to move the clock.')]);
+    const ms = body.advance_ms;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw invalid([fieldError('advance_ms', 'integer', 'advance_ms: a non-negative integer.')]);
+    ctx.body = { now: options.clock.advance(ms).toISOString(), manual: true };
+  });
+
+  options.extend?.(router);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+

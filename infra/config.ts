@@ -1,0 +1,87 @@
+/**
+ * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
+ */
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  adminHost: string;
+  adminPort: number;
+  adminToken: string | undefined;
+  dataDir: string;
+  /** `{base_url}` of the contract (ends in /v1): the prefix of problem `type` URLs and of the published documents. */
+  apiBaseUrl: string;
+  /** Base of `svc_url` links and the redirector. */
+  publicBaseUrl: string;
+  logLevel: string;
+  clock: 'system' | 'manual';
+  production: boolean;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  eventstoreUrl: string | undefined;
+  mongoUrl: string | undefined;
+  natsUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!allowed.includes(raw as T)) problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return raw as T;
+  };
+  const url = (name: string, fallback: string | undefined): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    try {
+      new URL(raw);
+    } catch {
+      problems.push(`${name} must be a URL, got "${raw}"`);
+    }
+    return raw.replace(/\/+$/, '');
+  };
+  const production = env.NODE_ENV === 'production';
+  const p = port('PORT', 8080);
+  const host = env.HOST || '127.0.0.1';
+  const clock = oneOf('CLOCK', ['system', 'manual'] as const, 'system');
+  if (clock === 'manual' && production) problems.push('CLOCK=manual is refused when NODE_ENV=production');
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+  if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
+  const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
+  if (production && !publicBase.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
+  const config: Config = {
+    host,
+    port: p,
+    adminHost: env.ADMIN_HOST || '127.0.0.1',
+    adminPort: port('ADMIN_PORT', 8081),
+    adminToken,
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
+    publicBaseUrl: publicBase,
+    logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
+    clock,
+    production,
+    sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
+    eventstoreUrl: url('EVENTSTORE_URL', undefined),
+    mongoUrl: url('MONGO_URL', undefined),
+    natsUrl: url('NATS_URL', undefined),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

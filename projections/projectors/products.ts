@@ -1,0 +1,154 @@
+/**
+ * Product status: the materialized base state (pending / accepted / rejected / removed) with its reasons, kept
+ * current when the product, its cover check, its store's status or its domains change. `stale` is not stored: the
+ * query door reads it off `last_write_at` and the clock. The store facts this needs are kept in this projector's
+ * own collection so it can be rebuilt alone.
+ */
+import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { ReadTx } from '../../shared-schema/ports/read-store.js';
+import type { ProductEvent, ProductInput, RejectionReason } from '../../shared-schema/events/product.js';
+import type { StoreEvent } from '../../shared-schema/events/store.js';
+import { applyPatch, deriveBaseState, type BaseState, type CoverFacts, type StoreFacts } from '../../shared-schema/product-status.js';
+import { scopedId, streamScope, type Projector } from '../projector.js';
+
+export type ProductDoc = {
+  _id: string;
+  partner_id: string;
+  env: 'live' | 'test';
+  sku: string;
+  store_id: string;
+  product: ProductInput;
+  removed: boolean;
+  cover: CoverFacts | null;
+  base_state: BaseState;
+  reasons: RejectionReason[];
+  received_at: string;
+  last_write_at: string;
+  published_at: string | null;
+  position: number;
+};
+
+export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
+
+const PRODUCTS = 'products';
+const STORE_FACTS = 'product_store_facts';
+
+async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: string, position: number): Promise<void> {
+  const { state, reasons } = deriveBaseState({ product: doc.product, removed: doc.removed, cover: doc.cover }, store);
+  const published_at = doc.published_at ?? (state === 'accepted' ? at : null);
+  await tx.put(PRODUCTS, { ...doc, base_state: state, reasons, published_at, position });
+}
+
+async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const e = { type: recorded.type, data: recorded.data } as ProductEvent;
+  const { env, partnerId } = streamScope(recorded.stream);
+  const id = scopedId(env, partnerId, e.data.sku);
+  const current = await tx.get<ProductDoc>(PRODUCTS, id);
+  if (current && current.position >= recorded.position) return;
+  let doc: ProductDoc | null = null;
+  switch (e.type) {
+    case 'ProductUpserted':
+      doc = {
+        _id: id,
+        partner_id: partnerId,
+        env,
+        sku: e.data.sku,
+        store_id: e.data.product.store_id,
+        product: e.data.product,
+        removed: false,
+        cover: current?.cover ?? null,
+        base_state: 'pending',
+        reasons: [],
+        received_at: e.data.received_at,
+        last_write_at: e.data.received_at,
+        published_at: current && !current.removed ? current.published_at : null,
+        position: 0,
+      };
+      break;
+    case 'ProductPatched':
+      if (current) doc = { ...current, product: applyPatch(current.product, e.data.patch), received_at: e.data.received_at, last_write_at: e.data.received_at };
+      break;
+    case 'ProductRemoved':
+      if (current) doc = { ...current, removed: true };
+      break;
+    case 'CoverChecked':
+      if (current) doc = { ...current, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+      break;
+  }
+  if (!doc) return;
+  const store = await tx.get<ProductStoreDoc>(STORE_FACTS, scopedId(env, partnerId, doc.store_id));
+  await save(tx, doc, store, recorded.metadata.recorded_at, recorded.position);
+}
+
+async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const e = { type: recorded.type, data: recorded.data } as StoreEvent;
+  const { env, partnerId } = streamScope(recorded.stream);
+  const id = scopedId(env, partnerId, e.data.store_id);
+  const current = await tx.get<ProductStoreDoc>(STORE_FACTS, id);
+  if (current && current.position >= recorded.position) return;
+  let next: ProductStoreDoc | null = null;
+  switch (e.type) {
+    case 'StoreRegistered':
+    case 'StoreReplaced': {
+      const input = e.data.store;
+      next = {
+        _id: id,
+        status: current?.status ?? 'pending_review',
+        domains: input.domains,
+        domains_approved: (current?.domains_approved ?? []).filter((d) => input.domains.includes(d)),
+        position: recorded.position,
+      };
+      if (input.default_commission !== undefined) next.default_commission = input.default_commission;
+      break;
+    }
+    case 'StoreApproved':
+      if (current) next = { ...current, status: 'active', domains_approved: [...e.data.domains] };
+      break;
+    case 'DomainApproved':
+      if (current) next = { ...current, domains_approved: [...new Set([...current.domains_approved, e.data.domain])] };
+      break;
+    case 'StoreSuspended':
+      if (current) next = { ...current, status: 'suspended' };
+      break;
+    case 'StoreReinstated':
+      if (current) next = { ...current, status: 'active' };
+      break;
+  }
+  if (!next) return;
+  next.position = recorded.position;
+  await tx.put(STORE_FACTS, next);
+  // Every product of the store follows its store's status and domains.
+  let after: (string | null)[] | undefined;
+  for (;;) {
+    const page = await tx.find<ProductDoc>(PRODUCTS, {
+      where: { partner_id: partnerId, env, store_id: e.data.store_id },
+      orderBy: [{ field: 'sku' }],
+      ...(after ? { after } : {}),
+      limit: 500,
+    });
+    for (const doc of page) await save(tx, doc, next, recorded.metadata.recorded_at, Math.max(doc.position, recorded.position));
+    if (page.length < 500) break;
+    const last = page[page.length - 1]!;
+    after = [last.sku, last._id];
+  }
+}
+
+export const productsProjector: Projector = {
+  name: 'products',
+  collections: [
+    {
+      name: PRODUCTS,
+      indexes: [
+        ['partner_id', 'env', 'sku'],
+        ['partner_id', 'env', 'store_id', 'sku'],
+        ['partner_id', 'env', 'base_state', 'sku'],
+      ],
+    },
+    { name: STORE_FACTS, indexes: [] },
+  ],
+  categories: ['product', 'store'],
+  async apply(recorded, tx) {
+    if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+    return onStoreEvent(recorded, tx);
+  },
+};

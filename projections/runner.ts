@@ -1,0 +1,125 @@
+/**
+ * Runs projectors over the log: one catch-up-then-live subscription, events grouped into batches of whatever has
+ * arrived (up to `maxBatch`), each batch applied in log order and committed in one unit of work together with every
+ * projector's checkpoint. A crash between batches replays from the saved checkpoints; a projector skips events at or
+ * below its own checkpoint, so nothing is applied twice.
+ */
+import type { EventStore, RecordedEvent, Subscription } from '../shared-schema/ports/event-store.js';
+import { categoryOf } from '../shared-schema/ports/event-store.js';
+import type { ReadStore } from '../shared-schema/ports/read-store.js';
+import type { Projector } from './projector.js';
+import { CATEGORIES } from '../shared-schema/streams.js';
+
+export interface RunnerOptions {
+  maxBatch?: number;
+  /** Called after each committed batch with the position reached. */
+  onAdvanced?: (position: number) => void;
+  onError?: (err: unknown) => void;
+}
+
+const TICK = Symbol('tick');
+
+export class ProjectionRunner {
+  private committed = 0;
+  private subscription: Subscription | null = null;
+  private loop: Promise<void> | null = null;
+  private waiters: { position: number; resolve: (ok: boolean) => void }[] = [];
+  private stopped = false;
+  private readonly checkpoints = new Map<string, number>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly reads: ReadStore,
+    readonly projectors: readonly Projector[],
+    private readonly options: RunnerOptions = {},
+  ) {}
+
+  /** Position up to which every projector has committed its work. */
+  get position(): number {
+    return this.committed;
+  }
+
+  async start(): Promise<void> {
+    await this.reads.ensureCollections(this.projectors.flatMap((p) => p.collections));
+    for (const p of this.projectors) this.checkpoints.set(p.name, await this.reads.getCheckpoint(p.name));
+    this.committed = Math.min(...this.checkpoints.values());
+    // Follow every category of ours, not only the projectors' ones, so that the committed position passes every
+    // position a write answer can carry (read-your-writes waits on it).
+    const categories = Object.values(CATEGORIES);
+    this.subscription = this.events.subscribeToAll({ afterPosition: this.committed, categories });
+    this.loop = this.consume(this.subscription).catch((err) => {
+      if (!this.stopped) this.options.onError?.(err);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.close();
+    await this.loop;
+    for (const w of this.waiters) w.resolve(false);
+    this.waiters = [];
+  }
+
+  /** Resolves true once `position` is committed, false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    if (this.committed >= position) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const waiter: { position: number; resolve: (ok: boolean) => void } = { position, resolve };
+      this.waiters.push(waiter);
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      waiter.resolve = (ok: boolean) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+    });
+  }
+
+  private async consume(subscription: Subscription): Promise<void> {
+    const it = subscription[Symbol.asyncIterator]();
+    const maxBatch = this.options.maxBatch ?? 500;
+    let pending = it.next();
+    for (;;) {
+      const first = await pending;
+      if (first.done) return;
+      const batch: RecordedEvent[] = [first.value];
+      pending = it.next();
+      let ended = false;
+      while (batch.length < maxBatch) {
+        const got = await Promise.race([pending, new Promise<typeof TICK>((r) => setImmediate(() => r(TICK)))]);
+        if (got === TICK) break;
+        if (got.done) {
+          ended = true;
+          break;
+        }
+        batch.push(got.value);
+        pending = it.next();
+      }
+      await this.applyBatch(batch);
+      if (ended) return;
+    }
+  }
+
+  private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1]!.position;
+    await this.reads.transact(async (tx) => {
+      for (const event of batch) {
+        const category = categoryOf(event.stream);
+        for (const p of this.projectors) {
+          if (event.position <= (this.checkpoints.get(p.name) ?? 0)) continue;
+          if (p.categories.includes(category)) await p.apply(event, tx);
+        }
+      }
+      for (const p of this.projectors) await tx.setCheckpoint(p.name, Math.max(last, this.checkpoints.get(p.name) ?? 0));
+    });
+    for (const p of this.projectors) this.checkpoints.set(p.name, Math.max(last, this.checkpoints.get(p.name) ?? 0));
+    this.committed = Math.max(this.committed, last);
+    this.options.onAdvanced?.(this.committed);
+    const ready = this.waiters.filter((w) => w.position <= this.committed);
+    this.waiters = this.waiters.filter((w) => w.position > this.committed);
+    for (const w of ready) w.resolve(true);
+  }
+}

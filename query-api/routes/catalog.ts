@@ -1,0 +1,138 @@
+/** GET /me, /stores, /stores/{id}, /products, /products/{sku}. */
+import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
+import { decodeCursor, encodeCursor, DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
+import { notFound } from '../../shared-schema/problems.js';
+import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
+import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
+import { productStatusView, withClock, STALE_AFTER_MS, type StoreFacts } from '../../shared-schema/product-status.js';
+import type { Tenant } from '../../shared-schema/streams.js';
+import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+
+// Read-model document shapes owned by the projectors (this door only reads them).
+type StoreDoc = { _id: string; store_id: string; input: Record<string, unknown>; status: string; domains_approved: string[] };
+type ProductDoc = {
+  _id: string;
+  sku: string;
+  store_id: string;
+  product: Parameters<typeof productStatusView>[0]['product'];
+  base_state: 'pending' | 'accepted' | 'rejected' | 'removed';
+  reasons: Parameters<typeof productStatusView>[0]['reasons'];
+  received_at: string;
+  last_write_at: string;
+  published_at: string | null;
+};
+type StoreFactsDoc = { _id: string } & StoreFacts;
+
+const id = (t: Tenant, key: string) => `${t.env}:${t.partnerId}:${key}`;
+
+export function storeView(doc: StoreDoc) {
+  return { store_id: doc.store_id, ...doc.input, status: doc.status, domains_approved: doc.domains_approved };
+}
+
+/** One page of a keyset-paginated list: fetch limit+1 rows to know whether there is a next page. */
+export async function listPage<T extends { _id: string }>(
+  ctx: DoorContext,
+  deps: QueryDeps,
+  list: string,
+  collection: string,
+  where: Where,
+  orderBy: Query['orderBy'] & object,
+  sortValues: (row: T) => Scalar[],
+  query: Record<string, unknown>,
+): Promise<{ rows: T[]; next_cursor: string | null }> {
+  const caller = callerOf(ctx);
+  const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
+  const q: Query = { where, orderBy, limit: limit + 1 };
+  if (typeof query.cursor === 'string') q.after = decodeCursor(caller, list, query.cursor);
+  const rows = await deps.reads.find<T>(collection, q);
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return { rows: page, next_cursor: more && last ? encodeCursor(caller, list, [...sortValues(last), last._id]) : null };
+}
+
+async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
+  const now = deps.clock.now();
+  const stores = new Map<string, StoreFactsDoc | null>();
+  const out = [];
+  for (const doc of docs) {
+    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await deps.reads.get<StoreFactsDoc>('product_store_facts', id(tenant, doc.store_id)));
+    out.push(
+      productStatusView({
+        sku: doc.sku,
+        product: doc.product,
+        state: withClock(doc.base_state, doc.last_write_at, now),
+        reasons: doc.reasons,
+        received_at: doc.received_at,
+        published_at: doc.published_at,
+        store_default: stores.get(doc.store_id)?.default_commission,
+        public_base: deps.publicBaseUrl,
+        env: tenant.env,
+      }),
+    );
+  }
+  return out;
+}
+
+export const catalogReadRoutes: Record<string, ReadRoute> = {
+  'GET /me': {
+    query: NO_QUERY,
+    handle: async (ctx) => {
+      const c = callerOf(ctx);
+      return { partner_id: c.partnerId, name: c.partnerName, partner_type: c.partnerType, environment: c.env, scopes: c.scopes };
+    },
+  },
+  'GET /stores': {
+    query: ListStoresQuery,
+    handle: async (ctx, query, deps) => {
+      const c = callerOf(ctx);
+      const { rows, next_cursor } = await listPage<StoreDoc & { store_id: string }>(
+        ctx, deps, 'stores', 'stores', { partner_id: c.partnerId, env: c.env }, [{ field: 'store_id' }], (r) => [r.store_id], query,
+      );
+      return { data: rows.map(storeView), next_cursor };
+    },
+  },
+  'GET /stores/:store_id': {
+    query: NO_QUERY,
+    handle: async (ctx, _q, deps) => {
+      const doc = await deps.reads.get<StoreDoc>('stores', id(callerOf(ctx), ctx.state.params.store_id!));
+      if (!doc) throw notFound('No such store for this partner.');
+      return storeView(doc);
+    },
+  },
+  'GET /products': {
+    query: ListProductsQuery,
+    handle: async (ctx, query, deps) => {
+      const c = callerOf(ctx);
+      const where: Where = { partner_id: c.partnerId, env: c.env };
+      if (typeof query.store_id === 'string') where.store_id = query.store_id;
+      const cutoff = new Date(deps.clock.now().getTime() - STALE_AFTER_MS).toISOString();
+      switch (query.state) {
+        case undefined:
+          break;
+        case 'accepted':
+          where.base_state = 'accepted';
+          where.last_write_at = { gte: cutoff };
+          break;
+        case 'stale':
+          where.base_state = 'accepted';
+          where.last_write_at = { lt: cutoff };
+          break;
+        default:
+          where.base_state = query.state as string;
+      }
+      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, 'products', 'products', where, [{ field: 'sku' }], (r) => [r.sku], query);
+      return { data: await productViews(deps, c, rows), next_cursor };
+    },
+  },
+  'GET /products/:sku': {
+    query: NO_QUERY,
+    handle: async (ctx, _q, deps) => {
+      const c = callerOf(ctx);
+      const doc = await deps.reads.get<ProductDoc>('products', id(c, ctx.state.params.sku!));
+      if (!doc) throw notFound('No such product for this partner.');
+      const [view] = await productViews(deps, c, [doc]);
+      return view;
+    },
+  },
+};

@@ -1,0 +1,183 @@
+/**
+ * The front-door middleware both Koa apps (command and query) share, in the order of DECISIONS.md:
+ * request id → problems → 401 (key) → 429 (rate) → route (404 / 405) → 403 (scope) → route handlers
+ * (413 → 422 → business rules). Nothing here touches an engine directly: lookups arrive as ports.
+ */
+import type { Logger } from 'pino';
+import { ProblemError, unauthorized, forbidden, notFound, fieldError } from '../problems.js';
+import { matchRoute, PUBLIC_PATHS } from '../routes.js';
+import { newRequestId, sha256Hex } from '../ids.js';
+import type { Clock } from '../ports/clock.js';
+import type { Messaging } from '../ports/messaging.js';
+import type { Caller, DoorContext, DoorMiddleware, Next } from './context.js';
+
+export const API_PREFIX = '/v1';
+
+/** Sets `X-Request-Id`, turns every error into a problem, logs one line per request (never a body or a key). */
+export function requestEnvelope(options: { log: Logger; baseUrl: string }): DoorMiddleware {
+  return async (ctx: DoorContext, next: Next) => {
+    const started = process.hrtime.bigint();
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.state.params = {};
+    ctx.state.log = options.log.child({ request_id: requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such resource.');
+    } catch (err) {
+      const problem = toProblem(err, ctx);
+      ctx.status = problem.status;
+      for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
+      ctx.type = 'application/problem+json';
+      ctx.body = problem.toBody(options.baseUrl, requestId);
+    } finally {
+      const caller = ctx.state.caller;
+      ctx.state.log.info(
+        {
+          method: ctx.method,
+          route: ctx.state.route?.path ?? ctx.path.split('?')[0],
+          status: ctx.status,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          partner_id: caller?.partnerId,
+          environment: caller?.env,
+          key_id: caller?.keyId,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+function toProblem(err: unknown, ctx: DoorContext): ProblemError {
+  if (err instanceof ProblemError) return err;
+  const e = err as { status?: number; expose?: boolean; message?: string };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new ProblemError(e.status, [], e.expose ? e.message : undefined);
+  }
+  ctx.state.log.error({ err }, 'unhandled error');
+  return new ProblemError(500, [], 'Internal error. Quote the X-Request-Id to support.');
+}
+
+export type KeyRecord = {
+  key_id: string;
+  partner_id: string;
+  partner_name: string;
+  partner_type: Caller['partnerType'];
+  environment: Caller['env'];
+  scopes: Caller['scopes'];
+  revoked: boolean;
+};
+
+export type KeyLookup = (keyHash: string) => Promise<KeyRecord | null>;
+
+const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
+
+/** Resolves the caller from `Authorization: Bearer <key>` (only a hash is ever looked up). Public paths pass. */
+export function authenticate(lookup: KeyLookup): DoorMiddleware {
+  return async (ctx: DoorContext, next: Next) => {
+    const path = ctx.path.slice(API_PREFIX.length);
+    if (PUBLIC_PATHS.includes(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+    const match = BEARER.exec(ctx.get('Authorization'));
+    if (!match) throw unauthorized();
+    const record = await lookup(sha256Hex(match[1]!));
+    if (!record || record.revoked) throw unauthorized();
+    ctx.state.caller = {
+      keyId: record.key_id,
+      partnerId: record.partner_id,
+      partnerName: record.partner_name,
+      partnerType: record.partner_type,
+      env: record.environment,
+      scopes: record.scopes,
+    };
+    await next();
+  };
+}
+
+export const RATE_LIMITS = { write: 600, read: 1200 } as const;
+const WINDOW_MS = 60_000;
+
+/**
+ * The rate brake: fixed one-minute windows per key and kind (writes, reads), counted through messaging so every
+ * replica of a door shares them; the window reads the injected clock. Above the limit: 429 with `Retry-After`
+ * (whole seconds until the window ends, at least 1).
+ */
+export function rateBrake(options: { messaging: Messaging; clock: Clock; onRefused?: (kind: string) => void }): DoorMiddleware {
+  return async (ctx: DoorContext, next: Next) => {
+    const caller = ctx.state.caller;
+    if (!caller) return next();
+    const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'read' : 'write';
+    const now = options.clock.now().getTime();
+    const window = Math.floor(now / WINDOW_MS);
+    const count = await options.messaging.increment(`rate:${caller.keyId}:${kind}:${window}`, 1, WINDOW_MS * 2);
+    if (count > RATE_LIMITS[kind]) {
+      options.onRefused?.(kind);
+      const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+      throw new ProblemError(429, [], `Rate brake: at most ${RATE_LIMITS[kind]} ${kind}s per minute per key.`, {
+        'Retry-After': String(retryAfter),
+      });
+    }
+    await next();
+  };
+}
+
+/** 404 for unknown paths (Phase 3 included), 405 with `Allow` for a known path, 403 for a missing scope. */
+export function routeGuard(): DoorMiddleware {
+  return async (ctx: DoorContext, next: Next) => {
+    if (!ctx.path.startsWith(API_PREFIX + '/')) throw notFound('No such resource.');
+    const path = ctx.path.slice(API_PREFIX.length);
+    if (PUBLIC_PATHS.includes(path)) {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+      return next();
+    }
+    const match = matchRoute(ctx.method, path);
+    if (match.allowed.length === 0) throw notFound('No such resource.');
+    if (!match.route) {
+      throw new ProblemError(405, [], `Method ${ctx.method} is not allowed here.`, { Allow: match.allowed.join(', ') });
+    }
+    const caller = ctx.state.caller!;
+    if (match.route.scope && !caller.scopes.includes(match.route.scope)) {
+      throw forbidden(`This key lacks the scope \`${match.route.scope}\`.`, 'scope');
+    }
+    if (match.route.testOnly && caller.env !== 'test') {
+      throw forbidden('This route needs a test key (ik_test_…).', 'test_key_required');
+    }
+    ctx.state.route = match.route;
+    ctx.state.params = match.params;
+    await next();
+  };
+}
+
+export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as const;
+
+/** Reads and parses a JSON body: 413 above the limit, 422 `content_type` / `json`. Nothing is written before. */
+export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unknown> {
+  const declared = Number(ctx.get('Content-Length') || '0');
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) {
+      ctx.req.destroy();
+      throw tooLarge(limit);
+    }
+    chunks.push(buf);
+  }
+  const raw = Buffer.concat(chunks);
+  ctx.state.rawBody = raw;
+  const type = ctx.get('Content-Type');
+  if (!/^application\/(problem\+)?json\s*(;.*)?$/i.test(type)) {
+    throw new ProblemError(422, [fieldError('', 'content_type', 'Send the body as application/json.')]);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    throw new ProblemError(422, [fieldError('', 'json', 'The body is not valid JSON.')]);
+  }
+}
+
+function tooLarge(limit: number): ProblemError {
+  return new ProblemError(413, [], `The body is larger than ${limit / (1024 * 1024)} MB.`);
+}

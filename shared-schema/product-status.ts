@@ -1,0 +1,143 @@
+/**
+ * The product state, derived from facts (DECISIONS.md): its last write, its cover check, its store's status, the
+ * approval of its page's domain, and the clock. The command door (write answers, batch totals), the projector
+ * (materialized base state, for indexed filters) and the query door (the 48-hour clock rule) all use these.
+ */
+import type { Commission } from './commission.js';
+import { effectiveCommission, expectedUnitCommission } from './commission.js';
+import type { ProductInput, ProductPatch, RejectionReason } from './events/product.js';
+import type { StoreStatus } from './events/store.js';
+import type { Environment } from './streams.js';
+
+export type ProductState = 'pending' | 'accepted' | 'rejected' | 'stale' | 'removed';
+export type BaseState = Exclude<ProductState, 'stale'>;
+
+export const STALE_AFTER_MS = 48 * 60 * 60 * 1000;
+
+export interface CoverFacts {
+  url: string;
+  ok: boolean;
+  reasons: RejectionReason[];
+  checked_at: string;
+}
+
+export interface ProductFacts {
+  product: ProductInput;
+  removed: boolean;
+  cover: CoverFacts | null;
+}
+
+export type StoreFacts = {
+  status: StoreStatus;
+  domains: readonly string[];
+  domains_approved: readonly string[];
+  default_commission?: Commission;
+};
+
+/** PATCH semantics: only the fields sent change; `commission: null` and `original_price_cents: null` remove. */
+export function applyPatch(product: ProductInput, patch: ProductPatch): ProductInput {
+  const next: Record<string, unknown> = { ...product };
+  for (const [k, v] of Object.entries(patch)) {
+    if ((k === 'commission' || k === 'original_price_cents') && v === null) delete next[k];
+    else next[k] = v;
+  }
+  return next as unknown as ProductInput;
+}
+
+/** `www.shop.com` belongs to `shop.com`; `evilshop.com` does not. */
+export function hostBelongsTo(host: string, domains: readonly string[]): string | null {
+  const h = host.toLowerCase();
+  for (const d of domains) if (h === d || h.endsWith(`.${d}`)) return d;
+  return null;
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+/** The cover result that applies to the current cover address (a check of an older address does not count). */
+export function currentCover(facts: ProductFacts): CoverFacts | null {
+  const url = facts.product.image_urls[0];
+  return facts.cover && facts.cover.url === url ? facts.cover : null;
+}
+
+export function deriveBaseState(facts: ProductFacts, store: StoreFacts | null): { state: BaseState; reasons: RejectionReason[] } {
+  if (facts.removed) return { state: 'removed', reasons: [] };
+  const cover = currentCover(facts);
+  if (cover && !cover.ok) return { state: 'rejected', reasons: cover.reasons };
+  const reasons: RejectionReason[] = [];
+  if (!store || store.status !== 'active') {
+    reasons.push({ code: 'store_not_active', field: 'store_id', message: 'The store is not approved, or is suspended.' });
+  }
+  const domain = store ? hostBelongsTo(hostOf(facts.product.product_url), store.domains) : null;
+  if (!domain || !store!.domains_approved.includes(domain)) {
+    reasons.push({ code: 'domain_not_approved', field: 'product_url', message: 'The domain of product_url is not approved yet.' });
+  }
+  if (reasons.length > 0) return { state: 'pending', reasons };
+  if (!cover) return { state: 'pending', reasons: [] };
+  return { state: 'accepted', reasons: [] };
+}
+
+/** The 48-hour rule: `accepted` with no applied PUT/PATCH for more than 48 h reads `stale`. */
+export function withClock(state: BaseState, lastWriteAt: string, now: Date): ProductState {
+  if (state === 'accepted' && now.getTime() - Date.parse(lastWriteAt) > STALE_AFTER_MS) return 'stale';
+  return state;
+}
+
+export function storeAddress(storeId: string): string {
+  return storeId.toLowerCase();
+}
+
+export function svcUrl(publicBase: string, env: Environment, storeId: string, sku: string): string {
+  const prefix = env === 'test' ? '/test' : '';
+  return `${publicBase}${prefix}/p/${encodeURIComponent(storeAddress(storeId))}/${encodeURIComponent(sku)}`;
+}
+
+export interface ProductStatusView {
+  sku: string;
+  store_id: string;
+  state: ProductState;
+  received_at: string;
+  published_at: string | null;
+  reasons: RejectionReason[];
+  ignored_stale?: boolean;
+  commission: Commission;
+  commission_source: 'product' | 'store' | null;
+  expected_commission_cents: number | null;
+  svc_url?: string;
+}
+
+export function productStatusView(input: {
+  sku: string;
+  product: ProductInput;
+  state: ProductState;
+  reasons: RejectionReason[];
+  received_at: string;
+  published_at: string | null;
+  store_default: Commission | undefined;
+  public_base: string;
+  env: Environment;
+  ignored_stale?: boolean;
+}): ProductStatusView {
+  const eff = effectiveCommission(input.product.commission, input.store_default);
+  const view: ProductStatusView = {
+    sku: input.sku,
+    store_id: input.product.store_id,
+    state: input.state,
+    received_at: input.received_at,
+    published_at: input.published_at,
+    reasons: input.reasons,
+    commission: eff.commission,
+    commission_source: eff.commission_source,
+    expected_commission_cents: expectedUnitCommission(eff.commission, input.product.price_cents),
+  };
+  if (input.ignored_stale !== undefined) view.ignored_stale = input.ignored_stale;
+  if (input.state === 'accepted' || input.state === 'stale') {
+    view.svc_url = svcUrl(input.public_base, input.env, input.product.store_id, input.sku);
+  }
+  return view;
+}

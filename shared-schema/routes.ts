@@ -1,0 +1,90 @@
+/**
+ * Every route of the contract, once: which front door serves it (the gateway sends GET/HEAD to the query door and
+ * everything else to the command door) and which scope guards it (DECISIONS.md scope map). Both doors use this
+ * table to answer 404 / 405 (with `Allow`) / 403 the same way whatever door a request reached.
+ */
+import type { Scope } from './events/partner.js';
+
+export interface RouteSpec {
+  method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';
+  /** Path under `/v1`, with `:param` segments. */
+  path: string;
+  scope: Scope | null;
+  /** Only keys of the test environment (403 `test_key_required` otherwise). */
+  testOnly?: boolean;
+}
+
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/me', scope: null },
+  { method: 'GET', path: '/stores', scope: 'catalog' },
+  { method: 'GET', path: '/stores/:store_id', scope: 'catalog' },
+  { method: 'PUT', path: '/stores/:store_id', scope: 'catalog' },
+  { method: 'GET', path: '/products', scope: 'catalog' },
+  { method: 'POST', path: '/products/batch', scope: 'catalog' },
+  { method: 'GET', path: '/products/:sku', scope: 'catalog' },
+  { method: 'PUT', path: '/products/:sku', scope: 'catalog' },
+  { method: 'PATCH', path: '/products/:sku', scope: 'catalog' },
+  { method: 'DELETE', path: '/products/:sku', scope: 'catalog' },
+  { method: 'GET', path: '/jobs/:job_id', scope: 'catalog' },
+  { method: 'GET', path: '/clicks', scope: 'clicks' },
+  { method: 'POST', path: '/sandbox/clicks', scope: 'clicks', testOnly: true },
+  { method: 'POST', path: '/conversions', scope: 'conversions' },
+  { method: 'GET', path: '/conversions', scope: 'conversions' },
+  { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
+  { method: 'GET', path: '/reports/commission', scope: 'reports' },
+];
+
+/** Public documents: no key, no rate brake. */
+export const PUBLIC_PATHS: readonly string[] = ['/openapi.json', '/openapi.yaml', '/guia.md'];
+
+export interface RouteMatch {
+  route: RouteSpec | null;
+  /** Methods the path accepts (empty when the path is unknown). HEAD is implied by GET. */
+  allowed: string[];
+  params: Record<string, string>;
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const p = pattern.split('/');
+  const a = path.split('/');
+  if (p.length !== a.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < p.length; i++) {
+    const seg = p[i]!;
+    const actual = a[i]!;
+    if (seg.startsWith(':')) {
+      if (actual === '') return null;
+      try {
+        params[seg.slice(1)] = decodeURIComponent(actual);
+      } catch {
+        return null;
+      }
+    } else if (seg !== actual) return null;
+  }
+  return params;
+}
+
+/** Finds the route for `method` + `path` (path relative to `/v1`). Literal segments win over parameters. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const m = method === 'HEAD' ? 'GET' : method;
+  let found: RouteSpec | null = null;
+  let params: Record<string, string> = {};
+  const allowed = new Set<string>();
+  // Routes with literal segments (e.g. /products/batch) are listed before parametrised ones of the same shape,
+  // and a literal match excludes the parametrised routes of the same path.
+  let literalPath: string | null = null;
+  for (const r of ROUTES) {
+    const got = matchPath(r.path, path);
+    if (!got) continue;
+    const isLiteral = !r.path.includes(':');
+    if (literalPath !== null && r.path !== literalPath && !isLiteral) continue;
+    if (isLiteral) literalPath = r.path;
+    allowed.add(r.method);
+    if (r.method === 'GET') allowed.add('HEAD');
+    if (r.method === m && !found) {
+      found = r;
+      params = got;
+    }
+  }
+  return { route: found, allowed: [...allowed], params };
+}

@@ -1,0 +1,111 @@
+/**
+ * JSON Schemas (draft 2020-12 subset ajv compiles) shared by the request validators and the published OpenAPI
+ * document. Patterns that the contract writes `\\.` / `\\d` are Markdown escapes: they read `\.` and `\d`.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export const EXTERNAL_ID_PATTERN = '^[A-Za-z0-9._-]{1,80}$';
+
+export const ExternalId: JsonSchema = { type: 'string', pattern: EXTERNAL_ID_PATTERN };
+
+/** HTTPS URLs: a `pattern` failure here is reported with the code `https`. */
+export const HTTPS_PATTERN = '^https://';
+export const HttpsUrl: JsonSchema = { type: 'string', format: 'uri', pattern: HTTPS_PATTERN, maxLength: 2048 };
+
+export const Domain: JsonSchema = { type: 'string', pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' };
+
+export const DateTime: JsonSchema = { type: 'string', format: 'date-time' };
+
+export const MAX_SAFE = 9007199254740991;
+
+/** Commission: percentage, fixed, or null. Written with if/then so a bad rule reports only its own fields. */
+export const Commission: JsonSchema = {
+  type: ['object', 'null'],
+  allOf: [
+    {
+      if: { type: 'object' },
+      then: { required: ['type'], properties: { type: { enum: ['percentage', 'fixed'] } } },
+    },
+    {
+      if: { type: 'object', properties: { type: { const: 'percentage' } }, required: ['type'] },
+      then: {
+        required: ['rate'],
+        properties: { type: true, rate: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.01 } },
+        additionalProperties: false,
+      },
+    },
+    {
+      if: { type: 'object', properties: { type: { const: 'fixed' } }, required: ['type'] },
+      then: {
+        required: ['amount_cents'],
+        properties: { type: true, amount_cents: { type: 'integer', minimum: 0, maximum: MAX_SAFE } },
+        additionalProperties: false,
+      },
+    },
+  ],
+};
+
+export const Shipping: JsonSchema = {
+  type: 'object',
+  allOf: [
+    { required: ['type'], properties: { type: { enum: ['free', 'fixed'] } } },
+    {
+      if: { properties: { type: { const: 'free' } }, required: ['type'] },
+      then: {
+        properties: {
+          type: true,
+          min_order_cents: { type: 'integer', minimum: 0 },
+          delivery_days_min: { type: 'integer', minimum: 0 },
+          delivery_days_max: { type: 'integer', minimum: 0 },
+        },
+        additionalProperties: false,
+      },
+    },
+    {
+      if: { properties: { type: { const: 'fixed' } }, required: ['type'] },
+      then: {
+        required: ['cost_cents'],
+        properties: {
+          type: true,
+          cost_cents: { type: 'integer', minimum: 0 },
+          delivery_days_min: { type: 'integer', minimum: 0 },
+          delivery_days_max: { type: 'integer', minimum: 0 },
+        },
+        additionalProperties: false,
+      },
+    },
+  ],
+};
+
+export const RejectionReason: JsonSchema = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' } },
+};
+
+export const Problem: JsonSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    request_id: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'code', 'message'],
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** Query parameters of every list. */
+export const Limit: JsonSchema = { type: 'integer', minimum: 1, maximum: 200 };
+export const Cursor: JsonSchema = { type: 'string', maxLength: 512 };
+
+export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
