@@ -1,0 +1,66 @@
+/** Connection set-up and schema of the SQLite event store. */
+import Database from 'better-sqlite3';
+
+export interface ConnectionOptions {
+  path: string;
+  synchronous: 'FULL' | 'NORMAL';
+  busyTimeoutMs: number;
+}
+
+const SCHEMA_VERSION = 1;
+
+/**
+ * `position` is the rowid: AUTOINCREMENT keeps it strictly increasing for ever (never reused, even if the tail were
+ * deleted). The UNIQUE(stream, revision) index serves `readStream` at the same cost whatever the stream's length;
+ * (category, position) serves filtered `readAll`. `streams` holds each stream's last revision and position so an
+ * expected-revision check is one primary-key lookup.
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL,
+    stream TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    category TEXT NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS events_id ON events (id);
+  CREATE INDEX IF NOT EXISTS events_category_position ON events (category, position);
+  CREATE TABLE IF NOT EXISTS streams (
+    stream TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL,
+    position INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
+/** Opens the file (several processes may do so at once), in WAL mode, and creates the schema when missing. */
+export function openConnection(options: ConnectionOptions): Database.Database {
+  const db = new Database(options.path);
+  try {
+    // busy_timeout first: the other pragmas and the schema transaction may wait for another process.
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not switch ${options.path} to WAL (got ${String(mode)})`);
+    db.pragma(`synchronous = ${options.synchronous}`);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${options.path} has event-store schema ${version}, newer than ${SCHEMA_VERSION}`);
+    if (version < SCHEMA_VERSION) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

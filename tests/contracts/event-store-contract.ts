@@ -1,0 +1,263 @@
+/**
+ * The contract every EventStore adapter passes, written only against the port. Streams and categories carry a
+ * random suffix and reads start from the head seen at the start of a test, so it also runs on a shared server.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import {
+  WrongExpectedRevisionError,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../shared-schema/ports/event-store.js';
+import { until, within } from '../support/deadline.js';
+
+const RECORDED_AT = '2024-05-01T12:00:00.000Z';
+const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({ type, data, metadata: { recorded_at: RECORDED_AT } });
+/** A fresh category (letters and digits only: no `-`). */
+const newCategory = (): string => `ct${randomBytes(6).toString('hex')}`;
+const newStream = (): string => `${newCategory()}-s`;
+
+async function expectConflict(attempt: Promise<unknown>, expected: ExpectedRevision, actual: number | 'no_stream'): Promise<void> {
+  const error = await attempt.then(
+    () => expect.fail(`append with expected ${String(expected)} should have been refused`),
+    (e: unknown) => e,
+  );
+  expect(error).to.be.instanceOf(WrongExpectedRevisionError);
+  const conflict = error as WrongExpectedRevisionError;
+  expect(conflict.expected).to.equal(expected);
+  expect(conflict.actual).to.equal(actual);
+}
+
+const summary = (events: RecordedEvent[]) => events.map((e) => `${e.stream}@${e.revision}:${e.type}`);
+
+export function eventStoreContract(
+  name: string,
+  open: () => Promise<{ store: EventStore; cleanup: () => Promise<void> }>,
+): void {
+  describe(`EventStore contract: ${name}`, function () {
+    this.timeout(20_000);
+    let store: EventStore;
+    let cleanup: () => Promise<void>;
+    before(async () => ({ store, cleanup } = await open()));
+    after(async () => cleanup?.());
+
+    describe('append and read', () => {
+      it('reads back a stream in append order with revisions from 0 and the last one returned', async () => {
+        const s = newStream();
+        const first = await store.appendToStream(s, [ev('A'), ev('B')]);
+        const second = await store.appendToStream(s, [ev('C')]);
+        expect(first.nextRevision).to.equal(1);
+        expect(second.nextRevision).to.equal(2);
+        const events = await store.readStream(s);
+        expect(events.map((e) => [e.type, e.revision, e.stream])).to.deep.equal([['A', 0, s], ['B', 1, s], ['C', 2, s]]);
+        expect(events[1]!.position).to.equal(first.position);
+        expect(events[2]!.position).to.equal(second.position);
+        expect(new Set(events.map((e) => e.id)).size).to.equal(3);
+      });
+
+      it('round-trips data and metadata exactly', async () => {
+        const s = newStream();
+        const data = {
+          text: 'ação ✓ 🎉 "quoted" \\ slash',
+          n: 12.5,
+          max: Number.MAX_SAFE_INTEGER,
+          neg: -3,
+          flags: [true, false, null],
+          nested: { list: [1, 'two', { deep: { empty: {} } }], nothing: null },
+        };
+        const metadata = { recorded_at: RECORDED_AT, request_id: 'req_01J', actor: 'key_ABC', extra: { n: 1 } };
+        await store.appendToStream(s, [{ type: 'Rich', data, metadata }]);
+        const [read] = await store.readStream(s);
+        expect(read!.data).to.deep.equal(data);
+        expect(read!.metadata).to.deep.equal(metadata);
+        const [fromAll] = await store.readAll({ afterPosition: read!.position - 1, maxCount: 1 });
+        expect(fromAll).to.deep.equal(read);
+      });
+
+      it('reads from a revision, at most maxCount, and [] for a missing stream or past the end', async () => {
+        const s = newStream();
+        await store.appendToStream(s, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)));
+        expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.type)).to.deep.equal(['E3', 'E4']);
+        expect((await store.readStream(s, { maxCount: 2 })).map((e) => e.type)).to.deep.equal(['E0', 'E1']);
+        expect((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.revision)).to.deep.equal([1, 2]);
+        expect(await store.readStream(s, { fromRevision: 5 })).to.deep.equal([]);
+        expect(await store.readStream(newStream())).to.deep.equal([]);
+      });
+
+      it('gives strictly increasing positions across streams, matching readAll and the head', async () => {
+        const cat = newCategory();
+        const start = await store.headPosition();
+        const positions: number[] = [];
+        for (const suffix of ['a', 'b', 'a', 'c', 'b']) {
+          positions.push((await store.appendToStream(`${cat}-${suffix}`, [ev('X')])).position);
+        }
+        expect(positions[0]).to.be.greaterThan(start);
+        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]!);
+        const all = await store.readAll({ afterPosition: start, categories: [cat] });
+        expect(all.map((e) => e.position)).to.deep.equal(positions);
+        expect(await store.headPosition()).to.be.at.least(positions[4]!);
+      });
+
+      it('accepts an empty append: nothing written, the current revision returned, expected revision still checked', async () => {
+        const s = newStream();
+        await store.appendToStream(s, [ev('A'), ev('B')]);
+        expect((await store.appendToStream(s, [], 'any')).nextRevision).to.equal(1);
+        expect((await store.appendToStream(s, [], 1)).nextRevision).to.equal(1);
+        await expectConflict(store.appendToStream(s, [], 5), 5, 1);
+        expect(await store.readStream(s)).to.have.length(2);
+      });
+    });
+
+    describe('expected revision', () => {
+      it("'any' appends to a new and to an existing stream", async () => {
+        const s = newStream();
+        await store.appendToStream(s, [ev('A')], 'any');
+        expect((await store.appendToStream(s, [ev('B')], 'any')).nextRevision).to.equal(1);
+      });
+
+      it("'no_stream' creates a stream once, then is refused with the actual revision", async () => {
+        const s = newStream();
+        expect((await store.appendToStream(s, [ev('A'), ev('B')], 'no_stream')).nextRevision).to.equal(1);
+        await expectConflict(store.appendToStream(s, [ev('C')], 'no_stream'), 'no_stream', 1);
+        expect(await store.readStream(s)).to.have.length(2);
+      });
+
+      it("'stream_exists' is refused on a missing stream and accepted once it exists", async () => {
+        const s = newStream();
+        await expectConflict(store.appendToStream(s, [ev('A')], 'stream_exists'), 'stream_exists', 'no_stream');
+        expect(await store.readStream(s)).to.deep.equal([]);
+        await store.appendToStream(s, [ev('A')]);
+        expect((await store.appendToStream(s, [ev('B')], 'stream_exists')).nextRevision).to.equal(1);
+      });
+
+      it('an exact revision is accepted when it is the last one and refused otherwise, writing nothing', async () => {
+        const s = newStream();
+        await expectConflict(store.appendToStream(s, [ev('A')], 0), 0, 'no_stream');
+        await store.appendToStream(s, [ev('A'), ev('B')]);
+        await expectConflict(store.appendToStream(s, [ev('C'), ev('D')], 0), 0, 1);
+        await expectConflict(store.appendToStream(s, [ev('C')], 2), 2, 1);
+        expect((await store.appendToStream(s, [ev('C'), ev('D')], 1)).nextRevision).to.equal(3);
+        expect((await store.readStream(s)).map((e) => e.type)).to.deep.equal(['A', 'B', 'C', 'D']);
+      });
+
+      it('of 50 concurrent appends with the same exact revision, exactly one succeeds', async () => {
+        const s = newStream();
+        await store.appendToStream(s, [ev('Created')], 'no_stream');
+        const results = await Promise.allSettled(
+          Array.from({ length: 50 }, (_, i) => store.appendToStream(s, [ev('Raced', { i }), ev('Second', { i })], 0)),
+        );
+        const won = results.filter((r) => r.status === 'fulfilled');
+        const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        expect(won).to.have.length(1);
+        for (const r of lost) {
+          expect(r.reason).to.be.instanceOf(WrongExpectedRevisionError);
+          expect((r.reason as WrongExpectedRevisionError).actual).to.equal(2);
+        }
+        const events = await store.readStream(s);
+        expect(events.map((e) => e.type)).to.deep.equal(['Created', 'Raced', 'Second']);
+        expect(events[1]!.data).to.deep.equal(events[2]!.data);
+      });
+    });
+
+    it('500 concurrent appends to distinct streams all succeed with distinct positions', async () => {
+      const cat = newCategory();
+      const start = await store.headPosition();
+      const results = await Promise.all(
+        Array.from({ length: 500 }, (_, i) => store.appendToStream(`${cat}-${i}`, [ev('One', { i })], 'no_stream')),
+      );
+      expect(results.every((r) => r.nextRevision === 0)).to.equal(true);
+      expect(new Set(results.map((r) => r.position)).size).to.equal(500);
+      const all = await store.readAll({ afterPosition: start, categories: [cat] });
+      expect(all).to.have.length(500);
+      all.forEach((e) => expect(e.position).to.equal(results[(e.data as { i: number }).i]!.position));
+    });
+
+    describe('readAll', () => {
+      it('reads after a position, at most maxCount, filtered by category', async () => {
+        const [a, b, c] = [newCategory(), newCategory(), newCategory()];
+        const start = await store.headPosition();
+        await store.appendToStream(`${a}-1`, [ev('A1'), ev('A2')]);
+        await store.appendToStream(`${b}-1`, [ev('B1')]);
+        await store.appendToStream(`${c}-1`, [ev('C1')]);
+        await store.appendToStream(`${a}-with-dashes`, [ev('A3')]);
+        await store.appendToStream(`${a}x-1`, [ev('NotA')]); // another category that merely starts like `a`
+        await store.appendToStream(`${b}-1`, [ev('B2')]);
+
+        const types = (events: RecordedEvent[]) => events.map((e) => e.type);
+        expect(types(await store.readAll({ afterPosition: start, categories: [a] }))).to.deep.equal(['A1', 'A2', 'A3']);
+        const ab = await store.readAll({ afterPosition: start, categories: [a, b] });
+        expect(types(ab)).to.deep.equal(['A1', 'A2', 'B1', 'A3', 'B2']);
+        expect(types(await store.readAll({ afterPosition: start, categories: [b, a], maxCount: 2 }))).to.deep.equal(['A1', 'A2']);
+        expect(types(await store.readAll({ afterPosition: ab[2]!.position, categories: [a, b] }))).to.deep.equal(['A3', 'B2']);
+
+        const mine = new Set([a, b, c, `${a}x`]);
+        const all = await store.readAll({ afterPosition: start });
+        const ours = all.filter((e) => mine.has(e.stream.slice(0, e.stream.indexOf('-'))));
+        expect(types(ours)).to.deep.equal(['A1', 'A2', 'B1', 'C1', 'A3', 'NotA', 'B2']);
+        for (let i = 1; i < all.length; i++) expect(all[i]!.position).to.be.greaterThan(all[i - 1]!.position);
+        const [firstAfter, ...rest] = await store.readAll({ afterPosition: start, maxCount: 1 });
+        expect(rest).to.deep.equal([]);
+        expect(firstAfter!.position).to.equal(all[0]!.position);
+      });
+    });
+
+    describe('subscribeToAll', () => {
+      it('catches up, then delivers live events in order, skipping other categories, and close() ends a pending next()', async () => {
+        const [cat, other] = [newCategory(), newCategory()];
+        const start = await store.headPosition();
+        await store.appendToStream(`${cat}-1`, [ev('Old1'), ev('Old2')], 'no_stream');
+        await store.appendToStream(`${cat}-2`, [ev('Old3')], 'no_stream');
+        const subscription = store.subscribeToAll({ afterPosition: start, categories: [cat] });
+        const iterator = subscription[Symbol.asyncIterator]();
+        const take = async (n: number) => {
+          const got: RecordedEvent[] = [];
+          while (got.length < n) {
+            const r = await within(iterator.next(), 5000, 'subscription next()');
+            expect(r.done).to.equal(false);
+            got.push(r.value as RecordedEvent);
+          }
+          return got;
+        };
+        const caughtUp = await take(3);
+        expect(summary(caughtUp)).to.deep.equal([`${cat}-1@0:Old1`, `${cat}-1@1:Old2`, `${cat}-2@0:Old3`]);
+
+        const live = take(3); // waiting before the events exist
+        await store.appendToStream(`${other}-1`, [ev('Foreign')]);
+        await store.appendToStream(`${cat}-2`, [ev('New1')], 0);
+        await store.appendToStream(`${cat}-1`, [ev('New2'), ev('New3')], 1);
+        const liveEvents = await live;
+        expect(summary(liveEvents)).to.deep.equal([`${cat}-2@1:New1`, `${cat}-1@2:New2`, `${cat}-1@3:New3`]);
+        const positions = [...caughtUp, ...liveEvents].map((e) => e.position);
+        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]!);
+
+        const pending = iterator.next();
+        await subscription.close();
+        expect((await within(pending, 2000, 'pending next() after close')).done).to.equal(true);
+        expect((await within(iterator.next(), 2000, 'next() after close')).done).to.equal(true);
+      });
+
+      it('unfiltered, delivers every event after the position to a for-await loop that close() ends', async () => {
+        const cat = newCategory();
+        const start = await store.headPosition();
+        await store.appendToStream(`${cat}-1`, [ev('E0')]);
+        const subscription = store.subscribeToAll({ afterPosition: start });
+        const seen: RecordedEvent[] = [];
+        const loop = (async () => {
+          for await (const event of subscription) if (event.stream.startsWith(`${cat}-`)) seen.push(event);
+        })();
+        await until(() => seen.length === 1, 5000, 'catch-up');
+        const appended = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.appendToStream(`${cat}-${i % 4}`, [ev(`L${i}`)])),
+        );
+        await until(() => seen.length === 21, 5000, 'live delivery');
+        await subscription.close();
+        await within(loop, 2000, 'for-await loop after close');
+        const livePositions = seen.slice(1).map((e) => e.position);
+        expect(livePositions).to.deep.equal(appended.map((r) => r.position).sort((x, y) => x - y));
+        expect(new Set(seen.map((e) => e.id)).size).to.equal(21);
+      });
+    });
+  });
+}

@@ -1,0 +1,23 @@
+/** Waiting in tests without sleeping for correctness: a promise or a condition, bounded by a deadline. */
+
+/** Resolves as `promise` does, or rejects once `ms` have passed. */
+export async function within<T>(promise: Promise<T>, ms: number, what = 'operation'): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `condition` every few milliseconds until it holds; rejects after `ms`. */
+export async function until(condition: () => boolean | Promise<boolean>, ms: number, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
