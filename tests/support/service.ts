@@ -1,0 +1,155 @@
+/**
+ * Starts the real service (embedded default: SQLite files on disk in a temp dir, manual clock) on loopback ports
+ * chosen by the OS, and gives tests an HTTP client for the partner API and the admin API.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../../infra/config.js';
+import { startService, type Service } from '../../infra/service.js';
+import { portOf } from '../../infra/gateway.js';
+import type { ManualClock } from '../../shared-schema/ports/clock.js';
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Client {
+  get<T = any>(path: string, headers?: Record<string, string>): Promise<Answer<T>>;
+  put<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  patch<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  post<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  delete<T = any>(path: string, headers?: Record<string, string>): Promise<Answer<T>>;
+  request<T = any>(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string> }): Promise<Answer<T>>;
+}
+
+export function client(base: string, bearer?: string): Client {
+  const request = async (method: string, p: string, options: { body?: string | Buffer; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (bearer && headers.Authorization === undefined) headers.Authorization = `Bearer ${bearer}`;
+    const res = await fetch(base + p, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
+    const text = await res.text();
+    let body: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    return { status: res.status, body, headers: res.headers } as Answer;
+  };
+  const json = (method: string) => (p: string, body: unknown, headers: Record<string, string> = {}) =>
+    request(method, p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...headers } });
+  return {
+    get: (p, headers) => request('GET', p, headers ? { headers } : {}),
+    put: json('PUT'),
+    patch: json('PATCH'),
+    post: json('POST'),
+    delete: (p, headers) => request('DELETE', p, headers ? { headers } : {}),
+    request,
+  };
+}
+
+export interface Partner {
+  partnerId: string;
+  key: string;
+  keyId: string;
+  api: Client;
+}
+
+export interface TestService {
+  service: Service;
+  api: string;
+  clock: ManualClock;
+  admin: Client;
+  dataDir: string;
+  /** Creates a partner with one key of the environment. */
+  partner(options?: { type?: 'hub' | 'store'; env?: 'live' | 'test'; scopes?: string[]; name?: string }): Promise<Partner>;
+  /** Another key for the same partner. */
+  key(partnerId: string, env: 'live' | 'test', scopes?: string[]): Promise<Partner>;
+  as(key: string): Client;
+  approveStore(p: Partner, storeId: string, env?: 'live' | 'test'): Promise<Answer>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(env: Record<string, string> = {}, keepDir?: string): Promise<TestService> {
+  const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
+  const configFor = () => loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', ...env });
+  const config = configFor();
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  let service = await startService(config, { log });
+  const t: TestService = {
+    service,
+    api: `http://127.0.0.1:${portOf(service.gateway)}/v1`,
+    clock: service.clock as ManualClock,
+    admin: client(`http://127.0.0.1:${portOf(service.admin)}/admin/v1`, service.adminToken),
+    dataDir,
+    async partner(options = {}) {
+      const created = await t.admin.post('/partners', { name: options.name ?? 'Loja Teste', partner_type: options.type ?? 'hub' });
+      if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
+      return t.key(created.body.partner_id, options.env ?? 'live', options.scopes);
+    },
+    async key(partnerId, environment, scopes) {
+      const issued = await t.admin.post(`/partners/${partnerId}/keys`, scopes ? { environment, scopes } : { environment });
+      if (issued.status !== 201) throw new Error(`key: ${issued.status} ${JSON.stringify(issued.body)}`);
+      return { partnerId, key: issued.body.api_key, keyId: issued.body.key_id, api: client(t.api, issued.body.api_key) };
+    },
+    as: (key) => client(t.api, key),
+    approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
+    async restart() {
+      await service.close();
+      const again = await startService(configFor(), { log });
+      (again.clock as ManualClock).set(t.clock.now());
+      service = again;
+      t.service = again;
+      t.api = `http://127.0.0.1:${portOf(again.gateway)}/v1`;
+      t.clock = again.clock as ManualClock;
+      t.admin = client(`http://127.0.0.1:${portOf(again.admin)}/admin/v1`, again.adminToken);
+    },
+    async close() {
+      await service.close();
+      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** Valid CNPJs (check digits computed), distinct per call. */
+let cnpjSeq = 0;
+export function nextCnpj(): string {
+  cnpjSeq += 1;
+  const base = `${String(Date.now() % 1e6).padStart(6, '0')}${String(cnpjSeq).padStart(4, '0')}01`.slice(0, 12);
+  const values = [...base].map((c) => c.charCodeAt(0) - 48);
+  const digit = (w: number[]) => {
+    const sum = w.reduce((acc, wi, i) => acc + values[i]! * wi, 0);
+    const r = sum % 11;
+    return r < 2 ? 0 : 11 - r;
+  };
+  const d1 = digit([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+  values.push(d1);
+  const d2 = digit([6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+  return `${base}${d1}${d2}`;
+}
+
+export function storeBody(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Loja Exemplo',
+    cnpj: nextCnpj(),
+    website_url: 'https://shop.test',
+    domains: ['shop.test'],
+    image_hosts: ['cdn.shop.test'],
+    ...overrides,
+  };
+}
+
+export function productBody(storeId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    store_id: storeId,
+    title: 'Camiseta azul',
+    product_url: 'https://shop.test/p/1',
+    image_urls: ['https://cdn.shop.test/1.jpg'],
+    price_cents: 29990,
+    available: true,
+    updated_at: '2026-01-01T00:00:00Z',
+    ...overrides,
+  };
+}
