@@ -1,0 +1,226 @@
+/**
+ * One better-sqlite3 connection of the read store with the statements it runs, each prepared once per SQL text.
+ * Synchronous; the store decides which connection (writer or reader) serves a call and when.
+ */
+import type Database from 'better-sqlite3';
+import type { Doc, Query, Scalar, SumQuery, SumRow, Where } from '../../shared-schema/ports/read-store.js';
+import {
+  and,
+  bindScalar,
+  fieldExpr,
+  keysetSegments,
+  orderByClause,
+  sortKeys,
+  tableOf,
+  whereParts,
+  type Bind,
+  type Fragment,
+} from './read-store-sql.js';
+
+type Statement = Database.Statement<unknown[], unknown>;
+type Mode = 'rows' | 'pluck' | 'exact';
+
+/** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap only guards against the latter. */
+const MAX_STATEMENTS = 500;
+
+export class SqliteConnection {
+  private readonly statements = new Map<string, Statement>();
+  private readonly snapshot: (read: () => Doc[]) => Doc[];
+
+  constructor(readonly db: Database.Database) {
+    this.snapshot = db.transaction((read: () => Doc[]) => read());
+  }
+
+  /** The prepared statement for `sql`, from the cache when this text ran before. */
+  statement(sql: string, mode: Mode = 'rows'): Statement {
+    const key = `${mode}:${sql}`;
+    let stmt = this.statements.get(key);
+    if (stmt !== undefined) {
+      this.statements.delete(key); // re-insert: the Map's order is the recency order
+    } else {
+      try {
+        stmt = this.db.prepare(sql);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        const table = /^no such table: coll_(\w+)/.exec(message);
+        if (table) throw new Error(`unknown collection "${table[1]}": ensureCollections was not called for it`, { cause: err });
+        throw err;
+      }
+      if (mode === 'pluck') stmt.pluck(true);
+      if (mode === 'exact') stmt.safeIntegers(true);
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
+    }
+    this.statements.set(key, stmt);
+    return stmt;
+  }
+
+  run(sql: string, params: readonly Bind[] = []): number {
+    return this.statement(sql).run(...params).changes;
+  }
+
+  get(collection: string, id: string): Doc | null {
+    const json = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE _id = ?`, 'pluck').get(checkId(id));
+    return typeof json === 'string' ? (JSON.parse(json) as Doc) : null;
+  }
+
+  find(collection: string, query: Query = {}): Doc[] {
+    const { statements, limit } = findSql(collection, query);
+    if (limit === 0) return [];
+    let remaining = limit;
+    const read = (): Doc[] => {
+      const docs: Doc[] = [];
+      for (const { sql, params } of statements) {
+        const rows = this.statement(sql, 'pluck').all(...params, remaining) as string[];
+        for (const json of rows) docs.push(JSON.parse(json) as Doc);
+        if (remaining !== -1) {
+          remaining -= rows.length;
+          if (remaining === 0) break;
+        }
+      }
+      return docs;
+    };
+    // Several statements: one read transaction makes them one snapshot.
+    return statements.length > 1 && !this.db.inTransaction ? this.snapshot(read) : read();
+  }
+
+  count(collection: string, where?: Where): number {
+    const { sql, params } = countSql(collection, where);
+    return this.statement(sql, 'pluck').get(...params) as number;
+  }
+
+  sum(collection: string, query: SumQuery): SumRow[] {
+    const { sql, params } = sumSql(collection, query);
+    const rows = this.statement(sql, 'exact').all(...params) as Record<string, unknown>[];
+    return rows.map((row) => ({
+      key: groupKey(row.k, row.t),
+      count: Number(row.n),
+      sums: Object.fromEntries(query.fields.map((f, i) => [f, exactSum(row[`s${i}`], f)])),
+    }));
+  }
+
+  /** The plan SQLite picks for each statement of a read (diagnosis and tests): EXPLAIN QUERY PLAN details. */
+  explain(collection: string, read: ReadShape): string[] {
+    const statements =
+      'find' in read
+        ? findSql(collection, read.find).statements.map((s) => ({ sql: s.sql, params: [...s.params, -1] }))
+        : 'count' in read
+          ? [countSql(collection, read.count)]
+          : [sumSql(collection, read.sum)];
+    return statements.flatMap(({ sql, params }) =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail),
+    );
+  }
+
+  put(collection: string, doc: Doc): void {
+    const json = docJson(doc);
+    this.run(`INSERT INTO ${tableOf(collection)} (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO UPDATE SET doc = excluded.doc`, [
+      doc._id,
+      json,
+    ]);
+  }
+
+  insertIfAbsent(collection: string, doc: Doc): boolean {
+    const json = docJson(doc);
+    return this.run(`INSERT INTO ${tableOf(collection)} (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO NOTHING`, [doc._id, json]) === 1;
+  }
+
+  replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): boolean {
+    const json = docJson(doc);
+    const conditions = Object.entries(match).map(([field, value]) => ({
+      sql: `${fieldExpr(field)} IS ?`,
+      params: [bindScalar(value, `match.${field}`)],
+    }));
+    const w = and([{ sql: '_id = ?', params: [doc._id] }, ...conditions]);
+    return this.run(`UPDATE ${tableOf(collection)} SET doc = ? WHERE ${w.sql}`, [json, ...w.params]) === 1;
+  }
+
+  delete(collection: string, id: string): void {
+    this.run(`DELETE FROM ${tableOf(collection)} WHERE _id = ?`, [checkId(id)]);
+  }
+
+  drop(collection: string): void {
+    this.run(`DELETE FROM ${tableOf(collection)}`);
+  }
+
+  getCheckpoint(name: string): number {
+    const position = this.statement('SELECT position FROM checkpoints WHERE name = ?', 'pluck').get(checkName(name));
+    return typeof position === 'number' ? position : 0;
+  }
+
+  setCheckpoint(name: string, position: number): void {
+    if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`checkpoint ${name}: position must be a non-negative integer`);
+    this.run(
+      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
+      [checkName(name), position],
+    );
+  }
+}
+
+export type ReadShape = { find: Query } | { count: Where | undefined } | { sum: SumQuery };
+
+/** The statements of a `find`, in order (each takes the remaining limit as its last parameter), and the limit. */
+function findSql(collection: string, query: Query = {}): { statements: Fragment[]; limit: number } {
+  const table = tableOf(collection);
+  const keys = sortKeys(query.orderBy);
+  const base = whereParts(query.where);
+  const order = orderByClause(keys);
+  const statements = keysetSegments(keys, query.after).map((segment) => {
+    const where = and(segment.sql === '1' ? base : [...base, segment]);
+    return { sql: `SELECT doc FROM ${table} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`, params: where.params };
+  });
+  return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit) };
+}
+
+function countSql(collection: string, where: Where | undefined): Fragment {
+  const w = and(whereParts(where));
+  return { sql: `SELECT COUNT(*) FROM ${tableOf(collection)} WHERE ${w.sql}`, params: w.params };
+}
+
+function sumSql(collection: string, query: SumQuery): Fragment {
+  const w = and(whereParts(query.where));
+  if (!Array.isArray(query.fields)) throw new TypeError('sum: fields must be an array');
+  const sums = query.fields.map((f, i) => `, COALESCE(SUM(${fieldExpr(f)}), 0) AS s${i}`).join('');
+  const table = tableOf(collection);
+  if (query.groupBy === undefined) {
+    return { sql: `SELECT NULL AS k, NULL AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql}`, params: w.params };
+  }
+  const group = fieldExpr(query.groupBy);
+  const type = query.groupBy === '_id' ? "'text'" : `MIN(json_type(doc, '$.${query.groupBy}'))`;
+  return {
+    sql: `SELECT ${group} AS k, ${type} AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql} GROUP BY ${group} ORDER BY ${group}`,
+    params: w.params,
+  };
+}
+
+function checkId(id: unknown): string {
+  if (typeof id !== 'string' || id.length === 0) throw new TypeError('_id must be a non-empty string');
+  return id;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0) throw new TypeError('checkpoint name must be a non-empty string');
+  return name;
+}
+
+function checkLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  return limit;
+}
+
+function docJson(doc: Doc): string {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new TypeError('a document must be an object');
+  checkId(doc._id);
+  return JSON.stringify(doc);
+}
+
+/** json_extract turned true/false into 1/0; json_type remembers which it was. Integers arrive as BigInt here. */
+function groupKey(value: unknown, jsonType: unknown): Scalar {
+  if (jsonType === 'true' || jsonType === 'false') return Number(value) !== 0;
+  if (typeof value === 'bigint') return Number(value);
+  return value as Scalar;
+}
+
+function exactSum(value: unknown, field: string): bigint {
+  if (typeof value === 'bigint') return value;
+  throw new RangeError(`sum of ${field}: the field holds values that are not integers`);
+}

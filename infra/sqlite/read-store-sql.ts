@@ -1,0 +1,198 @@
+/**
+ * SQL text for the SQLite read store: names, field expressions, WHERE clauses, ORDER BY and keyset segments.
+ *
+ * Every value is a bound parameter; only validated collection and field names reach the SQL text. A field is read
+ * with `json_extract(doc, '$.field')`, the same expression the indexes are built on, so SQLite uses them for WHERE
+ * and ORDER BY alike. json_extract yields INTEGER/REAL for JSON numbers, TEXT for strings, NULL for null or a
+ * missing field and 1/0 for true/false; expressions carry no affinity, so numbers compare as numbers and strings
+ * as strings, and SQLite's order is NULL < numbers < strings (booleans sort as 0/1).
+ */
+import type { Condition, Query, Scalar, SortKey, Where } from '../../shared-schema/ports/read-store.js';
+
+const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
+const FIELD_NAME = /^[a-z_][a-z0-9_]*$/;
+
+export type Bind = string | number | null;
+
+export interface Fragment {
+  sql: string;
+  params: Bind[];
+}
+
+export function checkCollection(name: string): string {
+  if (typeof name !== 'string' || !COLLECTION_NAME.test(name)) {
+    throw new RangeError(`invalid collection name ${JSON.stringify(name)} (expected ${COLLECTION_NAME})`);
+  }
+  return name;
+}
+
+/** The quoted table of a collection; prefixed so that no collection can clash with the `checkpoints` table. */
+export function tableOf(collection: string): string {
+  return `"coll_${checkCollection(collection)}"`;
+}
+
+/** The SQL expression reading a top-level field; `_id` is the primary-key column. */
+export function fieldExpr(field: string): string {
+  if (typeof field !== 'string' || !FIELD_NAME.test(field)) {
+    throw new RangeError(`invalid field name ${JSON.stringify(field)} (expected ${FIELD_NAME})`);
+  }
+  return field === '_id' ? '_id' : `json_extract(doc, '$.${field}')`;
+}
+
+/** A JS scalar as SQLite sees the same JSON value through json_extract (booleans become 1/0). */
+export function bindScalar(value: unknown, what: string): Bind {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw new RangeError(`${what}: ${value} is not a JSON number`);
+      return value;
+    case 'boolean':
+      return value ? 1 : 0;
+    default:
+      throw new TypeError(`${what}: expected a string, number, boolean or null, got ${typeof value}`);
+  }
+}
+
+/** Null-safe equality: `x IS NULL` or `x = ?`. */
+function equal(x: string, value: Bind): Fragment {
+  return value === null ? { sql: `${x} IS NULL`, params: [] } : { sql: `${x} = ?`, params: [value] };
+}
+
+const RANGE_OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+const CONDITION_KEYS = new Set(['gt', 'gte', 'lt', 'lte', 'in', 'ne']);
+
+function conditionParts(field: string, cond: Condition): Fragment[] {
+  const x = fieldExpr(field);
+  const what = `where.${field}`;
+  if (cond === null || typeof cond !== 'object') return [equal(x, bindScalar(cond, what))];
+  if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
+  for (const key of Object.keys(cond)) {
+    if (!CONDITION_KEYS.has(key)) throw new TypeError(`${what}: unknown operator ${JSON.stringify(key)}`);
+  }
+  const parts: Fragment[] = [];
+  // Ranges stay inside one type, as in MongoDB: a numeric bound never matches strings and vice versa.
+  let kind: 'number' | 'string' | undefined;
+  for (const [op, sqlOp] of Object.entries(RANGE_OPS) as [keyof typeof RANGE_OPS, string][]) {
+    const bound = cond[op];
+    if (bound === undefined) continue;
+    if (typeof bound !== 'number' && typeof bound !== 'string') {
+      throw new TypeError(`${what}.${op}: a range bound must be a number or a string`);
+    }
+    if (kind !== undefined && kind !== typeof bound) throw new TypeError(`${what}: range bounds of mixed types`);
+    kind = typeof bound as 'number' | 'string';
+    parts.push({ sql: `${x} ${sqlOp} ?`, params: [bindScalar(bound, `${what}.${op}`)] });
+  }
+  // In SQLite's order every number is below '' and every string is at or above it.
+  if (kind === 'number' && cond.lt === undefined && cond.lte === undefined) parts.push({ sql: `${x} < ''`, params: [] });
+  if (kind === 'string' && cond.gt === undefined && cond.gte === undefined) parts.push({ sql: `${x} >= ''`, params: [] });
+  if (cond.in !== undefined) {
+    if (!Array.isArray(cond.in)) throw new TypeError(`${what}.in: expected an array`);
+    const values = cond.in.map((v, i) => bindScalar(v, `${what}.in[${i}]`));
+    const present = values.filter((v): v is string | number => v !== null);
+    const alternatives: string[] = [];
+    if (present.length > 0) alternatives.push(`${x} IN (${present.map(() => '?').join(', ')})`);
+    if (present.length < values.length) alternatives.push(`${x} IS NULL`);
+    const sql = alternatives.length === 0 ? '0' : alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+    parts.push({ sql, params: present });
+  }
+  if (cond.ne !== undefined) {
+    const ne = bindScalar(cond.ne, `${what}.ne`);
+    // `IS NOT` is null-safe: a missing field is "not equal" to any value, as with MongoDB's $ne.
+    parts.push(ne === null ? { sql: `${x} IS NOT NULL`, params: [] } : { sql: `${x} IS NOT ?`, params: [ne] });
+  }
+  return parts;
+}
+
+/** The conditions of `where`, ANDed; `sql` is empty when there are none. */
+export function whereParts(where: Where | undefined): Fragment[] {
+  if (where === undefined) return [];
+  if (where === null || typeof where !== 'object') throw new TypeError('where: expected an object');
+  const parts: Fragment[] = [];
+  for (const [field, cond] of Object.entries(where)) {
+    if (cond === undefined) throw new TypeError(`where.${field}: undefined (leave the field out instead)`);
+    parts.push(...conditionParts(field, cond));
+  }
+  return parts;
+}
+
+export function and(parts: readonly Fragment[]): Fragment {
+  if (parts.length === 0) return { sql: '1', params: [] };
+  return { sql: parts.map((p) => `(${p.sql})`).join(' AND '), params: parts.flatMap((p) => p.params) };
+}
+
+interface Key {
+  x: string;
+  desc: boolean;
+}
+
+/** The effective sort keys: `orderBy` up to an explicit `_id`, else with `_id` ascending appended. */
+export function sortKeys(orderBy: readonly SortKey[] | undefined): Key[] {
+  const keys: Key[] = [];
+  for (const key of orderBy ?? []) {
+    if (key.dir !== undefined && key.dir !== 'asc' && key.dir !== 'desc') {
+      throw new RangeError(`orderBy.${key.field}: dir must be 'asc' or 'desc'`);
+    }
+    keys.push({ x: fieldExpr(key.field), desc: key.dir === 'desc' });
+    if (key.field === '_id') return keys;
+  }
+  keys.push({ x: '_id', desc: false });
+  return keys;
+}
+
+export function orderByClause(keys: readonly Key[]): string {
+  return keys.map((k) => `${k.x} ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+}
+
+const FALSE: Fragment = { sql: '0', params: [] };
+
+/** Rows strictly after `value` on one key, in SQLite's order (NULL first ascending, last descending). */
+function strictlyAfter(key: Key, value: Bind): Fragment {
+  if (!key.desc) return value === null ? { sql: `${key.x} IS NOT NULL`, params: [] } : { sql: `${key.x} > ?`, params: [value] };
+  return value === null ? FALSE : { sql: `(${key.x} < ? OR ${key.x} IS NULL)`, params: [value] };
+}
+
+/** Rows after the cursor on keys[i..]: after on key i, or equal on key i and after on the rest. Filter only. */
+function afterFrom(keys: readonly Key[], values: readonly Bind[], i: number): Fragment {
+  if (i >= keys.length) return FALSE;
+  const head = strictlyAfter(keys[i], values[i]);
+  const rest = afterFrom(keys, values, i + 1);
+  const tail = rest === FALSE ? FALSE : and([equal(keys[i].x, values[i]), rest]);
+  if (head === FALSE) return tail;
+  if (tail === FALSE) return head;
+  return { sql: `(${head.sql} OR ${tail.sql})`, params: [...head.params, ...tail.params] };
+}
+
+/**
+ * The keyset condition as an ordered list of segments: the rows of segment 1 (in sort order) all come before those
+ * of segment 2. Each segment bounds the first key with a plain range so the index serves it; rows whose first key
+ * is NULL (first ascending, last descending) get a segment of their own. No `after`: one unconstrained segment.
+ */
+export function keysetSegments(keys: readonly Key[], after: Query['after']): Fragment[] {
+  if (after === undefined) return [{ sql: '1', params: [] }];
+  if (!Array.isArray(after) || after.length < keys.length) {
+    throw new RangeError(`after: expected ${keys.length} values (one per orderBy key, then _id)`);
+  }
+  const values = keys.map((_, i) => bindScalar(after[i] as Scalar, `after[${i}]`));
+  const [first] = keys;
+  const v = values[0];
+  const rest = afterFrom(keys, values, 1);
+  const withRest = (bound: Fragment): Fragment =>
+    rest === FALSE ? bound : { sql: `${bound.sql} OR (${first.x} = ? AND ${rest.sql})`, params: [...bound.params, v, ...rest.params] };
+  const nullGroup = rest === FALSE ? [] : [and([{ sql: `${first.x} IS NULL`, params: [] }, rest])];
+  if (v === null) {
+    return first.desc ? nullGroup : [...nullGroup, { sql: `${first.x} IS NOT NULL`, params: [] }];
+  }
+  const op = first.desc ? '<' : '>';
+  const strict = withRest({ sql: `${first.x} ${op} ?`, params: [v] });
+  const bounded = rest === FALSE ? strict : and([{ sql: `${first.x} ${op}= ?`, params: [v] }, strict]);
+  return first.desc ? [bounded, { sql: `${first.x} IS NULL`, params: [] }] : [bounded];
+}
+
+/** One index name per field list, readable and collision-free (field names may themselves contain `_`). */
+export function indexName(collection: string, fields: readonly string[]): string {
+  let hash = 0x811c9dc5;
+  for (const ch of fields.join(',')) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return `"ix_${collection}__${fields.join('__')}__${hash.toString(16)}"`;
+}

@@ -1,0 +1,278 @@
+/**
+ * The read-model port on an embedded SQLite file (better-sqlite3, WAL). Several processes may open the same file:
+ * the projections process writes, query-api replicas read.
+ *
+ * Two connections per store: the writer runs units of work (BEGIN IMMEDIATE … COMMIT) and the single-statement
+ * writes, one at a time through a mutex; the reader (query_only) serves reads made through the store itself, which
+ * therefore see committed data only. Reads through a unit's `tx` go to the writer and see the unit's own writes.
+ * Collection `x` is table `coll_x (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`; each declared index is an index on
+ * `json_extract(doc, '$.field')` expressions followed by `_id`, so the `_id` tie-breaker is served too.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../../shared-schema/ports/clock.js';
+import type {
+  CollectionSpec,
+  Doc,
+  Query,
+  ReadStore,
+  ReadTx,
+  Scalar,
+  SumQuery,
+  SumRow,
+  Where,
+} from '../../shared-schema/ports/read-store.js';
+import { SqliteConnection, type ReadShape } from './read-store-connection.js';
+import { fieldExpr, indexName, tableOf } from './read-store-sql.js';
+
+export interface SqliteReadStoreOptions {
+  /** The database file (created with its directory when missing). */
+  path: string;
+  /** PRAGMA synchronous: NORMAL (default) may lose the last commits on power loss, never consistency. */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** Time for the expiry sweep (default: the system clock). */
+  clock?: Clock;
+  /** Milliseconds between sweeps of `expires` collections; 0 turns the timer off (default 60 000). */
+  sweepIntervalMs?: number;
+  /** How long a write waits for another process's lock before failing with SQLITE_BUSY (default 5 000). */
+  busyTimeoutMs?: number;
+}
+
+/** Runs tasks one at a time, in call order; a failed task does not block the next. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(task: () => T | Promise<T>): Promise<T> {
+    const result = this.tail.then(() => task());
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export class SqliteReadStore implements ReadStore {
+  private readonly mutex = new Mutex();
+  /** Set inside a unit of work, to refuse calls that would wait for the mutex the unit holds. */
+  private readonly inUnit = new AsyncLocalStorage<true>();
+  private readonly expiring = new Set<string>();
+  private readonly sweepTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  private constructor(
+    private readonly writer: SqliteConnection,
+    private readonly reader: SqliteConnection,
+    private readonly clock: Clock,
+    sweepIntervalMs: number,
+  ) {
+    if (sweepIntervalMs > 0) {
+      this.sweepTimer = setInterval(() => void this.sweepExpired().catch(() => undefined), sweepIntervalMs);
+      this.sweepTimer.unref();
+    }
+  }
+
+  static open(options: SqliteReadStoreOptions): SqliteReadStore {
+    const busyTimeout = options.busyTimeoutMs ?? 5000;
+    const synchronous = options.synchronous ?? 'NORMAL';
+    if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous: ${String(synchronous)}`);
+    if (options.path === ':memory:' || options.path === '') {
+      throw new RangeError('SqliteReadStore needs a file: its reader and writer connections share it');
+    }
+    fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+    const writer = new Database(options.path);
+    const reader = new Database(options.path);
+    try {
+      writer.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
+      writer.pragma('journal_mode = WAL');
+      writer.pragma(`synchronous = ${synchronous}`);
+      writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+      reader.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
+      reader.pragma('query_only = ON');
+    } catch (err) {
+      writer.close();
+      reader.close();
+      throw err;
+    }
+    return new SqliteReadStore(
+      new SqliteConnection(writer),
+      new SqliteConnection(reader),
+      options.clock ?? systemClock,
+      options.sweepIntervalMs ?? 60_000,
+    );
+  }
+
+  async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    const ddl: string[] = [];
+    for (const spec of specs) {
+      const table = tableOf(spec.name);
+      ddl.push(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+      const indexes = spec.expires ? [...spec.indexes, ['expires_at']] : spec.indexes;
+      for (const fields of indexes) {
+        if (fields.length === 0) throw new RangeError(`collection ${spec.name}: an index needs at least one field`);
+        const columns = fields.map(fieldExpr);
+        if (fields.length === 1 && fields[0] === '_id') continue; // the primary key
+        if (!fields.includes('_id')) columns.push('_id');
+        ddl.push(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, fields)} ON ${table} (${columns.join(', ')})`);
+      }
+    }
+    await this.exclusive(() => {
+      this.writer.db.transaction(() => ddl.forEach((sql) => this.writer.db.exec(sql))).immediate();
+      for (const spec of specs) if (spec.expires) this.expiring.add(spec.name);
+    });
+  }
+
+  async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
+    return this.exclusive(() =>
+      this.inUnit.run(true, async () => {
+        const db = this.writer.db;
+        db.exec('BEGIN IMMEDIATE');
+        const tx = new SqliteTx(this.writer);
+        let result: T;
+        try {
+          result = await work(tx);
+          tx.end();
+          db.exec('COMMIT');
+        } catch (err) {
+          tx.end();
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+        return result;
+      }),
+    );
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    this.assertOpen();
+    return this.reader.get(collection, id) as T | null;
+  }
+
+  async find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]> {
+    this.assertOpen();
+    return this.reader.find(collection, query) as T[];
+  }
+
+  async count(collection: string, where?: Where): Promise<number> {
+    this.assertOpen();
+    return this.reader.count(collection, where);
+  }
+
+  async sum(collection: string, query: SumQuery): Promise<SumRow[]> {
+    this.assertOpen();
+    return this.reader.sum(collection, query);
+  }
+
+  async getCheckpoint(name: string): Promise<number> {
+    this.assertOpen();
+    return this.reader.getCheckpoint(name);
+  }
+
+  insertIfAbsent(collection: string, doc: Doc): Promise<boolean> {
+    return this.exclusive(() => this.writer.insertIfAbsent(collection, doc));
+  }
+
+  replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean> {
+    return this.exclusive(() => this.writer.replaceIf(collection, doc, match));
+  }
+
+  remove(collection: string, id: string): Promise<void> {
+    return this.exclusive(() => this.writer.delete(collection, id));
+  }
+
+  drop(collection: string): Promise<void> {
+    return this.exclusive(() => this.writer.drop(collection));
+  }
+
+  /**
+   * Deletes the documents of `expires` collections whose `expires_at` (epoch ms, or an ISO date-time compared as
+   * a time, any offset) is in the past. Runs on a timer; callable directly. Returns how many were deleted.
+   */
+  sweepExpired(): Promise<number> {
+    return this.exclusive(() => {
+      const now = this.clock.now();
+      const ms = now.getTime();
+      // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
+      const textBound = new Date(ms + 86_400_000).toISOString();
+      const x = fieldExpr('expires_at');
+      let deleted = 0;
+      for (const name of this.expiring) {
+        const table = tableOf(name);
+        deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
+        deleted += this.writer.run(
+          `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,
+          [textBound, now.toISOString()],
+        );
+      }
+      return deleted;
+    });
+  }
+
+  /** EXPLAIN QUERY PLAN details of a read on the reader connection (adapter-specific: diagnosis and tests). */
+  explain(collection: string, read: ReadShape): string[] {
+    this.assertOpen();
+    return this.reader.explain(collection, read);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    await this.mutex.run(() => {
+      this.writer.db.close();
+      this.reader.db.close();
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error('the read store is closed');
+  }
+
+  /** Runs `task` holding the writer: after every unit and write queued before it, before those queued after. */
+  private exclusive<T>(task: () => T | Promise<T>): Promise<T> {
+    try {
+      this.assertOpen();
+      if (this.inUnit.getStore()) {
+        throw new Error('called the store from inside its own unit of work (this would wait forever): use the tx');
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.mutex.run(task);
+  }
+}
+
+/** The handle a unit of work writes through; dead once the unit ends. */
+class SqliteTx implements ReadTx {
+  private live = true;
+  constructor(private readonly conn: SqliteConnection) {}
+
+  end(): void {
+    this.live = false;
+  }
+
+  private use(): SqliteConnection {
+    if (!this.live) throw new Error('this unit of work has ended');
+    return this.conn;
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    return this.use().get(collection, id) as T | null;
+  }
+  async find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]> {
+    return this.use().find(collection, query) as T[];
+  }
+  async count(collection: string, where?: Where): Promise<number> {
+    return this.use().count(collection, where);
+  }
+  async sum(collection: string, query: SumQuery): Promise<SumRow[]> {
+    return this.use().sum(collection, query);
+  }
+  async put(collection: string, doc: Doc): Promise<void> {
+    this.use().put(collection, doc);
+  }
+  async delete(collection: string, id: string): Promise<void> {
+    this.use().delete(collection, id);
+  }
+  async setCheckpoint(name: string, position: number): Promise<void> {
+    this.use().setCheckpoint(name, position);
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * The behaviour every ReadStore adapter must show, written only against the port so that each adapter (SQLite,
+ * MongoDB) runs it unchanged: `readStoreContract('sqlite', open)` inside a spec file.
+ *
+ * Ordering rules the suite relies on: null and a missing field sort alike, below every number, and numbers sort
+ * below strings; strings compare by code point (the suite uses ASCII only). Range conditions stay within one type.
+ */
+import { expect } from 'chai';
+import type { Doc, ReadStore, Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
+
+export interface OpenedStore {
+  store: ReadStore;
+  cleanup: () => Promise<void>;
+}
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function rank(v: unknown): number {
+  return v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : 2;
+}
+
+/** The port's order on one value: null/missing < numbers < strings. */
+function compareValues(a: unknown, b: unknown): number {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb || ra === 0) return ra - rb;
+  if (ra === 1) return (a as number) - (b as number);
+  return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+}
+
+function sortInMemory(docs: readonly Doc[], orderBy: readonly SortKey[]): Doc[] {
+  const keys = [...orderBy, { field: '_id', dir: 'asc' as const }];
+  return [...docs].sort((x, y) => {
+    for (const k of keys) {
+      const c = compareValues(x[k.field], y[k.field]);
+      if (c !== 0) return k.dir === 'desc' ? -c : c;
+    }
+    return 0;
+  });
+}
+
+const ids = (docs: readonly Doc[]): string[] => docs.map((d) => d._id);
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export function readStoreContract(name: string, open: () => Promise<OpenedStore>): void {
+  describe(`ReadStore contract: ${name}`, function () {
+    let opened: OpenedStore;
+    let store: ReadStore;
+    const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+    let seq = 0;
+    /** A new, empty collection with these indexes, unique to this run. */
+    async function collection(indexes: readonly (readonly string[])[] = []): Promise<string> {
+      seq += 1;
+      const c = `contract_${run}_${seq}`;
+      await store.ensureCollections([{ name: c, indexes }]);
+      return c;
+    }
+    async function putAll(c: string, docs: readonly Doc[]): Promise<void> {
+      await store.transact(async (tx) => {
+        for (const doc of docs) await tx.put(c, doc);
+      });
+    }
+
+    before(async () => {
+      opened = await open();
+      store = opened.store;
+    });
+    after(async () => {
+      await opened?.cleanup();
+    });
+
+    describe('documents', () => {
+      it('round-trips nested JSON, and put replaces the whole document', async () => {
+        const c = await collection();
+        const doc = {
+          _id: 'd1',
+          name: 'Loja "Ação" ✓',
+          amount_cents: 9_007_199_254_740_991,
+          rate: -0.125,
+          active: false,
+          missing: null,
+          nested: { list: [1, 'two', { three: [true, null] }], empty: {}, none: [] },
+        };
+        await putAll(c, [doc]);
+        expect(await store.get(c, 'd1')).to.deep.equal(doc);
+        expect(await store.get(c, 'nope')).to.equal(null);
+        await putAll(c, [{ _id: 'd1', name: 'only' }]);
+        expect(await store.get(c, 'd1')).to.deep.equal({ _id: 'd1', name: 'only' });
+      });
+
+      it('declaring the same collections again keeps their documents', async () => {
+        const c = await collection([['a']]);
+        await putAll(c, [{ _id: 'x', a: 1 }]);
+        await store.ensureCollections([{ name: c, indexes: [['a'], ['a', 'b']] }]);
+        expect(await store.get(c, 'x')).to.deep.equal({ _id: 'x', a: 1 });
+      });
+    });
+
+    describe('find conditions', () => {
+      let c: string;
+      const docs: Doc[] = [
+        { _id: 'a', n: 1, s: 'apple', flag: true, opt: 'x', v: 5 },
+        { _id: 'b', n: 2, s: 'banana', flag: false, opt: null, v: 'five' },
+        { _id: 'c', n: 3, s: 'cherry', flag: true, v: 50 },
+        { _id: 'd', n: 4, s: 'date', flag: false, opt: 'y', v: '' },
+        { _id: 'e', n: 5.5, s: 'elder', flag: true, opt: 'x' },
+      ];
+      const where = async (w: Parameters<ReadStore['find']>[1]): Promise<string[]> => ids(await store.find(c, w));
+      before(async () => {
+        c = await collection([['n'], ['s'], ['opt', 'n']]);
+        await putAll(c, docs);
+      });
+
+      it('without a query returns every document in _id order', async () => {
+        expect(await where({})).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
+      });
+      it('equality on numbers, strings and booleans', async () => {
+        expect(await where({ where: { n: 3 } })).to.deep.equal(['c']);
+        expect(await where({ where: { s: 'date' } })).to.deep.equal(['d']);
+        expect(await where({ where: { flag: true } })).to.deep.equal(['a', 'c', 'e']);
+        expect(await where({ where: { flag: false } })).to.deep.equal(['b', 'd']);
+        expect(await where({ where: { _id: 'b' } })).to.deep.equal(['b']);
+      });
+      it('equality with null matches null and missing fields', async () => {
+        expect(await where({ where: { opt: null } })).to.deep.equal(['b', 'c']);
+      });
+      it('gt, gte, lt, lte on numbers and strings, alone and together', async () => {
+        expect(await where({ where: { n: { gt: 3 } } })).to.deep.equal(['d', 'e']);
+        expect(await where({ where: { n: { gte: 3 } } })).to.deep.equal(['c', 'd', 'e']);
+        expect(await where({ where: { n: { lt: 2 } } })).to.deep.equal(['a']);
+        expect(await where({ where: { n: { lte: 2 } } })).to.deep.equal(['a', 'b']);
+        expect(await where({ where: { n: { gt: 1, lte: 4 } } })).to.deep.equal(['b', 'c', 'd']);
+        expect(await where({ where: { n: { gt: 5 } } })).to.deep.equal(['e']);
+        expect(await where({ where: { s: { gte: 'banana', lt: 'date' } } })).to.deep.equal(['b', 'c']);
+        expect(await where({ where: { s: { gt: 'c' } } })).to.deep.equal(['c', 'd', 'e']);
+      });
+      it('a range stays within its type: numbers never match string bounds and vice versa', async () => {
+        expect(await where({ where: { v: { gt: 0 } } })).to.deep.equal(['a', 'c']);
+        expect(await where({ where: { v: { lt: 10 } } })).to.deep.equal(['a']);
+        expect(await where({ where: { v: { gte: '' } } })).to.deep.equal(['b', 'd']);
+        expect(await where({ where: { v: { lt: 'zzz' } } })).to.deep.equal(['b', 'd']);
+      });
+      it('in, with and without null, and empty', async () => {
+        expect(await where({ where: { n: { in: [1, 4, 99] } } })).to.deep.equal(['a', 'd']);
+        expect(await where({ where: { opt: { in: ['y', null] } } })).to.deep.equal(['b', 'c', 'd']);
+        expect(await where({ where: { s: { in: [] } } })).to.deep.equal([]);
+      });
+      it('ne matches documents where the field is missing or null, ne null only present values', async () => {
+        expect(await where({ where: { opt: { ne: 'x' } } })).to.deep.equal(['b', 'c', 'd']);
+        expect(await where({ where: { opt: { ne: null } } })).to.deep.equal(['a', 'd', 'e']);
+        expect(await where({ where: { flag: { ne: true } } })).to.deep.equal(['b', 'd']);
+      });
+      it('conditions on several fields all apply, and limit cuts the result', async () => {
+        expect(await where({ where: { opt: 'x', n: { lt: 5 } } })).to.deep.equal(['a']);
+        expect(await where({ where: { flag: true }, limit: 2 })).to.deep.equal(['a', 'c']);
+        expect(await where({ where: { flag: true }, limit: 0 })).to.deep.equal([]);
+      });
+    });
+
+    describe('order and keyset pagination', () => {
+      it('orders by mixed directions with _id ascending as the last tie-breaker', async () => {
+        const c = await collection([['g', 'n']]);
+        await putAll(c, [
+          { _id: 'r5', g: 'b', n: 1 },
+          { _id: 'r2', g: 'a', n: 1 },
+          { _id: 'r4', g: 'a', n: 2 },
+          { _id: 'r1', g: 'a', n: 2 },
+          { _id: 'r3', g: 'b', n: 3 },
+          { _id: 'r6', g: 'a', n: 2 },
+        ]);
+        const found = await store.find(c, { orderBy: [{ field: 'g', dir: 'asc' }, { field: 'n', dir: 'desc' }] });
+        expect(ids(found)).to.deep.equal(['r1', 'r4', 'r6', 'r2', 'r3', 'r5']);
+        const reversed = await store.find(c, { orderBy: [{ field: 'g', dir: 'desc' }, { field: 'n' }] });
+        expect(ids(reversed)).to.deep.equal(['r5', 'r3', 'r2', 'r1', 'r4', 'r6']);
+      });
+
+      it('pages visit every row exactly once, in sort order, for mixed directions and nulls', async () => {
+        const c = await collection([['a', 'b'], ['b', 'a'], ['c'], ['k', 'a']]);
+        const rnd = random(20240611);
+        const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+        const docs: Doc[] = [];
+        for (let i = 0; i < 300; i++) {
+          const doc: Doc = { _id: `id${Math.floor(rnd() * 1e9).toString(36)}_${i}`, k: pick(['p', 'q']) };
+          const a = pick([0, 1, 2, 3, -1.5, null, undefined]);
+          const b = pick(['x', 'y', 'z', 'xy', null, undefined]);
+          if (a !== undefined) doc.a = a;
+          if (b !== undefined) doc.b = b;
+          doc.c = Math.floor(rnd() * 40) - 20;
+          docs.push(doc);
+        }
+        await putAll(c, docs);
+        const orders: { orderBy: SortKey[]; where?: Record<string, Scalar> }[] = [
+          { orderBy: [] },
+          { orderBy: [{ field: 'a', dir: 'asc' }, { field: 'b', dir: 'desc' }] },
+          { orderBy: [{ field: 'a', dir: 'desc' }, { field: 'b', dir: 'asc' }] },
+          { orderBy: [{ field: 'b', dir: 'desc' }, { field: 'a', dir: 'desc' }] },
+          { orderBy: [{ field: 'b', dir: 'asc' }, { field: 'c', dir: 'desc' }] },
+          { orderBy: [{ field: 'c', dir: 'desc' }] },
+          { orderBy: [{ field: 'a', dir: 'desc' }], where: { k: 'p' } },
+        ];
+        for (const { orderBy, where } of orders) {
+          const expected = ids(sortInMemory(where ? docs.filter((d) => d.k === where.k) : docs, orderBy));
+          for (let round = 0; round < 3; round++) {
+            const seen: string[] = [];
+            let after: Scalar[] | undefined;
+            for (let pages = 0; pages <= docs.length; pages++) {
+              const limit = 1 + Math.floor(rnd() * 40);
+              const page = await store.find(c, { where, orderBy, after, limit });
+              seen.push(...ids(page));
+              if (page.length < limit) break;
+              const last = page[page.length - 1];
+              after = [...orderBy.map((k) => (last[k.field] ?? null) as Scalar), last._id];
+            }
+            expect(seen, JSON.stringify(orderBy)).to.deep.equal(expected);
+          }
+        }
+      });
+    });
+
+    describe('count and sum', () => {
+      const big = 2 ** 52;
+      const rows: Doc[] = [
+        { _id: 'o1', store: 's1', paid: true, amount: big + 1, fee: 10 },
+        { _id: 'o2', store: 's1', paid: true, amount: big + 3, fee: 20 },
+        { _id: 'o3', store: 's2', paid: true, amount: big + 5, fee: -7 },
+        { _id: 'o4', store: 's2', paid: false, amount: big + 7, fee: 1 },
+        { _id: 'o5', store: 's3', paid: true, amount: 11, fee: 0 },
+        { _id: 'o6', paid: true, amount: 2, fee: 2 },
+      ];
+      const total = (docs: Doc[], f: string): bigint => docs.reduce((s, d) => s + BigInt(d[f] as number), 0n);
+      let c: string;
+      before(async () => {
+        c = await collection([['store', 'paid'], ['paid']]);
+        await putAll(c, rows);
+      });
+
+      it('counts all documents or those matching a condition', async () => {
+        expect(await store.count(c)).to.equal(6);
+        expect(await store.count(c, { paid: true })).to.equal(5);
+        expect(await store.count(c, { store: 's2', paid: true })).to.equal(1);
+        expect(await store.count(c, { store: 'none' })).to.equal(0);
+      });
+
+      it('sums exactly past 2^53, ungrouped, with a where', async () => {
+        const paid = rows.filter((r) => r.paid);
+        const [all] = await store.sum(c, { where: { paid: true }, fields: ['amount', 'fee'] });
+        expect(all).to.deep.equal({ key: null, count: 5, sums: { amount: total(paid, 'amount'), fee: total(paid, 'fee') } });
+        expect(all.sums.amount > BigInt(Number.MAX_SAFE_INTEGER)).to.equal(true);
+      });
+
+      it('sums exactly per group, with a count per group (missing group field is the null group)', async () => {
+        const groups = await store.sum(c, { groupBy: 'store', fields: ['amount'] });
+        const byKey = [...groups].sort((x, y) => compareValues(x.key, y.key));
+        const expected = [null, 's1', 's2', 's3'].map((key) => {
+          const members = rows.filter((r) => (r.store ?? null) === key);
+          return { key, count: members.length, sums: { amount: total(members, 'amount') } };
+        });
+        expect(byKey).to.deep.equal(expected);
+      });
+
+      it('ungrouped sum over no documents is one row of zeros', async () => {
+        expect(await store.sum(c, { where: { store: 'none' }, fields: ['amount'] })).to.deep.equal([
+          { key: null, count: 0, sums: { amount: 0n } },
+        ]);
+        expect(await store.sum(c, { where: { store: 'none' }, groupBy: 'store', fields: ['amount'] })).to.deep.equal([]);
+      });
+    });
+
+    describe('units of work', () => {
+      it('commits every write of a unit together and returns its result', async () => {
+        const c = await collection();
+        const result = await store.transact(async (tx) => {
+          await tx.put(c, { _id: 'a', v: 1 });
+          await tx.put(c, { _id: 'b', v: 2 });
+          await tx.delete(c, 'b');
+          await tx.setCheckpoint(`${c}_cp`, 42);
+          return 'done';
+        });
+        expect(result).to.equal('done');
+        expect(ids(await store.find(c))).to.deep.equal(['a']);
+        expect(await store.getCheckpoint(`${c}_cp`)).to.equal(42);
+      });
+
+      it('writes nothing when the work throws, rethrows the error, and leaves the checkpoint', async () => {
+        const c = await collection();
+        await store.transact(async (tx) => {
+          await tx.put(c, { _id: 'keep', v: 1 });
+          await tx.setCheckpoint(`${c}_cp`, 7);
+        });
+        const failure = new Error('projector failed');
+        let caught: unknown;
+        try {
+          await store.transact(async (tx) => {
+            await tx.put(c, { _id: 'new', v: 2 });
+            await tx.put(c, { _id: 'keep', v: 99 });
+            await tx.delete(c, 'keep');
+            await tx.setCheckpoint(`${c}_cp`, 8);
+            await tick();
+            throw failure;
+          });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).to.equal(failure);
+        expect(await store.find(c)).to.deep.equal([{ _id: 'keep', v: 1 }]);
+        expect(await store.getCheckpoint(`${c}_cp`)).to.equal(7);
+        await store.transact(async (tx) => tx.put(c, { _id: 'after', v: 3 }));
+        expect(await store.count(c)).to.equal(2);
+      });
+
+      it('reads inside a unit see its own writes; reads outside see them only after commit', async () => {
+        const c = await collection([['v']]);
+        await putAll(c, [{ _id: 'old', v: 1 }]);
+        await store.transact(async (tx) => {
+          await tx.put(c, { _id: 'new', v: 2 });
+          await tx.put(c, { _id: 'old', v: 5 });
+          expect(await tx.get(c, 'new')).to.deep.equal({ _id: 'new', v: 2 });
+          expect(ids(await tx.find(c, { where: { v: { gte: 2 } } }))).to.deep.equal(['new', 'old']);
+          expect(await tx.count(c)).to.equal(2);
+          expect((await tx.sum(c, { fields: ['v'] }))[0].sums.v).to.equal(7n);
+          expect(await store.get(c, 'new')).to.equal(null);
+          expect(await store.get(c, 'old')).to.deep.equal({ _id: 'old', v: 1 });
+          expect(await store.count(c)).to.equal(1);
+        });
+        expect(await store.get(c, 'new')).to.deep.equal({ _id: 'new', v: 2 });
+        expect(await store.get(c, 'old')).to.deep.equal({ _id: 'old', v: 5 });
+      });
+
+      it('runs concurrent units one at a time, without interleaving', async () => {
+        const c = await collection();
+        await putAll(c, [{ _id: 'counter', n: 0 }]);
+        const log: string[] = [];
+        const unit = (name: string) =>
+          store.transact(async (tx) => {
+            log.push(`${name}:start`);
+            const current = (await tx.get(c, 'counter')) as { _id: string; n: number };
+            await tick();
+            await tick();
+            await tx.put(c, { _id: 'counter', n: current.n + 1 });
+            log.push(`${name}:end`);
+          });
+        await Promise.all(['u1', 'u2', 'u3', 'u4'].map(unit));
+        expect(await store.get(c, 'counter')).to.deep.equal({ _id: 'counter', n: 4 });
+        for (let i = 0; i < log.length; i += 2) {
+          expect(log[i].replace(':start', ''), log.join(' ')).to.equal(log[i + 1].replace(':end', ''));
+        }
+      });
+
+      it('a checkpoint is 0 until saved, then the last saved value', async () => {
+        const cp = `cp_${run}_${++seq}`;
+        expect(await store.getCheckpoint(cp)).to.equal(0);
+        await store.transact((tx) => tx.setCheckpoint(cp, 1234));
+        expect(await store.getCheckpoint(cp)).to.equal(1234);
+        await store.transact((tx) => tx.setCheckpoint(cp, 1300));
+        expect(await store.getCheckpoint(cp)).to.equal(1300);
+      });
+    });
+
+    describe('single writes', () => {
+      it('insertIfAbsent inserts once, then refuses and keeps the first document', async () => {
+        const c = await collection();
+        expect(await store.insertIfAbsent(c, { _id: 'k', v: 1 })).to.equal(true);
+        expect(await store.insertIfAbsent(c, { _id: 'k', v: 2 })).to.equal(false);
+        expect(await store.get(c, 'k')).to.deep.equal({ _id: 'k', v: 1 });
+      });
+
+      it('insertIfAbsent lets exactly one of many concurrent callers win', async () => {
+        const c = await collection();
+        const results = await Promise.all([1, 2, 3, 4, 5].map((v) => store.insertIfAbsent(c, { _id: 'r', v })));
+        expect(results.filter(Boolean)).to.have.length(1);
+      });
+
+      it('replaceIf replaces only when the current fields equal the match', async () => {
+        const c = await collection();
+        await putAll(c, [{ _id: 'j', state: 'queued', version: 1, note: 'n' }]);
+        expect(await store.replaceIf(c, { _id: 'j', state: 'running', version: 2 }, { state: 'queued', version: 1 })).to.equal(true);
+        expect(await store.get(c, 'j')).to.deep.equal({ _id: 'j', state: 'running', version: 2 });
+        expect(await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'queued', version: 1 })).to.equal(false);
+        expect(await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'running', version: 1 })).to.equal(false);
+        expect(await store.replaceIf(c, { _id: 'j', state: 'done' }, { note: null })).to.equal(true);
+        expect(await store.get(c, 'j')).to.deep.equal({ _id: 'j', state: 'done' });
+        expect(await store.replaceIf(c, { _id: 'ghost', v: 1 }, {})).to.equal(false);
+        expect(await store.get(c, 'ghost')).to.equal(null);
+      });
+
+      it('remove deletes one document (and a missing one quietly)', async () => {
+        const c = await collection();
+        await putAll(c, [{ _id: 'a' }, { _id: 'b' }]);
+        await store.remove(c, 'a');
+        await store.remove(c, 'zzz');
+        expect(ids(await store.find(c))).to.deep.equal(['b']);
+      });
+
+      it('drop empties one collection, leaves others, and the collection stays usable', async () => {
+        const c = await collection([['v']]);
+        const other = await collection();
+        await putAll(c, [{ _id: 'a', v: 1 }, { _id: 'b', v: 2 }]);
+        await putAll(other, [{ _id: 'a', v: 1 }]);
+        await store.drop(c);
+        expect(await store.count(c)).to.equal(0);
+        expect(await store.count(other)).to.equal(1);
+        await putAll(c, [{ _id: 'c', v: 3 }]);
+        expect(ids(await store.find(c, { where: { v: 3 } }))).to.deep.equal(['c']);
+      });
+    });
+  });
+}

@@ -1,0 +1,232 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ManualClock } from '../../shared-schema/ports/clock.js';
+import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/sqlite/read-store.js';
+import { readStoreContract } from './read-store-contract.js';
+
+function tempDir(): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-'));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+readStoreContract('sqlite', async () => {
+  const { dir, remove } = tempDir();
+  const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+describe('SqliteReadStore', () => {
+  let dir: string;
+  let remove: () => void;
+  const opened: SqliteReadStore[] = [];
+  const open = (options: Partial<SqliteReadStoreOptions> = {}): SqliteReadStore => {
+    const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0, ...options });
+    opened.push(store);
+    return store;
+  };
+  beforeEach(() => ({ dir, remove } = tempDir()));
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    remove();
+  });
+
+  it('keeps documents and checkpoints across close and reopen', async () => {
+    const first = open({ synchronous: 'FULL' });
+    await first.ensureCollections([{ name: 'orders', indexes: [['store_id', 'paid_at']] }]);
+    await first.transact(async (tx) => {
+      await tx.put('orders', { _id: 'o1', store_id: 's1', paid_at: '2024-05-01T10:00:00.000Z', lines: [{ sku: 'a' }] });
+      await tx.setCheckpoint('orders', 17);
+    });
+    await first.insertIfAbsent('orders', { _id: 'o2', store_id: 's1', paid_at: '2024-05-02T10:00:00.000Z' });
+    await first.close();
+
+    const second = open();
+    expect(await second.getCheckpoint('orders')).to.equal(17);
+    expect(await second.get('orders', 'o1')).to.deep.equal({
+      _id: 'o1',
+      store_id: 's1',
+      paid_at: '2024-05-01T10:00:00.000Z',
+      lines: [{ sku: 'a' }],
+    });
+    expect(await second.count('orders', { store_id: 's1' })).to.equal(2);
+  });
+
+  it('a second store on the same file (another process) reads what the first commits', async () => {
+    const writer = open();
+    const reader = open();
+    await writer.ensureCollections([{ name: 'stores', indexes: [] }]);
+    await writer.transact(async (tx) => {
+      await tx.put('stores', { _id: 's1', name: 'Loja' });
+      expect(await reader.get('stores', 's1')).to.equal(null);
+    });
+    expect(await reader.get('stores', 's1')).to.deep.equal({ _id: 's1', name: 'Loja' });
+  });
+
+  it('units from two processes on the same file serialize through the file lock', async () => {
+    const file = path.join(dir, 'read.db');
+    const store = open();
+    await store.ensureCollections([{ name: 'counters', indexes: [] }]);
+    await store.insertIfAbsent('counters', { _id: 'n', v: 0 });
+    let childDone = false;
+    const child = runIncrements(file, 40).finally(() => (childDone = true));
+    let mine = 0;
+    while (!childDone) {
+      await increment(store, 1);
+      mine += 1;
+      await new Promise((resolve) => setTimeout(resolve, 1)); // leave the lock free for a moment, as projectors do
+    }
+    await child;
+    expect(mine).to.be.greaterThan(0);
+    expect(await store.get('counters', 'n')).to.deep.equal({ _id: 'n', v: 40 + mine });
+  });
+
+  it('sums integers up to about 1e18 exactly', async () => {
+    const store = open();
+    await store.ensureCollections([{ name: 'big', indexes: [] }]);
+    await store.transact(async (tx) => {
+      await tx.put('big', { _id: 'a', v: 9e17 });
+      await tx.put('big', { _id: 'b', v: 9e17 });
+      await tx.put('big', { _id: 'c', v: 123 });
+    });
+    const [row] = await store.sum('big', { fields: ['v'] });
+    expect(row.sums.v).to.equal(1_800_000_000_000_000_123n);
+  });
+
+  it('the main query shapes search an index instead of scanning the table', async () => {
+    const store = open();
+    await store.ensureCollections([
+      { name: 'clicks', indexes: [['partner_id', 'at', 'store_id'], ['store_id']] },
+      { name: 'orders', indexes: [['partner_id', 'paid_at']] },
+    ]);
+    const page = { where: { partner_id: 'p1', at: { gte: '2024-01-01', lt: '2024-02-01' } }, limit: 50 };
+    const asc = { ...page, orderBy: [{ field: 'at' }, { field: 'store_id' }] };
+    const plans: string[][] = [
+      store.explain('clicks', { find: asc }),
+      store.explain('clicks', { find: { ...asc, after: ['2024-01-05T00:00:00Z', 's1', 'c9'] } }),
+      store.explain('clicks', { find: { where: { partner_id: 'p1' }, orderBy: [{ field: 'at', dir: 'desc' }], after: ['x', 'c9'] } }),
+      store.explain('clicks', { find: { where: { store_id: { in: ['s1', 's2'] } } } }),
+      store.explain('clicks', { find: { where: { _id: 'c1' } } }),
+      store.explain('clicks', { count: { partner_id: 'p1' } }),
+      store.explain('orders', { sum: { where: { partner_id: 'p1', paid_at: { gte: 'a', lt: 'b' } }, fields: ['amount'] } }),
+    ];
+    for (const plan of plans) {
+      expect(plan.join(' | ')).to.match(/^SEARCH coll_\w+ USING (COVERING )?(INDEX|PRIMARY KEY)/);
+      expect(plan.join(' | ')).not.to.match(/SCAN coll_/);
+    }
+    // Ascending pages are read straight off the index, with no sort at all.
+    expect(plans[0].join(' | ')).not.to.match(/TEMP B-TREE/);
+    expect(plans[1].join(' | ')).not.to.match(/TEMP B-TREE/);
+    // Descending pages only sort rows that tie on the indexed key by _id. (A second statement reads the rows whose
+    // `at` is null, which come last in descending order.)
+    const secondStatement = plans[2].findIndex((line, i) => i > 0 && line.startsWith('SEARCH'));
+    expect(secondStatement).to.be.greaterThan(0);
+    expect(plans[2].slice(0, secondStatement).join(' | ')).to.match(/USE TEMP B-TREE FOR LAST TERM OF ORDER BY$/);
+  });
+
+  it('refuses collection and field names that are not plain identifiers, before any SQL', async () => {
+    const store = open();
+    await store.ensureCollections([{ name: 'ok', indexes: [] }]);
+    await expectRejected(store.ensureCollections([{ name: 'Bad', indexes: [] }]), /invalid collection name/);
+    await expectRejected(store.ensureCollections([{ name: 'x"; DROP TABLE checkpoints; --', indexes: [] }]), /invalid/);
+    await expectRejected(store.find('ok', { where: { "a') OR 1=1 --": 1 } }), /invalid field name/);
+    await expectRejected(store.find('ok', { orderBy: [{ field: 'a.b' }] }), /invalid field name/);
+    await expectRejected(store.get('missing_one', 'x'), /unknown collection "missing_one"/);
+  });
+
+  it('refuses to call the store from inside its own unit instead of waiting forever', async () => {
+    const store = open();
+    await store.ensureCollections([{ name: 'keys', indexes: [] }]);
+    await expectRejected(
+      store.transact(async (tx) => {
+        await tx.put('keys', { _id: 'a' });
+        await store.insertIfAbsent('keys', { _id: 'b' });
+      }),
+      /inside its own unit/,
+    );
+    expect(await store.count('keys')).to.equal(0);
+  });
+
+  it('sweeps documents whose expires_at (ISO or epoch ms) has passed', async () => {
+    const clock = new ManualClock(new Date('2024-06-01T12:00:00.000Z'));
+    const store = open({ clock });
+    await store.ensureCollections([{ name: 'idem', indexes: [], expires: true }]);
+    await store.transact(async (tx) => {
+      await tx.put('idem', { _id: 'iso-past', expires_at: '2024-06-01T11:59:59.999Z' });
+      await tx.put('idem', { _id: 'iso-offset-past', expires_at: '2024-06-01T14:30:00+03:00' });
+      await tx.put('idem', { _id: 'iso-future', expires_at: '2024-06-01T12:00:01Z' });
+      await tx.put('idem', { _id: 'ms-past', expires_at: clock.now().getTime() - 1 });
+      await tx.put('idem', { _id: 'ms-future', expires_at: clock.now().getTime() + 60_000 });
+      await tx.put('idem', { _id: 'no-expiry' });
+    });
+    expect(await store.sweepExpired()).to.equal(3);
+    expect((await store.find('idem')).map((d) => d._id)).to.deep.equal(['iso-future', 'ms-future', 'no-expiry']);
+    clock.advance(60_001);
+    expect(await store.sweepExpired()).to.equal(2);
+    expect((await store.find('idem')).map((d) => d._id)).to.deep.equal(['no-expiry']);
+  });
+
+  it('sweeps on its own timer', async () => {
+    const clock = new ManualClock(new Date('2024-06-01T12:00:00.000Z'));
+    const store = open({ clock, sweepIntervalMs: 10 });
+    await store.ensureCollections([{ name: 'holds', indexes: [], expires: true }]);
+    await store.insertIfAbsent('holds', { _id: 'h', expires_at: '2024-06-01T12:00:05.000Z' });
+    clock.advance(10_000);
+    const deadline = Date.now() + 5000;
+    while ((await store.get('holds', 'h')) !== null) {
+      if (Date.now() > deadline) throw new Error('the expired document was not swept within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+});
+
+/** Read-modify-write of counters/n in `times` units, each yielding to the event loop before it writes. */
+async function increment(store: SqliteReadStore, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    await store.transact(async (tx) => {
+      const counter = (await tx.get('counters', 'n')) as { _id: string; v: number };
+      await new Promise((resolve) => setImmediate(resolve));
+      await tx.put('counters', { _id: 'n', v: counter.v + 1 });
+    });
+  }
+}
+
+/** The same increments from a child process (its own connections and locks). */
+function runIncrements(file: string, times: number): Promise<void> {
+  const storeModule = new URL('../../infra/sqlite/read-store.js', import.meta.url).href;
+  const script = `
+    const { SqliteReadStore } = await import(${JSON.stringify(storeModule)});
+    const store = SqliteReadStore.open({ path: process.argv[1], sweepIntervalMs: 0 });
+    for (let i = 0; i < ${times}; i++) {
+      await store.transact(async (tx) => {
+        const counter = await tx.get('counters', 'n');
+        await new Promise((resolve) => setImmediate(resolve));
+        await tx.put('counters', { _id: 'n', v: counter.v + 1 });
+      });
+    }
+    await store.close();`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script, file], (err, _stdout, stderr) =>
+      err ? reject(new Error(`child failed: ${stderr}`, { cause: err })) : resolve(),
+    );
+  });
+}
+
+async function expectRejected(promise: Promise<unknown>, message: RegExp): Promise<void> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught, 'expected a rejection').to.be.instanceOf(Error);
+  expect((caught as Error).message).to.match(message);
+}
