@@ -1,0 +1,129 @@
+/**
+ * One in-process work queue: at-least-once delivery with ack / retry, redelivery after the ack wait,
+ * dead letters after `maxDeliveries`, an id that is already pending is not added twice.
+ *
+ * The ack wait runs on real timers (like the NATS server's `ack_wait`): it guards against a stuck handler,
+ * it is not a business time rule, so it does not read the injected clock.
+ */
+import type { WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
+import type { ConsumerSettings } from './options.js';
+
+interface Consumer extends ConsumerSettings {
+  handler: WorkHandler;
+  active: number;
+  onIdle: Array<() => void>;
+}
+
+interface Pending {
+  id: string;
+  payload: string;
+  deliveries: number;
+  /** The delivery currently in flight, if any. */
+  delivery?: Delivery;
+}
+
+interface Delivery {
+  consumer: Consumer;
+  timer?: NodeJS.Timeout;
+  /** The consumer's slot was given back (the handler settled or the ack wait ran out). */
+  released: boolean;
+}
+
+export class InProcessWorkQueue {
+  private readonly pending = new Map<string, Pending>();
+  private ready: Pending[] = [];
+  private readonly dead: WorkItem[] = [];
+  private readonly consumers: Consumer[] = [];
+  private turn = 0;
+
+  enqueue(id: string, payload: string): void {
+    if (this.pending.has(id)) return;
+    const item: Pending = { id, payload, deliveries: 0 };
+    this.pending.set(id, item);
+    this.ready.push(item);
+    this.dispatch();
+  }
+
+  /** Starts a consumer; the returned function stops it and waits for its deliveries in flight. */
+  consume(handler: WorkHandler, settings: ConsumerSettings): () => Promise<void> {
+    const consumer: Consumer = { ...settings, handler, active: 0, onIdle: [] };
+    this.consumers.push(consumer);
+    this.dispatch();
+    return async () => {
+      const at = this.consumers.indexOf(consumer);
+      if (at >= 0) this.consumers.splice(at, 1);
+      if (consumer.active > 0) await new Promise<void>((resolve) => consumer.onIdle.push(resolve));
+    };
+  }
+
+  deadLetters(): WorkItem[] {
+    return this.dead.map((item) => ({ ...item }));
+  }
+
+  private dispatch(): void {
+    while (this.ready.length > 0) {
+      const consumer = this.freeConsumer();
+      if (!consumer) return;
+      const item = this.ready.shift()!;
+      if (item.deliveries >= consumer.maxDeliveries) this.bury(item);
+      else this.deliver(item, consumer);
+    }
+  }
+
+  /** Round robin over the consumers with a free slot. */
+  private freeConsumer(): Consumer | undefined {
+    for (let i = 0; i < this.consumers.length; i++) {
+      const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
+      if (consumer.active < consumer.concurrency) {
+        this.turn = (this.turn + i + 1) % this.consumers.length;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private deliver(item: Pending, consumer: Consumer): void {
+    item.deliveries += 1;
+    consumer.active += 1;
+    const delivery: Delivery = { consumer, released: false };
+    delivery.timer = setTimeout(() => this.settle(item, delivery, 'expired'), consumer.ackWaitMs);
+    delivery.timer.unref();
+    item.delivery = delivery;
+    const view: WorkItem = { id: item.id, payload: item.payload, deliveries: item.deliveries };
+    Promise.resolve()
+      .then(() => consumer.handler(view))
+      .then(
+        (result) => this.settle(item, delivery, result === 'ack' ? 'ack' : 'retry'),
+        () => this.settle(item, delivery, 'retry'),
+      );
+  }
+
+  private settle(item: Pending, delivery: Delivery, outcome: 'ack' | 'retry' | 'expired'): void {
+    this.release(delivery);
+    const stillPending = this.pending.get(item.id) === item;
+    if (stillPending && outcome === 'ack') {
+      // A late ack (after the ack wait ran out) still counts: the work was done.
+      this.pending.delete(item.id);
+      this.ready = this.ready.filter((other) => other !== item);
+    } else if (stillPending && item.delivery === delivery) {
+      item.delivery = undefined;
+      if (item.deliveries >= delivery.consumer.maxDeliveries) this.bury(item);
+      else this.ready.push(item);
+    }
+    this.dispatch();
+  }
+
+  private release(delivery: Delivery): void {
+    if (delivery.released) return;
+    delivery.released = true;
+    clearTimeout(delivery.timer);
+    const consumer = delivery.consumer;
+    consumer.active -= 1;
+    if (consumer.active === 0) for (const resolve of consumer.onIdle.splice(0)) resolve();
+  }
+
+  private bury(item: Pending): void {
+    this.pending.delete(item.id);
+    this.dead.push({ id: item.id, payload: item.payload, deliveries: item.deliveries });
+  }
+}

@@ -1,0 +1,181 @@
+/** The work-queue half of the messaging contract (see messaging-contract.ts). */
+import { expect } from 'chai';
+import type { Messaging, WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
+import { waitFor } from '../support/wait-for.js';
+
+type Peer = (ctx: Mocha.Context) => Promise<Messaging>;
+
+let queues = 0;
+
+export function workQueueContract(messaging: () => Messaging, peer: Peer): void {
+  describe('work queue', function () {
+    let m: Messaging;
+    let queue: string;
+    const stops: Array<() => Promise<void>> = [];
+    const release: Array<() => void> = [];
+
+    beforeEach(function () {
+      m = messaging();
+      queue = `jobs-${++queues}`;
+    });
+
+    afterEach(async function () {
+      for (const r of release.splice(0)) r();
+      await Promise.all(stops.splice(0).map((stop) => stop()));
+    });
+
+    /** Consumes `queue`, recording every delivery. */
+    async function consume(
+      handler: WorkHandler,
+      options: Parameters<Messaging['consume']>[2] = {},
+      on: Messaging = m,
+    ): Promise<{ seen: WorkItem[]; stop: () => Promise<void> }> {
+      const seen: WorkItem[] = [];
+      const stop = await on.consume(queue, async (item) => {
+        seen.push({ ...item });
+        return handler(item);
+      }, options);
+      stops.push(stop);
+      return { seen, stop };
+    }
+
+    /** A handler result that only arrives when the test releases it (or at the end of the test). */
+    function held(): Promise<'ack'> {
+      return new Promise((resolve) => release.push(() => resolve('ack')));
+    }
+
+    const ack: WorkHandler = async () => 'ack';
+    const idsOf = (items: WorkItem[]) => items.map((item) => item.id);
+
+    it('delivers items enqueued before and after the consumer started, once each with deliveries 1', async function () {
+      await m.enqueue(queue, 'job/1 ✓', 'payload ✓');
+      const { seen } = await consume(ack);
+      await m.enqueue(queue, 'job-2', '');
+      await waitFor(() => seen.length === 2, 'both items');
+      expect(seen).to.deep.equal([
+        { id: 'job/1 ✓', payload: 'payload ✓', deliveries: 1 },
+        { id: 'job-2', payload: '', deliveries: 1 },
+      ]);
+    });
+
+    it('removes an acked item: its id can be enqueued again and is delivered afresh', async function () {
+      await m.enqueue(queue, 'a', 'first');
+      const first = await consume(ack);
+      await waitFor(() => first.seen.length === 1, 'the first delivery');
+      await first.stop();
+      await m.enqueue(queue, 'a', 'second');
+      await m.enqueue(queue, 'z', 'marker');
+      const second = await consume(ack);
+      await waitFor(() => idsOf(second.seen).includes('z'), 'the marker');
+      expect(second.seen).to.deep.equal([
+        { id: 'a', payload: 'second', deliveries: 1 },
+        { id: 'z', payload: 'marker', deliveries: 1 },
+      ]);
+    });
+
+    it('redelivers on retry or a throwing handler, counting the deliveries', async function () {
+      await m.enqueue(queue, 'flaky', 'p');
+      const { seen } = await consume(async (item) => {
+        if (item.deliveries === 1) throw new Error('boom');
+        return item.deliveries === 2 ? 'retry' : 'ack';
+      });
+      await waitFor(() => seen.length === 3, 'three deliveries');
+      await m.enqueue(queue, 'z', 'marker');
+      await waitFor(() => seen.length === 4, 'the marker');
+      expect(seen.map((item) => [item.id, item.deliveries])).to.deep.equal([
+        ['flaky', 1],
+        ['flaky', 2],
+        ['flaky', 3],
+        ['z', 1],
+      ]);
+      expect(await m.deadLetters(queue)).to.deep.equal([]);
+    });
+
+    it('moves an item to the dead letters after maxDeliveries, and then no longer holds its id', async function () {
+      await m.enqueue(queue, 'poison', 'bad');
+      const { seen } = await consume(async (item) => (item.payload === 'bad' ? 'retry' : 'ack'), { maxDeliveries: 3 });
+      await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
+      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'poison', payload: 'bad', deliveries: 3 }]);
+      await m.enqueue(queue, 'poison', 'fixed');
+      await waitFor(() => seen.some((item) => item.payload === 'fixed'), 'the re-enqueued item');
+      expect(seen.map((item) => [item.payload, item.deliveries])).to.deep.equal([
+        ['bad', 1],
+        ['bad', 2],
+        ['bad', 3],
+        ['fixed', 1],
+      ]);
+      expect(await m.deadLetters(queue)).to.have.length(1);
+    });
+
+    it('redelivers an item left un-acked for ackWaitMs', async function () {
+      await m.enqueue(queue, 'slow', 'p');
+      const { seen } = await consume((item) => (item.deliveries === 1 ? held() : ack(item)), { ackWaitMs: 400 });
+      await waitFor(() => seen.length === 2, 'the redelivery');
+      expect(seen.map((item) => item.deliveries)).to.deep.equal([1, 2]);
+    });
+
+    it('dead-letters an item whose last delivery ran out of ack wait', async function () {
+      await m.enqueue(queue, 'stuck', 'p');
+      await consume(() => held(), { ackWaitMs: 300, maxDeliveries: 1 });
+      await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
+      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'stuck', payload: 'p', deliveries: 1 }]);
+    });
+
+    it('does not add an id that is already pending, whether waiting or being handled', async function () {
+      await m.enqueue(queue, 'dup', 'one');
+      await m.enqueue(queue, 'dup', 'two');
+      let gate: (() => void) | undefined;
+      const { seen } = await consume((item) =>
+        item.id === 'dup' ? new Promise((resolve) => (gate = () => resolve('ack'))) : ack(item),
+      );
+      await waitFor(() => gate !== undefined, 'the first delivery');
+      await m.enqueue(queue, 'dup', 'three'); // while it is being handled
+      gate!();
+      await m.enqueue(queue, 'z', 'marker');
+      await waitFor(() => idsOf(seen).includes('z'), 'the marker');
+      expect(seen).to.deep.equal([
+        { id: 'dup', payload: 'one', deliveries: 1 },
+        { id: 'z', payload: 'marker', deliveries: 1 },
+      ]);
+    });
+
+    it('hands out at most `concurrency` items at a time', async function () {
+      for (let i = 0; i < 9; i++) await m.enqueue(queue, `c${i}`, String(i));
+      let active = 0;
+      let most = 0;
+      const { seen } = await consume(
+        async () => {
+          active += 1;
+          most = Math.max(most, active);
+          await new Promise((resolve) => setTimeout(resolve, 60)); // the work itself
+          active -= 1;
+          return 'ack';
+        },
+        { concurrency: 3 },
+      );
+      await waitFor(() => seen.length === 9 && active === 0, 'all nine items');
+      expect(most).to.equal(3);
+      expect(new Set(idsOf(seen)).size).to.equal(9);
+    });
+
+    it('keeps items enqueued through an instance that has closed since', async function () {
+      const other = await peer(this);
+      await other.enqueue(queue, 'left-behind', 'p');
+      await other.close();
+      const { seen } = await consume(ack);
+      await waitFor(() => seen.length === 1, 'the item');
+      expect(seen).to.deep.equal([{ id: 'left-behind', payload: 'p', deliveries: 1 }]);
+    });
+
+    it('is shared by every instance: consumers compete, each item is handled once', async function () {
+      const other = await peer(this);
+      const mine = await consume(ack, { concurrency: 2 });
+      const theirs = await consume(ack, { concurrency: 2 }, other);
+      for (let i = 0; i < 10; i++) await (i % 2 ? m : other).enqueue(queue, `s${i}`, String(i));
+      await waitFor(() => mine.seen.length + theirs.seen.length === 10, 'all ten items');
+      const all = [...idsOf(mine.seen), ...idsOf(theirs.seen)].sort();
+      expect(all).to.deep.equal(Array.from({ length: 10 }, (_, i) => `s${i}`).sort());
+      expect(await other.deadLetters(queue)).to.deep.equal([]);
+    });
+  });
+}
