@@ -23,14 +23,14 @@ export interface Client {
   patch<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   post<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   delete<T = any>(path: string, headers?: Record<string, string>): Promise<Answer<T>>;
-  request<T = any>(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string> }): Promise<Answer<T>>;
+  request<T = any>(method: string, path: string, options?: { body?: string | Uint8Array; headers?: Record<string, string> }): Promise<Answer<T>>;
 }
 
 export function client(base: string, bearer?: string): Client {
-  const request = async (method: string, p: string, options: { body?: string | Buffer; headers?: Record<string, string> } = {}) => {
+  const request = async (method: string, p: string, options: { body?: string | Uint8Array; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (bearer && headers.Authorization === undefined) headers.Authorization = `Bearer ${bearer}`;
-    const res = await fetch(base + p, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
+    const res = await fetch(base + p, { method, headers, ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : new Uint8Array(options.body) } : {}) });
     const text = await res.text();
     let body: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
