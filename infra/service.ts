@@ -13,23 +13,21 @@ import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import { IDEMPOTENCY_COLLECTION } from '../shared-schema/http/idempotency.js';
-import type { KeyLookup, KeyRecord } from '../shared-schema/http/door.js';
-import { AggregateRepository } from '../command-api/handler.js';
-import { createCommandApi, coreWriteRoutes } from '../command-api/app.js';
-import type { CommandDeps } from '../command-api/services/context.js';
-import { createQueryApi, type QueryDeps } from '../query-api/app.js';
+import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
+import type { ReadRoute } from '../query-api/app.js';
 import { catalogReadRoutes } from '../query-api/routes/catalog.js';
 import { ProjectionRunner } from '../projections/runner.js';
+import type { Projector } from '../projections/projector.js';
 import { partnersProjector } from '../projections/projectors/partners.js';
 import { storesProjector } from '../projections/projectors/stores.js';
 import { productsProjector } from '../projections/projectors/products.js';
-import { SqliteEventStore } from './sqlite/event-store.js';
-import { SqliteReadStore } from './sqlite/read-store.js';
-import { InProcessMessaging } from './messaging/in-process.js';
-import { createAdminApi } from './admin/app.js';
+import { openStores } from './wiring/stores.js';
+import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, type DoorParts } from './wiring/doors.js';
+import { startReactors, type ReactorStart } from './wiring/reactors.js';
 import { closeServer, gatewayHandler, listen } from './gateway.js';
-import { publicDocuments } from './public-documents.js';
 import type { Config } from './config.js';
+
+export { keyLookup } from './wiring/doors.js';
 
 export interface Service {
   config: Config;
@@ -45,51 +43,52 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS = [partnersProjector, storesProjector, productsProjector];
+export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector];
+
+/** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
+export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes };
+export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes };
+
+/** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
+export const REACTORS: ReactorStart[] = [];
+
+/** Every collection a door or a projector reads (each process makes sure they exist before serving). */
+export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
   if (config.adminToken) return config.adminToken;
   const file = path.join(config.dataDir, 'admin-token');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
   const token = randomBytes(24).toString('base64url');
-  fs.writeFileSync(file, token + '\n', { mode: 0o600 });
-  return token;
-}
-
-export function keyLookup(reads: ReadStore): KeyLookup {
-  return (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
+  try {
+    fs.writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' }); // several processes may race: one wins
+    return token;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return fs.readFileSync(file, 'utf8').trim();
+  }
 }
 
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
-  const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
-  const messaging = new InProcessMessaging(clock);
-  await reads.ensureCollections([IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)]);
+  const { events, reads, messaging } = await openStores(config, 'embedded', clock);
+  await reads.ensureCollections(ALL_COLLECTIONS());
 
   const runner = new ProjectionRunner(events, reads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
   await runner.start();
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
+  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
+  const stopReactors = await startReactors(REACTORS, parts);
 
-  const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
-  const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes });
-  const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
-  const queryApp = createQueryApi({
-    deps: queryDeps,
-    log,
-    baseUrl: config.apiBaseUrl,
-    keys,
-    routes: catalogReadRoutes,
-    publicDocuments: publicDocuments(config.apiBaseUrl),
-  });
+  const deps = commandDeps(parts);
+  const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES);
+  const queryApp = buildQueryApp(parts, READ_ROUTES);
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
 
   const adminToken = resolveAdminToken(config);
-  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition });
+  const adminApp = buildAdminApp(parts, deps, adminToken);
   const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
 
   let closed = false;
@@ -108,6 +107,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       if (closed) return;
       closed = true;
       await Promise.all([closeServer(gateway), closeServer(admin)]);
+      await stopReactors();
       await runner.stop();
       await messaging.close();
       await events.close();

@@ -1,0 +1,65 @@
+/**
+ * Builds the Koa apps of the two front doors and the admin API from their dependencies. The embedded service
+ * (infra/service.ts) and the separate processes (infra/entry/) build them the same way.
+ */
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Clock } from '../../shared-schema/ports/clock.js';
+import type { EventStore } from '../../shared-schema/ports/event-store.js';
+import type { ReadStore } from '../../shared-schema/ports/read-store.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import type { KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
+import type { DoorState } from '../../shared-schema/http/context.js';
+import { AggregateRepository } from '../../command-api/handler.js';
+import { createCommandApi, type WriteHandler } from '../../command-api/app.js';
+import type { CommandDeps } from '../../command-api/services/context.js';
+import { createQueryApi, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
+import { createAdminApi, type AdminOptions } from '../admin/app.js';
+import { publicDocuments } from '../public-documents.js';
+import type { Config } from '../config.js';
+
+export type WaitForPosition = (position: number, timeoutMs: number) => Promise<boolean>;
+
+/** What every door is built from. */
+export interface DoorParts {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  events: EventStore;
+  reads: ReadStore;
+  messaging: Messaging;
+  /** Resolves true once the projections have committed `position`. */
+  waitForPosition: WaitForPosition;
+}
+
+export function keyLookup(reads: ReadStore): KeyLookup {
+  return (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
+}
+
+export function commandDeps(parts: DoorParts): CommandDeps {
+  const { events, reads, messaging, clock, config } = parts;
+  return { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
+}
+
+export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>): Koa<DoorState> {
+  return createCommandApi({ deps, log: parts.log, baseUrl: parts.config.apiBaseUrl, keys: keyLookup(parts.reads), routes });
+}
+
+export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>): Koa<DoorState> {
+  const { reads, messaging, clock, config, waitForPosition } = parts;
+  const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
+  return createQueryApi({
+    deps,
+    log: parts.log,
+    baseUrl: config.apiBaseUrl,
+    keys: keyLookup(reads),
+    routes,
+    publicDocuments: publicDocuments(config.apiBaseUrl),
+  });
+}
+
+export function buildAdminApp(parts: DoorParts, deps: CommandDeps, token: string, extend?: AdminOptions['extend']): Koa {
+  const options: AdminOptions = { deps, token, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition };
+  if (extend) options.extend = extend;
+  return createAdminApi(options);
+}

@@ -1,0 +1,113 @@
+/**
+ * Chooses and opens the adapters of the three ports from the configuration:
+ *
+ * - event store: EventStoreDB when `EVENTSTORE_URL` is set, else the SQLite file `DATA_DIR/events.db`;
+ * - read store: MongoDB when `MONGO_URL` is set, else the SQLite file `DATA_DIR/read.db`;
+ * - messaging: NATS when `NATS_URL` is set, else in-process (one process only).
+ *
+ * `mode: 'embedded'` ignores the URLs and always opens the embedded adapters (what `startService` runs);
+ * `mode: 'configured'` follows them (what the separate processes of infra/entry/ run). The SQLite files may be
+ * shared by several processes on one machine; the in-process messaging may not, so the separate processes refuse
+ * to start without NATS (see `requireSharedMessaging`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '../../shared-schema/ports/clock.js';
+import type { EventStore } from '../../shared-schema/ports/event-store.js';
+import type { ReadStore } from '../../shared-schema/ports/read-store.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import { SqliteEventStore } from '../sqlite/event-store.js';
+import { SqliteReadStore } from '../sqlite/read-store.js';
+import { EsdbEventStore } from '../esdb/event-store.js';
+import { MongoReadStore } from '../mongo/read-store.js';
+import { InProcessMessaging } from '../messaging/in-process.js';
+import { NatsMessaging } from '../messaging/nats.js';
+import { ConfigError, type Config } from '../config.js';
+
+export type StoreMode = 'embedded' | 'configured';
+
+export interface AdapterChoice {
+  events: 'sqlite' | 'esdb';
+  reads: 'sqlite' | 'mongo';
+  messaging: 'in-process' | 'nats';
+}
+
+export interface Stores {
+  events: EventStore;
+  reads: ReadStore;
+  messaging: Messaging;
+  choice: AdapterChoice;
+  /** Closes messaging, then the event store, then the read store. */
+  close(): Promise<void>;
+}
+
+/** NATS subjects, buckets and streams of this deployment are namespaced by this prefix. */
+export const NATS_PREFIX_ENV = 'NATS_PREFIX';
+
+export function adapterChoice(config: Config, mode: StoreMode): AdapterChoice {
+  if (mode === 'embedded') return { events: 'sqlite', reads: 'sqlite', messaging: 'in-process' };
+  return {
+    events: config.eventstoreUrl ? 'esdb' : 'sqlite',
+    reads: config.mongoUrl ? 'mongo' : 'sqlite',
+    messaging: config.natsUrl ? 'nats' : 'in-process',
+  };
+}
+
+/** The separate processes share rate-brake windows, read-your-writes positions and wake-ups: NATS is required. */
+export function requireSharedMessaging(config: Config): void {
+  if (!config.natsUrl) throw new ConfigError(['NATS_URL is required to run the services as separate processes']);
+}
+
+export async function openEventStore(config: Config, mode: StoreMode): Promise<EventStore> {
+  if (adapterChoice(config, mode).events === 'esdb') return EsdbEventStore.connect(config.eventstoreUrl!);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
+}
+
+export async function openReadStore(config: Config, mode: StoreMode): Promise<ReadStore> {
+  if (adapterChoice(config, mode).reads === 'mongo') return MongoReadStore.connect(config.mongoUrl!);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
+}
+
+export async function openMessaging(
+  config: Config,
+  mode: StoreMode,
+  clock: Clock,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Messaging> {
+  if (adapterChoice(config, mode).messaging === 'nats') {
+    return NatsMessaging.connect({ servers: config.natsUrl!, prefix: env[NATS_PREFIX_ENV] || 'default', clock });
+  }
+  return new InProcessMessaging(clock);
+}
+
+/** Opens all three; on a failure, closes what was already open. */
+export async function openStores(config: Config, mode: StoreMode, clock: Clock): Promise<Stores> {
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const events = await openEventStore(config, mode);
+    opened.push(events);
+    const reads = await openReadStore(config, mode);
+    opened.push(reads);
+    const messaging = await openMessaging(config, mode, clock);
+    let closing: Promise<void> | undefined;
+    return {
+      events,
+      reads,
+      messaging,
+      choice: adapterChoice(config, mode),
+      close() {
+        closing ??= (async () => {
+          await messaging.close();
+          await events.close();
+          await reads.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    for (const o of opened.reverse()) await o.close().catch(() => undefined);
+    throw err;
+  }
+}
