@@ -71,7 +71,15 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/**
+ * With `TOPOLOGY=multi` in the environment, starts the distributed topology instead (separate processes, NATS,
+ * nginx: tests/support/topology-service.ts), so the same end-to-end files run against it.
+ */
 export async function startTestService(env: Record<string, string> = {}, keepDir?: string): Promise<TestService> {
+  if (process.env.TOPOLOGY === 'multi') {
+    const { startMultiTestService } = await import('./topology-service.js');
+    return startMultiTestService(env, keepDir);
+  }
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   const configFor = () => loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', ...env });
   const config = configFor();
