@@ -100,9 +100,10 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     ...(options.env ?? {}),
   };
 
+  const spawned: Partial<Record<Role, number>> = {};
   /** Starts a process of `role`; `like` gives the ports of a previous one to take over. */
   const spawnChild = async (role: Role, like?: Child): Promise<Child> => {
-    const index = like?.index ?? children.filter((c) => c.role === role).length;
+    const index = like?.index ?? (spawned[role] = (spawned[role] ?? 0) + 1) - 1;
     const ports: Record<string, string> = like ? { PORT: String(like.port), ADMIN_PORT: String(like.adminPort ?? 0) } : {};
     const proc = spawn(process.execPath, [ENTRY(role)], {
       env: { PATH: process.env.PATH ?? '', ...env, NATS_URL: nats!.url, ...ports },
@@ -169,9 +170,11 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   const commandReplicas = options.commandReplicas ?? 2;
   const queryReplicas = options.queryReplicas ?? 2;
   try {
+    const port = await freePort();
+    env.API_BASE_URL ??= `http://127.0.0.1:${port}/v1`; // what partners see: the gateway
+    env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${port}`;
     nats = await startNatsServer();
     await startServices(commandReplicas, queryReplicas);
-    const port = await freePort();
     const conf = path.join(runDir, 'nginx.conf');
     const upstreams = (role: Role) => children.filter((c) => c.role === role).map((c) => `127.0.0.1:${c.port}`);
     fs.writeFileSync(
@@ -181,7 +184,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
         COMMAND_UPSTREAMS: upstreams('command-api'),
         QUERY_UPSTREAMS: upstreams('query-api'),
         RUN_DIR: runDir,
-        PUBLIC_BASE_URL: 'http://127.0.0.1',
+        PUBLIC_BASE_URL: env.PUBLIC_BASE_URL,
       }).replace('worker_processes auto;', 'worker_processes 1;'),
     );
     nginx = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
