@@ -4,7 +4,8 @@ NODE_MODULES := node_modules/.package-lock.json
 MOCHA := node_modules/.bin/mocha
 TSC := node_modules/.bin/tsc
 
-.PHONY: run test build install bench clean test-unit test-int test-e2e deps-system
+.PHONY: run test build install bench clean test-unit test-int test-e2e deps-system \
+	run-command-api run-query-api run-projections test-topology
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -22,8 +23,23 @@ deps-system:
 run: build
 	node dist/infra/main.js
 
+# The distributed topology, one process per target (docs/topology.md). Each needs NATS_URL; the stores are
+# EVENTSTORE_URL / MONGO_URL when set, else the SQLite files of a DATA_DIR shared by the processes of one machine.
+run-command-api: build
+	node dist/infra/entry/command-api.js
+
+run-query-api: build
+	node dist/infra/entry/query-api.js
+
+run-projections: build
+	node dist/infra/entry/projections.js
+
 test: build deps-system
 	$(MOCHA) --config .mocharc.json
+
+# The topology specs alone; TOPOLOGY=multi makes any e2e file run against the separate processes.
+test-topology: build deps-system
+	$(MOCHA) --no-config --timeout 60000 --exit dist/tests/e2e/topology.e2e.spec.js dist/tests/e2e/e2e-in-topology.e2e.spec.js
 
 test-unit: build
 	$(MOCHA) --config .mocharc.json 'dist/**/*.unit.spec.js'
