@@ -17,15 +17,19 @@ import type { Service } from '../../infra/service.js';
 import { openStores } from '../../infra/wiring/stores.js';
 import { CLOCK_FILE, SharedFileClock } from '../../infra/wiring/shared-clock.js';
 import { client, type TestService } from './service.js';
-import { TOPOLOGY_ADMIN_TOKEN, startTopology, type Topology } from './topology.js';
+import { TOPOLOGY_ADMIN_TOKEN, startTopology, type Topology, type TopologyOptions } from './topology.js';
 
-export async function startMultiTestService(env: Record<string, string> = {}, keepDir?: string): Promise<TestService & { topology: Topology }> {
+export async function startMultiTestService(
+  env: Record<string, string> = {},
+  keepDir?: string,
+  options: Pick<TopologyOptions, 'nginxWorkers' | 'commandReplicas' | 'queryReplicas'> = {},
+): Promise<TestService & { topology: Topology }> {
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   const clock = new SharedFileClock(path.join(dataDir, CLOCK_FILE)); // before the processes: they all read this one
   const processEnv = { CLOCK: 'manual', ...env };
   let topology: Topology;
   try {
-    topology = await startTopology({ dataDir, env: processEnv });
+    topology = await startTopology({ ...options, dataDir, env: processEnv });
   } catch (err) {
     if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;

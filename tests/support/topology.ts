@@ -36,6 +36,8 @@ export interface TopologyOptions {
   env?: Record<string, string>;
   /** Reuse this DATA_DIR (not removed by `stop`). */
   dataDir?: string;
+  /** nginx `worker_processes`. Default 1 (tests); the template's own value is `auto`. */
+  nginxWorkers?: number | 'auto';
 }
 
 export interface Topology {
@@ -185,7 +187,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
         QUERY_UPSTREAMS: upstreams('query-api'),
         RUN_DIR: runDir,
         PUBLIC_BASE_URL: env.PUBLIC_BASE_URL,
-      }).replace('worker_processes auto;', 'worker_processes 1;'),
+      }).replace('worker_processes auto;', `worker_processes ${options.nginxWorkers ?? 1};`),
     );
     nginx = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
     nginx.stderr?.resume();
