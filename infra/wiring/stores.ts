@@ -18,10 +18,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import { SqliteEventStore } from '../sqlite/event-store.js';
 import { SqliteReadStore } from '../sqlite/read-store.js';
-import { EsdbEventStore } from '../esdb/event-store.js';
-import { MongoReadStore } from '../mongo/read-store.js';
 import { InProcessMessaging } from '../messaging/in-process.js';
-import { NatsMessaging } from '../messaging/nats.js';
 import { ConfigError, type Config } from '../config.js';
 
 export type StoreMode = 'embedded' | 'configured';
@@ -59,13 +56,19 @@ export function requireSharedMessaging(config: Config): void {
 }
 
 export async function openEventStore(config: Config, mode: StoreMode): Promise<EventStore> {
-  if (adapterChoice(config, mode).events === 'esdb') return EsdbEventStore.connect(config.eventstoreUrl!);
+  if (adapterChoice(config, mode).events === 'esdb') {
+    const { EsdbEventStore } = await import('../esdb/event-store.js'); // loaded only when used (its client is heavy)
+    return EsdbEventStore.connect(config.eventstoreUrl!);
+  }
   fs.mkdirSync(config.dataDir, { recursive: true });
   return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
 }
 
 export async function openReadStore(config: Config, mode: StoreMode): Promise<ReadStore> {
-  if (adapterChoice(config, mode).reads === 'mongo') return MongoReadStore.connect(config.mongoUrl!);
+  if (adapterChoice(config, mode).reads === 'mongo') {
+    const { MongoReadStore } = await import('../mongo/read-store.js');
+    return MongoReadStore.connect(config.mongoUrl!);
+  }
   fs.mkdirSync(config.dataDir, { recursive: true });
   return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
 }
@@ -77,6 +80,7 @@ export async function openMessaging(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Messaging> {
   if (adapterChoice(config, mode).messaging === 'nats') {
+    const { NatsMessaging } = await import('../messaging/nats.js');
     return NatsMessaging.connect({ servers: config.natsUrl!, prefix: env[NATS_PREFIX_ENV] || 'default', clock });
   }
   return new InProcessMessaging(clock);

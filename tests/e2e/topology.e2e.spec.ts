@@ -130,6 +130,20 @@ if (!available.ok) {
       expect((await other.api.put('/products/rb-z', invalid)).status).to.equal(422);
     });
 
+    it('keeps the data and the addresses when every process restarts (t.restart with TOPOLOGY=multi)', async () => {
+      const ports = t.topology.children.map((c) => c.port).sort();
+      const pids = t.topology.children.map((c) => c.proc.pid);
+      expect((await hub.api.put('/stores/loja-r', storeBody())).status).to.equal(200);
+      await t.restart();
+      expect(t.topology.children.map((c) => c.port).sort()).to.deep.equal(ports);
+      expect(t.topology.children.map((c) => c.proc.pid)).not.to.include.members(pids.filter((p) => p !== undefined) as number[]);
+      const read = await hub.api.get('/stores/loja-r');
+      expect(read.status).to.equal(200);
+      expect(read.body.store_id).to.equal('loja-r');
+      expect((await hub.api.put('/stores/loja-r2', storeBody())).status).to.equal(200);
+      expect((await hub.api.get('/stores/loja-r2')).status).to.equal(200);
+    });
+
     it('loses nothing and applies nothing twice when the projections process is killed mid-load', async () => {
       const p = await t.partner({ type: 'hub' });
       expect((await p.api.put('/stores/loja-k', storeBody())).status).to.equal(200);
