@@ -5,10 +5,11 @@
 // Both run as child processes (the embedded one is `node dist/infra/main.js`), so the load generator here does
 // not share an event loop with either. Client, services, nginx and NATS share this machine's cores: the figures
 // compare shapes, not capacity.
-// Run: node dist/tests/bench/topology-bench.js [requests=4000] [clients=32]
+// Run: node dist/tests/bench/topology-bench.js [requests=4000] [clients=32] [command replicas=2] [query replicas=2]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,13 +40,27 @@ export interface TopologyBenchReport {
 /** A key may write 600 times a minute and the clock is manual here: one key per client, under that. */
 const PER_KEY = 590;
 
-export async function benchTopologyPut(options: { requests?: number; clients?: number } = {}): Promise<TopologyBenchReport> {
+export interface TopologyBenchOptions {
+  requests?: number;
+  clients?: number;
+  /** Replicas of the multi-process run. Default 2 and 2. */
+  commandReplicas?: number;
+  queryReplicas?: number;
+  /** Extra environment of every process of both runs (e.g. SQLITE_SYNCHRONOUS). */
+  env?: Record<string, string>;
+}
+
+export async function benchTopologyPut(options: TopologyBenchOptions = {}): Promise<TopologyBenchReport> {
   const clients = options.clients ?? 32;
   const requests = Math.min(options.requests ?? 4000, clients * PER_KEY);
-  const embedded = await runOn(await startEmbeddedProcess(), requests, clients);
+  const embedded = await runOn(await startEmbeddedProcess(options.env ?? {}), requests, clients);
   const available = topologyAvailable();
   if (!available.ok) return { embedded, notRun: `multi-process topology not run: ${available.why}` };
-  const t = await startMultiTestService({}, undefined, { nginxWorkers: 'auto' });
+  const t = await startMultiTestService(options.env ?? {}, undefined, {
+    nginxWorkers: 'auto',
+    commandReplicas: options.commandReplicas ?? 2,
+    queryReplicas: options.queryReplicas ?? 2,
+  });
   const multi = await runOn({ api: t.api, admin: t.admin, close: () => t.close() }, requests, clients);
   return { embedded, multi, ratio: multi.requestsPerSecond / embedded.requestsPerSecond };
 }
@@ -112,36 +127,49 @@ async function runOn(t: Target, requests: number, clients: number): Promise<PutF
   }
 }
 
-/** `node dist/infra/main.js` (the embedded default) on loopback ports, in a temp DATA_DIR. */
-async function startEmbeddedProcess(): Promise<Target> {
+/** `node dist/infra/main.js` (the embedded default) on free loopback ports, in a temp DATA_DIR, logging as little as the topology. */
+async function startEmbeddedProcess(extraEnv: Record<string, string>): Promise<Target> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   const main = fileURLToPath(new URL('../../infra/main.js', import.meta.url));
-  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN, CLOCK: 'manual', LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const env = {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+    ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN,
+    CLOCK: 'manual',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = await new Promise<{ api: string; admin: string }>((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      for (const line of buffer.split('\n')) {
-        if (!line.includes('partner commerce service started')) continue;
-        child.stdout.removeAllListeners('data');
-        child.stdout.resume();
-        resolve(JSON.parse(line) as { api: string; admin: string });
-        return;
-      }
-    });
-    void exited.then(() => reject(new Error('the embedded service exited before it started')));
-  });
+  const admin = client(`http://127.0.0.1:${adminPort}/admin/v1`, TOPOLOGY_ADMIN_TOKEN);
+  const deadline = Date.now() + 20_000;
+  while ((await admin.get('/clock').catch(() => undefined))?.status !== 200) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error('the embedded service did not start');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return {
-    api: started.api,
-    admin: client(started.admin, TOPOLOGY_ADMIN_TOKEN),
+    api: `http://127.0.0.1:${port}/v1`,
+    admin,
     async close() {
       child.kill('SIGTERM');
       await exited;
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }
 
 function request(agent: http.Agent, base: URL, path: string, key: string, body: string): Promise<number> {
@@ -169,7 +197,9 @@ function request(agent: http.Agent, base: URL, path: string, key: string, body: 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const requests = Number(process.argv[2] ?? 4000);
   const clients = Number(process.argv[3] ?? 32);
-  const report = await benchTopologyPut({ requests, clients });
+  const commandReplicas = Number(process.argv[4] ?? 2);
+  const queryReplicas = Number(process.argv[5] ?? 2);
+  const report = await benchTopologyPut({ requests, clients, commandReplicas, queryReplicas });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   process.exit(0);
 }
