@@ -66,7 +66,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
-  const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
+  // The expiry sweep (idempotency records) reads the service clock like every other time rule.
+  const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
   const messaging = new InProcessMessaging(clock);
   await reads.ensureCollections([IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)]);
 
