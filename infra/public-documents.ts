@@ -1,6 +1,13 @@
-/** The public documents: `/openapi.json`, `/openapi.yaml`, `/guia.md` (placeholder until the generator lands). */
+/** The public documents: `/openapi.json`, `/openapi.yaml`, `/guia.md`, built once at start-up from shared-schema. */
 import type { PublicDocument } from '../query-api/app.js';
+import { buildOpenApi, toYaml } from '../shared-schema/openapi.js';
+import { guide } from '../shared-schema/guide.js';
 
-export function publicDocuments(_apiBaseUrl: string): Record<string, PublicDocument> {
-  return {};
+export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
+  const doc = buildOpenApi(apiBaseUrl);
+  return {
+    '/openapi.json': { type: 'application/json', body: JSON.stringify(doc, null, 2) },
+    '/openapi.yaml': { type: 'application/yaml', body: toYaml(doc) },
+    '/guia.md': { type: 'text/markdown; charset=utf-8', body: guide(apiBaseUrl) },
+  };
 }

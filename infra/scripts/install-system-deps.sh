@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suites start for real (nats-server). Idempotent; quiet when present.
+# Installs the Debian packages the test suites start for real (nats-server, nginx). Idempotent; quiet when present.
 set -euo pipefail
 need=()
 command -v nats-server >/dev/null 2>&1 || need+=(nats-server)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -1,0 +1,312 @@
+// The cover check: fetch a partner-supplied image URL (the service's main attack surface) and judge it.
+//
+// 1. HTTPS only, no credentials in the URL, and the host must be a domain or image host of the store
+//    (`hostMatchesDomains`: the listed domain itself or a subdomain of it). An IP literal never passes.
+// 2. Resolve the host: the configured host map INSTEAD of DNS, else DNS (every address of the answer).
+// 3. EVERY resolved address must be allowed (`isPublicAddress`, unless allowPrivate); else refuse, unconnected.
+// 4. Connect to the checked address itself: https.request gets a `lookup` that only returns that address, while
+//    SNI, certificate check and Host stay the hostname — no second DNS answer can slip in (DNS rebinding).
+// 5. At most `maxRedirects` redirects; each new URL goes through 1–4 again. A loop, or one more, is refused.
+// 6. Connect (TCP + TLS) timeout, one total deadline for the whole check, a byte cap on the body.
+// 7. Type and size come from the BYTES: a magic-number sniff first (only JPEG, PNG, WebP ever reach libvips),
+//    then sharp's header-only `metadata()` with a pixel cap. Content-Type is never read.
+// A bad remote never throws: every failure becomes a reason. Only bad local configuration throws.
+import https from 'node:https';
+import net from 'node:net';
+import dns from 'node:dns';
+import type { IncomingMessage } from 'node:http';
+import sharp from 'sharp';
+import { hostMatchesDomains, normalizeHost } from '../../shared-schema/host-match.js';
+import { addressRefusal } from './address-guard.js';
+
+export type CoverReasonCode = 'image_unreachable' | 'image_type' | 'image_too_small';
+export interface CoverReason {
+  code: CoverReasonCode;
+  field: 'image_urls[0]';
+  message: string;
+}
+export interface CoverCheckResult {
+  ok: boolean;
+  reasons: CoverReason[];
+  format?: 'jpeg' | 'png' | 'webp';
+  width?: number;
+  height?: number;
+}
+
+export interface CoverFetcherOptions {
+  /** Host name → address, used INSTEAD of DNS for those names (tests: COVER_FETCH_HOSTS). Still checked. */
+  hostMap?: Record<string, string>;
+  /** Let the check reach private and loopback addresses (tests only: COVER_FETCH_ALLOW_PRIVATE=1). */
+  allowPrivate?: boolean;
+  connectTimeoutMs?: number;
+  totalTimeoutMs?: number;
+  maxBytes?: number;
+  maxPixels?: number;
+  maxRedirects?: number;
+  /** DNS: all addresses of a name. Default: the system resolver (`dns.lookup`, all families). */
+  lookup?: (host: string) => Promise<string[]>;
+  /** Trust exactly these CAs (in-process tests). Default: Node's CAs plus NODE_EXTRA_CA_CERTS. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Replaces the address rule entirely (tests that allow one loopback address and refuse another). */
+  addressAllowed?: (ip: string) => boolean;
+}
+
+export type CoverFetcher = (url: string, allowedHosts: readonly string[]) => Promise<CoverCheckResult>;
+
+export const COVER_MIN_SIDE = 500;
+export const COVER_FETCH_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 15_000,
+  maxBytes: 10 * 1024 * 1024,
+  maxPixels: 100_000_000,
+  maxRedirects: 3,
+} as const;
+
+export { coverFetcherOptionsFromEnv, parseHostMap } from './cover-fetch-config.js';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+class CoverFailure extends Error {
+  constructor(readonly code: CoverReasonCode, message: string) {
+    super(message);
+  }
+}
+/** The socket never connected: the next resolved address may be tried. */
+class NotConnected extends Error {}
+
+const unreachable = (message: string) => new CoverFailure('image_unreachable', message);
+
+export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetcher {
+  const limits = {
+    connectTimeoutMs: options.connectTimeoutMs ?? COVER_FETCH_DEFAULTS.connectTimeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs ?? COVER_FETCH_DEFAULTS.totalTimeoutMs,
+    maxBytes: options.maxBytes ?? COVER_FETCH_DEFAULTS.maxBytes,
+    maxPixels: options.maxPixels ?? COVER_FETCH_DEFAULTS.maxPixels,
+    maxRedirects: options.maxRedirects ?? COVER_FETCH_DEFAULTS.maxRedirects,
+  };
+  const hostMap = new Map<string, string>();
+  for (const [name, address] of Object.entries(options.hostMap ?? {})) {
+    if (net.isIP(address) === 0) throw new Error(`cover fetcher hostMap: "${address}" (for ${name}) is not an IP address`);
+    hostMap.set(normalizeHost(name), address);
+  }
+  const addressAllowed = options.addressAllowed ?? (options.allowPrivate ? () => true : (ip: string) => addressRefusal(ip) === null);
+  const lookup = options.lookup ?? systemLookup;
+
+  async function resolve(host: string, deadline: number): Promise<string[]> {
+    const mapped = hostMap.get(host);
+    let addresses: string[];
+    try {
+      addresses = mapped !== undefined ? [mapped] : await beforeDeadline(lookup(host), deadline);
+    } catch (err) {
+      if (err instanceof CoverFailure) throw err;
+      throw unreachable(`the host ${host} did not resolve`);
+    }
+    if (addresses.length === 0) throw unreachable(`the host ${host} did not resolve`);
+    for (const address of addresses) {
+      if (net.isIP(address) === 0 || !addressAllowed(address)) {
+        const why = addressRefusal(address) ?? 'not allowed';
+        throw unreachable(`the host ${host} resolves to an address the check may not reach (${why})`);
+      }
+    }
+    return addresses;
+  }
+
+  async function fetchBody(url: string, allowedHosts: readonly string[], deadline: number): Promise<Buffer> {
+    let current: URL;
+    try {
+      current = new URL(url);
+    } catch {
+      throw unreachable('the cover URL is not a valid URL');
+    }
+    const visited = new Set([current.href]);
+    for (let redirects = 0; ; redirects += 1) {
+      const host = checkTarget(current, allowedHosts, redirects > 0);
+      const addresses = await resolve(host, deadline);
+      const answer = await firstReachable(current, host, addresses, deadline);
+      if (Buffer.isBuffer(answer)) return answer;
+      if (redirects >= limits.maxRedirects) throw unreachable(`more than ${limits.maxRedirects} redirects`);
+      let next: URL;
+      try {
+        next = new URL(answer.location, current);
+      } catch {
+        throw unreachable('redirected to an invalid URL');
+      }
+      if (visited.has(next.href)) throw unreachable('redirect loop');
+      visited.add(next.href);
+      current = next;
+    }
+  }
+
+  async function firstReachable(url: URL, host: string, addresses: string[], deadline: number) {
+    let lastError: unknown;
+    for (const address of addresses) {
+      try {
+        return await requestOnce(url, host, address, deadline);
+      } catch (err) {
+        if (!(err instanceof NotConnected)) throw err;
+        lastError = err.cause ?? err;
+      }
+    }
+    throw unreachable(lastError instanceof CoverFailure ? lastError.message : `could not connect to ${host} (${describe(lastError)})`);
+  }
+
+  function requestOnce(url: URL, host: string, address: string, deadline: number): Promise<Buffer | { location: string }> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return Promise.reject(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`));
+    return new Promise((resolvePromise, rejectPromise) => {
+      let connected = false;
+      let settled = false;
+      const timers: NodeJS.Timeout[] = [];
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        timers.forEach(clearTimeout);
+        outcome();
+        req.destroy();
+      };
+      // Before the TCP connection exists a failure lets the caller try the next address; after it, or at the
+      // total deadline, it is the answer.
+      const fail = (err: unknown, final = false) =>
+        finish(() => rejectPromise(connected || final ? asFailure(err) : new NotConnected('not connected', { cause: err })));
+
+      const req = https.request({
+        hostname: host,
+        servername: host,
+        port: url.port === '' ? 443 : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { 'user-agent': 'partner-commerce-cover-check/1', accept: 'image/jpeg, image/png, image/webp', 'accept-encoding': 'identity' },
+        agent: false,
+        ca: options.ca,
+        lookup: pinnedLookup(address),
+      });
+      timers.push(setTimeout(() => fail(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`), true), remaining));
+      timers.push(setTimeout(() => fail(unreachable(`no TLS connection to ${host} within ${limits.connectTimeoutMs} ms`)), limits.connectTimeoutMs));
+      req.on('socket', (socket) => {
+        socket.once('connect', () => (connected = true));
+        socket.once('secureConnect', () => clearTimeout(timers[1]));
+      });
+      req.on('error', fail);
+      req.on('response', (res: IncomingMessage) => {
+        res.on('error', fail);
+        res.on('close', () => fail(unreachable('the connection closed before the cover was complete')));
+        const status = res.statusCode ?? 0;
+        if (REDIRECTS.has(status)) {
+          const location = res.headers.location;
+          if (!location) return fail(unreachable(`HTTP ${status} redirect without a Location`));
+          return finish(() => resolvePromise({ location }));
+        }
+        if (status !== 200) return fail(unreachable(`HTTP status ${status}`));
+        const declared = Number(res.headers['content-length']);
+        if (declared > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
+          chunks.push(chunk);
+        });
+        res.on('end', () => finish(() => resolvePromise(Buffer.concat(chunks, size))));
+      });
+      req.end();
+    });
+  }
+
+  return async function checkCover(url, allowedHosts) {
+    const deadline = Date.now() + limits.totalTimeoutMs;
+    try {
+      return await inspect(await fetchBody(url, allowedHosts, deadline), limits.maxPixels);
+    } catch (err) {
+      const failure = asFailure(err);
+      return { ok: false, reasons: [reason(failure.code, failure.message)] };
+    }
+  };
+}
+
+/** Step 1: scheme, credentials and host of one URL (the first or a redirect target). Returns the host. */
+function checkTarget(url: URL, allowedHosts: readonly string[], redirected: boolean): string {
+  if (url.protocol !== 'https:') throw unreachable(redirected ? 'redirected to a URL that is not HTTPS' : 'the cover URL is not HTTPS');
+  if (url.username !== '' || url.password !== '') throw unreachable('the cover URL carries credentials');
+  const host = normalizeHost(url.hostname);
+  if (!hostMatchesDomains(host, allowedHosts)) {
+    throw unreachable(redirected ? `redirected to ${host}, outside the store's domains and image hosts` : `${host} is not a domain or image host of the store`);
+  }
+  return host;
+}
+
+/**
+ * Step 7. A header claiming more pixels than `maxPixels` (a 60000×60000 PNG) is refused as `image_unreachable`:
+ * it may well be a real PNG, so `image_type` would be false, and nothing says it is small; the service declined
+ * to open it, which is what "did not open" tells the partner. Nothing is decoded — `metadata()` reads headers.
+ */
+async function inspect(body: Buffer, maxPixels: number): Promise<CoverCheckResult> {
+  const sniffed = sniffFormat(body);
+  if (sniffed === null) throw new CoverFailure('image_type', 'the cover is not a JPEG, PNG or WebP image');
+  let width: number | undefined;
+  let height: number | undefined;
+  let format: string | undefined;
+  try {
+    ({ width, height, format } = await sharp(body, { limitInputPixels: maxPixels }).metadata());
+  } catch (err) {
+    if (err instanceof Error && /pixel limit/i.test(err.message)) throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
+    throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
+  }
+  if (format !== sniffed || !width || !height) throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
+  if (width * height > maxPixels) throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
+  const image = { format: sniffed, width, height };
+  if (Math.min(width, height) < COVER_MIN_SIDE) {
+    const message = `the cover is ${width}×${height} px; its shorter side must be at least ${COVER_MIN_SIDE} px`;
+    return { ok: false, reasons: [reason('image_too_small', message)], ...image };
+  }
+  return { ok: true, reasons: [], ...image };
+}
+
+function sniffFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  return null;
+}
+
+/** A `lookup` for https.request that answers only the address already checked, in either callback form. */
+function pinnedLookup(address: string): net.LookupFunction {
+  const family = net.isIPv6(address) ? 6 : 4;
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+async function systemLookup(host: string): Promise<string[]> {
+  const answers = await dns.promises.lookup(host, { all: true, verbatim: true });
+  return answers.map((a) => a.address);
+}
+
+function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unreachable('the host name did not resolve in time')), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function reason(code: CoverReasonCode, message: string): CoverReason {
+  return { code, field: 'image_urls[0]', message };
+}
+
+function tooLarge(maxBytes: number): CoverFailure {
+  return unreachable(`the cover is larger than ${maxBytes} bytes`);
+}
+
+function asFailure(err: unknown): CoverFailure {
+  return err instanceof CoverFailure ? err : unreachable(`the cover could not be fetched (${describe(err)})`);
+}
+
+/** An error's code when it has one (ECONNREFUSED, ERR_TLS_CERT_ALTNAME_INVALID, …): messages may hold addresses. */
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return typeof code === 'string' ? code : err.message;
+  }
+  return String(err);
+}

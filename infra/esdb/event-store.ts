@@ -1,0 +1,218 @@
+/**
+ * The event-store port on EventStoreDB / KurrentDB through `@eventstore/db-client` v6.
+ *
+ * - Expected revisions map one to one ('any' → ANY, 'no_stream' → NO_STREAM, 'stream_exists' → STREAM_EXISTS,
+ *   a number → BigInt) and `WrongExpectedVersionError` becomes the port's `WrongExpectedRevisionError` with the
+ *   actual revision the server reported.
+ * - Positions are commit positions as numbers (see `positionToNumber` in mapping.ts: strictly increasing, > 0,
+ *   below 2^53, NOT dense).
+ * - The server refuses an append above `MaxAppendSize` (1 MiB by default). Callers must split larger work into
+ *   several appends; an append above the limit fails here, before it is sent, with `AppendTooLargeError`.
+ * - `readAll` pages through `$all` and filters on our side (client v6 has no server-side filter for reads);
+ *   `subscribeToAll` filters on the server by stream-name prefix, then re-checks each event on our side.
+ *
+ * Every method needs a server: the contract suite runs against one when EVENTSTORE_URL is set.
+ */
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  MaxAppendSizeExceededError,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+} from '@eventstore/db-client';
+import type { JSONType, Position, ReadPosition } from '@eventstore/db-client';
+import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../shared-schema/ports/event-store.js';
+import {
+  AppendTooLargeError,
+  DEFAULT_MAX_APPEND_BYTES,
+  appendBytes,
+  fromEsdbCurrent,
+  numberToPosition,
+  positionToNumber,
+  toEsdbExpected,
+  toRecorded,
+  uuidv7,
+} from './mapping.js';
+import type { EventScope } from './mapping.js';
+import { EsdbSubscription } from './subscription.js';
+
+export interface EsdbEventStoreOptions {
+  /**
+   * A namespace put before every stream name (no `-` allowed), so that several stores share one server without
+   * seeing each other's streams: the contract tests open a fresh one per store. '' (the default) in production.
+   */
+  streamPrefix?: string;
+  /** Refuse appends above this many bytes of data + metadata. Default 1 MiB, EventStoreDB's default limit. */
+  maxAppendBytes?: number;
+  /** Events per page of `readAll` and `headPosition`. Default 500. */
+  pageSize?: number;
+  /** Called when a live subscription loses its connection and is about to resubscribe. */
+  onSubscriptionDrop?: (error: unknown, attempt: number) => void;
+}
+
+export class EsdbEventStore implements EventStore {
+  private readonly prefix: string;
+  private readonly maxAppendBytes: number;
+  private readonly pageSize: number;
+  private readonly subscriptions = new Set<EsdbSubscription>();
+
+  /** `url` is an `esdb://` connection string, e.g. `esdb://127.0.0.1:2113?tls=false`. */
+  static connect(url: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
+    return new EsdbEventStore(EventStoreDBClient.connectionString(url), options);
+  }
+
+  constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly options: EsdbEventStoreOptions = {},
+  ) {
+    this.prefix = options.streamPrefix ?? '';
+    if (this.prefix.includes('-')) throw new Error('streamPrefix must not contain "-" (it would change categories)');
+    this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
+    this.pageSize = options.pageSize ?? 500;
+    // Each page starts AT the previous page's last event (positions are inclusive), so a page must hold two.
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 2) throw new RangeError('pageSize must be an integer >= 2');
+  }
+
+  async appendToStream(
+    stream: string,
+    events: readonly NewEvent[],
+    expectedRevision: ExpectedRevision = 'any',
+  ): Promise<AppendResult> {
+    const bytes = appendBytes(events);
+    if (bytes > this.maxAppendBytes) throw new AppendTooLargeError(stream, bytes, this.maxAppendBytes);
+    const name = this.prefix + stream;
+    const data = events.map((e) =>
+      jsonEvent({ id: uuidv7(), type: e.type, data: (e.data ?? null) as JSONType, metadata: e.metadata }),
+    );
+    let result;
+    try {
+      result = await this.client.appendToStream(name, data, { expectedRevision: toEsdbExpected(expectedRevision) });
+    } catch (err) {
+      if (err instanceof WrongExpectedVersionError) {
+        throw new WrongExpectedRevisionError(stream, expectedRevision, fromEsdbCurrent(err.actualVersion));
+      }
+      if (err instanceof MaxAppendSizeExceededError) throw new AppendTooLargeError(stream, bytes, err.maxAppendSize);
+      throw err;
+    }
+    const nextRevision = Number(result.nextExpectedRevision);
+    return { nextRevision, position: await this.positionOfAppend(name, result.nextExpectedRevision, events.length, result.position) };
+  }
+
+  /**
+   * The position of the LAST event appended, which read-your-writes waits for. For one event the append answer
+   * carries it; for several, the server's answer may carry the first event's, so read the last one back by its
+   * exact revision (no race: that revision can only hold our event).
+   */
+  private async positionOfAppend(name: string, last: bigint, count: number, reported?: Position): Promise<number> {
+    if (count === 0) return this.headPosition(); // nothing written: the log is where it was
+    if (count === 1 && reported) return positionToNumber(reported);
+    if (count > 1) {
+      for await (const resolved of this.client.readStream(name, { fromRevision: last, maxCount: 1, direction: FORWARDS })) {
+        const e = toRecorded(resolved, { streamPrefix: this.prefix });
+        if (e) return e.position;
+      }
+    }
+    return reported ? positionToNumber(reported) : this.headPosition();
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    if (options.maxCount === 0) return out;
+    const scope: EventScope = { streamPrefix: this.prefix };
+    try {
+      const read = this.client.readStream(this.prefix + stream, {
+        fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
+        direction: FORWARDS,
+        ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+      });
+      for await (const resolved of read) {
+        const e = toRecorded(resolved, scope);
+        if (e) out.push(e);
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /**
+   * `afterPosition` must be 0 or a position this store returned (an event's or an append's): the server can only
+   * start reading at the boundary of a record of its log.
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const scope: EventScope = { streamPrefix: this.prefix, categories: options.categories };
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const out: RecordedEvent[] = [];
+    let after = options.afterPosition ?? 0;
+    let from: ReadPosition = after > 0 ? numberToPosition(after) : START;
+    while (out.length < max) {
+      let seen = 0;
+      let lastInPage: Position | undefined;
+      for await (const resolved of this.client.readAll({ fromPosition: from, maxCount: this.pageSize, direction: FORWARDS })) {
+        seen++;
+        lastInPage = resolved.event?.position ?? lastInPage;
+        const e = toRecorded(resolved, scope);
+        // `fromPosition` is inclusive: the event AT the position was already delivered (the port is exclusive).
+        if (!e || e.position <= after) continue;
+        out.push(e);
+        if (out.length >= max) break;
+      }
+      if (seen < this.pageSize || !lastInPage) break;
+      after = Math.max(after, positionToNumber(lastInPage));
+      from = lastInPage;
+    }
+    return out;
+  }
+
+  /** Position of the last event of this store (system events and other namespaces are not ours), 0 when none. */
+  async headPosition(): Promise<number> {
+    const scope: EventScope = { streamPrefix: this.prefix };
+    const page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
+    let from: ReadPosition = END;
+    for (;;) {
+      let seen = 0;
+      let oldest: Position | undefined;
+      for await (const resolved of this.client.readAll({ fromPosition: from, maxCount: page, direction: BACKWARDS })) {
+        seen++;
+        oldest = resolved.event?.position ?? oldest;
+        const e = toRecorded(resolved, scope);
+        if (e) return e.position;
+      }
+      if (seen < page || !oldest) return 0;
+      from = oldest;
+    }
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
+    const sub = new EsdbSubscription({
+      client: this.client,
+      scope: { streamPrefix: this.prefix, categories: options.categories },
+      afterPosition: options.afterPosition ?? 0,
+      onDrop: this.options.onSubscriptionDrop,
+      onClose: () => this.subscriptions.delete(sub),
+    });
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.client.dispose();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * A catch-up-then-live subscription to `$all` for the event-store port.
+ *
+ * One `subscribeToAll` of the driver does both phases (it reads the log from the position, then stays live), and is
+ * consumed with `for await`, so events arrive in order and a failure stops the loop where it happened. When the
+ * connection drops, the subscription is opened again, after a growing pause, from the last position delivered;
+ * events at or before it are skipped, so a consumer never sees an event twice nor misses one.
+ */
+import { ErrorType, START, isCommandError } from '@eventstore/db-client';
+import type { AllStreamSubscription, EventStoreDBClient, ReadPosition } from '@eventstore/db-client';
+import type { RecordedEvent, Subscription } from '../../shared-schema/ports/event-store.js';
+import { numberToPosition, serverFilter, toRecorded } from './mapping.js';
+import type { EventScope } from './mapping.js';
+
+export interface EsdbSubscriptionParams {
+  client: EventStoreDBClient;
+  scope: EventScope;
+  /** Deliver only events strictly after this position (0: from the start). */
+  afterPosition: number;
+  onDrop?: (error: unknown, attempt: number) => void;
+  onClose?: () => void;
+}
+
+const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+
+export class EsdbSubscription implements Subscription {
+  private closed = false;
+  private current?: AllStreamSubscription;
+  private wake?: () => void;
+  private iterating = false;
+
+  constructor(private readonly params: EsdbSubscriptionParams) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    if (this.iterating) throw new Error('a subscription can be iterated only once');
+    this.iterating = true;
+    const { client, scope } = this.params;
+    const filter = serverFilter(scope);
+    let last = this.params.afterPosition;
+    let attempt = 0;
+    try {
+      while (!this.closed) {
+        const fromPosition: ReadPosition = last > 0 ? numberToPosition(last) : START;
+        const sub = client.subscribeToAll({ fromPosition, filter });
+        this.current = sub;
+        try {
+          for await (const resolved of sub) {
+            if (this.closed) return;
+            const event = toRecorded(resolved, scope);
+            // The server starts at the given position; the port promises events strictly after it.
+            if (!event || event.position <= last) continue;
+            last = event.position;
+            attempt = 0;
+            yield event;
+            if (this.closed) return;
+          }
+          // The server ended the stream without an error (it should not): open it again.
+        } catch (err) {
+          if (this.closed) return;
+          if (!isConnectionDrop(err)) throw err; // retrying cannot help: stop where it happened
+          this.params.onDrop?.(err, attempt + 1);
+        } finally {
+          this.current = undefined;
+          await stop(sub);
+        }
+        if (this.closed) return;
+        await this.pause(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]);
+        attempt++;
+      }
+    } finally {
+      this.closed = true;
+      this.params.onClose?.();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed && !this.current) return;
+    this.closed = true;
+    this.wake?.();
+    const sub = this.current;
+    if (sub) await stop(sub);
+    this.params.onClose?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+const DROPS = new Set<string>([
+  ErrorType.UNAVAILABLE,
+  ErrorType.DEADLINE_EXCEEDED,
+  ErrorType.TIMEOUT,
+  ErrorType.CANCELLED, // cancelled by the server (our own cancellations are ignored by the driver)
+  ErrorType.NOT_LEADER,
+  ErrorType.UNKNOWN,
+]);
+
+/** A lost connection or a server that went away, as opposed to a refusal or a bug on our side. */
+export function isConnectionDrop(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (isCommandError(err)) return DROPS.has(err.type);
+  return (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+/**
+ * Cancels the gRPC call and ends the stream, so that a `for await` waiting on it returns (cancelling alone does
+ * not promise that the readable ends).
+ */
+async function stop(sub: AllStreamSubscription): Promise<void> {
+  try {
+    await sub.unsubscribe();
+  } catch {
+    // already gone
+  }
+  if (!sub.destroyed) sub.destroy();
+}

@@ -1,0 +1,173 @@
+/**
+ * Pure translations from the read-store port's queries to MongoDB filters, sorts and pipelines, and from
+ * MongoDB's values back to plain JSON. No I/O here, so every rule is unit-tested without a server.
+ */
+import type { Document } from 'mongodb';
+import type { Condition, Doc, Scalar, SortKey, SumQuery, Where } from '../../shared-schema/ports/read-store.js';
+
+/** Side field holding `expires_at` as a BSON Date, for the TTL index. Never returned to callers. */
+export const EXPIRES_FIELD = '_expires';
+
+type Filter = Record<string, unknown>;
+
+const OPS = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte', in: '$in', ne: '$ne' } as const;
+
+function isRange(c: Condition): c is Exclude<Condition, Scalar> {
+  return c !== null && typeof c === 'object';
+}
+
+export function whereToFilter(where: Where = {}): Filter {
+  const filter: Filter = {};
+  for (const [field, cond] of Object.entries(where)) {
+    if (cond === undefined) continue;
+    if (!isRange(cond)) {
+      filter[field] = cond;
+      continue;
+    }
+    const ops: Record<string, unknown> = {};
+    for (const [k, op] of Object.entries(OPS) as [keyof typeof OPS, string][]) {
+      const v = cond[k];
+      if (v !== undefined) ops[op] = k === 'in' ? [...(v as readonly Scalar[])] : v;
+    }
+    // `{field: {}}` would mean "equals an empty object" to MongoDB; an empty condition means no condition.
+    if (Object.keys(ops).length > 0) filter[field] = ops;
+  }
+  return filter;
+}
+
+/** The sort keys of a query: `orderBy`, then `_id` ascending as the final tie-breaker (unless already there). */
+export function sortKeys(orderBy: readonly SortKey[] = []): Required<SortKey>[] {
+  const keys = orderBy.map((k) => ({ field: k.field, dir: k.dir ?? 'asc' }) as Required<SortKey>);
+  if (!keys.some((k) => k.field === '_id')) keys.push({ field: '_id', dir: 'asc' });
+  return keys;
+}
+
+export function toSort(keys: readonly Required<SortKey>[]): [string, 1 | -1][] {
+  return keys.map((k) => [k.field, k.dir === 'desc' ? -1 : 1]);
+}
+
+/**
+ * Keyset pagination: rows strictly after `after` in the order of `keys`, for any mix of directions:
+ *   (k0 > v0) OR (k0 = v0 AND k1 > v1) OR … ("<" for a descending key).
+ * MongoDB compares within one type only and sorts null (and missing) before every value, so null needs care:
+ * after a null in ascending order come the non-null values; after a null in descending order comes nothing;
+ * after a value in descending order come the smaller values AND the nulls.
+ * Sort fields are assumed to hold one type (plus null), which is what declared index fields hold.
+ */
+export function keysetFilter(keys: readonly Required<SortKey>[], after: readonly Scalar[]): Filter {
+  if (after.length !== keys.length) {
+    throw new RangeError(`"after" holds ${after.length} values; this order needs ${keys.length} (one per key, then _id)`);
+  }
+  const branches: Filter[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const { field, dir } = keys[i];
+    const v = after[i];
+    let beyond: Filter | undefined;
+    if (v === null) beyond = dir === 'asc' ? { [field]: { $ne: null } } : undefined;
+    else if (dir === 'asc') beyond = { [field]: { $gt: v } };
+    else beyond = { $or: [{ [field]: { $lt: v } }, { [field]: null }] };
+    if (beyond) {
+      const equals = keys.slice(0, i).map((k, j) => ({ [k.field]: after[j] }));
+      branches.push(equals.length === 0 ? beyond : { $and: [...equals, beyond] });
+    }
+  }
+  return branches.length === 0 ? { _id: { $exists: false } } : { $or: branches };
+}
+
+export function andFilters(...filters: Filter[]): Filter {
+  const parts = filters.filter((f) => Object.keys(f).length > 0);
+  if (parts.length === 0) return {};
+  return parts.length === 1 ? parts[0] : { $and: parts };
+}
+
+/**
+ * One `$group` stage for `sum`. Each field is converted to a long (exact for every integer a double can hold)
+ * and then to a decimal, so the sum is exact to 34 digits instead of overflowing 64 bits into a double.
+ * Output names are positional (`s0`, `s1`…) because field names may not be valid `$group` output names.
+ */
+export function sumPipeline(query: SumQuery): Document[] {
+  const group: Document = { _id: query.groupBy ? `$${query.groupBy}` : null, count: { $sum: 1 } };
+  query.fields.forEach((f, i) => {
+    group[`s${i}`] = { $sum: { $toDecimal: { $toLong: `$${f}` } } };
+  });
+  return [{ $match: whereToFilter(query.where) }, { $group: group }, { $sort: { _id: 1 } }];
+}
+
+/** An integral number from MongoDB (number, Long, Int32, Double, Decimal128…) as an exact bigint. */
+export function toBigInt(value: unknown): bigint {
+  if (value === null || value === undefined) return 0n;
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) throw new RangeError(`sum ${value} is not an integer`);
+    return BigInt(value);
+  }
+  return decimalStringToBigInt(String(value));
+}
+
+/** Parses "123", "-4.00", "1.5E+3" (Decimal128's and Long's `toString`) into a bigint, refusing fractions. */
+export function decimalStringToBigInt(text: string): bigint {
+  const m = /^([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (!m) throw new RangeError(`not a decimal number: ${text}`);
+  const [, sign, int, frac = '', exp = '0'] = m;
+  let digits = int + frac;
+  let scale = Number(exp) - frac.length; // value = digits × 10^scale
+  if (scale < 0) {
+    const dropped = digits.slice(digits.length + scale);
+    if (/[^0]/.test(dropped)) throw new RangeError(`sum ${text} is not an integer`);
+    digits = digits.slice(0, digits.length + scale) || '0';
+    scale = 0;
+  }
+  const n = BigInt(digits) * 10n ** BigInt(scale);
+  return sign === '-' ? -n : n;
+}
+
+/**
+ * A document as MongoDB should store it: exactly what JSON would keep (as the SQLite adapter's JSON column
+ * does: no undefined, Dates as ISO text), plus `_expires` as a Date when `expires_at` is a valid time.
+ */
+export function toMongoDoc(doc: Doc): Document & { _id: string } {
+  const plain = JSON.parse(JSON.stringify(doc)) as Document & { _id: string };
+  delete plain[EXPIRES_FIELD];
+  const at = plain.expires_at;
+  if (typeof at === 'string' || typeof at === 'number') {
+    const date = new Date(at);
+    if (!Number.isNaN(date.getTime())) plain[EXPIRES_FIELD] = date;
+  }
+  return plain;
+}
+
+/** A stored document back to plain JSON: without `_expires`, without any BSON type leaking out. */
+export function fromMongoDoc<T extends Doc>(stored: Document): T {
+  const out = plainValue(stored) as Record<string, unknown>;
+  delete out[EXPIRES_FIELD];
+  return out as T;
+}
+
+function plainValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(plainValue);
+  if (value instanceof Date) return value.toISOString();
+  const bsontype = (value as { _bsontype?: string })._bsontype;
+  switch (bsontype) {
+    case undefined:
+      break;
+    case 'Long':
+    case 'Int32':
+    case 'Double':
+    case 'Decimal128':
+      return Number(String(value));
+    default:
+      return String(value); // ObjectId and other exotic types: their canonical text
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = plainValue(v);
+  return out;
+}
+
+/** A group key of `sum` as the port's Scalar. */
+export function toScalar(value: unknown): Scalar {
+  const v = plainValue(value);
+  if (v === undefined) return null;
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return JSON.stringify(v);
+}

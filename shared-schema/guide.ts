@@ -1,0 +1,287 @@
+/**
+ * The one-file integration guide served at `{base_url}/guia.md`: what a partner's engineer needs to integrate,
+ * with curl examples. Markdown in a template literal (backticks escaped) so that the build ships it.
+ */
+import { CONTRACT_VERSION } from './openapi.js';
+
+export function guide(apiBaseUrl: string): string {
+  return `# Guia de integração — Partner Commerce API
+
+Integration guide for a partner's engineer, contract version \`${CONTRACT_VERSION}\`. The machine-readable
+contract is \`${apiBaseUrl}/openapi.json\` (also \`${apiBaseUrl}/openapi.yaml\`); where this guide and that
+document differ, the document wins. Everything below uses:
+
+\`\`\`sh
+BASE="${apiBaseUrl}"   # already ends in /v1
+API_KEY="ik_test_..."   # your test key
+\`\`\`
+
+## 1. Keys and environments
+
+- Every call carries \`Authorization: Bearer <API_KEY>\`. A missing, invalid or revoked key answers 401.
+- The key decides the environment: \`ik_test_…\` writes to a test area that nobody sees; \`ik_live_…\` publishes to
+  the site. Data is always limited to the partner and environment of the key.
+- The operator issues keys: test keys first, a live key after the checklist at the end of this guide. During a
+  rotation two keys may be valid at once.
+- A **hub** key serves many stores (each product names its \`store_id\`); a **direct store** has one store per
+  environment (a second one answers 422 \`single_store\`).
+- Each key has scopes (\`catalog\`, \`clicks\`, \`conversions\`, \`reports\`); a route outside them answers 403.
+
+\`\`\`sh
+curl -s "$BASE/me" -H "Authorization: Bearer $API_KEY"
+# {"partner_id":"pt_…","name":"…","partner_type":"hub","environment":"test","scopes":[…]}
+\`\`\`
+
+## 2. Conventions
+
+- **JSON in UTF-8.** Send \`Content-Type: application/json\`. Bodies refuse any field not in the contract
+  (\`unknown_field\`); so do query strings.
+- **Money** is integer cents of BRL: \`29990\` is R$ 299,90. Never decimals.
+- **Dates** are ISO 8601 with a time zone: \`2026-03-01T14:30:00Z\` or \`2026-03-01T11:30:00-03:00\`.
+- **Errors** are RFC 9457 problems (\`application/problem+json\`):
+
+  \`\`\`json
+  {"type":"${apiBaseUrl}/problemas/422","title":"Unprocessable Content","status":422,
+   "request_id":"req_…","errors":[{"field":"items[3].unit_price_cents","code":"maximum","message":"…"}]}
+  \`\`\`
+
+  \`errors\` lists every invalid field at once; \`field\` is a JSON path (\`""\` means the whole body). Fix them all
+  before repeating: an identical repeat gets the same answer.
+- **Request id**: every answer carries \`X-Request-Id\` (also in the problem's \`request_id\`). Quote it to support.
+- **Idempotency**: writes accept \`Idempotency-Key\` (up to 100 characters). The same key with the same route and
+  body within 24 h returns the original answer without writing again; the same key with another route or body
+  answers 422. Only successful answers are remembered, so after a 5xx or a network failure repeat with growing
+  waits **and the same key**. A repeat while the first request is still running waits for it (409
+  \`idempotency_in_flight\` if it takes more than 10 s).
+- **Pagination**: lists take \`cursor\` and \`limit\` (1 to 200, default 50) and answer \`{"data": […], "next_cursor": …}\`.
+  Pass \`next_cursor\` back as \`cursor\` until it is \`null\`. Cursors are opaque and belong to your key's partner and
+  environment (another cursor answers 422 \`invalid\` on \`cursor\`).
+- **Windows**: \`GET /clicks\`, \`GET /conversions\` and \`GET /reports/commission\` take \`since\` and \`until\`
+  (date-times; UTC half-open interval [since, until)), at most 31 days, default the last 30 days up to now. A longer
+  window or \`since >= until\` answers 422 \`window\`. The answer returns the normalized \`since\` and \`until\`: keep those
+  exact values on the following pages.
+- **Rate brake**: 600 writes and 1200 reads per minute per key. Above it: 429 with \`Retry-After\` (whole seconds,
+  at least 1); wait that long, then repeat. A batch counts as one write.
+- **Body size**: 5 MB for a batch, 1 MB for any other write (413 above, nothing written).
+
+## 3. Stores and approval
+
+Register every store before its products. \`store_id\` is yours (\`^[A-Za-z0-9._-]{1,80}$\`).
+
+\`\`\`sh
+curl -s -X PUT "$BASE/stores/loja-centro" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -H "Idempotency-Key: store-loja-centro-1" \\
+  -d '{"name":"Loja Centro","cnpj":"11.222.333/0001-81","website_url":"https://www.lojacentro.com.br",
+       "domains":["www.lojacentro.com.br"],"image_hosts":["cdn.lojacentro.com.br"],
+       "default_commission":{"type":"percentage","rate":5}}'
+\`\`\`
+
+- \`cnpj\` may carry punctuation or not (alphanumeric CNPJs are accepted); check digits are verified (422 \`invalid\`)
+  and the answer returns the 14 characters without punctuation. One CNPJ is one store (422 \`already_registered\`).
+- \`domains\` (1 to 5) are where your product pages live; \`image_hosts\` (up to 5) are photo CDNs. Every URL must be
+  HTTPS.
+- A new store is \`pending_review\`. The service approves the store and each domain (\`domains_approved\`); until then
+  your products are accepted but held in \`pending\` with reason \`store_not_active\` or \`domain_not_approved\`. A store
+  can later be \`suspended\`.
+- \`PUT\` replaces the store and keeps its status. Domains it adds start unapproved; domains it drops stop being
+  approved.
+- \`GET /stores\` and \`GET /stores/{store_id}\` read them back.
+
+## 4. Products
+
+### Create or replace: \`PUT /products/{sku}\`
+
+The SKU is your stable identifier, unique across all stores of your account; each colour or size is its own SKU
+(tie variations together with \`group_id\`).
+
+\`\`\`sh
+curl -s -X PUT "$BASE/products/SKU-123-AZUL" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -d '{"store_id":"loja-centro","title":"Tênis de corrida azul 42","product_url":"https://www.lojacentro.com.br/p/sku-123-azul",
+       "image_urls":["https://cdn.lojacentro.com.br/sku-123-azul.jpg"],"price_cents":29990,"original_price_cents":34990,
+       "available":true,"stock_quantity":12,"shipping":{"type":"fixed","cost_cents":1990,"delivery_days_min":2,"delivery_days_max":5},
+       "updated_at":"2026-03-01T14:30:00Z"}'
+# {"sku":"SKU-123-AZUL","store_id":"loja-centro","state":"pending","received_at":"…",…}
+\`\`\`
+
+- \`PUT\` replaces the whole registration: a field you omit is gone (omitting \`commission\` removes the product rule).
+- \`product_url\` must be on a declared domain of the store (422 \`domain_not_declared\`), without tracking
+  parameters: the service appends \`svc_click\` itself. Photos must be on a store domain or image host
+  (422 \`image_host_not_declared\`).
+- \`original_price_cents\` (the "from" price) must be greater than \`price_cents\` (422 \`not_higher\`).
+- Send only true data. Shipping you do not send is shown as "to be calculated", never as free; send
+  \`{"type":"free"}\` only when it really is free.
+- The \`store_id\` of a SKU never changes, even after a delete: 409 \`sku_store_conflict\` on \`store_id\`.
+
+### Ordering by \`updated_at\`
+
+\`updated_at\` is when the data changed on your side. The greatest \`updated_at\` wins: a submission older than the
+last one received answers 200 with \`"ignored_stale": true\` and changes nothing, so concurrent senders never roll a
+price back. An equal \`updated_at\` is applied. More than 24 h in the future answers 422 \`future\`.
+
+### Partial update: \`PATCH /products/{sku}\`
+
+\`updated_at\` plus at least one of \`price_cents\`, \`original_price_cents\` (null removes it), \`available\`,
+\`stock_quantity\`, \`shipping\`, \`commission\` (null returns to the store rule). Only those fields change. 404 if the SKU
+was never sent.
+
+\`\`\`sh
+curl -s -X PATCH "$BASE/products/SKU-123-AZUL" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -d '{"price_cents":27990,"stock_quantity":9,"updated_at":"2026-03-01T16:00:00Z"}'
+\`\`\`
+
+### Remove: \`DELETE /products/{sku}\`
+
+Answers 204, also when the product was already absent. Its state becomes \`removed\` (\`GET\` still answers it).
+
+### States
+
+| State | Meaning |
+| --- | --- |
+| \`pending\` | received; cover check running, or held by \`store_not_active\` / \`domain_not_approved\` |
+| \`accepted\` | live in search (\`svc_url\` shows where) |
+| \`rejected\` | cover refused: \`image_unreachable\`, \`image_type\` or \`image_too_small\` (see \`reasons\`) |
+| \`stale\` | no \`PUT\`/\`PATCH\` for more than 48 h; out of search until the next one |
+| \`removed\` | deleted |
+
+Read the state with \`GET /products/{sku}\` or reconcile with \`GET /products?store_id=…&state=rejected\`.
+
+**Keep products fresh**: send a \`PUT\` or \`PATCH\` at least every 48 h for everything you want in search (a price and
+stock refresh is enough).
+
+**Cover rules**: the first of \`image_urls\` is the cover. It must open over HTTPS with status 200 on a store domain
+or image host (redirects only inside them), be JPEG, PNG or WebP, and measure at least 500 px on the shorter side.
+The check is asynchronous (seconds). A rejected cover is re-checked every hour and again within seconds after a
+new \`PUT\`; an accepted one every 7 days.
+
+### Commission
+
+A rule is \`{"type":"percentage","rate":5.5}\` (0 to 100, two decimals: applied to the current \`price_cents\`, half a
+cent rounded up), \`{"type":"fixed","amount_cents":500}\` (per unit), or \`null\`. The product rule wins over the
+store's \`default_commission\`; with neither the expectation is unknown (\`null\`), not zero. Zero is an explicit rule.
+Product answers show the effective \`commission\`, its \`commission_source\` and \`expected_commission_cents\` per unit.
+Commission never changes search ranking.
+
+## 5. Batches and jobs
+
+Up to 1000 items (5 MB) per call, each an upsert or a delete, applied in array order:
+
+\`\`\`sh
+curl -s -X POST "$BASE/products/batch" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -H "Idempotency-Key: batch-2026-03-01T16" \\
+  -d '{"items":[{"op":"upsert","sku":"SKU-1","product":{…product input…}},{"op":"delete","sku":"SKU-OLD"}]}'
+# 202 {"job_id":"job_…","state":"queued","totals":{"received":2,"accepted":0,"rejected":0,"pending":0,"removed":0},…}
+\`\`\`
+
+The 202 comes only after the batch is persisted. Poll \`GET /jobs/{job_id}\` until \`state\` is \`done\` (or \`failed\`);
+then \`received = accepted + rejected + pending + removed\`, and each refused item is in \`errors\` with its \`index\`,
+\`sku\` and \`reasons\` (same codes as single writes). \`pending\` is the state at processing time: read the product for
+its current state. The body is checked before anything is queued: above 5 MB or 1000 items answers 413, and a body
+that does not follow the schema answers 422 listing every invalid field (\`items[3].product.price_cents\`).
+
+## 6. Clicks and \`svc_click\`
+
+A shopper who clicks your product is sent through the service's redirector to your \`product_url\` with
+\`?svc_click=<click code>\` (\`ic_…\`). On your site:
+
+1. Read \`svc_click\` on landing and store it for **30 days** (a first-party cookie or your session store).
+2. **The last click wins**: a new \`svc_click\` replaces the stored one.
+3. Copy it to the order when the buyer pays: it is the \`click_id\` of your conversion events.
+
+\`GET /clicks?since=…&until=…&store_id=…\` lists the clicks (ordered by time, store and id). Clicks carry no personal
+data.
+
+In the test environment create clicks yourself (test key only; a live key answers 403 \`test_key_required\`):
+
+\`\`\`sh
+curl -s -X POST "$BASE/sandbox/clicks" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -d '{"store_id":"loja-centro","sku":"SKU-123-AZUL"}'
+# {"click_id":"ic_…","store_id":"loja-centro","sku":"SKU-123-AZUL","price_cents":27990,"occurred_at":"…"}
+\`\`\`
+
+## 7. Conversions
+
+Your server calls \`POST /conversions\` for each event of an order that came from a click (the service sends no
+webhook). Every event carries the whole order:
+
+\`\`\`sh
+curl -s -X POST "$BASE/conversions" \\
+  -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+  -d '{"event_id":"evt-9001-paid","order_id":"9001","store_id":"loja-centro","click_id":"ic_…",
+       "status":"paid","currency":"BRL","paid_at":"2026-03-02T10:00:00Z","occurred_at":"2026-03-02T10:00:00Z",
+       "items":[{"sku":"SKU-123-AZUL","quantity":2,"unit_price_cents":25000,"refunded_cents":0}]}'
+\`\`\`
+
+- **\`paid\`** comes first: \`occurred_at\` equal to \`paid_at\`, every \`refunded_cents\` 0. \`unit_price_cents\` is the net
+  value paid per unit after discounts, without shipping. 1 to 200 items, unique SKUs, total up to 1 trillion cents.
+- **\`refunded\`** repeats every original item and \`paid_at\`, with a new \`event_id\` and its own \`occurred_at\`.
+  \`refunded_cents\` is the **cumulative refund of the whole line** (not per unit, not this event's increment), at
+  most \`quantity × unit_price_cents\`. Refunds never go down.
+- **\`cancelled\`** repeats every item with each line refunded in full. Nothing follows a cancellation.
+- Amounts, quantities, SKUs, \`click_id\` and \`paid_at\` never change after \`paid\`.
+- The click must be yours, of that environment and store, and have occurred up to 30 days before \`paid_at\`
+  (inclusive); otherwise 422 \`invalid_attribution\` and nothing is written. A sale paid inside the window may be
+  reported later.
+- Event dates may be at most 5 minutes in the future. Send no buyer data (name, tax id, e-mail, phone, address):
+  those fields are refused.
+
+**Deduplication by \`event_id\`**: unique per partner and environment, across all stores, forever. The same body
+again answers the first receipt with \`"duplicate": true\`; another body with a used \`event_id\` answers 409
+\`event_conflict\`. \`Idempotency-Key\` also works (24 h). An order is unique per \`store_id\` + \`order_id\`; repeating it
+never adds revenue. An event older than the last one applied answers 200 with \`"ignored_stale": true\` and changes
+nothing.
+
+| Answer | Code | What to do |
+| --- | --- | --- |
+| 409 | \`payment_required\` | a refund or cancellation arrived before \`paid\`: send \`paid\`, then resend it |
+| 409 | \`event_conflict\` | a used \`event_id\` with another body: use a new \`event_id\` per event |
+| 409 | \`order_conflict\` | immutable fields differ from the order, or two different events at the same instant |
+| 409 | \`invalid_transition\` | \`paid\` after a refund or cancellation, a refund after \`cancelled\`, or a lower refund |
+| 422 | \`invalid_attribution\` | the click is not valid for this order (store, environment, 30-day window) |
+| 422 | field codes | e.g. \`items[0].refunded_cents\` above the line total, \`currency\` not \`BRL\`, unknown fields |
+
+The answer (\`ConversionReceipt\`) is the order with its commission snapshot: the rule in force at the first \`paid\`
+receipt per line, \`gross_cents\`, \`refunded_cents\`, \`net_cents\`, \`expected_commission_cents\` (null when a line with a
+balance has no known rule) and \`known_expected_commission_cents\`. Percentage commission applies to the net value;
+fixed commission is per unit and shrinks in proportion to refunds. Read orders with
+\`GET /conversions?since=…&until=…\` (filtered by \`paid_at\`) or \`GET /conversions/{order_id}?store_id=…\`.
+
+## 8. The commission report
+
+\`\`\`sh
+curl -s "$BASE/reports/commission?since=2026-03-01T00:00:00Z&until=2026-03-31T00:00:00Z" \\
+  -H "Authorization: Bearer $API_KEY"
+\`\`\`
+
+Clicks are counted by \`occurred_at\`, orders by \`paid_at\` with their current state (later refunds included), so a
+past period can change. \`totals\` and \`stores\` (every store with a click or an order) come from one snapshot. The
+amount is an **expected** commission balance (\`commission_is: expected_not_settled\`), not a payment or a closing.
+
+## 9. Checklist before asking for a live key
+
+Run each item with your test key and keep the \`X-Request-Id\` of each answer:
+
+1. \`GET /me\` answers your partner, \`environment: test\` and the scopes you need.
+2. Each store is registered (\`PUT /stores/{store_id}\`) with valid CNPJ, HTTPS site and every product-page domain.
+3. A product \`PUT\` answers \`pending\`, and \`GET /products/{sku}\` later shows \`accepted\` (after approval) or clear
+   \`reasons\`; your cover photos pass the rules above.
+4. A \`PATCH\` of price and stock works, and an older \`updated_at\` comes back \`ignored_stale: true\`.
+5. Your job keeps every product fresh (a write at least every 48 h).
+6. A batch is accepted (202) and its job reaches \`done\` with the totals you expect.
+7. Your site stores \`svc_click\` for 30 days, last click wins, and copies it to the order.
+8. With a sandbox click: \`paid\`, then a partial \`refunded\` (cumulative \`refunded_cents\`), then \`cancelled\`; a resend
+   of the same event answers \`duplicate: true\`; a refund sent before its \`paid\` gets 409 \`payment_required\` and
+   succeeds after the \`paid\`.
+9. Your client handles 422 (fix every field), 409 (fix the cause), 429 (wait \`Retry-After\`) and 5xx / timeouts
+   (repeat with growing waits and the same \`Idempotency-Key\`).
+10. \`GET /clicks\`, \`GET /conversions\` and \`GET /reports/commission\` reconcile with your own records, following
+    \`next_cursor\` with the returned \`since\`/\`until\`.
+11. No buyer personal data is sent anywhere.
+
+Then ask the operator for a live key. Live writes publish to the site.
+`;
+}

@@ -1,0 +1,22 @@
+/**
+ * "On a domain of the store": the one rule for matching a URL's host against a store's `domains` and
+ * `image_hosts`. A host matches a listed domain when it IS that domain or a subdomain of it
+ * (`img.shop.com.br` is on `shop.com.br`; `evilshop.com.br` and `shop.com.br.evil.io` are not).
+ * Comparison ignores case and one trailing dot. An IP literal never matches (a Domain cannot be one).
+ * Pure: used by the write-side validation (`domain_not_declared`, `image_host_not_declared`) and by the
+ * cover check before it connects, so both answer the same.
+ */
+export function hostMatchesDomains(host: string, domains: readonly string[]): boolean {
+  const h = normalizeHost(host);
+  if (h === '' || h.startsWith('[') || /^[0-9.]+$/.test(h)) return false;
+  return domains.some((domain) => {
+    const d = normalizeHost(domain);
+    return d !== '' && (h === d || h.endsWith(`.${d}`));
+  });
+}
+
+/** Lower-case and drop one trailing dot (`Shop.Test.` → `shop.test`). */
+export function normalizeHost(host: string): string {
+  const lower = host.trim().toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}

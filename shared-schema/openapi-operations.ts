@@ -1,0 +1,197 @@
+/**
+ * What the OpenAPI document says about each route of shared-schema/routes.ts: summary and description (from the
+ * contract), the query schema, the request body schema and the success answer. The schemas are the very objects the
+ * doors validate with; the builder (openapi.ts) turns them into components and `$ref`s.
+ */
+import { Account, ListProductsQuery, ListStoresQuery, ProductInput, ProductPatch, ProductStatus, Store, StoreInput, page } from './schemas/catalog.js';
+import {
+  BatchInput,
+  ClickPage,
+  CommissionReport,
+  CommissionReportQuery,
+  ConversionEvent,
+  ConversionPage,
+  ConversionReceipt,
+  GetConversionQuery,
+  Job,
+  ListClicksQuery,
+  ListConversionsQuery,
+  OrderView,
+  PartnerClick,
+  SandboxClickInput,
+} from './schemas/commerce.js';
+import type { JsonSchema } from './schemas/common.js';
+
+export const StorePage: JsonSchema = page(Store);
+export const ProductPage: JsonSchema = page(ProductStatus);
+
+export interface OperationSpec {
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** Query schema (`type: object`, properties = parameters); absent when the route takes no parameter. */
+  query?: JsonSchema;
+  /** Request body schema (JSON). */
+  body?: JsonSchema;
+  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema };
+  /** Problem statuses beyond the ones every route of its kind can answer (see openapi.ts). */
+  extraProblems?: number[];
+}
+
+const WINDOW =
+  ' Window: `since` and `until` (date-time), UTC half-open interval [since, until), at most 31 days, default the' +
+  ' last 30 days up to now; a longer window or `since >= until` answers 422 code `window`.';
+
+/** Keyed `METHOD path` exactly as in ROUTES. */
+export const OPERATIONS: Record<string, OperationSpec> = {
+  'GET /me': {
+    operationId: 'getMe',
+    tag: 'Account',
+    summary: 'Identity of the key',
+    description: "Reports the key's `partner_id`, `name`, `partner_type` (`hub` or `store`), `environment` (`live` or `test`, decided by the key) and `scopes`.",
+    ok: { status: 200, description: 'The account of the key.', schema: Account },
+  },
+  'GET /stores': {
+    operationId: 'listStores',
+    tag: 'Stores',
+    summary: 'List stores',
+    description: 'Stores of the partner in the environment of the key, ordered by `store_id`. Pagination: `cursor` and `limit` (1 to 200, default 50); follow `next_cursor` until it is null.',
+    query: ListStoresQuery,
+    ok: { status: 200, description: 'A page of stores.', schema: StorePage },
+  },
+  'GET /stores/:store_id': {
+    operationId: 'getStore',
+    tag: 'Stores',
+    summary: 'One store',
+    description: 'One store with its `status` and `domains_approved`. 404 when it does not exist for this partner.',
+    ok: { status: 200, description: 'The store.', schema: Store },
+    extraProblems: [404],
+  },
+  'PUT /stores/:store_id': {
+    operationId: 'putStore',
+    tag: 'Stores',
+    summary: 'Create or replace a store',
+    description:
+      'Registers the store under the partner-chosen `store_id`. A new store starts `pending_review`; the service approves the store and each domain before any product is published. New domains stay unapproved; products are accepted meanwhile but shown only after approval. `cnpj` check digits are verified (422 `invalid`), one CNPJ is one store (422 `already_registered`); a direct-store account refuses a second store (422 `single_store` on `store_id`).',
+    body: StoreInput,
+    ok: { status: 200, description: 'The store as registered (CNPJ without punctuation).', schema: Store },
+  },
+  'GET /products': {
+    operationId: 'listProducts',
+    tag: 'Products',
+    summary: 'List products with states',
+    description: 'Products of the partner, ordered by `sku`, filtered by `store_id` and `state`. Meant for reconciliation. Pagination: `cursor` and `limit`.',
+    query: ListProductsQuery,
+    ok: { status: 200, description: 'A page of product statuses.', schema: ProductPage },
+  },
+  'POST /products/batch': {
+    operationId: 'postProductBatch',
+    tag: 'Products',
+    summary: 'Batch of up to 1000 items',
+    description:
+      'Upserts and deletes in one call, applied in array order in chunks of up to 50 items. Answers 202 with the Job in state `queued` only after the batch is persisted; read progress with `GET /jobs/{job_id}`. Counts as a single write for the rate limit. 413 above 5 MB or above 1000 items. In `done`, `received = accepted + rejected + pending + removed`.',
+    body: BatchInput,
+    ok: { status: 202, description: 'The batch is persisted and queued.', schema: Job },
+  },
+  'GET /products/:sku': {
+    operationId: 'getProduct',
+    tag: 'Products',
+    summary: "One product's status",
+    description: 'State of the product and, if refused or held, its `reasons`. A removed SKU answers 200 with state `removed`; a SKU never sent answers 404.',
+    ok: { status: 200, description: 'The product status.', schema: ProductStatus },
+    extraProblems: [404],
+  },
+  'PUT /products/:sku': {
+    operationId: 'putProduct',
+    tag: 'Products',
+    summary: 'Create or replace a product',
+    description:
+      'Replaces the whole registration (omitting `commission` removes the product-level exception). Answers state `pending` at first; the cover check runs asynchronously. A submission whose `updated_at` is older than the last received answers 200 with `ignored_stale` true and changes nothing: the greatest `updated_at` prevails. The `store_id` of an existing SKU never changes (409 `sku_store_conflict` on `store_id`). SKUs are unique per partner and environment across the stores of a hub.',
+    body: ProductInput,
+    ok: { status: 200, description: 'The product status after the write.', schema: ProductStatus },
+  },
+  'PATCH /products/:sku': {
+    operationId: 'patchProduct',
+    tag: 'Products',
+    summary: 'Partial update',
+    description: 'Only the fields sent change (`updated_at` plus at least one other). Same `updated_at` rule as PUT. `original_price_cents` null removes the from-price; `commission` null returns to the store rule.',
+    body: ProductPatch,
+    ok: { status: 200, description: 'The product status after the write.', schema: ProductStatus },
+    extraProblems: [404],
+  },
+  'DELETE /products/:sku': {
+    operationId: 'deleteProduct',
+    tag: 'Products',
+    summary: 'Remove a product',
+    description: 'The product leaves search and its state becomes `removed`. 204 also when the product was already absent. No body.',
+    ok: { status: 204, description: 'Removed, or already absent.' },
+  },
+  'GET /jobs/:job_id': {
+    operationId: 'getJob',
+    tag: 'Products',
+    summary: 'Batch progress',
+    description: 'State and totals of a batch; refused items are listed in `errors` with their index, SKU and reasons. `pending` is the state at processing time: read the product for its current state.',
+    ok: { status: 200, description: 'The job.', schema: Job },
+    extraProblems: [404],
+  },
+  'GET /clicks': {
+    operationId: 'listClicks',
+    tag: 'Clicks',
+    summary: 'List clicks',
+    description: 'Clicks of the partner and environment, ordered by `occurred_at`, `store_id`, `click_id`. Clicks carry no personal data.' + WINDOW,
+    query: ListClicksQuery,
+    ok: { status: 200, description: 'A page of clicks with the normalized window.', schema: ClickPage },
+  },
+  'POST /sandbox/clicks': {
+    operationId: 'postSandboxClick',
+    tag: 'Clicks',
+    summary: 'Test click (test key only)',
+    description: 'Creates a test click for a SKU of that store (no approval needed). Use its `click_id` and `occurred_at` in a `paid` event. A live key answers 403 `test_key_required`; an unknown SKU answers 422.',
+    body: SandboxClickInput,
+    ok: { status: 200, description: 'The click.', schema: PartnerClick },
+  },
+  'POST /conversions': {
+    operationId: 'postConversion',
+    tag: 'Conversions',
+    summary: 'Report a paid, refunded or cancelled event',
+    description:
+      'A store-to-server call. The first event of an order is `paid` (`occurred_at` = `paid_at`, every `refunded_cents` 0). `refunded` and `cancelled` repeat all original items and `paid_at`; `refunded_cents` is the cumulative refund of the whole line. The click must belong to the partner, environment and store and have occurred up to 30 days before `paid_at` (422 `invalid_attribution`). `event_id` deduplicates forever: the same body returns the first receipt with `duplicate` true, another body answers 409 `event_conflict`. Other 409 codes: `order_conflict`, `payment_required`, `invalid_transition`. An event older than the last applied answers `ignored_stale` true. Event dates at most 5 minutes in the future. No buyer personal data.',
+    body: ConversionEvent,
+    ok: { status: 200, description: 'Order and event persisted atomically.', schema: ConversionReceipt },
+  },
+  'GET /conversions': {
+    operationId: 'listConversions',
+    tag: 'Conversions',
+    summary: 'List orders',
+    description: 'Orders by `paid_at` (not by refund date: an earlier period may change after a later refund), then `store_id`, `order_id`, with their current state.' + WINDOW,
+    query: ListConversionsQuery,
+    ok: { status: 200, description: 'A page of orders with the normalized window.', schema: ConversionPage },
+  },
+  'GET /conversions/:order_id': {
+    operationId: 'getConversion',
+    tag: 'Conversions',
+    summary: 'One order',
+    description: 'Current state of one order; an order is unique per `store_id` and `order_id`. 404 when not found for this partner, environment and store.',
+    query: GetConversionQuery,
+    ok: { status: 200, description: 'The order.', schema: OrderView },
+    extraProblems: [404],
+  },
+  'GET /reports/commission': {
+    operationId: 'getCommissionReport',
+    tag: 'Reports',
+    summary: 'Commission report',
+    description:
+      'Clicks counted by `occurred_at`, orders by `paid_at` with their current state. Every store with a click or an order appears. `expected_commission_cents` is null if any order with a balance has an unknown rule; `known_expected_commission_cents` is the known subtotal. An expected balance, not a payment nor a financial closing.' +
+      WINDOW,
+    query: CommissionReportQuery,
+    ok: { status: 200, description: 'The report.', schema: CommissionReport },
+  },
+};
+
+/** The public documents (no key, no rate brake). */
+export const DOCUMENTS: Record<string, { operationId: string; summary: string; type: string; schema: JsonSchema }> = {
+  '/openapi.json': { operationId: 'getOpenApiJson', summary: 'This contract, OpenAPI 3.1 (JSON)', type: 'application/json', schema: { type: 'object' } },
+  '/openapi.yaml': { operationId: 'getOpenApiYaml', summary: 'This contract, OpenAPI 3.1 (YAML)', type: 'application/yaml', schema: { type: 'string' } },
+  '/guia.md': { operationId: 'getGuide', summary: 'Integration guide (Markdown)', type: 'text/markdown', schema: { type: 'string' } },
+};

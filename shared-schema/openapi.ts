@@ -1,0 +1,198 @@
+/**
+ * The published contract: an OpenAPI 3.1 document generated from the very JSON Schemas the doors validate with
+ * (one source of truth). Every named schema becomes a component; wherever a schema object is (by identity) a named
+ * component, the document says `$ref` instead of repeating it. Pure: no I/O.
+ */
+import { stringify } from 'yaml';
+import { PUBLIC_PATHS, ROUTES, type RouteSpec } from './routes.js';
+import { DOCUMENTS, OPERATIONS, ProductPage, StorePage, type OperationSpec } from './openapi-operations.js';
+import { Commission, Cursor, DateTime, Domain, ExternalId, HttpsUrl, Limit, Problem, RejectionReason, Shipping, type JsonSchema } from './schemas/common.js';
+import { Account, ProductInput, ProductPatch, ProductState, ProductStatus, Store, StoreInput } from './schemas/catalog.js';
+import * as commerce from './schemas/commerce.js';
+
+export const CONTRACT_VERSION = '1.0.0-beta.2';
+
+/** Named schemas, published under `#/components/schemas/<name>`. */
+export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
+  ExternalId, HttpsUrl, Domain, DateTime, Cursor, Limit, Commission, Shipping, RejectionReason, Problem,
+  Account, StoreInput, Store, StorePage, ProductState, ProductInput, ProductPatch, ProductStatus, ProductPage,
+  BatchItem: commerce.BatchItem,
+  BatchInput: commerce.BatchInput,
+  JobTotals: commerce.JobTotals,
+  Job: commerce.Job,
+  PartnerClick: commerce.PartnerClick,
+  ClickPage: commerce.ClickPage,
+  SandboxClickInput: commerce.SandboxClickInput,
+  ConversionStatus: commerce.ConversionStatus,
+  Currency: commerce.Currency,
+  ConversionItem: commerce.ConversionItem,
+  ConversionEvent: commerce.ConversionEvent,
+  CommissionSnapshotItem: commerce.CommissionSnapshotItem,
+  OrderView: commerce.OrderView,
+  ConversionReceipt: commerce.ConversionReceipt,
+  ConversionPage: commerce.ConversionPage,
+  CommercialTotals: commerce.CommercialTotals,
+  StoreCommercialTotals: commerce.StoreCommercialTotals,
+  CommissionReport: commerce.CommissionReport,
+};
+
+const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> = {
+  store_id: { schema: ExternalId, description: 'Partner-chosen store id.' },
+  sku: { schema: ExternalId, description: 'Stable partner-side SKU; each colour or size variation has its own.' },
+  job_id: { schema: { type: 'string' }, description: 'Id returned by `POST /products/batch`.' },
+  order_id: { schema: ExternalId, description: 'Partner-side order id.' },
+};
+
+const PROBLEMS: Record<number, { name: string; description: string }> = {
+  401: { name: 'Unauthorized', description: 'Key missing, invalid or revoked: send `Authorization: Bearer <API_KEY>`.' },
+  403: { name: 'Forbidden', description: 'The key lacks the scope of this route, or a live key called a test-only route (`test_key_required`).' },
+  404: { name: 'NotFound', description: 'The resource does not exist for this partner and environment.' },
+  409: {
+    name: 'Conflict',
+    description:
+      'Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating.',
+  },
+  413: { name: 'TooLarge', description: 'Body above 5 MB (batch) or 1 MB (other routes), or a batch above 1000 items. Nothing written.' },
+  422: {
+    name: 'Invalid',
+    description:
+      'Invalid body or query: `errors` lists every invalid field at once (`field` is a JSON path such as `items[3].unit_price_cents`, `""` for the whole body). Also: the same `Idempotency-Key` with another route or body, `invalid_attribution` on conversions. Correct all fields before repeating.',
+  },
+  429: { name: 'RateLimited', description: 'Rate brake (600 writes and 1200 reads per minute per key): wait `Retry-After` seconds.' },
+};
+
+type Json = unknown;
+
+/** Replaces every sub-schema that is (by identity) a named component with a `$ref`, except `self` at the root. */
+function withRefs(value: Json, names: Map<object, string>, self?: object): Json {
+  if (Array.isArray(value)) return value.map((v) => withRefs(v, names));
+  if (value === null || typeof value !== 'object') return value;
+  const name = names.get(value);
+  if (name !== undefined && value !== self) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRefs(v, names)]));
+}
+
+const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, '{$1}');
+const isWrite = (r: RouteSpec) => r.method !== 'GET';
+
+function problemStatuses(route: RouteSpec, op: OperationSpec): number[] {
+  const set = new Set<number>([401, 422, 429, ...(op.extraProblems ?? [])]);
+  if (route.scope || route.testOnly) set.add(403);
+  if (isWrite(route)) set.add(409);
+  if (op.body) set.add(413);
+  return [...set].sort((a, b) => a - b);
+}
+
+function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => Json): Record<string, unknown> {
+  const parameters: Json[] = [];
+  for (const [, name] of route.path.matchAll(/:([a-z_]+)/g)) {
+    const p = PATH_PARAMS[name!];
+    if (!p) throw new Error(`openapi: no description of path parameter ${name}`);
+    parameters.push({ name, in: 'path', required: true, description: p.description, schema: ref(p.schema) });
+  }
+  if (op.query) {
+    const required = (op.query.required as string[] | undefined) ?? [];
+    for (const [name, schema] of Object.entries(op.query.properties as Record<string, JsonSchema>)) {
+      parameters.push({ name, in: 'query', required: required.includes(name), schema: ref(schema) });
+    }
+  }
+  if (isWrite(route)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+
+  const ok: Record<string, unknown> = { description: op.ok.description, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } } };
+  if (op.ok.schema) ok.content = { 'application/json': { schema: ref(op.ok.schema) } };
+  const responses: Record<string, Json> = { [String(op.ok.status)]: ok };
+  for (const status of problemStatuses(route, op)) responses[String(status)] = { $ref: `#/components/responses/${PROBLEMS[status]!.name}` };
+
+  const out: Record<string, unknown> = {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description + (route.scope ? ` Scope: \`${route.scope}\`.` : ''),
+  };
+  if (parameters.length > 0) out.parameters = parameters;
+  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: ref(op.body) } } };
+  out.responses = responses;
+  return out;
+}
+
+function problemResponse(status: number): Json {
+  const headers: Record<string, Json> = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
+  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  return {
+    description: PROBLEMS[status]!.description,
+    headers,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}
+
+const DESCRIPTION = `Partner Commerce API: stores and hubs send catalog data and commission rules, read clicks and reports, and
+report paid orders, refunds and cancellations.
+
+Conventions: JSON in UTF-8; money in integer cents of BRL (\`29990\` is R$ 299,90); dates ISO 8601 with time zone;
+errors are RFC 9457 problems (\`application/problem+json\`) listing every invalid field in \`errors\`; every answer
+carries \`X-Request-Id\`. The key (\`Authorization: Bearer <API_KEY>\`) decides the environment: \`ik_test_…\` or
+\`ik_live_…\`. Writes accept \`Idempotency-Key\` (24 h). Phase 3 paths (\`/promotions\`, \`/coupons\`, \`/campaigns\`)
+are not part of this contract and answer 404. The integration guide is at \`/guia.md\`.`;
+
+/** The OpenAPI 3.1 document of the contract, served at `{apiBaseUrl}/openapi.json` and `.yaml`. */
+export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
+  const names = new Map<object, string>(Object.entries(COMPONENT_SCHEMAS).map(([n, s]) => [s, n]));
+  const ref = (s: JsonSchema) => withRefs(s, names);
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const op = OPERATIONS[`${route.method} ${route.path}`];
+    if (!op) throw new Error(`openapi: no operation for ${route.method} ${route.path}`);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, op, ref);
+  }
+  for (const path of PUBLIC_PATHS) {
+    const d = DOCUMENTS[path];
+    if (!d) throw new Error(`openapi: no description of public document ${path}`);
+    paths[path] = {
+      get: {
+        operationId: d.operationId,
+        tags: ['Documents'],
+        summary: d.summary,
+        description: 'Public: no key, no rate brake.',
+        security: [],
+        responses: {
+          '200': { description: d.summary, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } }, content: { [d.type]: { schema: d.schema } } },
+        },
+      },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Partner Commerce API', version: CONTRACT_VERSION, description: DESCRIPTION },
+    servers: [{ url: apiBaseUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Documents'].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([n, s]) => [n, withRefs(s, names, s)])),
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API_KEY>`; `ik_test_…` or `ik_live_…`.' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Same key, route and body within 24 h replays the original answer without writing; another route or body answers 422.',
+          schema: { type: 'string', maxLength: 100 },
+        },
+      },
+      headers: {
+        XRequestId: { description: 'Request id generated by the service; quote it to support.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before repeating.', schema: { type: 'integer', minimum: 1 } },
+      },
+      responses: Object.fromEntries(Object.keys(PROBLEMS).map((s) => [PROBLEMS[Number(s)]!.name, problemResponse(Number(s))])),
+    },
+  };
+}
+
+/** YAML form of the document (no anchors or aliases, no folded lines). */
+export function toYaml(doc: unknown): string {
+  return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+}

@@ -1,0 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { EsdbEventStore } from '../../infra/esdb/event-store.js';
+import { eventStoreContract } from './event-store-contract.js';
+import { whenServer } from './server-url.js';
+
+// Each store lives in its own stream namespace on the shared server, so runs and tests never see each other.
+whenServer('EVENTSTORE_URL', 'EventStoreDB', 'EsdbEventStore (EventStoreDB)', (url) => {
+  eventStoreContract('EsdbEventStore (EventStoreDB)', async () => {
+    const store = EsdbEventStore.connect(url, { streamPrefix: `t${randomBytes(6).toString('hex')}_` });
+    return { store, cleanup: () => store.close() };
+  });
+});

@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { coverFetcherOptionsFromEnv, createCoverFetcher, parseHostMap } from '../../infra/cover/cover-fetcher.js';
+
+describe('cover fetch settings from the environment', () => {
+  it('reads COVER_FETCH_HOSTS as a host map, IPv6 addresses included, names lower-cased', () => {
+    const options = coverFetcherOptionsFromEnv({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1, CDN.shop.test=::1,' });
+    expect(options).to.deep.equal({ hostMap: { 'shop.test': '127.0.0.1', 'cdn.shop.test': '::1' } });
+  });
+
+  it('reads COVER_FETCH_ALLOW_PRIVATE=1 as on, 0 or unset as off, anything else as an error', () => {
+    expect(coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: '1' })).to.deep.equal({ allowPrivate: true });
+    expect(coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: '0' })).to.deep.equal({});
+    expect(coverFetcherOptionsFromEnv({})).to.deep.equal({});
+    expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: 'yes' })).to.throw(/COVER_FETCH_ALLOW_PRIVATE must be 1 or 0/);
+  });
+
+  it('refuses either setting when NODE_ENV=production, naming it', () => {
+    expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' })).to.throw(
+      /COVER_FETCH_HOSTS must not be set when NODE_ENV=production/,
+    );
+    expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(
+      /COVER_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production/,
+    );
+    expect(coverFetcherOptionsFromEnv({ NODE_ENV: 'production' })).to.deep.equal({});
+    expect(coverFetcherOptionsFromEnv({ NODE_ENV: 'test', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.deep.equal({ allowPrivate: true });
+  });
+
+  it('refuses malformed host maps with the entry in the message', () => {
+    expect(() => parseHostMap('shop.test')).to.throw(/"shop.test" must map shop.test to an IP address/);
+    expect(() => parseHostMap('shop.test=localhost')).to.throw(/must map shop.test to an IP address/);
+    expect(() => parseHostMap('shop.test=127.0.0.1:8443')).to.throw(/IP address/);
+    expect(() => parseHostMap('=127.0.0.1')).to.throw(/host name/);
+    expect(() => parseHostMap('bad_name=127.0.0.1')).to.throw(/host name/);
+    expect(() => parseHostMap('a.test=127.0.0.1,A.test=::1')).to.throw(/a.test is listed twice/);
+  });
+
+  it('createCoverFetcher refuses a host map value that is not an address', () => {
+    expect(() => createCoverFetcher({ hostMap: { 'shop.test': 'example.com' } })).to.throw(/not an IP address/);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * EsdbEventStore's own logic (paging through `$all`, exclusive start positions, the position of an append, error
+ * translation), driven by an in-memory stand-in for the driver's client. The stand-in interleaves system events,
+ * spaces positions like byte offsets, and starts reads AT the given position (inclusive) or after it, since the
+ * adapter must be right either way. The real driver and server run in the contract suite (EVENTSTORE_URL).
+ */
+import { expect } from 'chai';
+import { StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
+import type {
+  AppendToStreamOptions,
+  EventData,
+  EventStoreDBClient,
+  ReadAllOptions,
+  ReadStreamOptions,
+  ResolvedEvent,
+} from '@eventstore/db-client';
+import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
+import type { NewEvent } from '../../shared-schema/ports/event-store.js';
+import { EsdbEventStore } from '../../infra/esdb/event-store.js';
+import { AppendTooLargeError } from '../../infra/esdb/mapping.js';
+
+interface Rec {
+  stream: string;
+  type: string;
+  revision: bigint;
+  pos: bigint;
+  data: unknown;
+  metadata: unknown;
+  id: string;
+}
+
+class FakeEsdb {
+  readonly log: Rec[] = [];
+  private next = 1000n;
+  constructor(private readonly inclusive: boolean) {
+    this.write('$settings', '$settings', {});
+  }
+
+  write(stream: string, type: string, data: unknown, metadata: unknown = { recorded_at: 'x' }, id = `id${this.next}`): Rec {
+    const revision = BigInt(this.log.filter((r) => r.stream === stream).length);
+    const rec = { stream, type, revision, pos: this.next, data, metadata, id };
+    this.next += 137n;
+    this.log.push(rec);
+    return rec;
+  }
+
+  private resolved(r: Rec): ResolvedEvent {
+    return {
+      event: {
+        streamId: r.stream, id: r.id, isJson: true, revision: r.revision, type: r.type, created: new Date(0),
+        data: r.data, metadata: r.metadata, position: { commit: r.pos, prepare: r.pos },
+      },
+      commitPosition: r.pos,
+    } as unknown as ResolvedEvent;
+  }
+
+  async appendToStream(stream: string, events: EventData[], options: AppendToStreamOptions) {
+    const current = this.log.filter((r) => r.stream === stream);
+    const cur = current.length === 0 ? ('no_stream' as const) : BigInt(current.length - 1);
+    const exp = options.expectedRevision ?? 'any';
+    const ok = exp === 'any' || (exp === 'no_stream' ? cur === 'no_stream' : exp === 'stream_exists' ? cur !== 'no_stream' : cur === exp);
+    if (!ok) throw new WrongExpectedVersionError(undefined, { streamName: stream, expected: exp, current: cur });
+    const written = events.map((e) => {
+      this.write('$stats-node', '$statistics-collected', {}); // something else lands in between
+      return this.write(stream, e.type, e.data, e.metadata, e.id);
+    });
+    const first = written[0];
+    // Like the server may: report the FIRST event's position for a multi-event append.
+    return { success: true, nextExpectedRevision: written[written.length - 1].revision, position: first && { commit: first.pos, prepare: first.pos } };
+  }
+
+  async *readStream(stream: string, options: ReadStreamOptions = {}) {
+    const recs = this.log.filter((r) => r.stream === stream);
+    if (recs.length === 0) throw new StreamNotFoundError(undefined, stream);
+    const from = typeof options.fromRevision === 'bigint' ? options.fromRevision : 0n;
+    let n = 0;
+    for (const r of recs) {
+      if (r.revision < from || n >= Number(options.maxCount ?? Infinity)) continue;
+      n++;
+      yield this.resolved(r);
+    }
+  }
+
+  async *readAll(options: ReadAllOptions = {}) {
+    const backwards = options.direction === 'backwards';
+    const ordered = backwards ? [...this.log].reverse() : this.log;
+    const from = options.fromPosition;
+    const start = from === undefined || from === 'start' || from === 'end' ? undefined : from.commit;
+    const after = (r: Rec) =>
+      start === undefined ||
+      (backwards ? (this.inclusive ? r.pos <= start : r.pos < start) : this.inclusive ? r.pos >= start : r.pos > start);
+    let n = 0;
+    for (const r of ordered) {
+      if (!after(r)) continue;
+      if (n++ >= Number(options.maxCount ?? Infinity)) return;
+      yield this.resolved(r);
+    }
+  }
+
+  async dispose() {}
+}
+
+const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { recorded_at: '2026-01-01T00:00:00.000Z' } });
+
+for (const inclusive of [true, false]) {
+  describe(`EsdbEventStore over a stand-in client (reads start ${inclusive ? 'at' : 'after'} the position)`, () => {
+    let fake: FakeEsdb;
+    let store: EsdbEventStore;
+    beforeEach(() => {
+      fake = new FakeEsdb(inclusive);
+      store = new EsdbEventStore(fake as unknown as EventStoreDBClient, { pageSize: 3 });
+    });
+
+    it('appends with expected revisions and reports the revision and position of the last event', async () => {
+      const a = await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')], 'no_stream');
+      const events = await store.readStream('job-1');
+      expect(events.map((e) => [e.type, e.revision])).to.deep.equal([['A', 0], ['B', 1], ['C', 2]]);
+      expect(a).to.deep.equal({ nextRevision: 2, position: events[2].position });
+      const b = await store.appendToStream('job-1', [ev('D')], 2);
+      expect(b.nextRevision).to.equal(3);
+      expect(b.position).to.equal((await store.readStream('job-1', { fromRevision: 3 }))[0].position);
+    });
+
+    it('turns a wrong expected revision into the port error with the actual revision', async () => {
+      await store.appendToStream('job-1', [ev('A')], 'no_stream');
+      const err = await store.appendToStream('job-1', [ev('B')], 'no_stream').catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(WrongExpectedRevisionError);
+      expect(err).to.include({ stream: 'job-1', expected: 'no_stream', actual: 0 });
+      const err2 = await store.appendToStream('job-2', [ev('B')], 'stream_exists').catch((e: unknown) => e);
+      expect(err2).to.include({ stream: 'job-2', expected: 'stream_exists', actual: 'no_stream' });
+    });
+
+    it('refuses an append above 1 MiB before sending it', async () => {
+      const err = await store.appendToStream('job-1', [ev('Big', { s: 'x'.repeat(1024 * 1024) })]).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(AppendTooLargeError);
+      expect(await store.readStream('job-1')).to.deep.equal([]);
+    });
+
+    it('reads a missing stream as empty, and honours fromRevision and maxCount', async () => {
+      expect(await store.readStream('nope-1')).to.deep.equal([]);
+      await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C'), ev('D')]);
+      const part = await store.readStream('job-1', { fromRevision: 1, maxCount: 2 });
+      expect(part.map((e) => e.type)).to.deep.equal(['B', 'C']);
+    });
+
+    it('pages through the whole log, strictly after the position, without system events or repeats', async () => {
+      for (let i = 0; i < 5; i++) await store.appendToStream(`job-${i}`, [ev('J'), ev('K')]);
+      await store.appendToStream('store-1', [ev('S')]);
+      const all = await store.readAll();
+      expect(all).to.have.length(11);
+      expect(all.every((e, i) => i === 0 || e.position > all[i - 1].position)).to.equal(true);
+      const after = await store.readAll({ afterPosition: all[3].position });
+      expect(after.map((e) => e.id)).to.deep.equal(all.slice(4).map((e) => e.id));
+      const some = await store.readAll({ afterPosition: all[3].position, maxCount: 2 });
+      expect(some.map((e) => e.id)).to.deep.equal(all.slice(4, 6).map((e) => e.id));
+      const stores = await store.readAll({ categories: ['store'] });
+      expect(stores.map((e) => e.stream)).to.deep.equal(['store-1']);
+      expect(await store.headPosition()).to.equal(all[10].position);
+    });
+
+    it('keeps to its namespace', async () => {
+      const mine = new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_', pageSize: 2 });
+      expect(await mine.headPosition()).to.equal(0);
+      await store.appendToStream('job-1', [ev('Other')]);
+      await mine.appendToStream('job-1', [ev('Mine')]);
+      await store.appendToStream('job-1', [ev('Other2')]);
+      expect((await mine.readAll()).map((e) => [e.stream, e.type])).to.deep.equal([['job-1', 'Mine']]);
+      expect((await mine.readStream('job-1')).map((e) => e.type)).to.deep.equal(['Mine']);
+      expect(await mine.headPosition()).to.equal((await mine.readAll())[0].position);
+    });
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * The MongoDB translations of the read-store port, checked without a server. Keyset pagination is checked against
+ * a small model of MongoDB's comparison rules (null and missing sort first and equal each other; a range operator
+ * matches only values of its own type): paging through any data set in any mix of directions must give exactly
+ * the fully sorted list.
+ */
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { Decimal128, Long } from 'mongodb';
+import type { Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
+import {
+  andFilters,
+  decimalStringToBigInt,
+  fromMongoDoc,
+  keysetFilter,
+  sortKeys,
+  sumPipeline,
+  toBigInt,
+  toMongoDoc,
+  toSort,
+  whereToFilter,
+} from '../../infra/mongo/query.js';
+
+type Row = Record<string, Scalar | undefined>;
+
+// --- a model of the MongoDB semantics the translation relies on (numbers, strings and null only) ---
+const rank = (v: Scalar | undefined): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : 2);
+function cmp(a: Scalar | undefined, b: Scalar | undefined): number {
+  const r = rank(a) - rank(b);
+  if (r !== 0 || rank(a) === 0) return r;
+  return (a as number | string) < (b as number | string) ? -1 : (a as number | string) > (b as number | string) ? 1 : 0;
+}
+function matches(row: Row, filter: Record<string, unknown>): boolean {
+  return Object.entries(filter).every(([k, cond]) => {
+    if (k === '$or') return (cond as Record<string, unknown>[]).some((f) => matches(row, f));
+    if (k === '$and') return (cond as Record<string, unknown>[]).every((f) => matches(row, f));
+    const v = row[k];
+    if (cond === null || typeof cond !== 'object') return cmp(v, cond as Scalar) === 0;
+    return Object.entries(cond as Record<string, Scalar>).every(([op, x]) => {
+      const sameType = rank(v) === rank(x) && rank(x) !== 0;
+      switch (op) {
+        case '$gt': return sameType && cmp(v, x) > 0;
+        case '$lt': return sameType && cmp(v, x) < 0;
+        case '$ne': return cmp(v, x) !== 0;
+        case '$exists': return (v !== undefined) === x;
+        default: throw new Error(`model lacks ${op}`);
+      }
+    });
+  });
+}
+function sortRows(rows: Row[], keys: Required<SortKey>[]): Row[] {
+  return [...rows].sort((a, b) => {
+    for (const k of keys) {
+      const c = cmp(a[k.field], b[k.field]);
+      if (c !== 0) return k.dir === 'desc' ? -c : c;
+    }
+    return 0;
+  });
+}
+
+describe('MongoDB query translation', () => {
+  it('translates equality, ranges, sets and "not equal", and ignores empty conditions', () => {
+    expect(whereToFilter({ a: 1, b: null, c: { gte: 2, lt: 5 }, d: { in: ['x', 'y'] }, e: { ne: 'z' }, f: {} })).to.deep.equal({
+      a: 1,
+      b: null,
+      c: { $gte: 2, $lt: 5 },
+      d: { $in: ['x', 'y'] },
+      e: { $ne: 'z' },
+    });
+    expect(andFilters({}, { a: 1 })).to.deep.equal({ a: 1 });
+    expect(andFilters({ a: 1 }, { b: 2 })).to.deep.equal({ $and: [{ a: 1 }, { b: 2 }] });
+  });
+
+  it('always sorts by _id last, once', () => {
+    expect(toSort(sortKeys([{ field: 'at', dir: 'desc' }]))).to.deep.equal([['at', -1], ['_id', 1]]);
+    expect(toSort(sortKeys([{ field: '_id', dir: 'desc' }]))).to.deep.equal([['_id', -1]]);
+  });
+
+  it('refuses an "after" that does not hold one value per sort key', () => {
+    expect(() => keysetFilter(sortKeys([{ field: 'a' }]), ['x'])).to.throw(RangeError);
+  });
+
+  it('keyset pages through any data in any mix of directions, nulls included, exactly once and in order', () => {
+    const row = fc.record({
+      a: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
+      b: fc.option(fc.constantFrom('x', 'y', 'z'), { nil: null }),
+      c: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    });
+    const order = fc.subarray(['a', 'b', 'c']).chain((fields) =>
+      fc.tuple(...fields.map((f) => fc.record({ field: fc.constant(f), dir: fc.constantFrom('asc' as const, 'desc' as const) }))),
+    );
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 25 }), order, fc.integer({ min: 1, max: 4 }), (raw, orderBy, pageSize) => {
+        const rows: Row[] = raw.map((r, i) => ({ ...r, _id: `id${String(i).padStart(3, '0')}` }));
+        const keys = sortKeys(orderBy);
+        const expected = sortRows(rows, keys).map((r) => r._id);
+        const seen: unknown[] = [];
+        let after: Scalar[] | undefined;
+        for (let guard = 0; guard < 100; guard++) {
+          const filter = after ? keysetFilter(keys, after) : {};
+          const page = sortRows(rows.filter((r) => matches(r, filter)), keys).slice(0, pageSize);
+          if (page.length === 0) break;
+          seen.push(...page.map((r) => r._id));
+          const last = page[page.length - 1];
+          after = keys.map((k) => last[k.field] ?? null);
+        }
+        expect(seen).to.deep.equal(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('sums exactly: each field as a long, then as a decimal, grouped and ordered by key', () => {
+    const pipeline = sumPipeline({ where: { env: 'live' }, groupBy: 'store_id', fields: ['gross', 'net'] });
+    expect(pipeline).to.deep.equal([
+      { $match: { env: 'live' } },
+      {
+        $group: {
+          _id: '$store_id',
+          count: { $sum: 1 },
+          s0: { $sum: { $toDecimal: { $toLong: '$gross' } } },
+          s1: { $sum: { $toDecimal: { $toLong: '$net' } } },
+        },
+      },
+      { $sort: { _id: 1 } },
+    ]);
+    expect(sumPipeline({ fields: [] })[1]).to.deep.equal({ $group: { _id: null, count: { $sum: 1 } } });
+  });
+
+  it('turns decimal and long sums into exact bigints, past 2^64 too, and refuses fractions', () => {
+    expect(toBigInt(Decimal128.fromString('123456789012345678901234567'))).to.equal(123456789012345678901234567n);
+    expect(toBigInt(Long.fromString('9007199254740993'))).to.equal(9007199254740993n);
+    expect(toBigInt(0)).to.equal(0n);
+    expect(toBigInt(null)).to.equal(0n);
+    expect(decimalStringToBigInt('-42.000')).to.equal(-42n);
+    expect(decimalStringToBigInt('1.5E+3')).to.equal(1500n);
+    expect(decimalStringToBigInt('120E-1')).to.equal(12n);
+    expect(() => decimalStringToBigInt('12E-1')).to.throw(RangeError);
+    expect(() => decimalStringToBigInt('0.5')).to.throw(RangeError);
+    expect(() => toBigInt(1.5)).to.throw(RangeError);
+  });
+
+  it('stores what JSON would keep, plus a Date copy of expires_at for the TTL index', () => {
+    const stored = toMongoDoc({ _id: 'k1', expires_at: '2026-03-01T00:00:00.000Z', gone: undefined, at: new Date(5) });
+    expect(stored).to.deep.equal({
+      _id: 'k1',
+      expires_at: '2026-03-01T00:00:00.000Z',
+      at: '1970-01-01T00:00:00.005Z',
+      _expires: new Date('2026-03-01T00:00:00.000Z'),
+    });
+    expect(toMongoDoc({ _id: 'k2', expires_at: 1_700_000_000_000 })._expires).to.deep.equal(new Date(1_700_000_000_000));
+    expect(toMongoDoc({ _id: 'k3', expires_at: 'soon' })).to.not.have.property('_expires');
+  });
+
+  it('reads documents back exactly: no _expires, no BSON types', () => {
+    const doc = fromMongoDoc({
+      _id: 'k1',
+      n: Long.fromNumber(42),
+      nested: { big: Long.fromString('9007199254740991'), list: [Long.fromNumber(1), 'a', null] },
+      _expires: new Date(0),
+    });
+    expect(doc).to.deep.equal({ _id: 'k1', n: 42, nested: { big: 9007199254740991, list: [1, 'a', null] } });
+  });
+});

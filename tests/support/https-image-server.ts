@@ -1,0 +1,181 @@
+// Local HTTPS servers for the cover check, on loopback only, each counting the TCP connections it accepts
+// so a test can say "no connection reached this listener".
+//
+//   main  127.0.0.1  every route below          alt   127.0.0.2  same routes (when the OS allows binding it)
+//   v6    ::1        same routes (when IPv6)    evil  127.0.0.1  same routes, another port: the "outside" host
+//   stall 127.0.0.1  plain TCP that accepts and never answers (connect-timeout case)
+//
+// Routes: /img/{800x600,499x800,500x500}.{jpg,png,webp}, /img/600x600.gif, /text-as-jpeg (text labelled
+// image/jpeg), /jpeg-as-text (a JPEG labelled text/plain), /png-garbage (PNG signature, then junk), /huge.png
+// (IHDR claims 60000×60000), /status/404, /status/500, /redirect/{inside,relative,outside,http,loop,to-alt,
+// no-location}, /redirect/chain/N (N ≥ 1 redirects, the last to the 800×600 JPEG), /endless (a body that never ends),
+// /trickle (one byte every 50 ms, forever), /hang (never answers), /oversized and /oversized-chunked
+// (OVERSIZED_BYTES, with and without Content-Length).
+import https from 'node:https';
+import net from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { makeTestCertificates } from './test-certificates.js';
+import { makeTestImages, pngClaiming } from './test-images.js';
+
+/** Names the server certificate covers. `wrong.test` is deliberately absent. */
+export const CERT_NAMES = ['shop.test', 'cdn.shop.test', 'img.shop.test', 'alt.shop.test', 'v6.shop.test', 'dns.shop.test', 'evil.test'] as const;
+export const OVERSIZED_BYTES = 2 * 1024 * 1024;
+
+export interface CountingListener {
+  readonly address: string;
+  readonly port: number;
+  connections(): number;
+}
+
+export interface ImageServers {
+  /** PEM of the CA that signed the server certificate. */
+  ca: string;
+  /** The bytes served under /img/ (`'800x600.jpg'` → the JPEG). */
+  images: Record<string, Buffer>;
+  main: CountingListener;
+  alt: CountingListener | null;
+  v6: CountingListener | null;
+  evil: CountingListener;
+  stall: CountingListener;
+  /** Every test name → its loopback listener's address (use as the fetcher's hostMap). */
+  hostMap: Record<string, string>;
+  /** `https://{host}:{listener.port}{path}`, listener defaulting to main. */
+  url(host: string, path: string, listener?: CountingListener): string;
+  close(): Promise<void>;
+}
+
+interface Started extends CountingListener {
+  close(): Promise<void>;
+}
+
+export async function startImageServers(): Promise<ImageServers> {
+  const { caCert, key, cert } = makeTestCertificates(CERT_NAMES);
+  const images = await makeTestImages();
+  const ports = { main: 0, alt: 0, evil: 0 };
+  const handler = routes(images, ports);
+  const makeHttps = () => https.createServer({ key, cert }, handler);
+
+  const main = await listen(makeHttps(), '127.0.0.1');
+  const evil = await listen(makeHttps(), '127.0.0.1');
+  const stall = await listen(net.createServer(() => {}), '127.0.0.1');
+  const alt = await listen(makeHttps(), '127.0.0.2').catch(() => null);
+  const v6 = await listen(makeHttps(), '::1').catch(() => null);
+  Object.assign(ports, { main: main.port, evil: evil.port, alt: alt?.port ?? 0 });
+  const all = [main, evil, stall, alt, v6].filter((l): l is Started => l !== null);
+
+  return {
+    ca: caCert,
+    images,
+    main,
+    alt,
+    v6,
+    evil,
+    stall,
+    hostMap: {
+      'shop.test': '127.0.0.1',
+      'cdn.shop.test': '127.0.0.1',
+      'img.shop.test': '127.0.0.1',
+      'evil.test': '127.0.0.1',
+      'wrong.test': '127.0.0.1',
+      'stall.shop.test': '127.0.0.1',
+      'alt.shop.test': '127.0.0.2',
+      'v6.shop.test': '::1',
+    },
+    url: (host, path, listener = main) => `https://${host}:${listener.port}${path}`,
+    close: async () => {
+      await Promise.all(all.map((l) => l.close()));
+    },
+  };
+}
+
+async function listen(server: net.Server, address: string): Promise<Started> {
+  let count = 0;
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket: net.Socket) => {
+    count += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: 0, host: address, ipv6Only: address.includes(':') }, () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    address,
+    port,
+    connections: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function routes(images: Record<string, Buffer>, ports: { main: number; alt: number; evil: number }) {
+  const huge = pngClaiming(60000, 60000);
+  const jpeg = images['800x600.jpg'];
+  const oversized = Buffer.concat([jpeg, Buffer.alloc(OVERSIZED_BYTES - jpeg.length)]);
+  const send = (res: ServerResponse, status: number, type: string, body: Buffer | string) => {
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
+  };
+  const redirect = (res: ServerResponse, location: string | null) => {
+    res.writeHead(302, location === null ? {} : { location }).end();
+  };
+  const endless = (res: ServerResponse, chunk: Buffer) => {
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  };
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const image = path.startsWith('/img/') ? images[path.slice(5)] : undefined;
+    if (image) return send(res, 200, contentType(path), image);
+    const chain = /^\/redirect\/chain\/(\d+)$/.exec(path);
+    if (chain) {
+      const n = Number(chain[1]);
+      return redirect(res, n > 1 ? `/redirect/chain/${n - 1}` : '/img/800x600.jpg');
+    }
+    switch (path) {
+      case '/text-as-jpeg': return send(res, 200, 'image/jpeg', 'this is text, not a photo\n');
+      case '/jpeg-as-text': return send(res, 200, 'text/plain', jpeg);
+      case '/png-garbage': return send(res, 200, 'image/png', Buffer.concat([huge.subarray(0, 8), Buffer.alloc(200, 0x5a)]));
+      case '/huge.png': return send(res, 200, 'image/png', huge);
+      case '/status/404': return send(res, 404, 'text/plain', 'not found');
+      case '/status/500': return send(res, 500, 'text/plain', 'boom');
+      case '/redirect/inside': return redirect(res, `https://cdn.shop.test:${ports.main}/img/800x600.jpg`);
+      case '/redirect/relative': return redirect(res, '/img/800x600.jpg');
+      case '/redirect/outside': return redirect(res, `https://evil.test:${ports.evil}/img/800x600.jpg`);
+      case '/redirect/http': return redirect(res, `http://shop.test:${ports.main}/img/800x600.jpg`);
+      case '/redirect/loop': return redirect(res, '/redirect/loop');
+      case '/redirect/to-alt': return redirect(res, `https://alt.shop.test:${ports.alt}/img/800x600.jpg`);
+      case '/redirect/no-location': return redirect(res, null);
+      case '/endless':
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        return endless(res, Buffer.alloc(64 * 1024, 0xff));
+      case '/trickle': {
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        res.write(jpeg.subarray(0, 3));
+        const timer = setInterval(() => res.write(Buffer.from([0])), 50);
+        return res.on('close', () => clearInterval(timer));
+      }
+      case '/hang': return;
+      case '/oversized': return send(res, 200, 'image/jpeg', oversized);
+      case '/oversized-chunked':
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        return res.end(oversized);
+      default: return send(res, 404, 'text/plain', 'no such route');
+    }
+  };
+}
+
+function contentType(path: string): string {
+  if (path.endsWith('.jpg')) return 'image/jpeg';
+  if (path.endsWith('.png')) return 'image/png';
+  if (path.endsWith('.webp')) return 'image/webp';
+  return 'image/gif';
+}
