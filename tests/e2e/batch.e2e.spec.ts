@@ -3,6 +3,10 @@ import { productBody, startTestService, storeBody, type Partner, type TestServic
 import { until } from '../support/deadline.js';
 import { streams } from '../../shared-schema/streams.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { bodyValidator } from '../../shared-schema/validation.js';
+import { Job } from '../../shared-schema/schemas/batch.js';
+
+const jobSchema = bodyValidator(Job);
 
 type Item = Record<string, unknown>;
 const upsert = (sku: string, product: Record<string, unknown>): Item => ({ op: 'upsert', sku, product });
@@ -56,7 +60,9 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       expect(ok.body).to.deep.include({ state: 'queued', totals: { received: 1000, accepted: 0, rejected: 0, pending: 0, removed: 0 }, finished_at: null });
       expect(ok.body.job_id).to.match(/^job_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(ok.headers.get('location')).to.equal(`/v1/jobs/${ok.body.job_id}`);
+      expect(jobSchema(ok.body)).to.deep.equal([]);
       const job = await done(a, ok.body.job_id);
+      expect(jobSchema(job)).to.deep.equal([]);
       expect(job.totals).to.deep.equal({ received: 1000, accepted: 0, rejected: 0, pending: 1000, removed: 0 });
       expect((await a.api.get('/products/lim-999')).body.state).to.equal('pending');
       expect((await a.api.get('/products/lim-1000')).status).to.equal(404);
@@ -164,6 +170,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       expect(seen.body.job_id).to.equal(r.body.job_id);
       const job = await done(a, r.body.job_id);
       expect(job.totals).to.deep.equal({ received: 11, accepted: 1, rejected: 5, pending: 3, removed: 2 });
+      expect(jobSchema(job)).to.deep.equal([]);
       const t_ = job.totals;
       expect(t_.received).to.equal(t_.accepted + t_.rejected + t_.pending + t_.removed);
       expect(job.errors.map((e: any) => [e.index, e.sku, e.reasons.map((x: any) => `${x.field}:${x.code}`)])).to.deep.equal([
