@@ -23,6 +23,10 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { partnersProjector } from '../projections/projectors/partners.js';
 import { storesProjector } from '../projections/projectors/stores.js';
 import { productsProjector } from '../projections/projectors/products.js';
+import { jobsProjector } from '../projections/projectors/jobs.js';
+import { batchWriteRoutes } from '../command-api/routes/batch.js';
+import { BatchRunner } from '../command-api/reactors/batch-runner.js';
+import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { SqliteEventStore } from './sqlite/event-store.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { InProcessMessaging } from './messaging/in-process.js';
@@ -45,7 +49,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS = [partnersProjector, storesProjector, productsProjector];
+export const PROJECTORS = [partnersProjector, storesProjector, productsProjector, jobsProjector];
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
@@ -76,15 +80,17 @@ export async function startService(config: Config, options: { log?: Logger } = {
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
 
   const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
+  const batchRunner = new BatchRunner(deps, { log });
+  await batchRunner.start();
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes } });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
     log,
     baseUrl: config.apiBaseUrl,
     keys,
-    routes: catalogReadRoutes,
+    routes: { ...catalogReadRoutes, ...jobsReadRoutes },
     publicDocuments: publicDocuments(config.apiBaseUrl),
   });
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
@@ -109,6 +115,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       if (closed) return;
       closed = true;
       await Promise.all([closeServer(gateway), closeServer(admin)]);
+      await batchRunner.stop();
       await runner.stop();
       await messaging.close();
       await events.close();
