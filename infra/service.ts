@@ -33,6 +33,7 @@ import { InProcessMessaging } from './messaging/in-process.js';
 import { createAdminApi } from './admin/app.js';
 import { closeServer, gatewayHandler, listen } from './gateway.js';
 import { publicDocuments } from './public-documents.js';
+import { startCoverChecks } from './cover/cover-checks.js';
 import type { Config } from './config.js';
 
 export interface Service {
@@ -95,8 +96,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
   });
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
 
+  const covers = await startCoverChecks({ config, deps, log, waitForPosition });
   const adminToken = resolveAdminToken(config);
-  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition });
+  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition, onClockMoved: () => covers?.clockMoved() });
   const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
 
   let closed = false;
@@ -116,6 +118,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       closed = true;
       await Promise.all([closeServer(gateway), closeServer(admin)]);
       await batchRunner.stop();
+      await covers?.stop();
       await runner.stop();
       await messaging.close();
       await events.close();
