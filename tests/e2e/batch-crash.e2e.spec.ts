@@ -27,7 +27,7 @@ interface Child {
 /** Starts the service and reads its addresses from the start-up log line. */
 async function startChild(dataDir: string): Promise<Child> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', COVER_CHECK: 'off' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout! });
