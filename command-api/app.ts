@@ -1,13 +1,24 @@
 /**
  * The command door: a Koa app that turns each write into a command. Middleware order (DECISIONS.md):
- * request id → 401 → 429 → route (404/405) → 403 → 413 (body) → idempotency → 422 (validation) → business rules.
+ * request id → 401 → 429 → route (404/405) → 403 → 413 (body) → 422 (path, query) → idempotency → 422 (body
+ * validation) → business rules.
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { authenticate, rateBrake, readJsonBody, requestEnvelope, routeGuard, BODY_LIMITS, type KeyLookup } from '../shared-schema/http/door.js';
+import {
+  authenticate,
+  pathParamErrors,
+  rateBrake,
+  readJsonBody,
+  requestEnvelope,
+  routeGuard,
+  writeQueryErrors,
+  BODY_LIMITS,
+  type KeyLookup,
+} from '../shared-schema/http/door.js';
 import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
-import { notFound } from '../shared-schema/problems.js';
+import { invalid, notFound } from '../shared-schema/problems.js';
 import { metadata, type CommandDeps } from './services/context.js';
 import { registerStore } from './services/stores.js';
 import { patchProduct, removeProduct, upsertProduct } from './services/products.js';
@@ -78,6 +89,8 @@ export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
     if (!route || !handler) throw notFound('No such resource.');
     const limit = route.path === '/products/batch' ? BODY_LIMITS.batch : BODY_LIMITS.default;
     const body = route.method === 'DELETE' ? undefined : await readJsonBody(ctx, limit);
+    const requestErrors = [...pathParamErrors(ctx.state.params), ...writeQueryErrors(ctx)];
+    if (requestErrors.length > 0) throw invalid(requestErrors);
     let position: number | undefined;
     const answer = await idempotency.run(ctx, body, async () => {
       const a = await handler(ctx, body, deps);

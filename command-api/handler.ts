@@ -34,8 +34,12 @@ export interface Handled<S, R> extends Loaded<S> {
 
 const MAX_ATTEMPTS = 8;
 
+/** A short random wait after a lost race with another process, growing with the attempt. */
+export const backoff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+
 export class AggregateRepository {
   private readonly cache = new Map<string, Loaded<unknown>>();
+  private readonly locks = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: EventStore,
@@ -57,8 +61,31 @@ export class AggregateRepository {
     return loaded;
   }
 
+  /**
+   * Runs `work` alone among this process's callers for `key`; other keys run freely. Writers of one stream in one
+   * process then never race each other (a burst of N writes would otherwise need N attempts for the last one);
+   * the expected revision still guards against other processes.
+   */
+  async exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
+    this.locks.set(key, tail);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
   /** Load, decide, append; retries the whole loop when another writer appended first. */
-  async handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
+  handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
+    return this.exclusive(stream, () => this.handleAlone(stream, aggregate, decide));
+  }
+
+  private async handleAlone<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(stream, aggregate);
       const { events, result } = decide(state, revision);
@@ -75,8 +102,8 @@ export class AggregateRepository {
         this.remember(`${aggregate.name}\u0000${stream}`, { state: next, revision: rev });
         return { state: next, revision: rev, result, position: appended.position };
       } catch (err) {
-        if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
-        throw err;
+        if (!(err instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw err;
+        await backoff(attempt);
       }
     }
   }

@@ -2,6 +2,8 @@
  * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
  */
 import path from 'node:path';
+import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
+import type { CoverFetcherOptions } from './cover/cover-fetcher.js';
 
 export interface Config {
   host: string;
@@ -21,6 +23,14 @@ export interface Config {
   eventstoreUrl: string | undefined;
   mongoUrl: string | undefined;
   natsUrl: string | undefined;
+  /** The cover check (reactor and re-check scheduler) runs; `COVER_CHECK=off` only outside production. */
+  coverCheck: boolean;
+  /** COVER_FETCH_HOSTS / COVER_FETCH_ALLOW_PRIVATE / COVER_FETCH_CA_FILE (tests only; refused in production). */
+  coverFetch: CoverFetcherOptions;
+  /** Cover checks running at once. */
+  coverCheckConcurrency: number;
+  /** Real-time period between scans for covers due a re-check. */
+  coverRecheckScanMs: number;
 }
 
 export class ConfigError extends Error {
@@ -55,6 +65,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return raw.replace(/\/+$/, '');
   };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
   const production = env.NODE_ENV === 'production';
   const p = port('PORT', 8080);
   const host = env.HOST || '127.0.0.1';
@@ -65,6 +82,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
   const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
   if (production && !publicBase.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
+  const coverCheck = oneOf('COVER_CHECK', ['on', 'off'] as const, 'on') === 'on';
+  if (!coverCheck && production) problems.push('COVER_CHECK=off is refused when NODE_ENV=production');
+  let coverFetch: CoverFetcherOptions = {};
+  try {
+    coverFetch = coverFetcherOptionsFromEnv(env);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   const config: Config = {
     host,
     port: p,
@@ -81,6 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     mongoUrl: url('MONGO_URL', undefined),
     natsUrl: url('NATS_URL', undefined),
+    coverCheck,
+    coverFetch,
+    coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
+    coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -21,9 +21,13 @@ import type { Projector } from '../projections/projector.js';
 import { partnersProjector } from '../projections/projectors/partners.js';
 import { storesProjector } from '../projections/projectors/stores.js';
 import { productsProjector } from '../projections/projectors/products.js';
+import { jobsProjector } from '../projections/projectors/jobs.js';
+import { batchWriteRoutes } from '../command-api/routes/batch.js';
+import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { openStores } from './wiring/stores.js';
 import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, type DoorParts } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
+import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
 import { closeServer, gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
 
@@ -43,14 +47,14 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector];
+export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector];
 
 /** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
-export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes };
-export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes };
+export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes, ...batchWriteRoutes };
+export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes, ...jobsReadRoutes };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
-export const REACTORS: ReactorStart[] = [];
+export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
 
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
 export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
@@ -73,6 +77,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
+  // The read store's expiry sweep (idempotency records) reads the service clock like every other time rule.
   const { events, reads, messaging } = await openStores(config, 'embedded', clock);
   await reads.ensureCollections(ALL_COLLECTIONS());
 
@@ -80,15 +85,15 @@ export async function startService(config: Config, options: { log?: Logger } = {
   await runner.start();
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
-  const stopReactors = await startReactors(REACTORS, parts);
-
   const deps = commandDeps(parts);
+  const reactors = await startReactors(REACTORS, { ...parts, deps });
+
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES);
   const queryApp = buildQueryApp(parts, READ_ROUTES);
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
 
   const adminToken = resolveAdminToken(config);
-  const adminApp = buildAdminApp(parts, deps, adminToken);
+  const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved() });
   const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
 
   let closed = false;
@@ -107,7 +112,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       if (closed) return;
       closed = true;
       await Promise.all([closeServer(gateway), closeServer(admin)]);
-      await stopReactors();
+      await reactors.stop();
       await runner.stop();
       await messaging.close();
       await events.close();

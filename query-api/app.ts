@@ -5,7 +5,7 @@
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { authenticate, rateBrake, requestEnvelope, routeGuard, type KeyLookup } from '../shared-schema/http/door.js';
+import { authenticate, pathParamErrors, rateBrake, requestEnvelope, routeGuard, type KeyLookup } from '../shared-schema/http/door.js';
 import { tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
@@ -73,8 +73,8 @@ export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
     const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
     if (!route || !handler) throw notFound('No such resource.');
     const query: Record<string, unknown> = { ...ctx.query };
-    const errors = validatorFor(handler.query)(query);
-    if (errors.length > 0) throw invalid(errors.map((e) => (e.code === 'unknown_field' ? e : e)));
+    const errors = [...pathParamErrors(ctx.state.params), ...validatorFor(handler.query)(query)];
+    if (errors.length > 0) throw invalid(errors);
     const caller = ctx.state.caller!;
     const written = await deps.messaging.getNumber(`ryw:${tenantKey(caller)}`);
     if (written !== undefined) await deps.waitForPosition(written, options.readYourWritesTimeoutMs ?? 5000);

@@ -8,6 +8,7 @@ import { effectiveCommission, expectedUnitCommission } from './commission.js';
 import type { ProductInput, ProductPatch, RejectionReason } from './events/product.js';
 import type { StoreStatus } from './events/store.js';
 import type { Environment } from './streams.js';
+import { matchingDomains, urlHost } from './host-match.js';
 
 export type ProductState = 'pending' | 'accepted' | 'rejected' | 'stale' | 'removed';
 export type BaseState = Exclude<ProductState, 'stale'>;
@@ -44,21 +45,6 @@ export function applyPatch(product: ProductInput, patch: ProductPatch): ProductI
   return next as unknown as ProductInput;
 }
 
-/** `www.shop.com` belongs to `shop.com`; `evilshop.com` does not. */
-export function hostBelongsTo(host: string, domains: readonly string[]): string | null {
-  const h = host.toLowerCase();
-  for (const d of domains) if (h === d || h.endsWith(`.${d}`)) return d;
-  return null;
-}
-
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
-
 /** The cover result that applies to the current cover address (a check of an older address does not count). */
 export function currentCover(facts: ProductFacts): CoverFacts | null {
   const url = facts.product.image_urls[0];
@@ -73,8 +59,9 @@ export function deriveBaseState(facts: ProductFacts, store: StoreFacts | null): 
   if (!store || store.status !== 'active') {
     reasons.push({ code: 'store_not_active', field: 'store_id', message: 'The store is not approved, or is suspended.' });
   }
-  const domain = store ? hostBelongsTo(hostOf(facts.product.product_url), store.domains) : null;
-  if (!domain || !store!.domains_approved.includes(domain)) {
+  // The page is on an approved domain when any declared domain it stands on is approved (host-match.ts rule).
+  const domains = store ? matchingDomains(urlHost(facts.product.product_url), store.domains) : [];
+  if (!domains.some((d) => store!.domains_approved.includes(d))) {
     reasons.push({ code: 'domain_not_approved', field: 'product_url', message: 'The domain of product_url is not approved yet.' });
   }
   if (reasons.length > 0) return { state: 'pending', reasons };

@@ -9,13 +9,12 @@ import type { ProductInput, ProductPatch } from '../../shared-schema/events/prod
 import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
 import {
   deriveBaseState,
-  hostBelongsTo,
-  hostOf,
   productStatusView,
   withClock,
   type ProductStatusView,
   type StoreFacts,
 } from '../../shared-schema/product-status.js';
+import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
 import { decideProduct, productAggregate, type ProductCommand, type ProductState } from '../deciders/product.js';
 import { storeAggregate, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
@@ -38,12 +37,12 @@ export function storeRuleErrors(input: ProductInput, store: StoreState): FieldEr
     return [fieldError('store_id', 'store_not_found', 'Register the store (PUT /stores/{store_id}) before its products.')];
   }
   const errors: FieldError[] = [];
-  if (!hostBelongsTo(hostOf(input.product_url), store.input.domains)) {
+  if (!hostMatchesDomains(urlHost(input.product_url), store.input.domains)) {
     errors.push(fieldError('product_url', 'domain_not_declared', "product_url is outside the store's domains."));
   }
   const photoHosts = [...store.input.domains, ...(store.input.image_hosts ?? [])];
   input.image_urls.forEach((url, i) => {
-    if (!hostBelongsTo(hostOf(url), photoHosts)) {
+    if (!hostMatchesDomains(urlHost(url), photoHosts)) {
       errors.push(fieldError(`image_urls[${i}]`, 'image_host_not_declared', "The photo is outside the store's domains and image_hosts."));
     }
   });

@@ -10,7 +10,7 @@ import { fieldError, invalid, type FieldError } from '../../shared-schema/proble
 import { storeAddress } from '../../shared-schema/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import type { Aggregate } from '../handler.js';
+import { backoff, type Aggregate } from '../handler.js';
 import { asUnion, event } from '../deciders/events.js';
 import { decideStore, storeAggregate, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
@@ -57,14 +57,18 @@ export async function registerStore(
   input: StoreInput,
   meta: EventMetadata,
 ): Promise<{ view: StoreView; position?: number }> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await registerOnce(deps, tenant, partnerType, storeId, input, meta);
-    } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && attempt < 8) continue;
-      throw err;
+  // One registration at a time per partner and environment in this process (they all append to the store index);
+  // the expected revisions still guard against other processes.
+  return deps.repo.exclusive(streams.storeIndex(tenant), async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await registerOnce(deps, tenant, partnerType, storeId, input, meta);
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError) || attempt >= 8) throw err;
+        await backoff(attempt);
+      }
     }
-  }
+  });
 }
 
 async function registerOnce(

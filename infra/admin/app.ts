@@ -24,6 +24,8 @@ export interface AdminOptions {
   log: Logger;
   clock: Clock;
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+  /** Called after the manual clock moved (the cover re-check scan); the answer waits for it. */
+  onClockMoved?: () => Promise<void> | undefined;
   /** Extra routes (projections, streams, metrics) registered by their own modules. */
   extend?: (router: Router) => void;
 }
@@ -145,7 +147,9 @@ export function createAdminApi(options: AdminOptions): Koa {
     if (!(options.clock instanceof ManualClock)) throw new ProblemError(409, [fieldError('', 'clock_not_manual', 'Start the service with CLOCK=manual to move the clock.')]);
     const ms = body.advance_ms;
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw invalid([fieldError('advance_ms', 'integer', 'advance_ms: a non-negative integer.')]);
-    ctx.body = { now: options.clock.advance(ms).toISOString(), manual: true };
+    const now = options.clock.advance(ms);
+    await options.onClockMoved?.();
+    ctx.body = { now: now.toISOString(), manual: true };
   });
 
   options.extend?.(router);

@@ -8,7 +8,7 @@
 import { PROJECTORS, WRITE_ROUTES, ALL_COLLECTIONS, resolveAdminToken } from '../service.js';
 import { closeServer, listen } from '../gateway.js';
 import { openStores, requireSharedMessaging } from '../wiring/stores.js';
-import { PositionWatcher, announceAppends } from '../wiring/cross-process.js';
+import { PositionWatcher, announceAppends, clockMovedElsewhere } from '../wiring/cross-process.js';
 import { buildAdminApp, buildCommandApp, commandDeps, type DoorParts } from '../wiring/doors.js';
 import { processClock } from '../wiring/shared-clock.js';
 import { runProcess } from './process.js';
@@ -24,7 +24,8 @@ runProcess('command-api', async ({ config, log }) => {
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition: (p, t) => watcher.waitFor(p, t) };
   const deps = commandDeps(parts);
   const port = await listen(buildCommandApp(parts, deps, WRITE_ROUTES).callback(), config.port, config.host);
-  const admin = await listen(buildAdminApp(parts, deps, resolveAdminToken(config)).callback(), config.adminPort, config.adminHost);
+  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => clockMovedElsewhere(messaging) });
+  const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
   return {
     servers: { port, admin },
     async close() {

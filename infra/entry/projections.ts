@@ -7,11 +7,12 @@
  * On PORT it serves `GET /health`: `{"role":"projections","position":<committed position>}` (503 once stopped).
  */
 import http from 'node:http';
-import { PROJECTORS, REACTORS } from '../service.js';
+import { ALL_COLLECTIONS, PROJECTORS, REACTORS } from '../service.js';
 import { closeServer, listen } from '../gateway.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { openStores, requireSharedMessaging } from '../wiring/stores.js';
-import { announceProjected, followAppends } from '../wiring/cross-process.js';
+import { announceProjected, followAppends, serveClockMoved } from '../wiring/cross-process.js';
+import { commandDeps } from '../wiring/doors.js';
 import { startReactors } from '../wiring/reactors.js';
 import { processClock } from '../wiring/shared-clock.js';
 import { runProcess } from './process.js';
@@ -30,10 +31,14 @@ runProcess('projections', async ({ config, log }) => {
       setImmediate(() => process.exit(1)); // every committed batch holds its checkpoints: nothing to flush
     },
   });
+  await reads.ensureCollections(ALL_COLLECTIONS()); // the reactors read what the doors read
   const stopFollowing = await followAppends(events, messaging);
   await runner.start();
   announceProjected(messaging, runner.position);
-  const stopReactors = await startReactors(REACTORS, { config, log, clock, events, reads, messaging });
+  const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
+  const parts = { config, log, clock, events, reads, messaging, waitForPosition };
+  const reactors = await startReactors(REACTORS, { ...parts, deps: commandDeps(parts) });
+  const stopServingClock = await serveClockMoved(messaging, () => reactors.clockMoved(), (err) => log.error({ err }, 'clock move not handled'));
   let stopped = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const ok = !stopped && !failed;
@@ -45,7 +50,8 @@ runProcess('projections', async ({ config, log }) => {
     servers: { port },
     async close() {
       stopped = true;
-      await stopReactors();
+      await stopServingClock();
+      await reactors.stop();
       await stopFollowing();
       await runner.stop();
       await closeServer(port);

@@ -58,8 +58,7 @@ export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute
   });
 }
 
-export function buildAdminApp(parts: DoorParts, deps: CommandDeps, token: string, extend?: AdminOptions['extend']): Koa {
-  const options: AdminOptions = { deps, token, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition };
-  if (extend) options.extend = extend;
-  return createAdminApi(options);
+/** `more`: what the admin API does after the manual clock moved, extra routes. */
+export function buildAdminApp(parts: DoorParts, deps: CommandDeps, token: string, more: Pick<AdminOptions, 'onClockMoved' | 'extend'> = {}): Koa {
+  return createAdminApi({ deps, token, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition, ...more });
 }

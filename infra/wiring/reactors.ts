@@ -12,6 +12,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import type { CommandDeps } from '../../command-api/services/context.js';
 import type { Config } from '../config.js';
 
 export interface ReactorParts {
@@ -21,25 +22,51 @@ export interface ReactorParts {
   events: EventStore;
   reads: ReadStore;
   messaging: Messaging;
+  /** The write side's dependencies: reactors decide and append through the same services as the doors. */
+  deps: CommandDeps;
+  /** Resolves true once the projections have committed `position`. */
+  waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
 }
 
-/** Starts one reactor; resolves to the function that stops it (waiting for work in flight). */
-export type ReactorStart = (parts: ReactorParts) => Promise<() => Promise<void>>;
+export interface ReactorHandle {
+  /** Stops it, waiting for work in flight. */
+  stop(): Promise<void>;
+  /** The manual clock moved (admin `POST /clock`): do what became due, and resolve once it is projected. */
+  clockMoved?(): Promise<void>;
+}
 
-/** Starts every reactor in order; on a failure, stops those already started. Resolves to "stop them all". */
-export async function startReactors(reactors: readonly ReactorStart[], parts: ReactorParts): Promise<() => Promise<void>> {
-  const stops: (() => Promise<void>)[] = [];
+/** Starts one reactor; `null` when its configuration turns it off. */
+export type ReactorStart = (parts: ReactorParts) => Promise<ReactorHandle | null>;
+
+export interface Reactors {
+  /** Tells every reactor that the manual clock moved; resolves when all of them are done with it. */
+  clockMoved(): Promise<void>;
+  /** Stops them all, the last started first. */
+  stop(): Promise<void>;
+}
+
+/** Starts every reactor in order; on a failure, stops those already started. */
+export async function startReactors(reactors: readonly ReactorStart[], parts: ReactorParts): Promise<Reactors> {
+  const handles: ReactorHandle[] = [];
   try {
-    for (const start of reactors) stops.push(await start(parts));
+    for (const start of reactors) {
+      const handle = await start(parts);
+      if (handle) handles.push(handle);
+    }
   } catch (err) {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    for (const handle of handles.reverse()) await handle.stop().catch(() => undefined);
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return () => {
-    stopping ??= (async () => {
-      for (const stop of [...stops].reverse()) await stop();
-    })();
-    return stopping;
+  return {
+    async clockMoved() {
+      for (const handle of handles) await handle.clockMoved?.();
+    },
+    stop() {
+      stopping ??= (async () => {
+        for (const handle of [...handles].reverse()) await handle.stop();
+      })();
+      return stopping;
+    },
   };
 }

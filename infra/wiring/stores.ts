@@ -64,13 +64,14 @@ export async function openEventStore(config: Config, mode: StoreMode): Promise<E
   return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
 }
 
-export async function openReadStore(config: Config, mode: StoreMode): Promise<ReadStore> {
+/** `clock` drives the SQLite store's expiry sweep (idempotency records), like every other time rule. */
+export async function openReadStore(config: Config, mode: StoreMode, clock: Clock): Promise<ReadStore> {
   if (adapterChoice(config, mode).reads === 'mongo') {
     const { MongoReadStore } = await import('../mongo/read-store.js');
     return MongoReadStore.connect(config.mongoUrl!);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
+  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
 }
 
 export async function openMessaging(
@@ -92,7 +93,7 @@ export async function openStores(config: Config, mode: StoreMode, clock: Clock):
   try {
     const events = await openEventStore(config, mode);
     opened.push(events);
-    const reads = await openReadStore(config, mode);
+    const reads = await openReadStore(config, mode, clock);
     opened.push(reads);
     const messaging = await openMessaging(config, mode, clock);
     let closing: Promise<void> | undefined;

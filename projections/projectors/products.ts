@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ProductEvent, ProductInput, RejectionReason } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
-import { applyPatch, deriveBaseState, type BaseState, type CoverFacts, type StoreFacts } from '../../shared-schema/product-status.js';
+import { applyPatch, currentCover, deriveBaseState, type BaseState, type CoverFacts, type StoreFacts } from '../../shared-schema/product-status.js';
 import { scopedId, streamScope, type Projector } from '../projector.js';
 
 export type ProductDoc = {
@@ -20,6 +20,8 @@ export type ProductDoc = {
   product: ProductInput;
   removed: boolean;
   cover: CoverFacts | null;
+  /** When the current cover address was last checked (null: never): what the re-check scheduler scans. */
+  cover_checked_at: string | null;
   base_state: BaseState;
   reasons: RejectionReason[];
   received_at: string;
@@ -34,9 +36,11 @@ const PRODUCTS = 'products';
 const STORE_FACTS = 'product_store_facts';
 
 async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: string, position: number): Promise<void> {
-  const { state, reasons } = deriveBaseState({ product: doc.product, removed: doc.removed, cover: doc.cover }, store);
+  const facts = { product: doc.product, removed: doc.removed, cover: doc.cover };
+  const { state, reasons } = deriveBaseState(facts, store);
   const published_at = doc.published_at ?? (state === 'accepted' ? at : null);
-  await tx.put(PRODUCTS, { ...doc, base_state: state, reasons, published_at, position });
+  const cover_checked_at = currentCover(facts)?.checked_at ?? null;
+  await tx.put(PRODUCTS, { ...doc, base_state: state, reasons, published_at, cover_checked_at, position });
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -57,6 +61,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         product: e.data.product,
         removed: false,
         cover: current?.cover ?? null,
+        cover_checked_at: null,
         base_state: 'pending',
         reasons: [],
         received_at: e.data.received_at,
@@ -142,6 +147,7 @@ export const productsProjector: Projector = {
         ['partner_id', 'env', 'sku'],
         ['partner_id', 'env', 'store_id', 'sku'],
         ['partner_id', 'env', 'base_state', 'sku'],
+        ['base_state', 'cover_checked_at'],
       ],
     },
     { name: STORE_FACTS, indexes: [] },

@@ -4,7 +4,8 @@
  * (413 → 422 → business rules). Nothing here touches an engine directly: lookups arrive as ports.
  */
 import type { Logger } from 'pino';
-import { ProblemError, unauthorized, forbidden, notFound, fieldError } from '../problems.js';
+import { ProblemError, unauthorized, forbidden, notFound, fieldError, type FieldError } from '../problems.js';
+import { EXTERNAL_ID_PATTERN } from '../schemas/common.js';
 import { matchRoute, PUBLIC_PATHS } from '../routes.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import type { Clock } from '../ports/clock.js';
@@ -149,22 +150,24 @@ export function routeGuard(): DoorMiddleware {
 }
 
 export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as const;
+/** An oversized body without Content-Length is read and dropped up to this much, so the client gets its 413. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /** Reads and parses a JSON body: 413 above the limit, 422 `content_type` / `json`. Nothing is written before. */
 export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unknown> {
   const declared = Number(ctx.get('Content-Length') || '0');
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) throw tooLarge(limit); // Node drops the unread body after the answer
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > limit) {
-      ctx.req.destroy();
-      throw tooLarge(limit);
-    }
-    chunks.push(buf);
+    // Keep reading (and dropping) past the limit: destroying the request would reset the connection before the
+    // client could read the 413.
+    if (size > DRAIN_LIMIT) break;
+    if (size <= limit) chunks.push(buf);
   }
+  if (size > limit) throw tooLarge(limit);
   const raw = Buffer.concat(chunks);
   ctx.state.rawBody = raw;
   const type = ctx.get('Content-Type');
@@ -176,6 +179,22 @@ export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unk
   } catch {
     throw new ProblemError(422, [fieldError('', 'json', 'The body is not valid JSON.')]);
   }
+}
+
+/** Path parameters that are ExternalIds (`job_id` is an opaque string: an unknown one is simply 404). */
+const EXTERNAL_ID_PARAMS = ['store_id', 'sku', 'order_id'];
+const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
+
+/** 422 `pattern` for a path parameter outside ExternalId (it could never name a resource). */
+export function pathParamErrors(params: Record<string, string>): FieldError[] {
+  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name]!)).map((name) =>
+    fieldError(name, 'pattern', `${name} must match ${EXTERNAL_ID_PATTERN}`),
+  );
+}
+
+/** Writes take no query parameter: each one is `unknown_field`, as in bodies. */
+export function writeQueryErrors(ctx: DoorContext): FieldError[] {
+  return Object.keys(ctx.query).map((name) => fieldError(name, 'unknown_field', `${name} is not a parameter of this route`));
 }
 
 function tooLarge(limit: number): ProblemError {

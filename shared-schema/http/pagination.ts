@@ -8,6 +8,9 @@ import { invalidField } from '../problems.js';
 import type { Scalar } from '../ports/read-store.js';
 import type { Tenant } from '../streams.js';
 
+/** Our cursors are far shorter; anything longer is refused before decoding. */
+const MAX_CURSOR_LENGTH = 512;
+
 const tag = (tenant: Tenant, list: string, body: string): string =>
   createHash('sha256').update(`${tenant.env}\u0000${tenant.partnerId}\u0000${list}\u0000${body}`).digest('base64url').slice(0, 16);
 
@@ -18,6 +21,7 @@ export function encodeCursor(tenant: Tenant, list: string, after: readonly Scala
 
 export function decodeCursor(tenant: Tenant, list: string, cursor: string): Scalar[] {
   const refuse = () => invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
+  if (cursor.length > MAX_CURSOR_LENGTH) throw refuse();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -1,4 +1,4 @@
-import { Commission, DateTime, Domain, ExternalId, HttpsUrl, RejectionReason, Shipping, MAX_SAFE, Cursor, Limit, type JsonSchema } from './common.js';
+import { Commission, DateTime, Domain, ExternalId, HttpsUrl, RejectionReason, Shipping, MAX_SAFE, SafeInt, Cursor, Limit, type JsonSchema } from './common.js';
 
 export const StoreInput: JsonSchema = {
   type: 'object',
@@ -34,7 +34,7 @@ const Installments: JsonSchema = {
   additionalProperties: false,
   properties: {
     count: { type: 'integer', minimum: 2, maximum: 24 },
-    value_cents: { type: 'integer', minimum: 1 },
+    value_cents: SafeInt(1),
     interest_free: { type: 'boolean' },
   },
 };
@@ -43,7 +43,7 @@ const Rating: JsonSchema = {
   type: 'object',
   required: ['average', 'count'],
   additionalProperties: false,
-  properties: { average: { type: 'number', minimum: 0, maximum: 5 }, count: { type: 'integer', minimum: 1 } },
+  properties: { average: { type: 'number', minimum: 0, maximum: 5 }, count: SafeInt(1) },
 };
 
 const StringMap = (maxKeys: number, maxValue: number): JsonSchema => ({
@@ -71,10 +71,10 @@ export const ProductInput: JsonSchema = {
     variant_attributes: StringMap(5, 40),
     product_url: HttpsUrl,
     image_urls: { type: 'array', minItems: 1, maxItems: 10, items: HttpsUrl },
-    price_cents: { type: 'integer', minimum: 1 },
-    original_price_cents: { type: 'integer', minimum: 1 },
+    price_cents: SafeInt(1),
+    original_price_cents: SafeInt(1),
     available: { type: 'boolean' },
-    stock_quantity: { type: 'integer', minimum: 0 },
+    stock_quantity: SafeInt(0),
     shipping: Shipping,
     installments: Installments,
     rating: Rating,
@@ -89,10 +89,10 @@ export const ProductPatch: JsonSchema = {
   additionalProperties: false,
   properties: {
     commission: Commission,
-    price_cents: { type: 'integer', minimum: 1 },
-    original_price_cents: { type: ['integer', 'null'], minimum: 1 },
+    price_cents: SafeInt(1),
+    original_price_cents: { type: ['integer', 'null'], minimum: 1, maximum: MAX_SAFE },
     available: { type: 'boolean' },
-    stock_quantity: { type: 'integer', minimum: 0 },
+    stock_quantity: SafeInt(0),
     shipping: Shipping,
     updated_at: DateTime,
   },

@@ -19,6 +19,9 @@ export const DateTime: JsonSchema = { type: 'string', format: 'date-time' };
 
 export const MAX_SAFE = 9007199254740991;
 
+/** An integer the service holds exactly (JSON numbers above 2^53 - 1 lose digits): `maximum` beyond it. */
+export const SafeInt = (minimum: number): JsonSchema => ({ type: 'integer', minimum, maximum: MAX_SAFE });
+
 /** Commission: percentage, fixed, or null. Written with if/then so a bad rule reports only its own fields. */
 export const Commission: JsonSchema = {
   type: ['object', 'null'],
@@ -55,9 +58,9 @@ export const Shipping: JsonSchema = {
       then: {
         properties: {
           type: true,
-          min_order_cents: { type: 'integer', minimum: 0 },
-          delivery_days_min: { type: 'integer', minimum: 0 },
-          delivery_days_max: { type: 'integer', minimum: 0 },
+          min_order_cents: SafeInt(0),
+          delivery_days_min: SafeInt(0),
+          delivery_days_max: SafeInt(0),
         },
         additionalProperties: false,
       },
@@ -68,9 +71,9 @@ export const Shipping: JsonSchema = {
         required: ['cost_cents'],
         properties: {
           type: true,
-          cost_cents: { type: 'integer', minimum: 0 },
-          delivery_days_min: { type: 'integer', minimum: 0 },
-          delivery_days_max: { type: 'integer', minimum: 0 },
+          cost_cents: SafeInt(0),
+          delivery_days_min: SafeInt(0),
+          delivery_days_max: SafeInt(0),
         },
         additionalProperties: false,
       },
@@ -106,6 +109,7 @@ export const Problem: JsonSchema = {
 
 /** Query parameters of every list. */
 export const Limit: JsonSchema = { type: 'integer', minimum: 1, maximum: 200 };
-export const Cursor: JsonSchema = { type: 'string', maxLength: 512 };
+/** Any malformed cursor, an oversized one included, is refused by the decoder as `cursor` + `invalid`. */
+export const Cursor: JsonSchema = { type: 'string' };
 
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });

@@ -1,5 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
 import { expect } from 'chai';
 import { coverFetcherOptionsFromEnv, createCoverFetcher, parseHostMap } from '../../infra/cover/cover-fetcher.js';
+import { loadConfig } from '../../infra/config.js';
 
 describe('cover fetch settings from the environment', () => {
   it('reads COVER_FETCH_HOSTS as a host map, IPv6 addresses included, names lower-cased', () => {
@@ -36,5 +41,33 @@ describe('cover fetch settings from the environment', () => {
 
   it('createCoverFetcher refuses a host map value that is not an address', () => {
     expect(() => createCoverFetcher({ hostMap: { 'shop.test': 'example.com' } })).to.throw(/not an IP address/);
+  });
+
+  it('reads COVER_FETCH_CA_FILE as Node\'s root CAs plus that file, refuses an unreadable or empty one and production', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-file-'));
+    try {
+      const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+      fs.writeFileSync(path.join(dir, 'ca.pem'), pem);
+      fs.writeFileSync(path.join(dir, 'empty.pem'), 'nothing here');
+      const options = coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'ca.pem') });
+      expect(options.ca).to.deep.equal([...tls.rootCertificates, pem]);
+      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'missing.pem') })).to.throw(/COVER_FETCH_CA_FILE: cannot read .*ENOENT/);
+      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'empty.pem') })).to.throw(/holds no PEM certificate/);
+      expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_CA_FILE: path.join(dir, 'ca.pem') })).to.throw(
+        /COVER_FETCH_CA_FILE must not be set when NODE_ENV=production/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the service configuration carries them, and refuses COVER_CHECK=off or a bad value in production', () => {
+    expect(loadConfig({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }).coverFetch).to.deep.equal({ hostMap: { 'shop.test': '127.0.0.1' } });
+    const defaults = loadConfig({});
+    expect(defaults).to.include({ coverCheck: true, coverCheckConcurrency: 8, coverRecheckScanMs: 60_000 });
+    expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-enough-admin-token', PUBLIC_BASE_URL: 'https://x.example' };
+    expect(() => loadConfig({ ...production, COVER_CHECK: 'off', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(/COVER_CHECK=off is refused[\s\S]*COVER_FETCH_ALLOW_PRIVATE must not be set/);
+    expect(() => loadConfig({ COVER_CHECK_CONCURRENCY: '0' })).to.throw(/COVER_CHECK_CONCURRENCY must be an integer from 1 to 64/);
   });
 });

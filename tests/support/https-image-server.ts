@@ -10,7 +10,9 @@
 // (IHDR claims 60000×60000), /status/404, /status/500, /redirect/{inside,relative,outside,http,loop,to-alt,
 // no-location}, /redirect/chain/N (N ≥ 1 redirects, the last to the 800×600 JPEG), /endless (a body that never ends),
 // /trickle (one byte every 50 ms, forever), /hang (never answers), /oversized and /oversized-chunked
-// (OVERSIZED_BYTES, with and without Content-Length).
+// (OVERSIZED_BYTES, with and without Content-Length), /switch/{name} (answers what `setSwitch(name, …)` says: an
+// image of /img/ or `status:NNN`; 404 until set), /delay/{ms}/{route} (any route above, answered `ms` later).
+// Every listener counts requests by path (query string dropped): `requests(path)`.
 import https from 'node:https';
 import net from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -39,6 +41,10 @@ export interface ImageServers {
   stall: CountingListener;
   /** Every test name → its loopback listener's address (use as the fetcher's hostMap). */
   hostMap: Record<string, string>;
+  /** What /switch/{name} answers from now on: an image name of /img/ (`'800x600.jpg'`) or `'status:404'`. */
+  setSwitch(name: string, answer: string): void;
+  /** Requests received for `path` (without query string) by every listener together. */
+  requests(path: string): number;
   /** `https://{host}:{listener.port}{path}`, listener defaulting to main. */
   url(host: string, path: string, listener?: CountingListener): string;
   close(): Promise<void>;
@@ -52,7 +58,20 @@ export async function startImageServers(): Promise<ImageServers> {
   const { caCert, key, cert } = makeTestCertificates(CERT_NAMES);
   const images = await makeTestImages();
   const ports = { main: 0, alt: 0, evil: 0 };
-  const handler = routes(images, ports);
+  const switches = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const handle = routes(images, ports, switches);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    const delayed = /^\/delay\/(\d+)(\/.*)$/.exec(path);
+    if (!delayed) return handle(req, res);
+    const timer = setTimeout(() => {
+      req.url = delayed[2];
+      handle(req, res);
+    }, Number(delayed[1]));
+    res.on('close', () => clearTimeout(timer));
+  };
   const makeHttps = () => https.createServer({ key, cert }, handler);
 
   const main = await listen(makeHttps(), '127.0.0.1');
@@ -81,6 +100,8 @@ export async function startImageServers(): Promise<ImageServers> {
       'alt.shop.test': '127.0.0.2',
       'v6.shop.test': '::1',
     },
+    setSwitch: (name, answer) => void switches.set(name, answer),
+    requests: (path) => counts.get(path) ?? 0,
     url: (host, path, listener = main) => `https://${host}:${listener.port}${path}`,
     close: async () => {
       await Promise.all(all.map((l) => l.close()));
@@ -113,7 +134,7 @@ async function listen(server: net.Server, address: string): Promise<Started> {
   };
 }
 
-function routes(images: Record<string, Buffer>, ports: { main: number; alt: number; evil: number }) {
+function routes(images: Record<string, Buffer>, ports: { main: number; alt: number; evil: number }, switches: Map<string, string>) {
   const huge = pngClaiming(60000, 60000);
   const jpeg = images['800x600.jpg'];
   const oversized = Buffer.concat([jpeg, Buffer.alloc(OVERSIZED_BYTES - jpeg.length)]);
@@ -135,6 +156,13 @@ function routes(images: Record<string, Buffer>, ports: { main: number; alt: numb
     const path = (req.url ?? '/').split('?')[0];
     const image = path.startsWith('/img/') ? images[path.slice(5)] : undefined;
     if (image) return send(res, 200, contentType(path), image);
+    const switched = path.startsWith('/switch/') ? switches.get(path.slice(8)) : undefined;
+    if (path.startsWith('/switch/')) {
+      const status = /^status:(\d{3})$/.exec(switched ?? 'status:404');
+      if (status) return send(res, Number(status[1]), 'text/plain', 'switched');
+      const answer = images[switched!];
+      return answer ? send(res, 200, contentType(switched!), answer) : send(res, 404, 'text/plain', 'no such image');
+    }
     const chain = /^\/redirect\/chain\/(\d+)$/.exec(path);
     if (chain) {
       const n = Number(chain[1]);

@@ -81,7 +81,10 @@ export async function startTestService(env: Record<string, string> = {}, keepDir
     return startMultiTestService(env, keepDir);
   }
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
-  const configFor = () => loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', ...env });
+  // The cover check is off unless a test turns it on with its own COVER_FETCH_* settings: with it on, a product's
+  // cover host would be looked up in the DNS, and tests never send traffic outside loopback.
+  const configFor = () =>
+    loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...env });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   let service = await startService(config, { log });

@@ -26,7 +26,8 @@ export async function startMultiTestService(
 ): Promise<TestService & { topology: Topology }> {
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   const clock = new SharedFileClock(path.join(dataDir, CLOCK_FILE)); // before the processes: they all read this one
-  const processEnv = { CLOCK: 'manual', ...env };
+  // As in the embedded test service: the cover check is off unless a test turns it on (tests never leave loopback).
+  const processEnv = { CLOCK: 'manual', COVER_CHECK: 'off', ...env };
   let topology: Topology;
   try {
     topology = await startTopology({ ...options, dataDir, env: processEnv });

@@ -1,0 +1,87 @@
+/**
+ * The re-check scheduler: every `intervalMs` of real time (and at once when the operator moves a manual clock) it
+ * asks the product read model, by the injected clock, for covers whose result has aged — rejected for 1 hour,
+ * accepted (and not stale) for 7 days — and for products whose current cover has no result 10 minutes after the send
+ * (work lost to a failure), and hands them to the pool. The job re-reads the stream before checking, so a result
+ * the read model has not caught up with is never checked twice.
+ */
+import type { Clock } from '../../shared-schema/ports/clock.js';
+import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
+import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { streams, type Environment } from '../../shared-schema/streams.js';
+import { RECHECK_ACCEPTED_MS, RECHECK_REJECTED_MS, type CoverTrigger, type CoverWork } from './cover-work.js';
+
+export const UNCHECKED_AFTER_MS = 10 * 60 * 1000;
+
+/** The fields of the products read model (projections/projectors/products.ts) the scan reads. */
+type DueProduct = { _id: string; partner_id: string; env: Environment; sku: string; cover_checked_at: string | null };
+
+export interface RecheckOptions {
+  reads: ReadView;
+  clock: Clock;
+  work: CoverWork;
+  /** Real-time period between scans. */
+  intervalMs: number;
+  /** Products taken per kind and scan. Default 500. */
+  batch?: number;
+  onError?: (err: unknown) => void;
+}
+
+export class CoverRecheckScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private tail: Promise<number> = Promise.resolve(0);
+  private queued: Promise<number> | null = null;
+
+  constructor(private readonly options: RecheckOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.tail;
+  }
+
+  /**
+   * Runs one scan after the current one (calls while one waits share it) and resolves, once the checks it started
+   * have run, with the highest log position they appended (0 when none).
+   */
+  scan(): Promise<number> {
+    if (this.queued) return this.queued;
+    const run = this.tail
+      .then(() => {
+        this.queued = null;
+        return this.scanOnce();
+      })
+      .catch((err: unknown) => {
+        this.options.onError?.(err);
+        return 0;
+      });
+    this.queued = run;
+    this.tail = run;
+    return run;
+  }
+
+  private async scanOnce(): Promise<number> {
+    const now = this.options.clock.now().getTime();
+    const before = (ms: number) => new Date(now - ms).toISOString();
+    const due: [Where, CoverTrigger][] = [
+      [{ base_state: 'rejected', cover_checked_at: { lte: before(RECHECK_REJECTED_MS) } }, { kind: 'due' }],
+      [{ base_state: 'accepted', cover_checked_at: { lte: before(RECHECK_ACCEPTED_MS) }, last_write_at: { gte: before(STALE_AFTER_MS) } }, { kind: 'due' }],
+      [{ base_state: 'pending', cover_checked_at: null, last_write_at: { lte: before(UNCHECKED_AFTER_MS) } }, { kind: 'unchecked' }],
+    ];
+    const jobs: Promise<number>[] = [];
+    for (const [where, trigger] of due) {
+      const rows = await this.options.reads.find<DueProduct>('products', { where, orderBy: [{ field: 'cover_checked_at' }], limit: this.options.batch ?? 500 });
+      for (const row of rows) {
+        const stream = streams.product({ partnerId: row.partner_id, env: row.env }, row.sku);
+        if (this.options.work.busy(stream)) continue;
+        jobs.push(this.options.work.submit(stream, trigger).then((job) => (job.outcome === 'done' ? (job.position ?? 0) : 0)));
+      }
+    }
+    return Math.max(0, ...(await Promise.all(jobs)));
+  }
+}

@@ -1,0 +1,53 @@
+/** The Job read model served by GET /jobs/{job_id}: one document per job, created by `BatchQueued` only. */
+import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { ReadTx } from '../../shared-schema/ports/read-store.js';
+import type { JobEvent } from '../../shared-schema/events/job.js';
+import { queuedJobView, type JobView } from '../../shared-schema/job-view.js';
+import { scopedId, streamScope, type Projector } from '../projector.js';
+
+export type JobDoc = JobView & { _id: string; partner_id: string; env: 'live' | 'test'; position: number };
+
+export const JOBS = 'jobs';
+
+export const jobsProjector: Projector = {
+  name: 'jobs',
+  collections: [{ name: JOBS, indexes: [] }],
+  categories: ['job'],
+  async apply(recorded: RecordedEvent, tx: ReadTx) {
+    const e = { type: recorded.type, data: recorded.data } as JobEvent;
+    const { env, partnerId } = streamScope(recorded.stream);
+    const id = scopedId(env, partnerId, e.data.job_id);
+    const current = await tx.get<JobDoc>(JOBS, id);
+    if (current && current.position >= recorded.position) return; // already applied
+    let next: JobDoc | null = null;
+    switch (e.type) {
+      case 'BatchPartStored':
+        return; // parts alone are no job
+      case 'BatchQueued':
+        next = { _id: id, partner_id: partnerId, env, ...queuedJobView(e.data.job_id, e.data.received, e.data.created_at), position: 0 };
+        break;
+      case 'BatchStarted':
+        if (current) next = { ...current, state: 'running' };
+        break;
+      case 'BatchChunkProcessed':
+        if (current) {
+          const totals = { ...current.totals };
+          const errors = current.errors.slice();
+          for (const o of e.data.outcomes) {
+            totals[o.bucket] += 1;
+            if (o.bucket === 'rejected') errors.push({ index: o.index, sku: o.sku, reasons: o.reasons ?? [] });
+          }
+          errors.sort((a, b) => a.index - b.index);
+          next = { ...current, totals, errors };
+        }
+        break;
+      case 'BatchDone':
+        if (current) next = { ...current, state: 'done', totals: e.data.totals, finished_at: e.data.finished_at };
+        break;
+      case 'BatchFailed':
+        if (current) next = { ...current, state: 'failed', finished_at: e.data.finished_at };
+        break;
+    }
+    if (next) await tx.put(JOBS, { ...next, position: recorded.position });
+  },
+};

@@ -1,0 +1,82 @@
+/** Small helpers the HTTP end-to-end tests share: problem assertions, chunked concurrency, stream reads. */
+import { expect } from 'chai';
+import type { Answer, Partner, TestService } from './service.js';
+import { streams, type Environment } from '../../shared-schema/streams.js';
+
+export type FieldErr = { field: string; code: string; message: string };
+
+/** `field:code` of every error of a problem, sorted. */
+export function fieldCodes(a: Answer): string[] {
+  const errors = (a.body?.errors ?? []) as FieldErr[];
+  return errors.map((e) => `${e.field}:${e.code}`).sort();
+}
+
+/** Asserts the RFC 9457 shape of the contract; `baseUrl` is `{base_url}` when the test knows it. */
+export function expectProblem(a: Answer, status: number, baseUrl?: string): void {
+  expect(a.status, JSON.stringify(a.body)).to.equal(status);
+  expect(a.headers.get('content-type')).to.contain('application/problem+json');
+  const requestId = a.headers.get('x-request-id');
+  expect(requestId).to.be.a('string').and.not.equal('');
+  expect(a.body).to.include({ status, request_id: requestId });
+  expect(a.body.title).to.be.a('string').and.not.equal('');
+  if (baseUrl) expect(a.body.type).to.equal(`${baseUrl}/problemas/${status}`);
+  else expect(a.body.type).to.match(new RegExp(`/problemas/${status}$`));
+  for (const e of (a.body.errors ?? []) as FieldErr[]) {
+    expect(e.field).to.be.a('string');
+    expect(e.code).to.be.a('string').and.not.equal('');
+    expect(e.message).to.be.a('string').and.not.equal('');
+  }
+}
+
+/** A 422 whose errors are exactly `expected` (`field:code`, any order). */
+export function expectInvalid(a: Answer, expected: string[]): void {
+  expectProblem(a, 422);
+  expect(fieldCodes(a)).to.deep.equal([...expected].sort());
+}
+
+/** Runs `fn(0..n-1)` with at most `size` requests in flight at once; results in index order. */
+export async function inChunks<T>(n: number, size: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let start = 0; start < n; start += size) {
+    const batch = await Promise.all(Array.from({ length: Math.min(size, n - start) }, (_, k) => fn(start + k)));
+    out.push(...batch);
+  }
+  return out;
+}
+
+/** The events of a product stream, read through the operator's audit route ([] when the stream does not exist). */
+export async function productEvents(t: TestService, p: Partner, sku: string, env: Environment = 'live'): Promise<{ type: string; data: any }[]> {
+  const name = streams.product({ partnerId: p.partnerId, env }, sku);
+  const r = await t.admin.get(`/streams/${encodeURIComponent(name)}`);
+  if (r.status === 404) return [];
+  expect(r.status, JSON.stringify(r.body)).to.equal(200);
+  return r.body.events;
+}
+
+/** Fisher–Yates with a fixed seed, so a failure can be replayed. */
+export function shuffled<T>(items: readonly T[], seed = 42): T[] {
+  const out = [...items];
+  let s = seed;
+  const rand = () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** A valid CNPJ for a 12-character base (digits or upper-case letters), with its check digits. */
+export function cnpjFor(base: string): string {
+  const values = [...base.toUpperCase()].map((c) => c.charCodeAt(0) - 48);
+  const digit = (w: number[]) => {
+    const r = w.reduce((acc, wi, i) => acc + values[i]! * wi, 0) % 11;
+    return r < 2 ? 0 : 11 - r;
+  };
+  const d1 = digit([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+  values.push(d1);
+  const d2 = digit([6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+  return `${base.toUpperCase()}${d1}${d2}`;
+}
