@@ -82,6 +82,7 @@ export class SqliteEventStore implements EventStore {
   private readonly waker: AppendWaker;
   private lastDataVersion: number;
   private readonly stmt;
+  private readonly readCategories: (afterPosition: number, categories: string[], maxCount: number) => Row[];
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     const db = openConnection({
@@ -116,6 +117,12 @@ export class SqliteEventStore implements EventStore {
       head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
       dataVersion: db.prepare<[], { data_version: number }>('PRAGMA data_version'),
     };
+    // One read transaction (one snapshot) for the per-category reads of a page. With one snapshot each, another
+    // process could commit an event of a category already read, then one of a category not yet read: the page
+    // would hold the second, and the reader, moving past it, would never see the first.
+    this.readCategories = db.transaction((afterPosition: number, categories: string[], maxCount: number) =>
+      categories.flatMap((category) => this.stmt.readCategory.all(category, afterPosition, maxCount)),
+    );
     this.lastDataVersion = this.dataVersion();
     this.waker = new AppendWaker(Math.max(1, pollIntervalMs), () => {
       const version = this.dataVersion();
@@ -201,7 +208,7 @@ export class SqliteEventStore implements EventStore {
   private readPage(afterPosition: number, categories: readonly string[] | undefined, maxCount: number): RecordedEvent[] {
     if (categories === undefined) return this.stmt.readAll.all(afterPosition, maxCount).map(toRecorded);
     // One index range scan per category, merged by position; rows are parsed only once chosen.
-    const rows = [...new Set(categories)].flatMap((category) => this.stmt.readCategory.all(category, afterPosition, maxCount));
+    const rows = this.readCategories(afterPosition, [...new Set(categories)], maxCount);
     rows.sort((a, b) => a.position - b.position);
     return (maxCount < 0 ? rows : rows.slice(0, maxCount)).map(toRecorded);
   }

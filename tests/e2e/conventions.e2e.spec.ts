@@ -123,7 +123,9 @@ describe('conventions of every route (HTTP)', function () {
     it('403 comes before 413, and 413 before 422 (nothing is read or written)', async () => {
       const limited = await t.key(hub.partnerId, 'live', ['reports']);
       const huge = Buffer.alloc(2 * MB, 'x');
-      expect((await limited.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } })).status).to.equal(403);
+      // Behind nginx (TOPOLOGY=multi) the gateway refuses an oversized body before any service sees it (docs/topology.md).
+      const tooLargeFirst = process.env.TOPOLOGY === 'multi';
+      expect((await limited.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } })).status).to.equal(tooLargeFirst ? 413 : 403);
       expect((await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'text/plain' } })).status).to.equal(413);
       expect((await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } })).status).to.equal(413);
     });

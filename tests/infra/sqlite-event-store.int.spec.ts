@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { until, within } from '../support/deadline.js';
@@ -98,5 +99,38 @@ describe('SqliteEventStore', function () {
     await subscription.close();
     await within(loop, 2000, 'subscription loop end');
     expect(seen.map((e) => e.id)).to.deep.equal(all.map((e) => e.id));
+  });
+
+  it('reads a page filtered by categories in one snapshot: a commit elsewhere between its reads skips nothing', async () => {
+    const store = open();
+    // White-box, to place the other connection's commits exactly between the read of `alpha` and that of `beta`
+    // (between processes this happens only by chance, when the reader is descheduled there).
+    const other = new Database(dbPath);
+    const insert = other.prepare(
+      "INSERT INTO events (id, stream, revision, category, type, data, metadata) VALUES (?, ?, 0, ?, 'T', '{}', '{}')",
+    );
+    const inner = store as unknown as { stmt: { readCategory: { all: (...args: unknown[]) => unknown[] } } };
+    const readCategory = inner.stmt.readCategory;
+    let committed = false;
+    inner.stmt.readCategory = {
+      all: (...args: unknown[]) => {
+        if (args[0] === 'beta' && !committed) {
+          committed = true;
+          insert.run('evt-alpha', 'alpha-1', 'alpha'); // lower position, category already read
+          insert.run('evt-beta', 'beta-1', 'beta'); // higher position, category not yet read
+        }
+        return readCategory.all(...args);
+      },
+    };
+    try {
+      const page = await store.readAll({ categories: ['alpha', 'beta'] });
+      expect(committed).to.equal(true);
+      const after = page.at(-1)?.position ?? 0;
+      const rest = await store.readAll({ categories: ['alpha', 'beta'], afterPosition: after });
+      expect([...page, ...rest].map((e) => e.stream)).to.deep.equal(['alpha-1', 'beta-1']);
+    } finally {
+      inner.stmt.readCategory = readCategory;
+      other.close();
+    }
   });
 });

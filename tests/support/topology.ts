@@ -186,7 +186,8 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
         COMMAND_UPSTREAMS: upstreams('command-api'),
         QUERY_UPSTREAMS: upstreams('query-api'),
         RUN_DIR: runDir,
-        PUBLIC_BASE_URL: env.PUBLIC_BASE_URL,
+        // The gateway's own problems (413, 503) carry `${PUBLIC_BASE_URL}/v1/problemas/…`: the services' API base.
+        PUBLIC_BASE_URL: env.API_BASE_URL.replace(/\/v1\/?$/, ''),
       }).replace('worker_processes auto;', `worker_processes ${options.nginxWorkers ?? 1};`),
     );
     nginx = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
