@@ -27,9 +27,12 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { InProcessMessaging } from './messaging/in-process.js';
 import { createAdminApi } from './admin/app.js';
-import { closeServer, gatewayHandler, listen } from './gateway.js';
+import { gatewayHandler, listen } from './gateway.js';
 import { publicDocuments } from './public-documents.js';
 import type { Config } from './config.js';
+import { Operations } from './ops/operations.js';
+import type { OperationsSettings } from './ops/settings.js';
+import { drainServer } from './ops/shutdown.js';
 
 export interface Service {
   config: Config;
@@ -42,6 +45,8 @@ export interface Service {
   gateway: http.Server;
   admin: http.Server;
   adminToken: string;
+  /** History, metrics, health, projection generations and rebuilds, audit (infra/ops/). */
+  operations: Operations;
   close(): Promise<void>;
 }
 
@@ -61,22 +66,25 @@ export function keyLookup(reads: ReadStore): KeyLookup {
   return (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
 }
 
-export async function startService(config: Config, options: { log?: Logger } = {}): Promise<Service> {
+export async function startService(config: Config, options: { log?: Logger; operations?: Partial<OperationsSettings> } = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
-  const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
+  const storedReads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous });
   const messaging = new InProcessMessaging(clock);
+  // Operations: every read-model access goes through `operations.reads` (projection generations).
+  const operations = await Operations.create({ log, clock, events, reads: storedReads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
+  const reads = operations.reads;
   await reads.ensureCollections([IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)]);
 
-  const runner = new ProjectionRunner(events, reads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
+  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
   await runner.start();
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
 
   const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes, ...operations.doorHooks('command') });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
@@ -85,12 +93,13 @@ export async function startService(config: Config, options: { log?: Logger } = {
     keys,
     routes: catalogReadRoutes,
     publicDocuments: publicDocuments(config.apiBaseUrl),
+    ...operations.doorHooks('query'),
   });
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
 
   const adminToken = resolveAdminToken(config);
-  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition });
-  const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
+  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition, extend: operations.adminRoutes });
+  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
 
   let closed = false;
   return {
@@ -104,10 +113,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
     gateway,
     admin,
     adminToken,
+    operations,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([closeServer(gateway), closeServer(admin)]);
+      operations.beginShutdown();
+      const drainMs = Math.floor(operations.settings.shutdownTimeoutMs * 0.6);
+      await Promise.all([drainServer(gateway, drainMs), drainServer(admin, drainMs)]);
+      await operations.close();
       await runner.stop();
       await messaging.close();
       await events.close();
