@@ -53,6 +53,8 @@ export interface RebuilderOptions {
   clock: Clock;
   messaging?: Messaging;
   pageSize?: number;
+  /** Speed limit of the catch-up (events per second; 0 or absent: none), to spare a busy store. */
+  maxEventsPerSecond?: number;
   /** How long an old generation stays after a switch before it is emptied (readers with a stale map). */
   dropGraceMs?: number;
   onError?: (err: unknown, projection: string) => void;
@@ -187,6 +189,7 @@ export class ProjectionRebuilder {
       run.progress.events_applied = run.applied;
     };
     const cancelled = () => this.closed;
+    const pace = () => this.pace(run);
     // 2. Catch up in passes, each up to the live checkpoint seen at its start.
     let position = 0;
     for (;;) {
@@ -194,7 +197,7 @@ export class ProjectionRebuilder {
       run.progress.head = await events.headPosition();
       const live = await reads.getCheckpoint(name);
       const appliedBefore = run.applied;
-      position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled });
+      position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace });
       if (run.applied - appliedBefore <= pageSize) break;
     }
     // 3. Switch, with the live runner held between two units.
@@ -225,6 +228,14 @@ export class ProjectionRebuilder {
     // 4. Tell other processes; empty the old generation once their maps have surely moved on.
     await this.options.messaging?.publish(GENERATION_SWITCHED, name).catch(() => undefined);
     this.later(this.options.dropGraceMs ?? 10_000, () => this.dropGeneration(projector, from));
+  }
+
+  /** Waits as long as needed to keep the run under `maxEventsPerSecond`. */
+  private async pace(run: Run): Promise<void> {
+    const max = this.options.maxEventsPerSecond ?? 0;
+    if (max <= 0 || this.closed) return;
+    const ahead = (run.applied / max) * 1000 - (performance.now() - run.startedMs);
+    if (ahead > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(ahead, 1000)));
   }
 
   private later(ms: number, task: () => Promise<void>): void {

@@ -31,6 +31,8 @@ export interface ReplayOptions {
   onStep?: (step: ReplayStep) => void;
   /** Checked between pages; replay stops early (returning the position reached) when it answers true. */
   cancelled?: () => boolean;
+  /** Awaited between pages (a rebuild's speed limit). */
+  pace?: () => Promise<void>;
 }
 
 /** Applies the events in (after, upTo] and returns the position reached (`upTo` unless cancelled). */
@@ -59,6 +61,7 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
     position = last;
     options.onStep?.({ position, applied: within.length });
     if (final) return position;
+    await options.pace?.();
   }
 }
 

@@ -74,6 +74,7 @@ export class Operations {
       clock: deps.clock,
       messaging: deps.messaging,
       pageSize: this.settings.rebuildPageSize,
+      maxEventsPerSecond: this.settings.rebuildMaxEventsPerSecond,
       dropGraceMs: this.settings.generationDropGraceMs,
       onError: (err, projection) => deps.log.error({ err, projection }, 'projection rebuild failed'),
     });

@@ -6,6 +6,8 @@ export interface OperationsSettings {
   readyMaxLagEvents: number;
   /** Events per unit of work during rebuilds and audits. */
   rebuildPageSize: number;
+  /** Speed limit of a rebuild's catch-up in events per second (0: none). */
+  rebuildMaxEventsPerSecond: number;
   /** How long an old generation is kept after a switch before it is emptied. */
   generationDropGraceMs: number;
   /** How often a process re-reads the generation map besides the switch message (0: only on the message). */
@@ -19,6 +21,7 @@ export interface OperationsSettings {
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = {
   readyMaxLagEvents: 1000,
   rebuildPageSize: 500,
+  rebuildMaxEventsPerSecond: 0,
   generationDropGraceMs: 10_000,
   generationRefreshMs: 5_000,
   metricsToken: undefined,
@@ -41,6 +44,7 @@ export function loadOperationsSettings(env: NodeJS.ProcessEnv = process.env): Op
   const settings: OperationsSettings = {
     readyMaxLagEvents: int('READY_MAX_LAG_EVENTS', d.readyMaxLagEvents, 0),
     rebuildPageSize: int('REBUILD_PAGE_SIZE', d.rebuildPageSize, 1),
+    rebuildMaxEventsPerSecond: int('REBUILD_MAX_EVENTS_PER_SECOND', d.rebuildMaxEventsPerSecond, 0),
     generationDropGraceMs: int('GENERATION_DROP_GRACE_MS', d.generationDropGraceMs, 0),
     generationRefreshMs: int('GENERATION_REFRESH_MS', d.generationRefreshMs, 0),
     metricsToken,
