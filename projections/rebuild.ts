@@ -64,6 +64,7 @@ interface Run {
   progress: RebuildProgress;
   startedMs: number;
   applied: number;
+  unpaced: boolean;
   done: Promise<void>;
 }
 
@@ -116,6 +117,7 @@ export class ProjectionRebuilder {
       },
       startedMs: performance.now(),
       applied: 0,
+      unpaced: false,
       done: Promise.resolve(),
     };
     this.runs.set(name, run);
@@ -190,15 +192,20 @@ export class ProjectionRebuilder {
     };
     const cancelled = () => this.closed;
     const pace = () => this.pace(run);
-    // 2. Catch up in passes, each up to the live checkpoint seen at its start.
+    // 2. Catch up in passes, each up to the live checkpoint seen at its start. A pass that had more to apply than the
+    //    one before means the writes outrun the speed limit: the limit is then lifted so the passes converge.
     let position = 0;
+    let previous = Infinity;
     for (;;) {
       if (this.closed) throw new Error('rebuild cancelled by shutdown');
       run.progress.head = await events.headPosition();
       const live = await reads.getCheckpoint(name);
       const appliedBefore = run.applied;
       position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace });
-      if (run.applied - appliedBefore <= pageSize) break;
+      const applied = run.applied - appliedBefore;
+      if (applied <= pageSize) break;
+      if (applied >= previous) run.unpaced = true;
+      previous = applied;
     }
     // 3. Switch, with the live runner held between two units.
     run.progress.state = 'switching';
@@ -233,7 +240,7 @@ export class ProjectionRebuilder {
   /** Waits as long as needed to keep the run under `maxEventsPerSecond`. */
   private async pace(run: Run): Promise<void> {
     const max = this.options.maxEventsPerSecond ?? 0;
-    if (max <= 0 || this.closed) return;
+    if (max <= 0 || this.closed || run.unpaced) return;
     const ahead = (run.applied / max) * 1000 - (performance.now() - run.startedMs);
     if (ahead > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(ahead, 1000)));
   }
