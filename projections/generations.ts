@@ -110,6 +110,7 @@ export class GenerationalReadStore extends MappedReadStoreBase {
   private readonly generations = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: Unsubscribe | undefined;
+  private ensured = false;
 
   constructor(
     inner: ReadStore,
@@ -122,12 +123,18 @@ export class GenerationalReadStore extends MappedReadStoreBase {
     }
   }
 
-  /** Reads the generation map; call before anything reads through this store. */
+  /**
+   * Reads the generation map; call before anything reads through this store. Generations only move forward, so a
+   * read that raced with a switch in this process can never take the map back.
+   */
   async load(): Promise<void> {
-    await this.inner.ensureCollections([{ name: GENERATIONS_COLLECTION, indexes: [] }]);
+    if (!this.ensured) {
+      await this.inner.ensureCollections([{ name: GENERATIONS_COLLECTION, indexes: [] }]);
+      this.ensured = true;
+    }
     for (const p of this.projectors) {
       const doc = await this.inner.get<GenerationDoc>(GENERATIONS_COLLECTION, p.name);
-      this.generations.set(p.name, doc?.generation ?? 0);
+      this.setGeneration(p.name, doc?.generation ?? 0);
     }
   }
 
@@ -152,9 +159,9 @@ export class GenerationalReadStore extends MappedReadStoreBase {
     return this.generations.get(projector) ?? 0;
   }
 
-  /** Switches the in-memory map (the caller has committed the generation document). */
+  /** Moves the in-memory map forward (the caller has committed the generation document). */
   setGeneration(projector: string, generation: number): void {
-    this.generations.set(projector, generation);
+    this.generations.set(projector, Math.max(generation, this.generationOf(projector)));
   }
 
   /** The logical names (collections and checkpoint) a projector owns. */
