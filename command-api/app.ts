@@ -15,6 +15,7 @@ import {
   writeQueryErrors,
   BODY_LIMITS,
   type KeyLookup,
+  type CompletedRequest,
 } from '../shared-schema/http/door.js';
 import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
@@ -72,6 +73,8 @@ export interface CommandApiOptions {
   keys: KeyLookup;
   routes: Record<string, WriteHandler>;
   onRateRefused?: (kind: string) => void;
+  /** Called once per request after the answer is decided (operation history, metrics). */
+  onCompleted?: (request: CompletedRequest) => void;
 }
 
 export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
@@ -79,7 +82,7 @@ export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
   const app = new Koa<DoorState>();
   app.proxy = true;
   const idempotency = new Idempotency(deps.reads, deps.clock);
-  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl }));
+  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
   app.use(authenticate(options.keys));
   app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());

@@ -31,10 +31,13 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { InProcessMessaging } from './messaging/in-process.js';
 import { createAdminApi } from './admin/app.js';
-import { closeServer, gatewayHandler, listen } from './gateway.js';
+import { gatewayHandler, listen } from './gateway.js';
 import { publicDocuments } from './public-documents.js';
 import { startCoverChecks } from './cover/cover-checks.js';
 import type { Config } from './config.js';
+import { Operations } from './ops/operations.js';
+import type { OperationsSettings } from './ops/settings.js';
+import { drainServer } from './ops/shutdown.js';
 
 export interface Service {
   config: Config;
@@ -47,6 +50,8 @@ export interface Service {
   gateway: http.Server;
   admin: http.Server;
   adminToken: string;
+  /** History, metrics, health, projection generations and rebuilds, audit (infra/ops/). */
+  operations: Operations;
   close(): Promise<void>;
 }
 
@@ -66,17 +71,20 @@ export function keyLookup(reads: ReadStore): KeyLookup {
   return (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
 }
 
-export async function startService(config: Config, options: { log?: Logger } = {}): Promise<Service> {
+export async function startService(config: Config, options: { log?: Logger; operations?: Partial<OperationsSettings> } = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
   // The expiry sweep (idempotency records) reads the service clock like every other time rule.
-  const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
+  const storedReads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
   const messaging = new InProcessMessaging(clock);
+  // Operations: every read-model access goes through `operations.reads` (projection generations).
+  const operations = await Operations.create({ log, clock, events, reads: storedReads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
+  const reads = operations.reads;
   await reads.ensureCollections([IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)]);
 
-  const runner = new ProjectionRunner(events, reads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
+  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
   await runner.start();
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
 
@@ -84,7 +92,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   const batchRunner = new BatchRunner(deps, { log });
   await batchRunner.start();
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes } });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes }, ...operations.doorHooks('command') });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
@@ -93,13 +101,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
     keys,
     routes: { ...catalogReadRoutes, ...jobsReadRoutes },
     publicDocuments: publicDocuments(config.apiBaseUrl),
+    ...operations.doorHooks('query'),
   });
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
 
   const covers = await startCoverChecks({ config, deps, log, waitForPosition });
   const adminToken = resolveAdminToken(config);
-  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition, onClockMoved: () => covers?.clockMoved() });
-  const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
+  const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition, onClockMoved: () => covers?.clockMoved(), extend: operations.adminRoutes });
+  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
 
   let closed = false;
   return {
@@ -113,12 +122,16 @@ export async function startService(config: Config, options: { log?: Logger } = {
     gateway,
     admin,
     adminToken,
+    operations,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([closeServer(gateway), closeServer(admin)]);
+      operations.beginShutdown();
+      const drainMs = Math.floor(operations.settings.shutdownTimeoutMs * 0.6);
+      await Promise.all([drainServer(gateway, drainMs), drainServer(admin, drainMs)]);
       await batchRunner.stop();
       await covers?.stop();
+      await operations.close();
       await runner.stop();
       await messaging.close();
       await events.close();

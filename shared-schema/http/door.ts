@@ -14,8 +14,29 @@ import type { Caller, DoorContext, DoorMiddleware, Next } from './context.js';
 
 export const API_PREFIX = '/v1';
 
-/** Sets `X-Request-Id`, turns every error into a problem, logs one line per request (never a body or a key). */
-export function requestEnvelope(options: { log: Logger; baseUrl: string }): DoorMiddleware {
+/** What `onCompleted` learns of a request once its answer is decided (operation history, metrics). */
+export interface CompletedRequest {
+  requestId: string;
+  method: string;
+  /** Route template (`/products/:sku`), or null when no route matched. */
+  route: string | null;
+  status: number;
+  ms: number;
+  caller: Caller | undefined;
+  params: Record<string, string>;
+  /** True for methods other than GET / HEAD. */
+  write: boolean;
+  /** Parsed request body (writes that got that far), for field names and references only. */
+  body: unknown;
+  /** Response body as answered. */
+  answer: unknown;
+}
+
+/**
+ * Sets `X-Request-Id`, turns every error into a problem, logs one line per request (never a body or a key), then
+ * hands the outcome to `onCompleted` (errors there are logged and never change the answer).
+ */
+export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompleted?: (request: CompletedRequest) => void }): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();
@@ -34,18 +55,30 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string }): Door
       ctx.body = problem.toBody(options.baseUrl, requestId);
     } finally {
       const caller = ctx.state.caller;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
         {
           method: ctx.method,
           route: ctx.state.route?.path ?? ctx.path.split('?')[0],
           status: ctx.status,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          ms,
           partner_id: caller?.partnerId,
           environment: caller?.env,
           key_id: caller?.keyId,
         },
         'request',
       );
+      // begin onCompleted hook (operations: history, metrics)
+      if (options.onCompleted) {
+        try {
+          const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
+          const route = ctx.state.route?.path ?? null;
+          options.onCompleted({ requestId, method: ctx.method, route, status: ctx.status, ms, caller, params: ctx.state.params, write, body: ctx.state.body, answer: ctx.body });
+        } catch (err) {
+          ctx.state.log.error({ err }, 'onCompleted hook failed');
+        }
+      }
+      // end onCompleted hook
     }
   };
 }
@@ -175,7 +208,9 @@ export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unk
     throw new ProblemError(422, [fieldError('', 'content_type', 'Send the body as application/json.')]);
   }
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    ctx.state.body = parsed;
+    return parsed;
   } catch {
     throw new ProblemError(422, [fieldError('', 'json', 'The body is not valid JSON.')]);
   }

@@ -10,6 +10,7 @@ import { loadConfig } from '../../infra/config.js';
 import { startService, type Service } from '../../infra/service.js';
 import { portOf } from '../../infra/gateway.js';
 import type { ManualClock } from '../../shared-schema/ports/clock.js';
+import type { OperationsSettings } from '../../infra/ops/settings.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -71,7 +72,11 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}, keepDir?: string): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  keepDir?: string,
+  serviceOptions: { operations?: Partial<OperationsSettings> } = {},
+): Promise<TestService> {
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   // The cover check is off unless a test turns it on with its own COVER_FETCH_* settings: with it on, a product's
   // cover host would be looked up in the DNS, and tests never send traffic outside loopback.
@@ -79,7 +84,7 @@ export async function startTestService(env: Record<string, string> = {}, keepDir
     loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...env });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  let service = await startService(config, { log });
+  let service = await startService(config, { log, ...serviceOptions });
   const t: TestService = {
     service,
     api: `http://127.0.0.1:${portOf(service.gateway)}/v1`,
@@ -100,7 +105,7 @@ export async function startTestService(env: Record<string, string> = {}, keepDir
     approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
     async restart() {
       await service.close();
-      const again = await startService(configFor(), { log });
+      const again = await startService(configFor(), { log, ...serviceOptions });
       (again.clock as ManualClock).set(t.clock.now());
       service = again;
       t.service = again;
