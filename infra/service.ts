@@ -89,7 +89,11 @@ export async function startService(config: Config, options: { log?: Logger; oper
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
 
   const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
-  const batchRunner = new BatchRunner(deps, { log });
+  const batchRunner = new BatchRunner(deps, {
+    log,
+    onFinished: (job) =>
+      void operations.recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),
+  });
   await batchRunner.start();
   const keys = keyLookup(reads);
   const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes }, ...operations.doorHooks('command') });

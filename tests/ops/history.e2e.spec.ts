@@ -36,7 +36,7 @@ describe('operation history', function () {
 
   it('records an identified write with status, references, field names, route, key and time, and no value', async () => {
     const body = storeBody({ name: 'Loja Marcador Secreto' });
-    const r = await hub.api.put('/stores/loja-h?debug=1', body);
+    const r = await hub.api.put('/stores/loja-h', body);
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     const e = await entryOf(hub.partnerId, r.headers.get('x-request-id'));
     expect(e).to.deep.include({
