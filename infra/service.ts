@@ -23,6 +23,12 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { partnersProjector } from '../projections/projectors/partners.js';
 import { storesProjector } from '../projections/projectors/stores.js';
 import { productsProjector } from '../projections/projectors/products.js';
+import { clicksProjector } from '../projections/projectors/clicks.js';
+import { ordersProjector } from '../projections/projectors/orders.js';
+import { reportProjector } from '../projections/projectors/report.js';
+import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
+import { commerceReadRoutes } from '../query-api/routes/commerce.js';
+import { createRedirector } from '../command-api/redirector.js';
 import { SqliteEventStore } from './sqlite/event-store.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { InProcessMessaging } from './messaging/in-process.js';
@@ -45,7 +51,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS = [partnersProjector, storesProjector, productsProjector];
+export const PROJECTORS = [partnersProjector, storesProjector, productsProjector, clicksProjector, ordersProjector, reportProjector];
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
@@ -76,17 +82,17 @@ export async function startService(config: Config, options: { log?: Logger } = {
 
   const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...commerceWriteRoutes } });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
     log,
     baseUrl: config.apiBaseUrl,
     keys,
-    routes: catalogReadRoutes,
+    routes: { ...catalogReadRoutes, ...commerceReadRoutes },
     publicDocuments: publicDocuments(config.apiBaseUrl),
   });
-  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
+  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
   const adminToken = resolveAdminToken(config);
   const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition });

@@ -142,6 +142,7 @@ export const productsProjector: Projector = {
         ['partner_id', 'env', 'sku'],
         ['partner_id', 'env', 'store_id', 'sku'],
         ['partner_id', 'env', 'base_state', 'sku'],
+        ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
       ],
     },
     { name: STORE_FACTS, indexes: [] },
