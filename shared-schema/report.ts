@@ -69,17 +69,24 @@ export function combine(a: ReportFigures, b: ReportFigures, sign: 1 | -1 = 1): R
   return out;
 }
 
-/** The figures as stored fields (money in limbs). Negative values are refused: a bucket never goes below zero. */
+/**
+ * The figures as stored fields (money in limbs). Zeros are left out (a click item is `clicks: 1` and nothing else):
+ * a missing field adds nothing to a sum and reads back as 0. Negative values are refused: a bucket never goes
+ * below zero.
+ */
 export function storedFields(f: ReportFigures): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of COUNT_FIELDS) {
     if (f[c] < 0) throw new RangeError(`report figure ${c} below zero`);
-    out[c] = f[c];
+    if (f[c] !== 0) out[c] = f[c];
   }
   for (const m of MONEY_FIELDS) {
     if (f[m] < 0n) throw new RangeError(`report figure ${m} below zero`);
-    out[`${m}_hi`] = Number(f[m] / LIMB);
-    out[`${m}_lo`] = Number(f[m] % LIMB);
+    const hi = f[m] / LIMB;
+    const lo = f[m] % LIMB;
+    if (hi > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`report figure ${m} beyond 2^53 × 10^12`);
+    if (hi !== 0n) out[`${m}_hi`] = Number(hi);
+    if (lo !== 0n) out[`${m}_lo`] = Number(lo);
   }
   return out;
 }

@@ -87,7 +87,7 @@ describe('report figures', () => {
   it('stores cents in limbs of 10^12 and reads them back exactly, beyond 2^64', () => {
     const f = { ...zeroFigures(), orders: 1, known: 180143985094819820000n, gross: 999_999_999_999n };
     const stored = storedFields(f);
-    expect(stored).to.include({ known_hi: 180143985, known_lo: 94819820000, gross_hi: 0, gross_lo: 999999999999 });
+    expect(stored).to.deep.equal({ orders: 1, known_hi: 180143985, known_lo: 94819820000, gross_lo: 999999999999 });
     expect(figuresOf(stored)).to.deep.equal(f);
     expect(figuresOf({ known_hi: 1n, known_lo: 2n * 10n ** 12n }).known).to.equal(3n * 10n ** 12n); // sums of lo may carry
   });
