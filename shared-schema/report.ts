@@ -17,6 +17,7 @@ export const REPORT = {
   projection: 'report',
   items: 'report_items',
   hours: 'report_hours',
+  days: 'report_days',
 } as const;
 
 export const COUNT_FIELDS = ['clicks', 'orders', 'paid_orders', 'refunded_orders', 'cancelled_orders', 'unknown_commission_orders'] as const;
@@ -138,7 +139,51 @@ export function commercialTotals(f: ReportFigures): CommercialTotals {
 }
 
 const HOUR_MS = 3_600_000;
-/** Start of the UTC hour holding `iso`, as canonical ISO. */
-export const hourOf = (iso: string): string => new Date(Math.floor(Date.parse(iso) / HOUR_MS) * HOUR_MS).toISOString();
-/** The first hour start at or after `iso`. */
-export const hourAtOrAfter = (iso: string): string => new Date(Math.ceil(Date.parse(iso) / HOUR_MS) * HOUR_MS).toISOString();
+const DAY_MS = 86_400_000;
+
+/**
+ * The levels of the report's read model, finest first: exact items (by `at`), then buckets of one UTC hour and of
+ * one UTC day (by the ISO start of their period). A bucket holds the sum of the items of its period.
+ */
+export const LEVELS = [
+  { collection: REPORT.items, field: 'at', ms: 0 },
+  { collection: REPORT.hours, field: 'hour', ms: HOUR_MS },
+  { collection: REPORT.days, field: 'day', ms: DAY_MS },
+] as const;
+
+/** Start of the bucket period of `level` (1 hour, 2 day) holding `iso`. */
+export const periodOf = (level: 1 | 2, iso: string): string => {
+  const ms = LEVELS[level].ms;
+  return new Date(Math.floor(Date.parse(iso) / ms) * ms).toISOString();
+};
+
+export interface ReportRange {
+  collection: string;
+  field: string;
+  /** Inclusive, canonical ISO. */
+  from: string;
+  /** Exclusive, canonical ISO. */
+  to: string;
+}
+
+/**
+ * The fewest documents that add up to [since, until): whole days inside it from day buckets, whole hours of the
+ * partial days from hour buckets, the partial hours at both ends from the items. At most five ranges; a 31-day
+ * window reads about 31 + 2 × 23 buckets per store, whatever the number of orders.
+ */
+export function coveringRanges(since: string, until: string, level = LEVELS.length - 1): ReportRange[] {
+  const from = Date.parse(since);
+  const to = Date.parse(until);
+  if (from >= to) return [];
+  const { collection, field, ms } = LEVELS[level]!;
+  if (ms === 0) return [{ collection, field, from: since, to: until }];
+  const first = Math.ceil(from / ms) * ms;
+  const last = Math.floor(to / ms) * ms;
+  if (first >= last) return coveringRanges(since, until, level - 1);
+  const iso = (x: number) => new Date(x).toISOString();
+  return [
+    ...coveringRanges(since, iso(first), level - 1),
+    { collection, field, from: iso(first), to: iso(last) },
+    ...coveringRanges(iso(last), until, level - 1),
+  ];
+}

@@ -3,12 +3,14 @@
  *
  * - `report_items`: one document per click (at its `occurred_at`) and per order (at its `paid_at`, with the
  *   figures of its current state), for the exact edges of a window;
- * - `report_hours`: per partner, environment, store and UTC hour, the sum of the items of that hour.
+ * - `report_hours` / `report_days`: per partner, environment, store and UTC hour / day, the sum of the items of
+ *   that period.
  *
- * A report adds the hour buckets of the whole hours inside its window and the items of the partial hours at both
- * ends. When an order's balance changes, its bucket loses the order's old figures and gains the new ones (paid_at,
- * hence the bucket, never changes). Clicks only ever add one. Every write of one event happens in the runner's
- * unit of work, and the item's `position` makes a replayed event change nothing.
+ * A report adds the day buckets of the whole days inside its window, the hour buckets of the whole hours of the
+ * partial days, and the items of the partial hours at both ends (shared-schema/report.ts coveringRanges). When an
+ * order's balance changes, its buckets lose the order's old figures and gain the new ones (paid_at, hence the
+ * buckets, never changes). Clicks only ever add one. Every write of one event happens in the runner's unit of work,
+ * and the item's `position` makes a replayed event change nothing.
  */
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
@@ -17,7 +19,8 @@ import {
   clickFigures,
   combine,
   figuresOf,
-  hourOf,
+  LEVELS,
+  periodOf,
   orderFigures,
   storedFields,
   zeroFigures,
@@ -28,19 +31,24 @@ import { scopedId, streamScope, type Projector } from '../projector.js';
 
 export const REPORT_ITEMS = REPORT.items;
 export const REPORT_HOURS = REPORT.hours;
+export const REPORT_DAYS = REPORT.days;
 
 type Owner = { partner_id: string; env: 'live' | 'test'; store_id: string };
 type Base = { _id: string } & Owner & Record<string, unknown>;
 export type ReportItemDoc = Base & { kind: 'click' | 'order'; at: string; position: number };
-export type ReportHourDoc = Base & { hour: string };
+/** An hour bucket carries `hour`, a day bucket `day`: the ISO start of its period. */
+export type ReportBucketDoc = Base;
 
-async function addToHour(tx: ReadTx, base: Owner, at: string, delta: ReportFigures, sign: 1 | -1 = 1): Promise<void> {
-  const hour = hourOf(at);
-  const id = scopedId(base.env, base.partner_id, `${base.store_id}:${hour}`);
-  const current = await tx.get<ReportHourDoc>(REPORT_HOURS, id);
-  const next = combine(current ? figuresOf(current) : zeroFigures(), delta, sign);
-  const doc: ReportHourDoc = { _id: id, ...base, hour, ...storedFields(next) };
-  await tx.put(REPORT_HOURS, doc);
+/** Adds `sign × delta` to the hour and the day bucket holding `at`. */
+async function addToBuckets(tx: ReadTx, owner: Owner, at: string, delta: ReportFigures): Promise<void> {
+  for (const level of [1, 2] as const) {
+    const { collection, field } = LEVELS[level];
+    const period = periodOf(level, at);
+    const id = scopedId(owner.env, owner.partner_id, `${owner.store_id}:${period}`);
+    const current = await tx.get<ReportBucketDoc>(collection, id);
+    const next = combine(current ? figuresOf(current) : zeroFigures(), delta);
+    await tx.put(collection, { _id: id, ...owner, [field]: period, ...storedFields(next) });
+  }
 }
 
 export const reportProjector: Projector = {
@@ -60,6 +68,13 @@ export const reportProjector: Projector = {
         ['partner_id', 'env', 'store_id', 'hour'],
       ],
     },
+    {
+      name: REPORT_DAYS,
+      indexes: [
+        ['partner_id', 'env', 'day'],
+        ['partner_id', 'env', 'store_id', 'day'],
+      ],
+    },
   ],
   categories: ['click', 'order'],
   async apply(recorded, tx) {
@@ -73,7 +88,7 @@ export const reportProjector: Projector = {
       const figures = clickFigures();
       const item: ReportItemDoc = { _id: id, ...base, kind: 'click', at: e.data.occurred_at, ...storedFields(figures), position: recorded.position };
       await tx.put(REPORT_ITEMS, item);
-      await addToHour(tx, base, item.at, figures);
+      await addToBuckets(tx, base, item.at, figures);
       return;
     }
     const e = { type: recorded.type, data: recorded.data } as OrderEvent;
@@ -87,6 +102,6 @@ export const reportProjector: Projector = {
     const after = orderFigures(order);
     const item: ReportItemDoc = { _id: id, ...base, kind: 'order', at: order.paid_at, ...storedFields(after), position: recorded.position };
     await tx.put(REPORT_ITEMS, item);
-    await addToHour(tx, base, item.at, combine(after, before, -1));
+    await addToBuckets(tx, base, item.at, combine(after, before, -1));
   },
 };

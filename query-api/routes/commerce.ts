@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
 import { encodeWindowCursor, pageWindow, resolveWindow, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import { notFound } from '../../shared-schema/problems.js';
-import type { ReadStore, ReadView, Scalar, SumRow, Where } from '../../shared-schema/ports/read-store.js';
+import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 import type { OrderView } from '../../shared-schema/events/order.js';
 import { CommissionReportQuery, GetConversionQuery, ListClicksQuery, ListConversionsQuery } from '../../shared-schema/schemas/commerce.js';
@@ -16,8 +16,7 @@ import {
   combine,
   commercialTotals,
   figuresOf,
-  hourAtOrAfter,
-  hourOf,
+  coveringRanges,
   REPORT,
   STORED_FIELDS,
   zeroFigures,
@@ -64,29 +63,21 @@ async function windowPage<T extends { _id: string; store_id: string }>(
 
 // ------------------------------------------------------------------------------------------------------ report
 
-/**
- * The report's figures per store: hour buckets for the whole hours inside [since, until), exact items for the
- * partial hours at both ends. A window inside one or two partial hours reads items only.
- */
+/** The report's figures per store, from the fewest documents that cover the window (coveringRanges). */
 async function figuresByStore(view: ReadView, tenant: Tenant, window: Window, storeId?: string): Promise<Map<string, ReportFigures>> {
   const base: Where = { partner_id: tenant.partnerId, env: tenant.env };
   if (storeId !== undefined) base.store_id = storeId;
-  const sum = (collection: string, field: string, from: string, to: string): Promise<SumRow[]> =>
-    from < to ? view.sum(collection, { where: { ...base, [field]: { gte: from, lt: to } }, groupBy: 'store_id', fields: STORED_FIELDS }) : Promise.resolve([]);
-  const firstHour = hourAtOrAfter(window.since);
-  const lastHour = hourOf(window.until);
-  const parts: SumRow[][] = [];
-  if (firstHour < lastHour) {
-    parts.push(await sum(REPORT.items, 'at', window.since, firstHour));
-    parts.push(await sum(REPORT.hours, 'hour', firstHour, lastHour));
-    parts.push(await sum(REPORT.items, 'at', lastHour, window.until));
-  } else {
-    parts.push(await sum(REPORT.items, 'at', window.since, window.until));
-  }
   const byStore = new Map<string, ReportFigures>();
-  for (const row of parts.flat()) {
-    const store = String(row.key);
-    byStore.set(store, combine(byStore.get(store) ?? zeroFigures(), figuresOf(row.sums)));
+  for (const range of coveringRanges(window.since, window.until)) {
+    const rows = await view.sum(range.collection, {
+      where: { ...base, [range.field]: { gte: range.from, lt: range.to } },
+      groupBy: 'store_id',
+      fields: STORED_FIELDS,
+    });
+    for (const row of rows) {
+      const store = String(row.key);
+      byStore.set(store, combine(byStore.get(store) ?? zeroFigures(), figuresOf(row.sums)));
+    }
   }
   return byStore;
 }

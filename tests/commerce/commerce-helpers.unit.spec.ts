@@ -3,7 +3,7 @@ import { withClickParam } from '../../command-api/redirector.js';
 import { stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { pageWindow, resolveWindow, encodeWindowCursor } from '../../shared-schema/http/window.js';
 import { ProblemError } from '../../shared-schema/problems.js';
-import { combine, figuresOf, hourAtOrAfter, hourOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/report.js';
+import { combine, coveringRanges, figuresOf, periodOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/report.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 
 const problemOf = (fn: () => unknown): ProblemError => {
@@ -102,9 +102,23 @@ describe('report figures', () => {
     expect(commercialTotals({ ...zeroFigures(), unknown_commission_orders: 1, known: 5n }).expected_commission_cents).to.equal(null);
     expect(commercialTotals({ ...zeroFigures(), known: 5n }).expected_commission_cents).to.equal(5);
   });
-  it('finds the hours of a window', () => {
-    expect(hourOf('2026-05-01T10:59:59.999Z')).to.equal('2026-05-01T10:00:00.000Z');
-    expect(hourAtOrAfter('2026-05-01T10:00:00.001Z')).to.equal('2026-05-01T11:00:00.000Z');
-    expect(hourAtOrAfter('2026-05-01T10:00:00.000Z')).to.equal('2026-05-01T10:00:00.000Z');
+  it('finds the periods of an instant', () => {
+    expect(periodOf(1, '2026-05-01T10:59:59.999Z')).to.equal('2026-05-01T10:00:00.000Z');
+    expect(periodOf(2, '2026-05-01T23:59:59.999Z')).to.equal('2026-05-01T00:00:00.000Z');
+  });
+  it('covers a window with whole days, whole hours of the partial days and items at both ends', () => {
+    const r = (since: string, until: string) => coveringRanges(since, until).map((x) => `${x.field} ${x.from.slice(5, 19)} ${x.to.slice(5, 19)}`);
+    expect(r('2026-05-01T10:30:00.000Z', '2026-05-04T02:15:00.000Z')).to.deep.equal([
+      'at 05-01T10:30:00 05-01T11:00:00',
+      'hour 05-01T11:00:00 05-02T00:00:00',
+      'day 05-02T00:00:00 05-04T00:00:00',
+      'hour 05-04T00:00:00 05-04T02:00:00',
+      'at 05-04T02:00:00 05-04T02:15:00',
+    ]);
+    expect(r('2026-05-01T00:00:00.000Z', '2026-05-02T00:00:00.000Z')).to.deep.equal(['day 05-01T00:00:00 05-02T00:00:00']);
+    expect(r('2026-05-01T10:00:00.000Z', '2026-05-01T12:00:00.000Z')).to.deep.equal(['hour 05-01T10:00:00 05-01T12:00:00']);
+    expect(r('2026-05-01T10:10:00.000Z', '2026-05-01T10:50:00.000Z')).to.deep.equal(['at 05-01T10:10:00 05-01T10:50:00']);
+    expect(r('2026-05-01T10:50:00.000Z', '2026-05-01T11:10:00.000Z')).to.deep.equal(['at 05-01T10:50:00 05-01T11:10:00']);
+    expect(coveringRanges('2026-05-01T10:00:00.000Z', '2026-05-01T10:00:00.000Z')).to.deep.equal([]);
   });
 });

@@ -13,8 +13,8 @@ import { streams } from '../../shared-schema/streams.js';
 import { decide, evolve, initialState, type OrderState } from '../../command-api/deciders/order.js';
 import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';
-import { reportProjector, REPORT_HOURS, REPORT_ITEMS } from '../../projections/projectors/report.js';
-import { combine, figuresOf, hourOf, zeroFigures } from '../../shared-schema/report.js';
+import { reportProjector, REPORT_DAYS, REPORT_HOURS, REPORT_ITEMS } from '../../projections/projectors/report.js';
+import { combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/report.js';
 import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../orders/order-given.js';
 
 const PROJECTORS = [clicksProjector, ordersProjector, reportProjector];
@@ -34,7 +34,7 @@ describe('commerce projections (SQLite read store)', () => {
     });
   const all = async () => {
     const out: Record<string, Doc[]> = {};
-    for (const c of ['clicks', 'orders', REPORT_ITEMS, REPORT_HOURS]) out[c] = await reads.find(c, { orderBy: [{ field: '_id' }] });
+    for (const c of ['clicks', 'orders', REPORT_ITEMS, REPORT_HOURS, REPORT_DAYS]) out[c] = await reads.find(c, { orderBy: [{ field: '_id' }] });
     return out;
   };
 
@@ -77,16 +77,20 @@ describe('commerce projections (SQLite read store)', () => {
     expect(await all()).to.deep.equal(before);
   });
 
-  it('holds in each hour bucket exactly the sum of its items', async () => {
+  it('holds in each hour and day bucket exactly the sum of its items', async () => {
     const docs = await all();
-    const expected = new Map<string, ReturnType<typeof zeroFigures>>();
-    for (const item of docs[REPORT_ITEMS]!) {
-      const key = `${item.store_id as string}:${hourOf(item.at as string)}`;
-      expected.set(key, combine(expected.get(key) ?? zeroFigures(), figuresOf(item)));
+    for (const [level, collection, field] of [[1, REPORT_HOURS, 'hour'], [2, REPORT_DAYS, 'day']] as const) {
+      const expected = new Map<string, ReturnType<typeof zeroFigures>>();
+      for (const item of docs[REPORT_ITEMS]!) {
+        const key = `${item.store_id as string}:${periodOf(level, item.at as string)}`;
+        expected.set(key, combine(expected.get(key) ?? zeroFigures(), figuresOf(item)));
+      }
+      const buckets = new Map(docs[collection]!.map((b) => [`${b.store_id as string}:${b[field] as string}`, figuresOf(b)]));
+      expect(buckets).to.deep.equal(expected);
     }
-    const buckets = new Map(docs[REPORT_HOURS]!.map((b) => [`${b.store_id as string}:${b.hour as string}`, figuresOf(b)]));
-    expect(buckets).to.deep.equal(expected);
-    const first = buckets.get(`store-1:${hourOf(PAID_AT)}`)!;
-    expect(first).to.include({ clicks: 0, orders: 2, paid_orders: 1, cancelled_orders: 1 });
+    const hours = new Map(docs[REPORT_HOURS]!.map((b) => [`${b.store_id as string}:${b.hour as string}`, figuresOf(b)]));
+    expect(hours.get(`store-1:${periodOf(1, PAID_AT)}`)).to.include({ clicks: 0, orders: 2, paid_orders: 1, cancelled_orders: 1 });
+    const days = new Map(docs[REPORT_DAYS]!.map((b) => [`${b.store_id as string}:${b.day as string}`, figuresOf(b)]));
+    expect(days.get(`store-1:${periodOf(2, PAID_AT)}`)).to.include({ orders: 2 });
   });
 });
