@@ -106,6 +106,26 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     });
   });
 
+  describe('one address, two partners', () => {
+    it('sends a shared store address and SKU to the product published first', async () => {
+      const first = await t.partner({ type: 'hub', name: 'Primeira' });
+      const second = await t.partner({ type: 'hub', name: 'Segunda' });
+      await registerStore(second, 'Dupla');
+      await putProduct(t, second, 'Dupla', 'same', { product_url: 'https://shop.test/second' });
+      await registerStore(first, 'dupla');
+      await putProduct(t, first, 'dupla', 'same', { product_url: 'https://shop.test/first' });
+      await publish(t, first, 'live', 'dupla', 'same');
+      t.clock.advance(1000);
+      await publish(t, second, 'live', 'Dupla', 'same');
+      const r = await visit(redirectUrl(t, 'dupla', 'same'));
+      expect(r.headers.get('location')).to.match(/^https:\/\/shop\.test\/first\?svc_click=ic_/);
+      t.clock.advance(1);
+      expect((await first.api.get('/clicks')).body.data).to.have.length(1);
+      expect((await second.api.get('/clicks')).body.data).to.deep.equal([]);
+      t.clock.set(new Date(T0));
+    });
+  });
+
   describe('POST /sandbox/clicks', () => {
     it('creates a test click for a SKU of the store, with its price, at the clock', async () => {
       const r = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'sku-t' });

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
+import { streams } from '../../shared-schema/streams.js';
+import { conversionHash, normalizeConversion } from '../../command-api/deciders/order.js';
+import type { ConversionInput } from '../../shared-schema/events/order.js';
 import { DAY, HOUR, codes, iso, laterBody, paidBody, putProduct, registerStore, sandboxClick, type Item } from './commerce-support.js';
 
 describe('commercial cycle over HTTP: POST /conversions and order reads', function () {
@@ -255,6 +258,25 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const read = await p.api.get(`/conversions/${body.order_id}?store_id=s1`);
       expect(read.body.gross_cents).to.equal(5500);
       expect([body.event_id, twin.event_id]).to.include(read.body.event_id);
+    });
+
+    it('after a crash between the two appends, applies the same body when it comes again and refuses another', async () => {
+      const body = paid({ paid_at: t.clock.now().toISOString() });
+      const tenant = { partnerId: p.partnerId, env: 'test' as const };
+      const hash = conversionHash(normalizeConversion(body as ConversionInput));
+      const now = t.clock.now().toISOString();
+      // what a crash right after the reservation leaves behind
+      await t.service.events.appendToStream(
+        streams.conversionEvent(tenant, body.event_id),
+        [{ type: 'ConversionEventReserved', data: { event_id: body.event_id, body_hash: hash, store_id: 's1', order_id: body.order_id, order_stream: streams.order(tenant, 's1', body.order_id), reserved_at: now }, metadata: { recorded_at: now } }],
+        'no_stream',
+      );
+      const other = await p.api.post('/conversions', { ...paid({ paid_at: body.paid_at }), event_id: body.event_id });
+      expect(codes(other.body)).to.deep.equal(['event_id:event_conflict']);
+      const again = await p.api.post('/conversions', body);
+      expect(again.status).to.equal(200);
+      expect(again.body).to.include({ duplicate: false, order_id: body.order_id, status: 'paid' });
+      expect((await p.api.post('/conversions', body)).body.duplicate).to.equal(true);
     });
   });
 
