@@ -1,13 +1,17 @@
 /**
  * The in-process gateway of the embedded default: GET/HEAD go to the query door, every other method to the
- * command door (nginx does the same in the distributed topology; see infra/deploy/).
+ * command door (nginx does the same in the distributed topology; see infra/deploy/). The public redirector
+ * (`/p/…`, `/test/p/…`) writes clicks, so it is served by the write side's own handler even for a GET.
  */
 import http from 'node:http';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export function gatewayHandler(command: Handler, query: Handler): Handler {
-  return (req, res) => (req.method === 'GET' || req.method === 'HEAD' ? query(req, res) : command(req, res));
+export function gatewayHandler(command: Handler, query: Handler, redirect?: Handler): Handler {
+  return (req, res) => {
+    if (redirect && (req.url?.startsWith('/p/') || req.url?.startsWith('/test/p/'))) return redirect(req, res);
+    return req.method === 'GET' || req.method === 'HEAD' ? query(req, res) : command(req, res);
+  };
 }
 
 export async function listen(handler: Handler, port: number, host: string): Promise<http.Server> {

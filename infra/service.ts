@@ -27,6 +27,12 @@ import { jobsProjector } from '../projections/projectors/jobs.js';
 import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { BatchRunner } from '../command-api/reactors/batch-runner.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
+import { clicksProjector } from '../projections/projectors/clicks.js';
+import { ordersProjector } from '../projections/projectors/orders.js';
+import { reportProjector } from '../projections/projectors/report.js';
+import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
+import { commerceReadRoutes } from '../query-api/routes/commerce.js';
+import { createRedirector } from '../command-api/redirector.js';
 import { SqliteEventStore } from './sqlite/event-store.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { InProcessMessaging } from './messaging/in-process.js';
@@ -55,7 +61,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS = [partnersProjector, storesProjector, productsProjector, jobsProjector];
+export const PROJECTORS = [partnersProjector, storesProjector, productsProjector, jobsProjector, clicksProjector, ordersProjector, reportProjector];
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
@@ -96,18 +102,18 @@ export async function startService(config: Config, options: { log?: Logger; oper
   });
   await batchRunner.start();
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes }, ...operations.doorHooks('command') });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes }, ...operations.doorHooks('command') });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
     log,
     baseUrl: config.apiBaseUrl,
     keys,
-    routes: { ...catalogReadRoutes, ...jobsReadRoutes },
+    routes: { ...catalogReadRoutes, ...jobsReadRoutes, ...commerceReadRoutes },
     publicDocuments: publicDocuments(config.apiBaseUrl),
     ...operations.doorHooks('query'),
   });
-  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
+  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
   const covers = await startCoverChecks({ config, deps, log, waitForPosition });
   const adminToken = resolveAdminToken(config);
