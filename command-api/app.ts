@@ -4,7 +4,7 @@
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { authenticate, rateBrake, readJsonBody, requestEnvelope, routeGuard, BODY_LIMITS, type KeyLookup } from '../shared-schema/http/door.js';
+import { authenticate, rateBrake, readJsonBody, requestEnvelope, routeGuard, BODY_LIMITS, type KeyLookup, type RateLimits } from '../shared-schema/http/door.js';
 import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
 import { notFound } from '../shared-schema/problems.js';
@@ -61,6 +61,8 @@ export interface CommandApiOptions {
   keys: KeyLookup;
   routes: Record<string, WriteHandler>;
   onRateRefused?: (kind: string) => void;
+  /** Default: the contract's RATE_LIMITS. */
+  rateLimits?: RateLimits;
 }
 
 export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
@@ -70,7 +72,7 @@ export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
   const idempotency = new Idempotency(deps.reads, deps.clock);
   app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl }));
   app.use(authenticate(options.keys));
-  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
+  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());
   app.use(async (ctx: DoorContext) => {
     const route = ctx.state.route;

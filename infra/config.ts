@@ -1,5 +1,7 @@
 /**
  * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
+ * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
+ * the contract says; raise them only for load tests or a deployment that agreed other limits).
  */
 import path from 'node:path';
 
@@ -15,6 +17,8 @@ export interface Config {
   /** Base of `svc_url` links and the redirector. */
   publicBaseUrl: string;
   logLevel: string;
+  /** Rate brake per key and minute (RATE_LIMIT_WRITES / RATE_LIMIT_READS); defaults are the contract's 600 / 1200. */
+  rateLimits: { write: number; read: number };
   clock: 'system' | 'manual';
   production: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -55,6 +59,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return raw.replace(/\/+$/, '');
   };
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) problems.push(`${name} must be a positive integer, got "${raw}"`);
+    return n;
+  };
   const production = env.NODE_ENV === 'production';
   const p = port('PORT', 8080);
   const host = env.HOST || '127.0.0.1';
@@ -74,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
     publicBaseUrl: publicBase,
+    rateLimits: { write: positive('RATE_LIMIT_WRITES', 600), read: positive('RATE_LIMIT_READS', 1200) },
     logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     clock,
     production,

@@ -76,13 +76,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
 
   const deps: CommandDeps = { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: coreWriteRoutes, rateLimits: config.rateLimits });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
     log,
     baseUrl: config.apiBaseUrl,
     keys,
+    rateLimits: config.rateLimits,
     routes: catalogReadRoutes,
     publicDocuments: publicDocuments(config.apiBaseUrl),
   });

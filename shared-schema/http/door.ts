@@ -94,7 +94,9 @@ export function authenticate(lookup: KeyLookup): DoorMiddleware {
   };
 }
 
+/** The contract's limits per key and minute; a deployment may set others (RATE_LIMIT_WRITES / RATE_LIMIT_READS). */
 export const RATE_LIMITS = { write: 600, read: 1200 } as const;
+export type RateLimits = { write: number; read: number };
 const WINDOW_MS = 60_000;
 
 /**
@@ -102,7 +104,8 @@ const WINDOW_MS = 60_000;
  * replica of a door shares them; the window reads the injected clock. Above the limit: 429 with `Retry-After`
  * (whole seconds until the window ends, at least 1).
  */
-export function rateBrake(options: { messaging: Messaging; clock: Clock; onRefused?: (kind: string) => void }): DoorMiddleware {
+export function rateBrake(options: { messaging: Messaging; clock: Clock; limits?: RateLimits; onRefused?: (kind: string) => void }): DoorMiddleware {
+  const limits = options.limits ?? RATE_LIMITS;
   return async (ctx: DoorContext, next: Next) => {
     const caller = ctx.state.caller;
     if (!caller) return next();
@@ -110,10 +113,10 @@ export function rateBrake(options: { messaging: Messaging; clock: Clock; onRefus
     const now = options.clock.now().getTime();
     const window = Math.floor(now / WINDOW_MS);
     const count = await options.messaging.increment(`rate:${caller.keyId}:${kind}:${window}`, 1, WINDOW_MS * 2);
-    if (count > RATE_LIMITS[kind]) {
+    if (count > limits[kind]) {
       options.onRefused?.(kind);
       const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-      throw new ProblemError(429, [], `Rate brake: at most ${RATE_LIMITS[kind]} ${kind}s per minute per key.`, {
+      throw new ProblemError(429, [], `Rate brake: at most ${limits[kind]} ${kind}s per minute per key.`, {
         'Retry-After': String(retryAfter),
       });
     }
