@@ -42,6 +42,8 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** Upper bound on the events of one group commit (an append is never split). 1 disables grouping. Default 5000. */
   maxGroupEvents?: number;
+  /** Reads and subscriptions only (the file must exist); every append is refused. Default false. */
+  readOnly?: boolean;
 }
 
 interface Row {
@@ -88,14 +90,16 @@ export class SqliteEventStore implements EventStore {
       path: options.path,
       synchronous: options.synchronous ?? 'FULL',
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      readOnly: options.readOnly ?? false,
     });
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000));
+    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), options.readOnly ?? false);
   }
 
   private constructor(
     private readonly db: Database.Database,
     pollIntervalMs: number,
     private readonly maxGroupEvents: number,
+    private readonly readOnly: boolean,
   ) {
     this.stmt = {
       streamHead: db.prepare<[string], StreamRow>('SELECT revision, position FROM streams WHERE stream = ?'),
@@ -132,6 +136,7 @@ export class SqliteEventStore implements EventStore {
    */
   appendToStream(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is closed'));
+    if (this.readOnly) return Promise.reject(new Error('the event store was opened read-only'));
     let serialized: QueuedAppend['events'];
     try {
       checkAppendArguments(stream, expectedRevision);
