@@ -1,10 +1,15 @@
 /**
  * Command handling, the whole loop in one place:
- *   1. load the aggregate: the cached state of the stream, plus the events after the cached revision;
+ *   1. take the aggregate's state: the cached state of the stream as it is (no read), or, when nothing is cached or
+ *      the cache must be checked, the cached state plus the events after the cached revision;
  *   2. decide with a pure function;
- *   3. append with the revision read as the expected revision;
- *   4. on a concurrency conflict, go back to 1 (a bounded number of times).
- * A decision costs the same however long the stream is: the cache keeps the folded state by stream and revision.
+ *   3. append with the revision the state was folded to as the expected revision: the append itself checks that the
+ *      cached state was current;
+ *   4. on a concurrency conflict, go back to 1 and read (a bounded number of times). A decision taken on the
+ *      unread cache that appends nothing or refuses is taken again on a read state, so every answer rests on either
+ *      a checked append or a fresh read.
+ * A decision costs the same however long the stream is: the cache keeps the folded state by stream and revision,
+ * and in the usual case (this process is the stream's only writer) a decision reads nothing at all.
  */
 import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../shared-schema/ports/event-store.js';
 
@@ -57,12 +62,27 @@ export class AggregateRepository {
     return loaded;
   }
 
-  /** Load, decide, append; retries the whole loop when another writer appended first. */
+  /** Decide and append on the cached state, reading the stream when nothing is cached or the cache proved stale. */
   async handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
+    const key = `${aggregate.name}\u0000${stream}`;
+    let mustRead = false;
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(stream, aggregate);
-      const { events, result } = decide(state, revision);
-      if (events.length === 0) return { state, revision, result };
+      const cached = mustRead ? undefined : (this.cache.get(key) as Loaded<S> | undefined);
+      const { state, revision } = cached ?? (await this.load(stream, aggregate));
+      let decision: Decision<R>;
+      try {
+        decision = decide(state, revision);
+      } catch (err) {
+        if (cached === undefined) throw err;
+        mustRead = true; // refused on the unread cache: check against the stream first
+        continue;
+      }
+      const { events, result } = decision;
+      if (events.length === 0) {
+        if (cached === undefined) return { state, revision, result };
+        mustRead = true; // nothing to append means nothing checks the cache: read, then decide again
+        continue;
+      }
       try {
         const appended = await this.store.appendToStream(stream, events, revision < 0 ? 'no_stream' : revision);
         // Fold our own events into the cache without re-reading them.
@@ -72,10 +92,13 @@ export class AggregateRepository {
           rev = revision + 1 + i;
           next = aggregate.evolve(next, { ...e, id: '', stream, revision: rev, position: appended.position });
         });
-        this.remember(`${aggregate.name}\u0000${stream}`, { state: next, revision: rev });
+        this.remember(key, { state: next, revision: rev });
         return { state: next, revision: rev, result, position: appended.position };
       } catch (err) {
-        if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
+        if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) {
+          mustRead = true;
+          continue;
+        }
         throw err;
       }
     }
