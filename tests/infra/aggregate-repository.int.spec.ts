@@ -69,4 +69,22 @@ describe('AggregateRepository (command handling loop)', () => {
     expect((await b.handle('counter-3', counter, onlyWhenOdd)).result).to.equal(3);
     expect(await store.readStream('counter-3')).to.have.length(4);
   });
+
+  it('keeps a stream used often in a small cache while others come and go, and forgets one left unused', async () => {
+    const repo = new AggregateRepository(counted, 4);
+    const readsOf = async (run: () => Promise<unknown>) => {
+      const before = reads;
+      await run();
+      return reads - before;
+    };
+    expect(await readsOf(() => repo.handle('counter-hot', counter, always))).to.equal(1);
+    let hotReads = 0;
+    for (let i = 0; i < 20; i++) {
+      await repo.handle(`counter-cold-${i}`, counter, always);
+      hotReads += await readsOf(() => repo.handle('counter-hot', counter, always));
+    }
+    expect(hotReads).to.equal(0);
+    expect(await readsOf(() => repo.handle('counter-cold-0', counter, always))).to.equal(1);
+    expect((await repo.handle('counter-hot', counter, always)).result).to.equal(21);
+  });
 });
