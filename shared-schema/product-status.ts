@@ -51,12 +51,24 @@ export function hostBelongsTo(host: string, domains: readonly string[]): string 
   return null;
 }
 
+/** Recent answers of `hostOf`: the same product and photo addresses come back with every write of a product. */
+const hostsSeen = new Map<string, string>();
+const HOSTS_SEEN_MAX = 10_000;
+
+/** The host of a URL, lower case ('' when it is not a URL); parses each address once while it stays in use. */
 export function hostOf(url: string): string {
+  let host = hostsSeen.get(url);
+  if (host !== undefined) return host;
   try {
-    return new URL(url).hostname.toLowerCase();
+    host = new URL(url).hostname.toLowerCase();
   } catch {
-    return '';
+    host = '';
   }
+  if (url.length <= 1024) {
+    if (hostsSeen.size >= HOSTS_SEEN_MAX) hostsSeen.clear();
+    hostsSeen.set(url, host);
+  }
+  return host;
 }
 
 /** The cover result that applies to the current cover address (a check of an older address does not count). */
