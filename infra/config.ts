@@ -1,7 +1,8 @@
 /**
  * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
  * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
- * the contract says; raise them only for load tests or a deployment that agreed other limits).
+ * the contract says; raise them only for load tests or a deployment that agreed other limits), and
+ * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
  */
 import path from 'node:path';
 
@@ -22,6 +23,8 @@ export interface Config {
   clock: 'system' | 'manual';
   production: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** SQLITE_WRITER_THREAD=on|off (default on): the event store commits in a worker thread, off the event loop. */
+  sqliteWriterThread: boolean;
   eventstoreUrl: string | undefined;
   mongoUrl: string | undefined;
   natsUrl: string | undefined;
@@ -90,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clock,
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
+    sqliteWriterThread: oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     mongoUrl: url('MONGO_URL', undefined),
     natsUrl: url('NATS_URL', undefined),

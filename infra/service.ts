@@ -65,7 +65,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
+  const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous, writerThread: config.sqliteWriterThread });
   // The read store commits without fsync (WAL, synchronous NORMAL): its documents and checkpoints commit together, so
   // a power loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps FULL.
   const reads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL' });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../infra/config.js';
 
-describe('configuration: rate brake limits', () => {
+describe('configuration: rate brake limits and the event store writer', () => {
   it("defaults to the contract's 600 writes and 1200 reads per minute per key", () => {
     expect(loadConfig({}).rateLimits).to.deep.equal({ write: 600, read: 1200 });
   });
@@ -18,5 +18,11 @@ describe('configuration: rate brake limits', () => {
         'RATE_LIMIT_READS must be a positive integer, got "many"',
       ]);
     }
+  });
+
+  it('commits the event store in a writer thread unless SQLITE_WRITER_THREAD=off', () => {
+    expect(loadConfig({}).sqliteWriterThread).to.equal(true);
+    expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteWriterThread).to.equal(false);
+    expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(ConfigError, 'SQLITE_WRITER_THREAD must be one of on, off');
   });
 });
