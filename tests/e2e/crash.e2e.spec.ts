@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { client, productBody, storeBody, type Client } from '../support/service.js';
+import { client, productBody, storeBody } from '../support/service.js';
 import { spawnService, type ChildService } from '../support/child-service.js';
 import { keepAliveAgent, send } from '../support/keep-alive.js';
 import { compareWithReplay, projectionProgress } from '../support/replay.js';
