@@ -16,6 +16,7 @@ import {
   BODY_LIMITS,
   type KeyLookup,
   type CompletedRequest,
+  type RateLimits,
 } from '../shared-schema/http/door.js';
 import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
@@ -75,6 +76,8 @@ export interface CommandApiOptions {
   onRateRefused?: (kind: string) => void;
   /** Called once per request after the answer is decided (operation history, metrics). */
   onCompleted?: (request: CompletedRequest) => void;
+  /** Default: the contract's RATE_LIMITS. */
+  rateLimits?: RateLimits;
 }
 
 export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
@@ -84,7 +87,7 @@ export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
   const idempotency = new Idempotency(deps.reads, deps.clock);
   app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
   app.use(authenticate(options.keys));
-  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
+  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());
   app.use(async (ctx: DoorContext) => {
     const route = ctx.state.route;

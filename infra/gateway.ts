@@ -14,8 +14,19 @@ export function gatewayHandler(command: Handler, query: Handler, redirect?: Hand
   };
 }
 
+/** Responses not yet finished, per server: a closing server tells their clients to drop the connection. */
+const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
+const closing = new WeakSet<http.Server>();
+
 export async function listen(handler: Handler, port: number, host: string): Promise<http.Server> {
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+  const active = new Set<http.ServerResponse>();
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (closing.has(server)) res.setHeader('Connection', 'close');
+    active.add(res);
+    res.once('close', () => active.delete(res));
+    handler(req, res);
+  });
+  inFlight.set(server, active);
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -24,9 +35,21 @@ export async function listen(handler: Handler, port: number, host: string): Prom
   return server;
 }
 
-export async function closeServer(server: http.Server): Promise<void> {
+/**
+ * Stops taking connections and lets the requests in flight finish. Keep-alive clients would otherwise keep a busy
+ * server open for ever: every answer from now on carries `Connection: close`, idle connections are closed at once,
+ * and whatever is still open after `graceMs` is cut.
+ */
+export async function closeServer(server: http.Server, graceMs = 3_000): Promise<void> {
+  closing.add(server);
+  for (const res of inFlight.get(server) ?? []) if (!res.headersSent) res.setHeader('Connection', 'close');
   await new Promise<void>((resolve) => {
-    server.close(() => resolve());
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    cut.unref();
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

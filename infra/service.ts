@@ -81,9 +81,11 @@ export async function startService(config: Config, options: { log?: Logger; oper
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
+  const events = SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous, writerThread: config.sqliteWriterThread });
+  // The read store commits without fsync (WAL, synchronous NORMAL): its documents and checkpoints commit together, so
+  // a power loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps FULL.
   // The expiry sweep (idempotency records) reads the service clock like every other time rule.
-  const storedReads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
+  const storedReads = SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL', clock });
   const messaging = new InProcessMessaging(clock);
   // Operations: every read-model access goes through `operations.reads` (projection generations).
   const operations = await Operations.create({ log, clock, events, reads: storedReads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
@@ -102,13 +104,14 @@ export async function startService(config: Config, options: { log?: Logger; oper
   });
   await batchRunner.start();
   const keys = keyLookup(reads);
-  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes }, ...operations.doorHooks('command') });
+  const commandApp = createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys, routes: { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes }, ...operations.doorHooks('command'), rateLimits: config.rateLimits });
   const queryDeps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   const queryApp = createQueryApi({
     deps: queryDeps,
     log,
     baseUrl: config.apiBaseUrl,
     keys,
+    rateLimits: config.rateLimits,
     routes: { ...catalogReadRoutes, ...jobsReadRoutes, ...commerceReadRoutes },
     publicDocuments: publicDocuments(config.apiBaseUrl),
     ...operations.doorHooks('query'),
