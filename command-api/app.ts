@@ -15,6 +15,8 @@ import {
   writeQueryErrors,
   BODY_LIMITS,
   type KeyLookup,
+  type CompletedRequest,
+  type RateLimits,
 } from '../shared-schema/http/door.js';
 import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
@@ -72,6 +74,10 @@ export interface CommandApiOptions {
   keys: KeyLookup;
   routes: Record<string, WriteHandler>;
   onRateRefused?: (kind: string) => void;
+  /** Called once per request after the answer is decided (operation history, metrics). */
+  onCompleted?: (request: CompletedRequest) => void;
+  /** Default: the contract's RATE_LIMITS. */
+  rateLimits?: RateLimits;
 }
 
 export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
@@ -79,9 +85,9 @@ export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
   const app = new Koa<DoorState>();
   app.proxy = true;
   const idempotency = new Idempotency(deps.reads, deps.clock);
-  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl }));
+  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
   app.use(authenticate(options.keys));
-  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
+  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());
   app.use(async (ctx: DoorContext) => {
     const route = ctx.state.route;

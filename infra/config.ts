@@ -1,5 +1,8 @@
 /**
  * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
+ * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
+ * the contract says; raise them only for load tests or a deployment that agreed other limits), and
+ * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
@@ -17,9 +20,13 @@ export interface Config {
   /** Base of `svc_url` links and the redirector. */
   publicBaseUrl: string;
   logLevel: string;
+  /** Rate brake per key and minute (RATE_LIMIT_WRITES / RATE_LIMIT_READS); defaults are the contract's 600 / 1200. */
+  rateLimits: { write: number; read: number };
   clock: 'system' | 'manual';
   production: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** SQLITE_WRITER_THREAD=on|off (default on): the event store commits in a worker thread, off the event loop. */
+  sqliteWriterThread: boolean;
   eventstoreUrl: string | undefined;
   mongoUrl: string | undefined;
   natsUrl: string | undefined;
@@ -72,6 +79,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
     return n;
   };
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) problems.push(`${name} must be a positive integer, got "${raw}"`);
+    return n;
+  };
   const production = env.NODE_ENV === 'production';
   const p = port('PORT', 8080);
   const host = env.HOST || '127.0.0.1';
@@ -99,10 +113,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
     publicBaseUrl: publicBase,
+    rateLimits: { write: positive('RATE_LIMIT_WRITES', 600), read: positive('RATE_LIMIT_READS', 1200) },
     logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     clock,
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
+    sqliteWriterThread: oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     mongoUrl: url('MONGO_URL', undefined),
     natsUrl: url('NATS_URL', undefined),

@@ -1,17 +1,32 @@
 /**
  * The in-process gateway of the embedded default: GET/HEAD go to the query door, every other method to the
- * command door (nginx does the same in the distributed topology; see infra/deploy/).
+ * command door (nginx does the same in the distributed topology; see infra/deploy/). The public redirector
+ * (`/p/…`, `/test/p/…`) writes clicks, so it is served by the write side's own handler even for a GET.
  */
 import http from 'node:http';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export function gatewayHandler(command: Handler, query: Handler): Handler {
-  return (req, res) => (req.method === 'GET' || req.method === 'HEAD' ? query(req, res) : command(req, res));
+export function gatewayHandler(command: Handler, query: Handler, redirect?: Handler): Handler {
+  return (req, res) => {
+    if (redirect && (req.url?.startsWith('/p/') || req.url?.startsWith('/test/p/'))) return redirect(req, res);
+    return req.method === 'GET' || req.method === 'HEAD' ? query(req, res) : command(req, res);
+  };
 }
 
+/** Responses not yet finished, per server: a closing server tells their clients to drop the connection. */
+const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
+const closing = new WeakSet<http.Server>();
+
 export async function listen(handler: Handler, port: number, host: string): Promise<http.Server> {
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+  const active = new Set<http.ServerResponse>();
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (closing.has(server)) res.setHeader('Connection', 'close');
+    active.add(res);
+    res.once('close', () => active.delete(res));
+    handler(req, res);
+  });
+  inFlight.set(server, active);
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -20,9 +35,21 @@ export async function listen(handler: Handler, port: number, host: string): Prom
   return server;
 }
 
-export async function closeServer(server: http.Server): Promise<void> {
+/**
+ * Stops taking connections and lets the requests in flight finish. Keep-alive clients would otherwise keep a busy
+ * server open for ever: every answer from now on carries `Connection: close`, idle connections are closed at once,
+ * and whatever is still open after `graceMs` is cut.
+ */
+export async function closeServer(server: http.Server, graceMs = 3_000): Promise<void> {
+  closing.add(server);
+  for (const res of inFlight.get(server) ?? []) if (!res.headersSent) res.setHeader('Connection', 'close');
   await new Promise<void>((resolve) => {
-    server.close(() => resolve());
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    cut.unref();
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

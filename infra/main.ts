@@ -2,11 +2,15 @@
 import { loadConfig, ConfigError } from './config.js';
 import { startService } from './service.js';
 import { portOf } from './gateway.js';
+import { loadOperationsSettings } from './ops/settings.js';
+import { exitGracefully } from './ops/shutdown.js';
 
 async function main(): Promise<void> {
   let config;
+  let operations;
   try {
     config = loadConfig();
+    operations = loadOperationsSettings();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -14,23 +18,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await startService(config);
+  const service = await startService(config, { operations });
   service.log.info(
     { api: `http://${config.host}:${portOf(service.gateway)}/v1`, admin: `http://${config.adminHost}:${portOf(service.admin)}/admin/v1`, data_dir: config.dataDir, clock: config.clock },
     'partner commerce service started',
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
-    await service.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  exitGracefully(service, { timeoutMs: service.operations.settings.shutdownTimeoutMs });
 }
 
 void main();

@@ -24,12 +24,21 @@ import { productsProjector } from '../projections/projectors/products.js';
 import { jobsProjector } from '../projections/projectors/jobs.js';
 import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
+import { clicksProjector } from '../projections/projectors/clicks.js';
+import { ordersProjector } from '../projections/projectors/orders.js';
+import { reportProjector } from '../projections/projectors/report.js';
+import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
+import { commerceReadRoutes } from '../query-api/routes/commerce.js';
+import { createRedirector } from '../command-api/redirector.js';
 import { openStores } from './wiring/stores.js';
 import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, type DoorParts } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
 import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
-import { closeServer, gatewayHandler, listen } from './gateway.js';
+import { gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
+import { Operations } from './ops/operations.js';
+import type { OperationsSettings } from './ops/settings.js';
+import { drainServer } from './ops/shutdown.js';
 
 export { keyLookup } from './wiring/doors.js';
 
@@ -44,14 +53,16 @@ export interface Service {
   gateway: http.Server;
   admin: http.Server;
   adminToken: string;
+  /** History, metrics, health, projection generations and rebuilds, audit (infra/ops/). */
+  operations: Operations;
   close(): Promise<void>;
 }
 
-export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector];
+export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector, clicksProjector, ordersProjector, reportProjector];
 
 /** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
-export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes, ...batchWriteRoutes };
-export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes, ...jobsReadRoutes };
+export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes };
+export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes, ...jobsReadRoutes, ...commerceReadRoutes };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
 export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
@@ -73,28 +84,31 @@ export function resolveAdminToken(config: Config): string {
   }
 }
 
-export async function startService(config: Config, options: { log?: Logger } = {}): Promise<Service> {
+export async function startService(config: Config, options: { log?: Logger; operations?: Partial<OperationsSettings> } = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  // The read store's expiry sweep (idempotency records) reads the service clock like every other time rule.
-  const { events, reads, messaging } = await openStores(config, 'embedded', clock);
+  const stores = await openStores(config, 'embedded', clock);
+  const { events, messaging } = stores;
+  // Operations: every read-model access goes through `operations.reads` (projection generations).
+  const operations = await Operations.create({ log, clock, events, reads: stores.reads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
+  const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
 
-  const runner = new ProjectionRunner(events, reads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
+  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
   await runner.start();
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, { ...parts, deps });
+  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory });
 
-  const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES);
-  const queryApp = buildQueryApp(parts, READ_ROUTES);
-  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback()), config.port, config.host);
+  const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
+  const queryApp = buildQueryApp(parts, READ_ROUTES, operations.doorHooks('query'));
+  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
   const adminToken = resolveAdminToken(config);
-  const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved() });
-  const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
+  const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
+  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
 
   let closed = false;
   return {
@@ -108,11 +122,15 @@ export async function startService(config: Config, options: { log?: Logger } = {
     gateway,
     admin,
     adminToken,
+    operations,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([closeServer(gateway), closeServer(admin)]);
+      operations.beginShutdown();
+      const drainMs = Math.floor(operations.settings.shutdownTimeoutMs * 0.6);
+      await Promise.all([drainServer(gateway, drainMs), drainServer(admin, drainMs)]);
       await reactors.stop();
+      await operations.close();
       await runner.stop();
       await messaging.close();
       await events.close();

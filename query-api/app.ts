@@ -5,7 +5,7 @@
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { authenticate, pathParamErrors, rateBrake, requestEnvelope, routeGuard, type KeyLookup } from '../shared-schema/http/door.js';
+import { authenticate, pathParamErrors, rateBrake, requestEnvelope, routeGuard, type KeyLookup, type CompletedRequest, type RateLimits } from '../shared-schema/http/door.js';
 import { tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
@@ -42,6 +42,10 @@ export interface QueryApiOptions {
   publicDocuments: Record<string, PublicDocument>;
   readYourWritesTimeoutMs?: number;
   onRateRefused?: (kind: string) => void;
+  /** Called once per request after the answer is decided (operation history, metrics). */
+  onCompleted?: (request: CompletedRequest) => void;
+  /** Default: the contract's RATE_LIMITS. */
+  rateLimits?: RateLimits;
 }
 
 const validators = new WeakMap<JsonSchema, Validator<unknown>>();
@@ -58,9 +62,9 @@ export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
   const { deps } = options;
   const app = new Koa<DoorState>();
   app.proxy = true;
-  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl }));
+  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
   app.use(authenticate(options.keys));
-  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
+  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());
   app.use(async (ctx: DoorContext) => {
     const doc = options.publicDocuments[ctx.path.slice('/v1'.length)];

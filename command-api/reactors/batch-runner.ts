@@ -27,6 +27,8 @@ export interface BatchRunnerOptions {
   /** First delay after an unexpected error of a pass (doubles up to `maxRetryDelayMs`). Default 100 ms. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /** Told once per job that reaches `done` or `failed` (the operation history's "batch processed" entry). */
+  onFinished?: (job: { partnerId: string; env: 'live' | 'test'; jobId: string; outcome: string }) => void;
 }
 
 interface ActiveJob {
@@ -110,6 +112,14 @@ export class BatchRunner {
       if (this.stopped) return;
       if (finished) {
         this.active.delete(job!.stream);
+        const done = job!.state;
+        if (done?.tenant && this.options.onFinished) {
+          try {
+            this.options.onFinished({ partnerId: done.tenant.partnerId, env: done.tenant.env, jobId: done.jobId, outcome: String(done.state) });
+          } catch (err) {
+            this.options.log?.warn({ err }, 'batch finished hook failed');
+          }
+        }
         await this.saveCheckpoint();
       } else this.ready.push(job!);
     }

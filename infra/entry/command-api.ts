@@ -1,35 +1,39 @@
 /**
- * The command-api process: the command door (every method but GET/HEAD, behind the gateway) and the operator's
- * admin API on ADMIN_PORT. Any number of replicas: decisions are guarded by expected revisions, the rate brake
- * and read-your-writes numbers are shared through NATS, and each commit to the SQLite event store is announced
- * (`appended`) so the projections process picks it up at once. The admin API waits for the projections process
- * through `PositionWatcher`.
+ * The command-api process: the command door (every method but GET/HEAD, behind the gateway) and the public
+ * redirector (`/p/…`, a GET that records clicks; the gateway sends it here). Any number of replicas: decisions are
+ * guarded by expected revisions, the rate brake and read-your-writes numbers are shared through NATS, and each
+ * commit to the SQLite event store is announced (`appended`) so the projections process picks it up at once.
  */
-import { PROJECTORS, WRITE_ROUTES, ALL_COLLECTIONS, resolveAdminToken } from '../service.js';
-import { closeServer, listen } from '../gateway.js';
+import { ALL_COLLECTIONS, PROJECTORS, WRITE_ROUTES } from '../service.js';
+import { gatewayHandler, listen } from '../gateway.js';
+import { drainServer } from '../ops/shutdown.js';
+import { createRedirector } from '../../command-api/redirector.js';
 import { openStores, requireSharedMessaging } from '../wiring/stores.js';
-import { PositionWatcher, announceAppends, clockMovedElsewhere } from '../wiring/cross-process.js';
-import { buildAdminApp, buildCommandApp, commandDeps, type DoorParts } from '../wiring/doors.js';
+import { PositionWatcher, announceAppends } from '../wiring/cross-process.js';
+import { buildCommandApp, commandDeps, type DoorParts } from '../wiring/doors.js';
+import { startDoorOperations } from '../wiring/door-operations.js';
 import { processClock } from '../wiring/shared-clock.js';
 import { runProcess } from './process.js';
 
-runProcess('command-api', async ({ config, log }) => {
+runProcess('command-api', async ({ config, settings, log }) => {
   requireSharedMessaging(config);
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock);
-  const { events, reads, messaging } = stores;
+  const { events, messaging } = stores;
+  const ops = await startDoorOperations({ log, clock, reads: stores.reads, messaging, projectors: PROJECTORS, settings });
+  const reads = ops.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
   const stopAnnouncing = announceAppends(events, messaging);
   const watcher = await PositionWatcher.start({ reads, messaging, checkpointNames: PROJECTORS.map((p) => p.name) });
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition: (p, t) => watcher.waitFor(p, t) };
   const deps = commandDeps(parts);
-  const port = await listen(buildCommandApp(parts, deps, WRITE_ROUTES).callback(), config.port, config.host);
-  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => clockMovedElsewhere(messaging) });
-  const admin = await listen(adminApp.callback(), config.adminPort, config.adminHost);
+  const command = buildCommandApp(parts, deps, WRITE_ROUTES, ops.hooks).callback();
+  const port = await listen(gatewayHandler(command, command, createRedirector(deps, log)), config.port, config.host);
   return {
-    servers: { port, admin },
+    servers: { port },
     async close() {
-      await Promise.all([closeServer(port), closeServer(admin)]);
+      await drainServer(port, Math.floor(settings.shutdownTimeoutMs * 0.6));
+      await ops.close();
       await watcher.close();
       stopAnnouncing();
       await stores.close();

@@ -3,12 +3,13 @@
  * and one line per problem), a pino logger tagged with the role, one JSON line on stdout once listening
  * (`{"ready":"<role>","pid":…,"port":…}`, so a supervisor or a test that started it with `PORT=0` learns the
  * port), and a graceful stop on SIGTERM/SIGINT (stop taking requests, finish what is in flight, close the stores;
- * exit 1 if that takes more than 10 s).
+ * exit 1 if that takes more than SHUTDOWN_TIMEOUT_MS, default 10 s).
  */
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { portOf } from '../gateway.js';
+import { loadOperationsSettings, type OperationsSettings } from '../ops/settings.js';
 
 export type Role = 'command-api' | 'query-api' | 'projections';
 
@@ -20,10 +21,10 @@ export interface Running {
 
 export interface ProcessContext {
   config: Config;
+  /** Settings of the operator surface (infra/ops/settings.ts): shutdown bound, generation refresh… */
+  settings: OperationsSettings;
   log: Logger;
 }
-
-const STOP_DEADLINE_MS = 10_000;
 
 export function runProcess(role: Role, start: (context: ProcessContext) => Promise<Running>): void {
   void main(role, start);
@@ -31,8 +32,10 @@ export function runProcess(role: Role, start: (context: ProcessContext) => Promi
 
 async function main(role: Role, start: (context: ProcessContext) => Promise<Running>): Promise<void> {
   let config: Config;
+  let settings: OperationsSettings;
   try {
     config = loadConfig();
+    settings = loadOperationsSettings();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${role}: ${err.message}\n`);
@@ -43,7 +46,7 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
   const log = pino({ level: config.logLevel, base: { role, pid: process.pid }, redact: ['req.headers.authorization', 'api_key', 'token'] });
   let running: Running;
   try {
-    running = await start({ config, log });
+    running = await start({ config, settings, log });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${role}: ${err.message}\n`);
@@ -62,7 +65,10 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), STOP_DEADLINE_MS);
+    const timer = setTimeout(() => {
+      log.error({ signal, timeout_ms: settings.shutdownTimeoutMs }, 'shutdown exceeded its bound; exiting');
+      process.exit(1);
+    }, settings.shutdownTimeoutMs);
     timer.unref();
     try {
       await running.close();

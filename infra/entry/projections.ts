@@ -1,29 +1,37 @@
 /**
- * The projections process: the projectors (one runner, one subscription to the log) and the reactors. Exactly
- * ONE replica: each projector is the single writer of its read model. It resumes from the checkpoints saved with
- * each batch, so a crash (even SIGKILL) loses nothing and applies nothing twice. After each committed batch it
- * announces the position (`projected`) for the doors' read-your-writes and the admin API.
+ * The projections process: the projectors (one runner, one subscription to the log), the reactors, and the
+ * operator's admin API with the rest of the operator surface (generations and rebuilds, whose gate stands in front
+ * of this runner; operation history; audit; health and metrics on the admin port). Exactly ONE replica: each
+ * projector is the single writer of its read model. It resumes from the checkpoints saved with each batch, so a
+ * crash (even SIGKILL) loses nothing and applies nothing twice. After each committed batch it announces the
+ * position (`projected`) for the doors' read-your-writes.
  *
- * On PORT it serves `GET /health`: `{"role":"projections","position":<committed position>}` (503 once stopped).
+ * On PORT it serves `GET /health`: `{"role":"projections","position":<committed position>,"ok":true}` (503 once
+ * stopping); the admin API is on ADMIN_PORT, as in the embedded service.
  */
 import http from 'node:http';
-import { ALL_COLLECTIONS, PROJECTORS, REACTORS } from '../service.js';
-import { closeServer, listen } from '../gateway.js';
+import { ALL_COLLECTIONS, PROJECTORS, REACTORS, resolveAdminToken } from '../service.js';
+import { listen } from '../gateway.js';
+import { Operations } from '../ops/operations.js';
+import { drainServer } from '../ops/shutdown.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { openStores, requireSharedMessaging } from '../wiring/stores.js';
-import { announceProjected, followAppends, serveClockMoved } from '../wiring/cross-process.js';
-import { commandDeps } from '../wiring/doors.js';
+import { announceProjected, followAppends } from '../wiring/cross-process.js';
+import { buildAdminApp, commandDeps, type DoorParts } from '../wiring/doors.js';
 import { startReactors } from '../wiring/reactors.js';
 import { processClock } from '../wiring/shared-clock.js';
 import { runProcess } from './process.js';
 
-runProcess('projections', async ({ config, log }) => {
+runProcess('projections', async ({ config, settings, log }) => {
   requireSharedMessaging(config);
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock);
-  const { events, reads, messaging } = stores;
+  const { events, messaging } = stores;
+  const operations = await Operations.create({ log, clock, events, reads: stores.reads, messaging, projectors: PROJECTORS, settings });
+  const reads = operations.reads;
+  await reads.ensureCollections(ALL_COLLECTIONS());
   let failed = false;
-  const runner = new ProjectionRunner(events, reads, PROJECTORS, {
+  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
     onAdvanced: (position) => announceProjected(messaging, position),
     onError: (err) => {
       failed = true;
@@ -31,30 +39,34 @@ runProcess('projections', async ({ config, log }) => {
       setImmediate(() => process.exit(1)); // every committed batch holds its checkpoints: nothing to flush
     },
   });
-  await reads.ensureCollections(ALL_COLLECTIONS()); // the reactors read what the doors read
   const stopFollowing = await followAppends(events, messaging);
   await runner.start();
   announceProjected(messaging, runner.position);
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
-  const parts = { config, log, clock, events, reads, messaging, waitForPosition };
-  const reactors = await startReactors(REACTORS, { ...parts, deps: commandDeps(parts) });
-  const stopServingClock = await serveClockMoved(messaging, () => reactors.clockMoved(), (err) => log.error({ err }, 'clock move not handled'));
-  let stopped = false;
+  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
+  const deps = commandDeps(parts);
+  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory });
+
+  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
+  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
+  let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const ok = !stopped && !failed;
+    const ok = !stopping && !failed;
     res.writeHead(req.url === '/health' ? (ok ? 200 : 503) : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ role: 'projections', position: runner.position, ok }));
   };
   const port = await listen(health, config.port, config.host);
   return {
-    servers: { port },
+    servers: { port, admin },
     async close() {
-      stopped = true;
-      await stopServingClock();
+      stopping = true;
+      operations.beginShutdown();
+      const drainMs = Math.floor(settings.shutdownTimeoutMs * 0.6);
+      await Promise.all([drainServer(admin, drainMs), drainServer(port, drainMs)]);
       await reactors.stop();
+      await operations.close();
       await stopFollowing();
       await runner.stop();
-      await closeServer(port);
       await stores.close();
     },
   };

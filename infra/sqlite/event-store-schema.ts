@@ -5,6 +5,8 @@ export interface ConnectionOptions {
   path: string;
   synchronous: 'FULL' | 'NORMAL';
   busyTimeoutMs: number;
+  /** Open an existing event store for reading only (audits, rebuilds, replays): no pragma or schema is written. */
+  readOnly?: boolean;
 }
 
 const SCHEMA_VERSION = 1;
@@ -38,6 +40,7 @@ const SCHEMA = `
 
 /** Opens the file (several processes may do so at once), in WAL mode, and creates the schema when missing. */
 export function openConnection(options: ConnectionOptions): Database.Database {
+  if (options.readOnly) return openReadOnly(options);
   const db = new Database(options.path);
   try {
     // busy_timeout first: the other pragmas and the schema transaction may wait for another process.
@@ -58,6 +61,20 @@ export function openConnection(options: ConnectionOptions): Database.Database {
         throw error;
       }
     }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** An existing file of the current schema, opened with SQLITE_OPEN_READONLY: it can follow other writers, never write. */
+function openReadOnly(options: ConnectionOptions): Database.Database {
+  const db = new Database(options.path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== SCHEMA_VERSION) throw new Error(`${options.path} has event-store schema ${version}; this code reads ${SCHEMA_VERSION}`);
     return db;
   } catch (error) {
     db.close();

@@ -5,6 +5,8 @@
  * `BEGIN IMMEDIATE` transaction and one fsync for the whole group. Each append is checked against its own expected
  * revision inside that transaction, in arrival order (so appends to one stream in one group see each other), under
  * its own savepoint: a failing append writes nothing and fails alone. Every promise settles only after COMMIT.
+ * With `writerThread`, the group is committed by a worker thread on its own connection (event-store-writer.ts), one
+ * group at a time, so the fsync does not stop this thread; appends made meanwhile form the next group.
  *
  * Why a subscriber never skips an event (no "late lower position"): positions are assigned inside the write
  * transaction (AUTOINCREMENT rowid, from the largest position the writer sees). SQLite lets one writer at a time
@@ -15,8 +17,6 @@
  */
 import type Database from 'better-sqlite3';
 import {
-  categoryOf,
-  WrongExpectedRevisionError,
   type AppendResult,
   type EventMetadata,
   type EventStore,
@@ -28,9 +28,9 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../shared-schema/ports/event-store.js';
-import { ulid } from '../../shared-schema/ids.js';
 import { openConnection } from './event-store-schema.js';
 import { AppendWaker, SqliteSubscription } from './event-store-subscription.js';
+import { GroupWriter, WriterThread, type Outcome, type PendingAppend } from './event-store-writer.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -42,6 +42,10 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** Upper bound on the events of one group commit (an append is never split). 1 disables grouping. Default 5000. */
   maxGroupEvents?: number;
+  /** Reads and subscriptions only (the file must exist); every append is refused. Default false. */
+  readOnly?: boolean;
+  /** Commit groups in a worker thread, so that their fsync does not block the event loop. Default false. */
+  writerThread?: boolean;
 }
 
 interface Row {
@@ -54,26 +58,18 @@ interface Row {
   metadata: string;
 }
 
-interface StreamRow {
-  revision: number;
-  position: number;
-}
-
-interface QueuedAppend {
-  stream: string;
-  events: { type: string; data: string; metadata: string }[];
-  expected: ExpectedRevision;
+interface QueuedAppend extends PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
-
-type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 const COLUMNS = 'position, id, stream, revision, type, data, metadata';
 
 export class SqliteEventStore implements EventStore {
   private queue: QueuedAppend[] = [];
   private flushScheduled = false;
+  /** A group is being committed by the writer thread. */
+  private inFlight = false;
   private closing = false;
   private closed: Promise<void> | undefined;
   private readonly drainedWaiters: (() => void)[] = [];
@@ -83,30 +79,32 @@ export class SqliteEventStore implements EventStore {
   private lastDataVersion: number;
   private readonly stmt;
   private readonly readCategories: (afterPosition: number, categories: string[], maxCount: number) => Row[];
+  private readonly writer: GroupWriter | WriterThread | null;
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     const db = openConnection({
       path: options.path,
       synchronous: options.synchronous ?? 'FULL',
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      readOnly: options.readOnly ?? false,
     });
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000));
+    let writer: GroupWriter | WriterThread | null = null;
+    if (!options.readOnly) {
+      writer = options.writerThread
+        ? new WriterThread({ path: options.path, synchronous: options.synchronous ?? 'FULL', busyTimeoutMs: options.busyTimeoutMs ?? 5000 })
+        : new GroupWriter(db);
+    }
+    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer);
   }
 
   private constructor(
     private readonly db: Database.Database,
     pollIntervalMs: number,
     private readonly maxGroupEvents: number,
+    writer: GroupWriter | WriterThread | null,
   ) {
+    this.writer = writer;
     this.stmt = {
-      streamHead: db.prepare<[string], StreamRow>('SELECT revision, position FROM streams WHERE stream = ?'),
-      setStreamHead: db.prepare<[string, number, number]>(
-        'INSERT INTO streams (stream, revision, position) VALUES (?, ?, ?) ' +
-          'ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision, position = excluded.position',
-      ),
-      insert: db.prepare<[string, string, number, string, string, string, string]>(
-        'INSERT INTO events (id, stream, revision, category, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
       readStream: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
       ),
@@ -139,6 +137,7 @@ export class SqliteEventStore implements EventStore {
    */
   appendToStream(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is closed'));
+    if (this.writer === null) return Promise.reject(new Error('the event store was opened read-only'));
     let serialized: QueuedAppend['events'];
     try {
       checkAppendArguments(stream, expectedRevision);
@@ -198,8 +197,9 @@ export class SqliteEventStore implements EventStore {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.closing = true;
-      if (this.queue.length > 0) await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
+      if (this.queue.length > 0 || this.inFlight) await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
       await Promise.all([...this.subscriptions].map((s) => s.close()));
+      if (this.writer instanceof WriterThread) await this.writer.close();
       this.db.close();
     })();
     return this.closed;
@@ -228,9 +228,31 @@ export class SqliteEventStore implements EventStore {
   }
 
   private flush(): void {
+    if (this.inFlight) return; // the writer thread is busy: this group goes when it answers
     const group = this.takeGroup();
-    if (this.queue.length > 0) this.scheduleFlush();
-    const outcomes = this.commitGroup(group);
+    if (group.length === 0) return this.drained();
+    const writer = this.writer!;
+    if (writer instanceof GroupWriter) {
+      if (this.queue.length > 0) this.scheduleFlush();
+      this.settle(group, writer.commit(group));
+      return;
+    }
+    this.inFlight = true;
+    const batch: PendingAppend[] = group.map(({ stream, events, expected }) => ({ stream, events, expected }));
+    void writer.commit(batch).then(
+      (outcomes) => this.afterThread(group, outcomes),
+      (error: unknown) => this.afterThread(group, group.map(() => ({ ok: false, error }))),
+    );
+  }
+
+  private afterThread(group: QueuedAppend[], outcomes: Outcome[]): void {
+    this.inFlight = false;
+    if (this.queue.length > 0) this.flush(); // send the next group before settling this one's promises
+    this.settle(group, outcomes);
+  }
+
+  /** Settles each append's promise, then wakes subscribers and tells listeners the highest position written. */
+  private settle(group: QueuedAppend[], outcomes: Outcome[]): void {
     let written = 0;
     group.forEach((append, i) => {
       const outcome = outcomes[i]!;
@@ -249,7 +271,11 @@ export class SqliteEventStore implements EventStore {
         }
       }
     }
-    if (this.queue.length === 0) for (const resolve of this.drainedWaiters.splice(0)) resolve();
+    this.drained();
+  }
+
+  private drained(): void {
+    if (this.queue.length === 0 && !this.inFlight) for (const resolve of this.drainedWaiters.splice(0)) resolve();
   }
 
   private takeGroup(): QueuedAppend[] {
@@ -261,69 +287,6 @@ export class SqliteEventStore implements EventStore {
       count++;
     }
     return this.queue.splice(0, count);
-  }
-
-  /** One transaction for the whole group; outcomes are only final once COMMIT has returned. */
-  private commitGroup(group: QueuedAppend[]): Outcome[] {
-    const failAll = (error: unknown): Outcome[] => group.map(() => ({ ok: false, error }));
-    try {
-      this.db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      return failAll(error);
-    }
-    try {
-      const outcomes = group.map((append) => this.applyOne(append));
-      this.db.exec('COMMIT');
-      return outcomes;
-    } catch (error) {
-      try {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      } catch {
-        // the transaction is gone either way
-      }
-      return failAll(error);
-    }
-  }
-
-  private applyOne(append: QueuedAppend): Outcome {
-    const head = this.stmt.streamHead.get(append.stream);
-    const actual = head ? head.revision : 'no_stream';
-    if (!revisionMatches(append.expected, actual)) {
-      return { ok: false, error: new WrongExpectedRevisionError(append.stream, append.expected, actual) };
-    }
-    if (append.events.length === 0) return { ok: true, result: { nextRevision: head?.revision ?? -1, position: head?.position ?? 0 } };
-    this.db.exec('SAVEPOINT append');
-    try {
-      const category = categoryOf(append.stream);
-      let revision = head ? head.revision : -1;
-      let position = 0;
-      for (const event of append.events) {
-        revision++;
-        const info = this.stmt.insert.run(ulid(), append.stream, revision, category, event.type, event.data, event.metadata);
-        position = Number(info.lastInsertRowid);
-      }
-      this.stmt.setStreamHead.run(append.stream, revision, position);
-      this.db.exec('RELEASE append');
-      return { ok: true, result: { nextRevision: revision, position } };
-    } catch (error) {
-      if (!this.db.inTransaction) throw error; // SQLite rolled the whole transaction back: the group fails
-      this.db.exec('ROLLBACK TO append');
-      this.db.exec('RELEASE append');
-      return { ok: false, error };
-    }
-  }
-}
-
-function revisionMatches(expected: ExpectedRevision, actual: number | 'no_stream'): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return actual === 'no_stream';
-    case 'stream_exists':
-      return actual !== 'no_stream';
-    default:
-      return actual === expected;
   }
 }
 

@@ -3,8 +3,12 @@ import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
 import type { ReactorStart } from './reactors.js';
 
-export const batchRunnerReactor: ReactorStart = async ({ deps, log }) => {
-  const runner = new BatchRunner(deps, { log });
+export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory }) => {
+  const runner = new BatchRunner(deps, {
+    log,
+    onFinished: (job) =>
+      void recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),
+  });
   await runner.start();
   return { stop: () => runner.stop() };
 };

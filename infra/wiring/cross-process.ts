@@ -5,15 +5,11 @@
  *   process wakes its subscription on it (`notifyAppended`) instead of waiting for the next poll (50 ms). The
  *   EventStoreDB adapter pushes new events to subscribers by itself, so neither side does anything there.
  * - `projected`: the projections process publishes the position it committed after each batch; `PositionWatcher`
- *   (command-api for the admin API, query-api for read-your-writes) resolves waits on it, and falls back to
+ *   (in the door processes: read-your-writes) resolves waits on it, and falls back to
  *   polling the projectors' checkpoints in the read store, so a lost message only costs one poll interval.
- *
- * - `clock-moved` / `clock-settled`: the admin API (command-api) moved the shared manual clock; the reactors (in the
- *   projections process) do what became due and answer once it is projected, so the admin's answer comes after.
  *
  * `appended` and `projected` are hints: the truth is the event log and the read store's checkpoints.
  */
-import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Messaging, Unsubscribe } from '../../shared-schema/ports/messaging.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
@@ -21,8 +17,6 @@ import { SqliteEventStore } from '../sqlite/event-store.js';
 
 export const SUBJECT_APPENDED = 'appended';
 export const SUBJECT_PROJECTED = 'projected';
-export const SUBJECT_CLOCK_MOVED = 'clock-moved';
-export const SUBJECT_CLOCK_SETTLED = 'clock-settled';
 
 /** Command side: announce every local commit. Returns the function that stops announcing. */
 export function announceAppends(events: EventStore, messaging: Messaging): () => void {
@@ -158,35 +152,3 @@ export class PositionWatcher {
   }
 }
 
-/**
- * Admin side: tells the projections process that the manual clock moved and resolves once its reactors are done
- * with it (or after `timeoutMs`, e.g. while that process is down: the periodic scans catch up later).
- */
-export async function clockMovedElsewhere(messaging: Messaging, timeoutMs = 10_000): Promise<void> {
-  const id = randomUUID();
-  let settle!: () => void;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const unsubscribe = await messaging.subscribe(SUBJECT_CLOCK_SETTLED, (payload) => {
-    if (payload === id) settle();
-  });
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await messaging.publish(SUBJECT_CLOCK_MOVED, id);
-    await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  } finally {
-    clearTimeout(timer);
-    await unsubscribe();
-  }
-}
-
-/** Projections side: runs `onMoved` for each `clock-moved` (one at a time) and answers `clock-settled`. */
-export async function serveClockMoved(messaging: Messaging, onMoved: () => Promise<void>, onError: (err: unknown) => void): Promise<Unsubscribe> {
-  let queue: Promise<void> = Promise.resolve();
-  return messaging.subscribe(SUBJECT_CLOCK_MOVED, (id) => {
-    queue = queue
-      .then(onMoved)
-      .catch(onError)
-      .then(() => messaging.publish(SUBJECT_CLOCK_SETTLED, id))
-      .catch(onError);
-  });
-}

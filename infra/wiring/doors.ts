@@ -8,7 +8,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import type { KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
+import type { CompletedRequest, KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
 import type { DoorState } from '../../shared-schema/http/context.js';
 import { AggregateRepository } from '../../command-api/handler.js';
 import { createCommandApi, type WriteHandler } from '../../command-api/app.js';
@@ -41,11 +41,18 @@ export function commandDeps(parts: DoorParts): CommandDeps {
   return { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
 }
 
-export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>): Koa<DoorState> {
-  return createCommandApi({ deps, log: parts.log, baseUrl: parts.config.apiBaseUrl, keys: keyLookup(parts.reads), routes });
+/** What the operator surface observes of each answered request (infra/ops: metrics, operation history). */
+export interface DoorHooks {
+  onCompleted?: (request: CompletedRequest) => void;
+  onRateRefused?: (kind: string) => void;
 }
 
-export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>): Koa<DoorState> {
+export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>, hooks: DoorHooks = {}): Koa<DoorState> {
+  const { config, log, reads } = parts;
+  return createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys: keyLookup(reads), routes, rateLimits: config.rateLimits, ...hooks });
+}
+
+export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, hooks: DoorHooks = {}): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition } = parts;
   const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
   return createQueryApi({
@@ -55,6 +62,8 @@ export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute
     keys: keyLookup(reads),
     routes,
     publicDocuments: publicDocuments(config.apiBaseUrl),
+    rateLimits: config.rateLimits,
+    ...hooks,
   });
 }
 

@@ -14,6 +14,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import type { Config } from '../config.js';
+import type { HistoryInput } from '../ops/history.js';
 
 export interface ReactorParts {
   config: Config;
@@ -26,6 +27,8 @@ export interface ReactorParts {
   deps: CommandDeps;
   /** Resolves true once the projections have committed `position`. */
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+  /** One entry of the operation history (infra/ops/history.ts); never throws. */
+  recordHistory: (input: HistoryInput) => Promise<void>;
 }
 
 export interface ReactorHandle {

@@ -61,17 +61,21 @@ export async function openEventStore(config: Config, mode: StoreMode): Promise<E
     return EsdbEventStore.connect(config.eventstoreUrl!);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous });
+  return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous, writerThread: config.sqliteWriterThread });
 }
 
-/** `clock` drives the SQLite store's expiry sweep (idempotency records), like every other time rule. */
+/**
+ * `clock` drives the SQLite store's expiry sweep (idempotency records), like every other time rule. The SQLite read
+ * store commits without fsync (WAL, synchronous NORMAL): its documents and checkpoints commit together, so a power
+ * loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps SQLITE_SYNCHRONOUS.
+ */
 export async function openReadStore(config: Config, mode: StoreMode, clock: Clock): Promise<ReadStore> {
   if (adapterChoice(config, mode).reads === 'mongo') {
     const { MongoReadStore } = await import('../mongo/read-store.js');
     return MongoReadStore.connect(config.mongoUrl!);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: config.sqliteSynchronous, clock });
+  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL', clock });
 }
 
 export async function openMessaging(

@@ -148,6 +148,7 @@ export const productsProjector: Projector = {
         ['partner_id', 'env', 'store_id', 'sku'],
         ['partner_id', 'env', 'base_state', 'sku'],
         ['base_state', 'cover_checked_at'],
+        ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
       ],
     },
     { name: STORE_FACTS, indexes: [] },

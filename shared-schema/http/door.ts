@@ -14,8 +14,29 @@ import type { Caller, DoorContext, DoorMiddleware, Next } from './context.js';
 
 export const API_PREFIX = '/v1';
 
-/** Sets `X-Request-Id`, turns every error into a problem, logs one line per request (never a body or a key). */
-export function requestEnvelope(options: { log: Logger; baseUrl: string }): DoorMiddleware {
+/** What `onCompleted` learns of a request once its answer is decided (operation history, metrics). */
+export interface CompletedRequest {
+  requestId: string;
+  method: string;
+  /** Route template (`/products/:sku`), or null when no route matched. */
+  route: string | null;
+  status: number;
+  ms: number;
+  caller: Caller | undefined;
+  params: Record<string, string>;
+  /** True for methods other than GET / HEAD. */
+  write: boolean;
+  /** Parsed request body (writes that got that far), for field names and references only. */
+  body: unknown;
+  /** Response body as answered. */
+  answer: unknown;
+}
+
+/**
+ * Sets `X-Request-Id`, turns every error into a problem, logs one line per request (never a body or a key), then
+ * hands the outcome to `onCompleted` (errors there are logged and never change the answer).
+ */
+export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompleted?: (request: CompletedRequest) => void }): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();
@@ -34,18 +55,30 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string }): Door
       ctx.body = problem.toBody(options.baseUrl, requestId);
     } finally {
       const caller = ctx.state.caller;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
         {
           method: ctx.method,
           route: ctx.state.route?.path ?? ctx.path.split('?')[0],
           status: ctx.status,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          ms,
           partner_id: caller?.partnerId,
           environment: caller?.env,
           key_id: caller?.keyId,
         },
         'request',
       );
+      // begin onCompleted hook (operations: history, metrics)
+      if (options.onCompleted) {
+        try {
+          const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
+          const route = ctx.state.route?.path ?? null;
+          options.onCompleted({ requestId, method: ctx.method, route, status: ctx.status, ms, caller, params: ctx.state.params, write, body: ctx.state.body, answer: ctx.body });
+        } catch (err) {
+          ctx.state.log.error({ err }, 'onCompleted hook failed');
+        }
+      }
+      // end onCompleted hook
     }
   };
 }
@@ -95,7 +128,9 @@ export function authenticate(lookup: KeyLookup): DoorMiddleware {
   };
 }
 
+/** The contract's limits per key and minute; a deployment may set others (RATE_LIMIT_WRITES / RATE_LIMIT_READS). */
 export const RATE_LIMITS = { write: 600, read: 1200 } as const;
+export type RateLimits = { write: number; read: number };
 const WINDOW_MS = 60_000;
 
 /**
@@ -103,7 +138,8 @@ const WINDOW_MS = 60_000;
  * replica of a door shares them; the window reads the injected clock. Above the limit: 429 with `Retry-After`
  * (whole seconds until the window ends, at least 1).
  */
-export function rateBrake(options: { messaging: Messaging; clock: Clock; onRefused?: (kind: string) => void }): DoorMiddleware {
+export function rateBrake(options: { messaging: Messaging; clock: Clock; limits?: RateLimits; onRefused?: (kind: string) => void }): DoorMiddleware {
+  const limits = options.limits ?? RATE_LIMITS;
   return async (ctx: DoorContext, next: Next) => {
     const caller = ctx.state.caller;
     if (!caller) return next();
@@ -111,10 +147,10 @@ export function rateBrake(options: { messaging: Messaging; clock: Clock; onRefus
     const now = options.clock.now().getTime();
     const window = Math.floor(now / WINDOW_MS);
     const count = await options.messaging.increment(`rate:${caller.keyId}:${kind}:${window}`, 1, WINDOW_MS * 2);
-    if (count > RATE_LIMITS[kind]) {
+    if (count > limits[kind]) {
       options.onRefused?.(kind);
       const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-      throw new ProblemError(429, [], `Rate brake: at most ${RATE_LIMITS[kind]} ${kind}s per minute per key.`, {
+      throw new ProblemError(429, [], `Rate brake: at most ${limits[kind]} ${kind}s per minute per key.`, {
         'Retry-After': String(retryAfter),
       });
     }
@@ -150,32 +186,24 @@ export function routeGuard(): DoorMiddleware {
 }
 
 export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as const;
-/** An oversized body without Content-Length is read and dropped up to this much, so the client gets its 413. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /** Reads and parses a JSON body: 413 above the limit, 422 `content_type` / `json`. Nothing is written before. */
 export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unknown> {
   const declared = Number(ctx.get('Content-Length') || '0');
-  if (declared > limit) throw tooLarge(limit); // Node drops the unread body after the answer
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    // Keep reading (and dropping) past the limit: destroying the request would reset the connection before the
-    // client could read the 413.
-    if (size > DRAIN_LIMIT) break;
-    if (size <= limit) chunks.push(buf);
+  if (declared > limit) {
+    discard(ctx.req);
+    throw tooLarge(limit);
   }
-  if (size > limit) throw tooLarge(limit);
-  const raw = Buffer.concat(chunks);
+  const raw = await readBody(ctx.req, limit);
   ctx.state.rawBody = raw;
   const type = ctx.get('Content-Type');
   if (!/^application\/(problem\+)?json\s*(;.*)?$/i.test(type)) {
     throw new ProblemError(422, [fieldError('', 'content_type', 'Send the body as application/json.')]);
   }
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    ctx.state.body = parsed;
+    return parsed;
   } catch {
     throw new ProblemError(422, [fieldError('', 'json', 'The body is not valid JSON.')]);
   }
@@ -197,6 +225,62 @@ export function writeQueryErrors(ctx: DoorContext): FieldError[] {
   return Object.keys(ctx.query).map((name) => fieldError(name, 'unknown_field', `${name} is not a parameter of this route`));
 }
 
+/** The whole body, with plain stream events (cheaper per request than an async iterator); 413 above `limit`. */
+function readBody(req: DoorContext['req'], limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        discard(req);
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(new Error('the request was closed before its body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * Reads and drops the rest of a refused body, so that the client, still sending, reads the 413 instead of a reset;
+ * a client that goes on past DISCARD_BYTES is cut off.
+ */
+const DISCARD_BYTES = 8 * 1024 * 1024;
+function discard(req: DoorContext['req']): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_BYTES) req.destroy();
+  });
+  req.on('error', () => undefined);
+  req.resume();
+}
+
 function tooLarge(limit: number): ProblemError {
-  return new ProblemError(413, [], `The body is larger than ${limit / (1024 * 1024)} MB.`);
+  return new ProblemError(413, [], `The body is larger than ${limit / (1024 * 1024)} MB.`, { Connection: 'close' });
 }

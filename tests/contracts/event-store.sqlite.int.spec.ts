@@ -4,14 +4,16 @@ import path from 'node:path';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
 
-eventStoreContract('SQLite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-contract-'));
-  const store = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const writerThread of [false, true]) {
+  eventStoreContract(writerThread ? 'SQLite, writer thread' : 'SQLite', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-contract-'));
+    const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), writerThread });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}

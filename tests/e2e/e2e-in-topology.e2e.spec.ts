@@ -3,8 +3,8 @@
  * `TOPOLOGY=multi`, where `startTestService()` starts two command-api replicas, two query-api replicas, one
  * projections process, a nats-server and nginx (tests/support/topology-service.ts).
  *
- * By default the whole HTTP end-to-end suite (every file that uses `startTestService`); `TOPOLOGY_E2E=core` a short
- * list; `TOPOLOGY_E2E=a.e2e.spec.js,b.e2e.spec.js` those files.
+ * By default the files of `CORE`; `TOPOLOGY_E2E=all` the whole HTTP end-to-end suite (every file of this folder
+ * that uses `startTestService`); `TOPOLOGY_E2E=a.e2e.spec.js,b.e2e.spec.js` those files.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +20,11 @@ const MOCHA = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const OWN = ['e2e-in-topology.e2e.spec.js', 'topology.e2e.spec.js'];
 const RUN_DEADLINE_MS = 240_000;
 
-/** A short list (`TOPOLOGY_E2E=core`): the core of the contract and one file of each reactor. */
+/**
+ * What `make test` runs: the core of the contract, the redirector (a GET served by the command-api process), one
+ * file of each reactor and the admin API (in the projections process), within the time budget of `make test`.
+ * `TOPOLOGY_E2E=all` (or `make test-topology`) runs every file; all of them passed when this list was made.
+ */
 const CORE = [
   'foundation.e2e.spec.js',
   'conventions.e2e.spec.js',
@@ -29,21 +33,25 @@ const CORE = [
   'idempotency.e2e.spec.js',
   'batch.e2e.spec.js',
   'cover-lifecycle.e2e.spec.js',
+  'commerce-clicks.e2e.spec.js',
+  'commerce-conversions.e2e.spec.js',
+  'ops.e2e.spec.js',
 ];
 
-/**
- * By default every e2e file of this folder that starts its service with `startTestService` (the others start
- * their own processes, so the topology changes nothing for them), but the topology ones.
- */
-function files(): string[] {
-  const choice = process.env.TOPOLOGY_E2E;
-  if (choice === 'core') return CORE.filter((f) => fs.existsSync(path.join(HERE, f)));
-  if (choice) return choice.split(',').map((f) => f.trim()).filter(Boolean);
+/** Every e2e file of this folder that starts its service with `startTestService`, but the topology ones. */
+function allFiles(): string[] {
   return fs
     .readdirSync(HERE)
     .filter((f) => f.endsWith('.e2e.spec.js') && !OWN.includes(f))
     .filter((f) => fs.readFileSync(path.join(HERE, f), 'utf8').includes('startTestService('))
     .sort();
+}
+
+function files(): string[] {
+  const choice = process.env.TOPOLOGY_E2E;
+  if (choice === 'all') return allFiles();
+  if (choice) return choice.split(',').map((f) => f.trim()).filter(Boolean);
+  return CORE.filter((f) => fs.existsSync(path.join(HERE, f)));
 }
 
 interface MochaJson {

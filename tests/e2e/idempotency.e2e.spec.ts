@@ -161,7 +161,7 @@ describe('Idempotency-Key on writes (HTTP)', function () {
     const body = productBody('loja', { updated_at: t.clock.now().toISOString() });
     const first = await hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k });
     expect(first.status).to.equal(200);
-    await (t.service.reads as SqliteReadStore).sweepExpired();
+    await ((t.service.reads as unknown as { inner: SqliteReadStore }).inner).sweepExpired();
     const again = await hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k });
     expect(again.body).to.deep.equal(first.body);
     expect((await productEvents(t, hub, sku)).length).to.equal(1);

@@ -177,7 +177,7 @@ if (!available.ok) {
           const [projections] = t.topology.replicas('projections');
           await t.topology.kill(projections!, 'SIGKILL');
           await until(() => acked >= restartAt, 30_000, `${restartAt} writes acknowledged`);
-          await t.topology.start('projections');
+          await t.topology.start('projections', projections); // on its ports again (it serves the admin API)
         }
       })();
       await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), crashes]);

@@ -10,6 +10,7 @@ import { loadConfig } from '../../infra/config.js';
 import { startService, type Service } from '../../infra/service.js';
 import { portOf } from '../../infra/gateway.js';
 import type { ManualClock } from '../../shared-schema/ports/clock.js';
+import type { OperationsSettings } from '../../infra/ops/settings.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -75,10 +76,14 @@ export interface TestService {
  * With `TOPOLOGY=multi` in the environment, starts the distributed topology instead (separate processes, NATS,
  * nginx: tests/support/topology-service.ts), so the same end-to-end files run against it.
  */
-export async function startTestService(env: Record<string, string> = {}, keepDir?: string): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  keepDir?: string,
+  serviceOptions: { operations?: Partial<OperationsSettings> } = {},
+): Promise<TestService> {
   if (process.env.TOPOLOGY === 'multi') {
     const { startMultiTestService } = await import('./topology-service.js');
-    return startMultiTestService(env, keepDir);
+    return startMultiTestService(env, keepDir, { operations: serviceOptions.operations ?? {} });
   }
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   // The cover check is off unless a test turns it on with its own COVER_FETCH_* settings: with it on, a product's
@@ -87,7 +92,7 @@ export async function startTestService(env: Record<string, string> = {}, keepDir
     loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...env });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  let service = await startService(config, { log });
+  let service = await startService(config, { log, ...serviceOptions });
   const t: TestService = {
     service,
     api: `http://127.0.0.1:${portOf(service.gateway)}/v1`,
@@ -108,7 +113,7 @@ export async function startTestService(env: Record<string, string> = {}, keepDir
     approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
     async restart() {
       await service.close();
-      const again = await startService(configFor(), { log });
+      const again = await startService(configFor(), { log, ...serviceOptions });
       (again.clock as ManualClock).set(t.clock.now());
       service = again;
       t.service = again;

@@ -4,6 +4,7 @@
  * One writer loop per stream appends batches of 3 events with the exact expected revision, as fast as it can (all
  * loops at once, so the store groups them). Prints `<stream> <revision>` once per ACKNOWLEDGED append. On a
  * conflict (another process wrote the stream) it re-reads the stream's revision and tries again.
+ * WRITER_THREAD=1 opens the store with its writer thread.
  */
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
@@ -19,7 +20,7 @@ let acks = 0;
 process.stdout.on('error', () => process.exit(0)); // the parent went away
 setTimeout(() => process.exit(3), 60_000).unref(); // never outlive a broken test for long
 
-const store = SqliteEventStore.open({ path: dbPath, pollIntervalMs: 20 });
+const store = SqliteEventStore.open({ path: dbPath, pollIntervalMs: 20, writerThread: process.env.WRITER_THREAD === '1' });
 const metadata = { recorded_at: new Date().toISOString(), actor: `pid-${process.pid}` };
 
 async function lastRevision(stream: string): Promise<number> {

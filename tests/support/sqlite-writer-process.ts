@@ -23,11 +23,14 @@ export interface WriterOptions {
   /** SIGKILL the child once this many acks have been read. */
   killAfterAcks?: number;
   timeoutMs?: number;
+  /** Open the store with `writerThread` in the child. */
+  writerThread?: boolean;
 }
 
 export function runWriter(options: WriterOptions): Promise<WriterRun> {
   const args = [WRITER, options.dbPath, options.prefix, String(options.streams), String(options.maxAcks ?? 0)];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, WRITER_THREAD: options.writerThread ? '1' : '' };
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   const acks: [string, number][] = [];
   let partial = '';
   let stderr = '';

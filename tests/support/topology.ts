@@ -47,10 +47,10 @@ export interface Topology {
   gateway: string;
   children: Child[];
   replicas(role: Role): Child[];
-  /** The admin API of the first command-api replica: `http://127.0.0.1:<port>/admin/v1`. */
+  /** The admin API, served by the projections process: `http://127.0.0.1:<port>/admin/v1`. */
   adminUrl(): string;
-  /** Starts one more process of `role` (e.g. the projections process again after a kill). */
-  start(role: Role): Promise<Child>;
+  /** Starts one more process of `role`; with `like`, on the ports of that (stopped) one: a restart. */
+  start(role: Role, like?: Child): Promise<Child>;
   /** Stops one process: SIGTERM (graceful) or SIGKILL (crash). */
   kill(child: Child, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Stops every service process (gracefully), nginx and nats; removes the temp dirs. */
@@ -202,11 +202,11 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       children,
       replicas: (role) => children.filter((c) => c.role === role),
       adminUrl() {
-        const first = children.find((c) => c.role === 'command-api' && c.adminPort !== undefined);
-        if (!first) throw new Error('no command-api replica is running');
-        return `http://127.0.0.1:${first.adminPort}/admin/v1`;
+        const projections = children.find((c) => c.role === 'projections' && c.adminPort !== undefined);
+        if (!projections) throw new Error('the projections process (which serves the admin API) is not running');
+        return `http://127.0.0.1:${projections.adminPort}/admin/v1`;
       },
-      start: (role) => spawnChild(role),
+      start: (role, like) => spawnChild(role, like),
       kill: stopChild,
       async restartServices() {
         // Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload.

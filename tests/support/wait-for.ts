@@ -2,7 +2,7 @@
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   what: string,
-  { timeoutMs = 5_000, intervalMs = 10 }: { timeoutMs?: number; intervalMs?: number } = {},
+  { timeoutMs = 15_000, intervalMs = 10 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

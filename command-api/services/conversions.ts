@@ -1,0 +1,135 @@
+/**
+ * `POST /conversions` around the pure order decider (command-api/deciders/order.ts). One attempt:
+ *   1. read the event_id reservation (streams.conversionEvent) and the order (cached state + newer events);
+ *   2. when the event creates the order (requiresCreationData), load the click and each SKU's effective rule;
+ *   3. decide;
+ *   4. append the reservation with "no stream", then the order events at the revision read;
+ *   5. on a conflict at 4 (another request took the event_id or moved the order), start again at 1.
+ *
+ * Crash windows: before 4 nothing is written. Between the two appends the event_id is reserved for this body and
+ * this order but the order does not know the event: a repeat of the same body is applied then (the decider lets
+ * it through), another body is `event_conflict`. After the order append the event is fully recorded: a repeat
+ * answers the stored receipt with `duplicate: true`, however late. The order events are one append, so an order
+ * and its event are written together or not at all.
+ */
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { WrongExpectedRevisionError, type EventMetadata, type NewEvent } from '../../shared-schema/ports/event-store.js';
+import type { ClickEvent } from '../../shared-schema/events/click.js';
+import type {
+  ConversionEventReservation,
+  ConversionEventReservationEvent,
+  ConversionInput,
+  ConversionReceipt,
+  OrderEvent,
+} from '../../shared-schema/events/order.js';
+import { effectiveCommission, type EffectiveCommission } from '../../shared-schema/commission.js';
+import {
+  decide,
+  eventMetadata,
+  evolve,
+  initialState,
+  requiresCreationData,
+  type AttributionClick,
+  type OrderState,
+  type RecordConversion,
+} from '../deciders/order.js';
+import { asUnion, event } from '../deciders/events.js';
+import { productAggregate } from '../deciders/product.js';
+import { storeAggregate } from '../deciders/store.js';
+import type { Aggregate } from '../handler.js';
+import type { CommandDeps } from './context.js';
+
+export const orderAggregate: Aggregate<OrderState> = {
+  name: 'order',
+  initial: initialState,
+  evolve: (state, recorded) => evolve(state, asUnion<OrderEvent>(recorded)),
+};
+
+const MAX_ATTEMPTS = 8;
+
+export interface RecordedConversion {
+  receipt: ConversionReceipt;
+  /** Log position of the last event appended; undefined when nothing was written (a duplicate). */
+  position?: number;
+}
+
+export async function recordConversion(
+  deps: CommandDeps,
+  tenant: Tenant,
+  input: ConversionInput,
+  caller: { requestId: string; actor: string },
+): Promise<RecordedConversion> {
+  const reservationStream = streams.conversionEvent(tenant, input.event_id);
+  const orderStream = streams.order(tenant, input.store_id, input.order_id);
+  for (let attempt = 1; ; attempt++) {
+    // 1. what is known of the event_id and of the order
+    const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderAggregate)]);
+    const command: RecordConversion = {
+      type: 'RecordConversion',
+      data: { tenant, input, now: deps.clock.now().toISOString(), request_id: caller.requestId, existingReservation: reservation },
+    };
+    // 2. the facts a new order needs
+    if (requiresCreationData(loaded.state, input)) {
+      const [click, rules] = await Promise.all([loadClick(deps, tenant, input.click_id), rulesAt(deps, tenant, input)]);
+      command.data.click = click;
+      command.data.rulesBySku = rules;
+    }
+    // 3. decide (throws the 422 / 409 problems)
+    const decision = decide(command, loaded.state);
+    const meta: EventMetadata = { ...eventMetadata(command), actor: caller.actor };
+    // 4. reservation first, then the order
+    try {
+      let position: number | undefined;
+      if (decision.reserve) {
+        const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...decision.reserve, reserved_at: meta.recorded_at } };
+        position = (await deps.events.appendToStream(reservationStream, [event(reserved, meta)], 'no_stream')).position;
+      }
+      if (decision.events.length > 0) {
+        const events: NewEvent[] = decision.events.map((e) => event(e, meta));
+        const expected = loaded.revision < 0 ? 'no_stream' : loaded.revision;
+        position = (await deps.events.appendToStream(orderStream, events, expected)).position;
+      }
+      return position === undefined ? { receipt: decision.receipt } : { receipt: decision.receipt, position };
+    } catch (err) {
+      // 5. someone else wrote first: decide again on what they wrote
+      if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
+      throw err;
+    }
+  }
+}
+
+async function readReservation(deps: CommandDeps, stream: string): Promise<ConversionEventReservation | null> {
+  const [first] = await deps.events.readStream(stream, { maxCount: 1 });
+  if (!first) return null;
+  const e = asUnion<ConversionEventReservationEvent>(first);
+  const { event_id, body_hash, store_id, order_id, order_stream } = e.data;
+  return { event_id, body_hash, store_id, order_id, order_stream };
+}
+
+/** The click of this tenant with this id (another partner's or environment's click lives in another stream). */
+async function loadClick(deps: CommandDeps, tenant: Tenant, clickId: string): Promise<AttributionClick | null> {
+  const [first] = await deps.events.readStream(streams.click(tenant, clickId), { maxCount: 1 });
+  if (!first) return null;
+  const e = asUnion<ClickEvent>(first);
+  const { click_id, partner_id, environment, store_id, occurred_at } = e.data;
+  return { click_id, partner_id, environment, store_id, occurred_at };
+}
+
+/**
+ * Each SKU's effective rule now: the product's own commission, else its store's default (product wins). A SKU the
+ * catalog does not know in this store — never sent, removed, or of another store — takes the store's default, or
+ * none when the store has none.
+ */
+async function rulesAt(deps: CommandDeps, tenant: Tenant, input: ConversionInput): Promise<Record<string, EffectiveCommission>> {
+  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeAggregate);
+  const storeDefault = store.state.exists ? store.state.input?.default_commission : undefined;
+  const skus = [...new Set(input.items.map((i) => i.sku))];
+  const entries = await Promise.all(
+    skus.map(async (sku): Promise<[string, EffectiveCommission]> => {
+      const p = (await deps.repo.load(streams.product(tenant, sku), productAggregate)).state;
+      const known = p.exists && !p.removed && p.product !== null && p.storeId === input.store_id;
+      return [sku, effectiveCommission(known ? p.product!.commission : undefined, storeDefault)];
+    }),
+  );
+  return Object.fromEntries(entries); // own properties even for a SKU named __proto__
+}

@@ -1,0 +1,169 @@
+/**
+ * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild), stream
+ * export, audit verify, health and metrics. They call the running service's admin API (the rebuild and the audit
+ * must run where the live projection runner runs), so they work the same against the embedded default and the
+ * distributed topology.
+ *
+ * Hook into the `ops` entry point (infra/ops.ts):
+ *
+ *   import { runOperationsCommand, OPERATIONS_USAGE } from './ops-audit.js';
+ *   const code = await runOperationsCommand(process.argv.slice(2), { adminUrl, token, out: process.stdout, err: process.stderr });
+ *   if (code !== null) process.exit(code); // null: not one of these commands
+ *
+ * Exit codes: 0 done (verify: no difference), 1 failed (verify: differences found), 2 wrong usage.
+ */
+import type { Writable } from 'node:stream';
+
+export interface OpsIo {
+  /** Origin of the admin port, e.g. `http://127.0.0.1:8081`. */
+  adminUrl: string;
+  /** The admin token (METRICS_TOKEN is used for `metrics` when given). */
+  token: string;
+  metricsToken?: string;
+  out: Writable;
+  err: Writable;
+  /** Between two looks at a rebuild in progress (default 500 ms). */
+  pollMs?: number;
+}
+
+export const OPERATIONS_USAGE = `operations commands:
+  ops history --partner P [--env live|test] [--limit N] [--cursor C]   operation history, newest first
+  ops projections [list]                                                checkpoint, lag and state of each projection
+  ops projections rebuild NAME [--wait]                                 rebuild one read model without stopping reads
+  ops streams export --partner P [--env live|test]                      the partner's events, NDJSON in log order
+  ops audit verify                                                      replay every stream, report every difference
+  ops health                                                            readiness of the service
+  ops metrics                                                           the Prometheus metrics text`;
+
+class UsageError extends Error {}
+
+/** `--name value` options and positional words. */
+function parse(args: readonly string[], allowed: readonly string[], flags: readonly string[] = []): { words: string[]; options: Record<string, string> } {
+  const words: string[] = [];
+  const options: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('--')) {
+      words.push(a);
+      continue;
+    }
+    const name = a.slice(2);
+    if (flags.includes(name)) {
+      options[name] = 'true';
+      continue;
+    }
+    if (!allowed.includes(name)) throw new UsageError(`unknown option ${a}`);
+    const value = args[++i];
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`${a} needs a value`);
+    options[name] = value;
+  }
+  return { words, options };
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export async function runOperationsCommand(argv: readonly string[], io: OpsIo): Promise<number | null> {
+  const [command, ...rest] = argv;
+  const admin = async (method: string, path: string, bearer = io.token): Promise<Response> =>
+    fetch(`${io.adminUrl.replace(/\/+$/, '')}${path}`, { method, headers: { Authorization: `Bearer ${bearer}` } });
+  const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
+  const fail = async (r: Response): Promise<number> => {
+    io.err.write(`${r.status} ${await r.text()}\n`);
+    return 1;
+  };
+  try {
+    switch (command) {
+      case 'history': {
+        const { words, options } = parse(rest, ['partner', 'env', 'limit', 'cursor']);
+        if (words.length > 0 || !options.partner) throw new UsageError('ops history --partner P [--env E] [--limit N] [--cursor C]');
+        const r = await admin('GET', `/admin/v1/partners/${encodeURIComponent(options.partner)}/history${query({ env: options.env, limit: options.limit, cursor: options.cursor })}`);
+        if (!r.ok) return fail(r);
+        print(await r.json());
+        return 0;
+      }
+      case 'projections': {
+        const { words, options } = parse(rest, [], ['wait']);
+        const [sub = 'list', name] = words;
+        if (sub === 'list' && words.length <= 1) {
+          const r = await admin('GET', '/admin/v1/projections');
+          if (!r.ok) return fail(r);
+          print(await r.json());
+          return 0;
+        }
+        if (sub !== 'rebuild' || !name || words.length > 2) throw new UsageError('ops projections [list] | ops projections rebuild NAME [--wait]');
+        const r = await admin('POST', `/admin/v1/projections/${encodeURIComponent(name)}/rebuild`);
+        if (r.status !== 202) return fail(r);
+        print(await r.json());
+        return options.wait ? waitForRebuild(name, io, admin) : 0;
+      }
+      case 'streams': {
+        if (rest[0] !== 'export') return null; // `streams read` belongs to the other module
+        const { words, options } = parse(rest, ['partner', 'env']);
+        if (words.length > 1 || !options.partner) throw new UsageError('ops streams export --partner P [--env E]');
+        const r = await admin('GET', `/admin/v1/partners/${encodeURIComponent(options.partner)}/export${query({ env: options.env })}`);
+        if (!r.ok || !r.body) return fail(r);
+        for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
+          if (!io.out.write(chunk)) await new Promise((resolve) => io.out.once('drain', resolve));
+        }
+        return 0;
+      }
+      case 'audit': {
+        const { words } = parse(rest, []);
+        if (words[0] !== 'verify' || words.length > 1) throw new UsageError('ops audit verify');
+        const r = await admin('POST', '/admin/v1/audit/verify');
+        if (!r.ok) return fail(r);
+        const report = (await r.json()) as { ok: boolean; differences: unknown[]; documents_compared: number };
+        print(report);
+        io.err.write(`${report.documents_compared} documents compared, ${report.differences.length} differences\n`);
+        return report.ok ? 0 : 1;
+      }
+      case 'health': {
+        parse(rest, []);
+        const r = await admin('GET', '/admin/v1/health/ready');
+        print(await r.json());
+        return r.ok ? 0 : 1;
+      }
+      case 'metrics': {
+        parse(rest, []);
+        const r = await admin('GET', '/metrics', io.metricsToken ?? '');
+        if (!r.ok) return fail(r);
+        io.out.write(await r.text());
+        return 0;
+      }
+      default:
+        return null;
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err.write(`${err.message}\n\n${OPERATIONS_USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+type Progress = { state: string; position: number; head: number; events_per_second: number; eta_seconds: number | null; error?: string };
+
+async function waitForRebuild(name: string, io: OpsIo, admin: (method: string, path: string) => Promise<Response>): Promise<number> {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, io.pollMs ?? 500));
+    const r = await admin('GET', '/admin/v1/projections');
+    if (!r.ok) {
+      io.err.write(`${r.status} ${await r.text()}\n`);
+      return 1;
+    }
+    const { projections } = (await r.json()) as { projections: { name: string; rebuild: Progress | null }[] };
+    const p = projections.find((x) => x.name === name)?.rebuild;
+    if (!p) return 1;
+    io.err.write(`${name}: ${p.state} position ${p.position}/${p.head}, ${p.events_per_second} events/s, ${p.eta_seconds ?? '?'} s left\n`);
+    if (p.state === 'done') return 0;
+    if (p.state === 'failed' || p.state === 'cancelled') {
+      io.err.write(`${name}: ${p.error ?? p.state}\n`);
+      return 1;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Admin routes of the operator surface (registered through the admin app's `extend`, behind the admin token):
+ *
+ * - GET  /admin/v1/partners/{partner_id}/history?env=&limit=&cursor=  operation history, newest first
+ * - GET  /admin/v1/partners/{partner_id}/export?env=                  the partner's events, NDJSON in log order
+ * - GET  /admin/v1/projections                                        checkpoint, lag, state, rebuild progress
+ * - POST /admin/v1/projections/{name}/rebuild                         202: a new generation is being built
+ * - POST /admin/v1/audit/verify                                       every read-model difference with its stream
+ */
+import { Readable } from 'node:stream';
+import type Router from '@koa/router';
+import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
+import { ENVIRONMENTS, type Environment } from '../../shared-schema/streams.js';
+import type { EventStore } from '../../shared-schema/ports/event-store.js';
+import { RebuildRunningError, UnknownProjectionError } from '../../projections/rebuild.js';
+import { decodeHistoryCursor, readHistory } from './history.js';
+import { exportPartner } from './audit.js';
+import type { Operations } from './operations.js';
+
+function envQuery(raw: unknown): Environment | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!ENVIRONMENTS.includes(raw as Environment)) throw invalid([fieldError('env', 'enum', 'env: live or test.')]);
+  return raw as Environment;
+}
+
+function limitQuery(raw: unknown): number {
+  if (raw === undefined || raw === '') return 50;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 500) throw invalid([fieldError('limit', 'range', 'limit: an integer from 1 to 500.')]);
+  return n;
+}
+
+export function operationsAdminRoutes(router: Router, ops: Operations, events: EventStore): void {
+  router.get('/partners/:partner_id/history', async (ctx) => {
+    const env = envQuery(ctx.query.env);
+    const limit = limitQuery(ctx.query.limit);
+    let after: string | undefined;
+    if (typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '') {
+      after = decodeHistoryCursor(ctx.query.cursor) ?? undefined;
+      if (!after) throw invalid([fieldError('cursor', 'invalid', 'The cursor is not valid.')]);
+    }
+    const page = await readHistory(ops.reads, ctx.params.partner_id!, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
+    ctx.body = { partner_id: ctx.params.partner_id, ...page };
+  });
+
+  router.get('/partners/:partner_id/export', async (ctx) => {
+    const env = envQuery(ctx.query.env);
+    const partner = await ops.reads.get('partners', ctx.params.partner_id!);
+    if (!partner) throw notFound('No such partner.');
+    ctx.type = 'application/x-ndjson';
+    ctx.set('Content-Disposition', `attachment; filename="${ctx.params.partner_id}${env ? `-${env}` : ''}.ndjson"`);
+    ctx.body = Readable.from(exportPartner(events, ctx.params.partner_id!, env));
+  });
+
+  router.get('/projections', async (ctx) => {
+    ctx.body = { projections: await ops.projections() };
+  });
+
+  router.post('/projections/:name/rebuild', async (ctx) => {
+    try {
+      ctx.status = 202;
+      ctx.body = ops.rebuilder.start(ctx.params.name!);
+    } catch (err) {
+      if (err instanceof UnknownProjectionError) throw notFound('No such projection.');
+      if (err instanceof RebuildRunningError) throw new ProblemError(409, [fieldError('name', 'rebuild_running', err.message)]);
+      throw err;
+    }
+  });
+
+  router.post('/audit/verify', async (ctx) => {
+    const report = await ops.verify();
+    ctx.body = { ok: report.differences.length === 0, ...report };
+  });
+}

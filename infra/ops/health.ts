@@ -1,0 +1,56 @@
+/**
+ * Health and metrics on the admin port, answered before the admin app (so without the admin token):
+ *
+ * - `GET /admin/v1/health/live`: 200 while the process runs.
+ * - `GET /admin/v1/health/ready`: 200 when both stores answer and every projection is within the lag bound, 503
+ *   otherwise (and from the moment a shutdown begins).
+ * - `GET /metrics`: Prometheus text. Decision: never behind the admin token — a scraper must not hold a credential
+ *   that issues keys. It is open on the admin port (loopback by default; expose it only to the monitoring network),
+ *   and when `METRICS_TOKEN` is set it needs `Authorization: Bearer <METRICS_TOKEN>` (Prometheus `authorization`).
+ *   Its labels hold route templates, statuses, projection and queue names: no partner data.
+ */
+import type http from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Operations } from './operations.js';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function send(res: http.ServerResponse, status: number, type: string, body: string, head: boolean): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
+  res.end(head ? undefined : body);
+}
+
+export function healthAndMetricsHandler(ops: Operations, admin: Handler): Handler {
+  const metricsToken = ops.settings.metricsToken ? digest(ops.settings.metricsToken) : null;
+  return (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) return admin(req, res);
+    const json = (status: number, body: unknown) => send(res, status, 'application/json', JSON.stringify(body), head);
+    switch (path) {
+      case '/admin/v1/health/live':
+        return json(200, { status: 'live' });
+      case '/admin/v1/health/ready':
+        ops.readiness().then(
+          (r) => json(r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not_ready', checks: r.checks }),
+          () => json(503, { status: 'not_ready' }),
+        );
+        return;
+      case '/metrics': {
+        if (metricsToken) {
+          const got = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+          if (!timingSafeEqual(digest(got), metricsToken)) return json(401, { error: 'Send Authorization: Bearer <METRICS_TOKEN>.' });
+        }
+        ops.metrics.text().then(
+          (m) => send(res, 200, m.contentType, m.body, head),
+          () => json(500, { error: 'metrics unavailable' }),
+        );
+        return;
+      }
+      default:
+        return admin(req, res);
+    }
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Prometheus metrics of the service (prom-client, on a registry passed in — never the global one), served on the
+ * admin port at `GET /metrics`. Labels never carry partner ids, keys or paths as sent: routes are templates.
+ *
+ * Producers elsewhere feed it through small functions: the doors' `onCompleted` and `onRateRefused`, `countCoverCheck`
+ * (the cover-check reactor), `registerQueue` (reactors report their queue depths by callback), and the projection
+ * status (read at scrape time).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CompletedRequest } from '../../shared-schema/http/door.js';
+
+export type Door = 'command' | 'query';
+
+export interface ProjectionSample {
+  name: string;
+  checkpoint: number;
+  lag: number;
+}
+
+export class ServiceMetrics {
+  readonly registry: Registry;
+  private readonly requests: Counter<'door' | 'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'door' | 'method' | 'route' | 'status'>;
+  private readonly refusals: Counter<'door' | 'kind'>;
+  private readonly coverChecks: Counter<'outcome'>;
+  private readonly historyFailures: Counter<string>;
+  private readonly queues = new Map<string, () => number | Promise<number>>();
+  private projections: () => Promise<{ head: number; projections: ProjectionSample[] }> = async () => ({ head: 0, projections: [] });
+
+  constructor(registry: Registry, options: { defaultMetrics?: boolean } = {}) {
+    this.registry = registry;
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+    const labelNames = ['door', 'method', 'route', 'status'] as const;
+    this.requests = new Counter({ name: 'pc_http_requests_total', help: 'Requests answered by the partner API, by route template and status.', labelNames, registers: [registry] });
+    this.latency = new Histogram({
+      name: 'pc_http_request_duration_seconds',
+      help: 'Time to answer a partner API request.',
+      labelNames,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    this.refusals = new Counter({ name: 'pc_rate_brake_refusals_total', help: 'Requests refused by the rate brake (429).', labelNames: ['door', 'kind'], registers: [registry] });
+    this.coverChecks = new Counter({ name: 'pc_cover_checks_total', help: 'Cover checks by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.historyFailures = new Counter({ name: 'pc_history_write_failures_total', help: 'Operation history entries that could not be written.', registers: [registry] });
+    const self = this;
+    new Gauge({
+      name: 'pc_work_queue_depth',
+      help: 'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.',
+      labelNames: ['queue'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [queue, depth] of self.queues) {
+          try {
+            this.set({ queue }, await depth());
+          } catch {
+            /* a failing callback leaves its queue out of this scrape */
+          }
+        }
+      },
+    });
+    // prom-client collects every metric in parallel: the three gauges share one status read per scrape.
+    let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
+    const status = () => {
+      if (!inFlight) {
+        inFlight = self.projections();
+        void inFlight.finally(() => (inFlight = null)).catch(() => undefined);
+      }
+      return inFlight;
+    };
+    new Gauge({
+      name: 'pc_projection_position',
+      help: 'Checkpoint (log position) of each projection.',
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const s = await status();
+        this.reset();
+        for (const p of s.projections) this.set({ projection: p.name }, p.checkpoint);
+      },
+    });
+    new Gauge({
+      name: 'pc_projection_lag_positions',
+      help: 'Log head minus the projection checkpoint.',
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const s = await status();
+        this.reset();
+        for (const p of s.projections) this.set({ projection: p.name }, p.lag);
+      },
+    });
+    new Gauge({
+      name: 'pc_event_log_head_position',
+      help: 'Position of the last event of the log.',
+      registers: [registry],
+      async collect() {
+        this.set((await status()).head);
+      },
+    });
+  }
+
+  /** Door hook: one observation per answered request. */
+  requestObserver(door: Door): (request: CompletedRequest) => void {
+    return (r) => {
+      const labels = { door, method: r.method, route: r.route ?? 'unmatched', status: String(r.status) };
+      this.requests.inc(labels);
+      this.latency.observe(labels, r.ms / 1000);
+    };
+  }
+
+  /** Door hook: `onRateRefused`. */
+  rateRefused(door: Door): (kind: string) => void {
+    return (kind) => this.refusals.inc({ door, kind });
+  }
+
+  /** The cover-check reactor calls this once per check, with its outcome (`accepted`, `image_unreachable`, …). */
+  readonly countCoverCheck = (outcome: string): void => {
+    this.coverChecks.inc({ outcome });
+  };
+
+  /** Reactors register the depth of their queue; the gauge calls it at each scrape. Returns an unregister function. */
+  readonly registerQueue = (queue: string, depth: () => number | Promise<number>): (() => void) => {
+    this.queues.set(queue, depth);
+    return () => {
+      if (this.queues.get(queue) === depth) this.queues.delete(queue);
+    };
+  };
+
+  readonly historyWriteFailed = (): void => {
+    this.historyFailures.inc();
+  };
+
+  /** Where the projection gauges read from (set by the wiring). */
+  setProjectionSource(source: () => Promise<{ head: number; projections: ProjectionSample[] }>): void {
+    this.projections = source;
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+export function newServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
+  return new ServiceMetrics(new Registry(), options);
+}

@@ -1,0 +1,183 @@
+/**
+ * The write half of the SQLite event store: one group of appends in ONE `BEGIN IMMEDIATE` transaction (one fsync for
+ * the whole group), each append checked against its own expected revision in arrival order under its own savepoint,
+ * so a failing append writes nothing and fails alone. Outcomes are final only once COMMIT has returned.
+ *
+ * It runs either on the caller's thread or in a worker thread (`WriterThread`), so that the commit's fsync does not
+ * stop the event loop. Both run the same `GroupWriter` on their own connection.
+ */
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import { categoryOf, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision } from '../../shared-schema/ports/event-store.js';
+import { ulid } from '../../shared-schema/ids.js';
+
+/** One append as the writer receives it: events already serialized. */
+export interface PendingAppend {
+  stream: string;
+  events: { type: string; data: string; metadata: string }[];
+  expected: ExpectedRevision;
+}
+
+export type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+interface StreamRow {
+  revision: number;
+  position: number;
+}
+
+export class GroupWriter {
+  private readonly stmt;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmt = {
+      streamHead: db.prepare<[string], StreamRow>('SELECT revision, position FROM streams WHERE stream = ?'),
+      setStreamHead: db.prepare<[string, number, number]>(
+        'INSERT INTO streams (stream, revision, position) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision, position = excluded.position',
+      ),
+      insert: db.prepare<[string, string, number, string, string, string, string]>(
+        'INSERT INTO events (id, stream, revision, category, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+    };
+  }
+
+  /** One transaction for the whole group; outcomes are only final once COMMIT has returned. */
+  commit(group: readonly PendingAppend[]): Outcome[] {
+    const failAll = (error: unknown): Outcome[] => group.map(() => ({ ok: false, error }));
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      return failAll(error);
+    }
+    try {
+      const outcomes = group.map((append) => this.applyOne(append));
+      this.db.exec('COMMIT');
+      return outcomes;
+    } catch (error) {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // the transaction is gone either way
+      }
+      return failAll(error);
+    }
+  }
+
+  private applyOne(append: PendingAppend): Outcome {
+    const head = this.stmt.streamHead.get(append.stream);
+    const actual = head ? head.revision : 'no_stream';
+    if (!revisionMatches(append.expected, actual)) {
+      return { ok: false, error: new WrongExpectedRevisionError(append.stream, append.expected, actual) };
+    }
+    if (append.events.length === 0) return { ok: true, result: { nextRevision: head?.revision ?? -1, position: head?.position ?? 0 } };
+    this.db.exec('SAVEPOINT append');
+    try {
+      const category = categoryOf(append.stream);
+      let revision = head ? head.revision : -1;
+      let position = 0;
+      for (const event of append.events) {
+        revision++;
+        const info = this.stmt.insert.run(ulid(), append.stream, revision, category, event.type, event.data, event.metadata);
+        position = Number(info.lastInsertRowid);
+      }
+      this.stmt.setStreamHead.run(append.stream, revision, position);
+      this.db.exec('RELEASE append');
+      return { ok: true, result: { nextRevision: revision, position } };
+    } catch (error) {
+      if (!this.db.inTransaction) throw error; // SQLite rolled the whole transaction back: the group fails
+      this.db.exec('ROLLBACK TO append');
+      this.db.exec('RELEASE append');
+      return { ok: false, error };
+    }
+  }
+}
+
+function revisionMatches(expected: ExpectedRevision, actual: number | 'no_stream'): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === 'no_stream';
+    case 'stream_exists':
+      return actual !== 'no_stream';
+    default:
+      return actual === expected;
+  }
+}
+
+/** An outcome as it crosses threads: errors become plain data and are rebuilt on the other side. */
+export type WireOutcome =
+  | { ok: true; result: AppendResult }
+  | { ok: false; conflict: { stream: string; expected: ExpectedRevision; actual: number | 'no_stream' } }
+  | { ok: false; message: string; code?: string };
+
+export function toWire(outcome: Outcome): WireOutcome {
+  if (outcome.ok) return outcome;
+  const error = outcome.error;
+  if (error instanceof WrongExpectedRevisionError) {
+    return { ok: false, conflict: { stream: error.stream, expected: error.expected, actual: error.actual } };
+  }
+  const code = (error as { code?: unknown }).code;
+  return { ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
+}
+
+export function fromWire(wire: WireOutcome): Outcome {
+  if (wire.ok) return wire;
+  if ('conflict' in wire) return { ok: false, error: new WrongExpectedRevisionError(wire.conflict.stream, wire.conflict.expected, wire.conflict.actual) };
+  return { ok: false, error: Object.assign(new Error(wire.message), wire.code ? { code: wire.code } : {}) };
+}
+
+export interface WriterThreadOptions {
+  path: string;
+  synchronous: 'FULL' | 'NORMAL';
+  busyTimeoutMs: number;
+}
+
+/**
+ * A GroupWriter in a worker thread, on its own connection. One group at a time; the thread keeps the process alive
+ * only while a group is in flight. If the thread dies, every pending and later commit fails.
+ */
+export class WriterThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (outcomes: Outcome[]) => void; reject: (error: unknown) => void }>();
+  private nextId = 1;
+  private failure: Error | undefined;
+
+  constructor(options: WriterThreadOptions) {
+    this.worker = new Worker(new URL('./event-store-writer-thread.js', import.meta.url), { workerData: options });
+    this.worker.unref();
+    this.worker.on('message', (message: { id: number; outcomes: WireOutcome[] }) => {
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) this.worker.unref();
+      waiter?.resolve(message.outcomes.map(fromWire));
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`the event-store writer thread exited (${code})`)));
+  }
+
+  commit(group: readonly PendingAppend[]): Promise<Outcome[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ id, group });
+    });
+  }
+
+  /** Closes the thread's connection and ends the thread (after the groups already sent). */
+  async close(): Promise<void> {
+    if (this.failure) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref();
+    this.worker.postMessage({ close: true });
+    await exited;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Query windows of `GET /clicks`, `GET /conversions` and `GET /reports/commission` (contract "Endpoints",
+ * DECISIONS.md "Lists and windows"): UTC half-open [since, until), at most 31 days, default the last 30 days up to
+ * the injected clock's now. Answers carry the normalized bounds (UTC ISO 8601 with milliseconds).
+ *
+ * Windowed lists bind their cursor to the window: a cursor carries the normalized since/until it was made for.
+ * A following page may leave since/until out (the cursor's are used) or repeat them (in any offset: they are
+ * compared normalized); sending another window with a cursor answers 422 `cursor` `invalid`, since the keyset
+ * position of one window means nothing in another.
+ */
+import { fieldError, invalid, invalidField } from '../problems.js';
+import type { Scalar } from '../ports/read-store.js';
+import type { Tenant } from '../streams.js';
+import { decodeCursor, encodeCursor } from './pagination.js';
+
+export const DAY_MS = 86_400_000;
+export const MAX_WINDOW_MS = 31 * DAY_MS;
+export const DEFAULT_WINDOW_MS = 30 * DAY_MS;
+
+export interface Window {
+  /** Inclusive, canonical UTC ISO with milliseconds. */
+  since: string;
+  /** Exclusive, canonical UTC ISO with milliseconds. */
+  until: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * The normalized window of a query (since/until already validated as date-times by the query schema).
+ * Only `until`: the 30 days before it. Only `since`: up to now. 422 `until` `window` when since ≥ until or the
+ * window is longer than 31 days (exactly 31 days is accepted).
+ */
+export function resolveWindow(query: { since?: unknown; until?: unknown }, now: Date): Window {
+  const sinceGiven = typeof query.since === 'string' ? Date.parse(query.since) : undefined;
+  const untilGiven = typeof query.until === 'string' ? Date.parse(query.until) : undefined;
+  const until = untilGiven ?? now.getTime();
+  const since = sinceGiven ?? until - DEFAULT_WINDOW_MS;
+  if (Number.isNaN(since) || Number.isNaN(until)) {
+    throw invalid([fieldError(Number.isNaN(since) ? 'since' : 'until', 'date_time', 'must be an ISO 8601 date-time')]);
+  }
+  if (since >= until) throw invalidField('until', 'window', 'until must be after since.');
+  if (until - since > MAX_WINDOW_MS) throw invalidField('until', 'window', 'The window spans at most 31 days.');
+  return { since: iso(since), until: iso(until) };
+}
+
+/** A cursor of a windowed list: the sort values of the last row, bound to the window and the tenant. */
+export function encodeWindowCursor(tenant: Tenant, list: string, window: Window, after: readonly Scalar[]): string {
+  return encodeCursor(tenant, list, [window.since, window.until, ...after]);
+}
+
+/**
+ * The window and keyset position of a page. Without a cursor: the window from the query. With a cursor: the
+ * cursor's window, which the query may repeat but not change.
+ */
+export function pageWindow(
+  tenant: Tenant,
+  list: string,
+  query: { since?: unknown; until?: unknown; cursor?: unknown },
+  now: Date,
+): { window: Window; after?: Scalar[] } {
+  if (typeof query.cursor !== 'string') return { window: resolveWindow(query, now) };
+  const values = decodeCursor(tenant, list, query.cursor);
+  const [since, until, ...after] = values;
+  if (typeof since !== 'string' || typeof until !== 'string' || after.length === 0) {
+    throw invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
+  }
+  const window = { since, until };
+  for (const bound of ['since', 'until'] as const) {
+    const sent = query[bound];
+    if (typeof sent === 'string' && Date.parse(sent) !== Date.parse(window[bound])) {
+      throw invalidField('cursor', 'invalid', `The cursor belongs to the window ${window.since} – ${window.until}; keep since and until on following pages.`);
+    }
+  }
+  return { window, after };
+}
+

@@ -1,0 +1,271 @@
+import { expect } from 'chai';
+import { streams } from '../../shared-schema/streams.js';
+import { startTestService, type Partner, type TestService } from '../support/service.js';
+import {
+  DAY,
+  codes,
+  iso,
+  plus,
+  publish,
+  putProduct,
+  redirectClick,
+  redirectUrl,
+  registerStore,
+  sandboxClick,
+  visit,
+} from './commerce-support.js';
+
+describe('commercial cycle over HTTP: redirector and clicks', function () {
+  let t: TestService;
+  let hub: Partner;
+  let hubTest: Partner;
+  let other: Partner;
+  const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+
+  before(async () => {
+    t = await startTestService();
+    t.clock.set(new Date(T0));
+    hub = await t.partner({ type: 'hub' });
+    hubTest = await t.key(hub.partnerId, 'test');
+    other = await t.partner({ type: 'hub', name: 'Outra Loja' });
+    await registerStore(hub, 'Loja-A');
+    await putProduct(t, hub, 'Loja-A', 'sku-1', { product_url: 'https://shop.test/p/1?color=blue&svc_click=old&size=M#reviews', price_cents: 12345 });
+    await putProduct(t, hub, 'Loja-A', 'sku-pending', { product_url: 'https://shop.test/p/2' });
+    await publish(t, hub, 'live', 'Loja-A', 'sku-1');
+    await registerStore(hubTest, 'loja-t');
+    await putProduct(t, hubTest, 'loja-t', 'sku-t', { price_cents: 500 });
+    await registerStore(hubTest, 'loja-u');
+    await putProduct(t, hubTest, 'loja-u', 'sku-u');
+  });
+  after(async () => t.close());
+
+  describe('the redirector', () => {
+    it('records a click of a live accepted product and sends the shopper on with svc_click, the rest of the query kept', async () => {
+      const r = await visit(redirectUrl(t, 'loja-a', 'sku-1'));
+      expect(r.status).to.equal(302);
+      const location = r.headers.get('location')!;
+      const id = new URL(location).searchParams.get('svc_click')!;
+      expect(id).to.match(/^ic_[A-Za-z0-9_-]{22}$/);
+      // the old svc_click is replaced, the other parameters and the fragment stay as sent
+      expect(location).to.equal(`https://shop.test/p/1?color=blue&size=M&svc_click=${id}#reviews`);
+      t.clock.advance(1); // the default window [now − 30 days, now) leaves out a click at exactly now
+      const clicks = await hub.api.get('/clicks');
+      expect(clicks.status).to.equal(200);
+      const click = clicks.body.data.find((c: { click_id: string }) => c.click_id === id);
+      expect(click).to.deep.equal({ click_id: id, store_id: 'Loja-A', sku: 'sku-1', price_cents: 12345, occurred_at: iso(T0) });
+      // the event holds what the contract allows, nothing about the shopper
+      const [recorded] = await t.service.events.readStream(streams.click({ partnerId: hub.partnerId, env: 'live' }, id));
+      expect(Object.keys(recorded!.data as object).sort()).to.deep.equal(
+        ['click_id', 'environment', 'occurred_at', 'partner_id', 'price_cents', 'sku', 'source', 'store_id'],
+      );
+    });
+
+    it('answers a 404 page and records nothing for an unpublished, unknown or test product', async () => {
+      const before = (await hub.api.get('/clicks')).body.data.length;
+      for (const url of [
+        redirectUrl(t, 'loja-a', 'sku-pending'), // pending: cover never checked
+        redirectUrl(t, 'loja-a', 'sku-nope'),
+        redirectUrl(t, 'loja-b', 'sku-1'), // wrong store address
+        redirectUrl(t, 'loja-t', 'sku-t', '/test'), // test products are served to nobody
+        redirectUrl(t, 'loja-a', 'sku-1', '/test'),
+      ]) {
+        const r = await visit(url);
+        expect(r.status, url).to.equal(404);
+        expect(r.headers.get('content-type')).to.contain('text/html');
+      }
+      expect((await hub.api.get('/clicks')).body.data.length).to.equal(before);
+      expect((await hubTest.api.get('/clicks')).body.data).to.deep.equal([]);
+    });
+
+    it('answers HEAD without recording a click, and 405 to other methods', async () => {
+      const before = (await hub.api.get('/clicks')).body.data.length;
+      const head = await visit(redirectUrl(t, 'loja-a', 'sku-1'), 'HEAD');
+      expect(head.status).to.equal(302);
+      expect(head.headers.get('location')).to.not.contain('svc_click=ic_');
+      expect((await visit(redirectUrl(t, 'loja-a', 'sku-1'), 'POST')).status).to.equal(405);
+      expect((await hub.api.get('/clicks')).body.data.length).to.equal(before);
+    });
+
+    it('stops redirecting once the product goes stale (48 h without a write) or is removed', async () => {
+      await registerStore(hub, 'loja-s');
+      await putProduct(t, hub, 'loja-s', 'sku-s');
+      await publish(t, hub, 'live', 'loja-s', 'sku-s');
+      await putProduct(t, hub, 'loja-s', 'sku-r', { product_url: 'https://shop.test/p/r' });
+      await publish(t, hub, 'live', 'loja-s', 'sku-r');
+      expect((await visit(redirectUrl(t, 'loja-s', 'sku-r'))).status).to.equal(302);
+      expect((await hub.api.delete('/products/sku-r')).status).to.equal(204);
+      await hub.api.get('/products/sku-r'); // read-your-writes: the removal is projected
+      expect((await visit(redirectUrl(t, 'loja-s', 'sku-r'))).status).to.equal(404);
+      expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(302);
+      t.clock.advance(48 * 3_600_000 + 1000);
+      try {
+        expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(404);
+      } finally {
+        t.clock.set(new Date(T0));
+      }
+    });
+  });
+
+  describe('one address, two partners', () => {
+    it('sends a shared store address and SKU to the product published first', async () => {
+      const first = await t.partner({ type: 'hub', name: 'Primeira' });
+      const second = await t.partner({ type: 'hub', name: 'Segunda' });
+      await registerStore(second, 'Dupla');
+      await putProduct(t, second, 'Dupla', 'same', { product_url: 'https://shop.test/second' });
+      await registerStore(first, 'dupla');
+      await putProduct(t, first, 'dupla', 'same', { product_url: 'https://shop.test/first' });
+      await publish(t, first, 'live', 'dupla', 'same');
+      t.clock.advance(1000);
+      await publish(t, second, 'live', 'Dupla', 'same');
+      const r = await visit(redirectUrl(t, 'dupla', 'same'));
+      expect(r.headers.get('location')).to.match(/^https:\/\/shop\.test\/first\?svc_click=ic_/);
+      t.clock.advance(1);
+      expect((await first.api.get('/clicks')).body.data).to.have.length(1);
+      expect((await second.api.get('/clicks')).body.data).to.deep.equal([]);
+      t.clock.set(new Date(T0));
+    });
+  });
+
+  describe('POST /sandbox/clicks', () => {
+    it('creates a test click for a SKU of the store, with its price, at the clock', async () => {
+      const r = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'sku-t' });
+      expect(r.status).to.equal(200);
+      expect(r.body).to.include({ store_id: 'loja-t', sku: 'sku-t', price_cents: 500, occurred_at: iso(T0) });
+      expect(r.body.click_id).to.match(/^ic_[A-Za-z0-9_-]{22}$/);
+      t.clock.advance(1);
+      const list = await hubTest.api.get('/clicks');
+      expect(list.body.data.map((c: { click_id: string }) => c.click_id)).to.include(r.body.click_id);
+      expect((await hub.api.get('/clicks')).body.data.map((c: { click_id: string }) => c.click_id)).to.not.include(r.body.click_id);
+    });
+
+    it('refuses a SKU outside the store, an unknown store, a bad body; 403 for a live key', async () => {
+      const wrongStore = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'sku-u' });
+      expect(wrongStore.status).to.equal(422);
+      expect(codes(wrongStore.body)).to.deep.equal(['sku:sku_not_found']);
+      const unknown = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-x', sku: 'nope' });
+      expect(codes(unknown.body)).to.deep.equal(['sku:sku_not_found', 'store_id:store_not_found']);
+      const bad = await hubTest.api.post('/sandbox/clicks', { store_id: 'a b', extra: 1 });
+      expect(codes(bad.body)).to.deep.equal(['extra:unknown_field', 'sku:required', 'store_id:pattern']);
+      const live = await hub.api.post('/sandbox/clicks', { store_id: 'Loja-A', sku: 'sku-1' });
+      expect(live.status).to.equal(403);
+      expect(codes(live.body)).to.deep.equal([':test_key_required']);
+    });
+
+    it('replays the first answer for the same Idempotency-Key', async () => {
+      const headers = { 'Idempotency-Key': 'sandbox-1' };
+      const first = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-u', sku: 'sku-u' }, headers);
+      const again = await hubTest.api.post('/sandbox/clicks', { store_id: 'loja-u', sku: 'sku-u' }, headers);
+      expect(again.status).to.equal(200);
+      expect(again.body).to.deep.equal(first.body);
+    });
+  });
+
+  describe('GET /clicks', () => {
+    let p: Partner;
+    const clicks: { click_id: string; store_id: string; occurred_at: string }[] = [];
+    const start = Date.parse('2026-04-01T00:00:00.000Z');
+
+    before(async () => {
+      p = await t.partner({ type: 'hub', env: 'test', name: 'Lista' });
+      for (const s of ['s-b', 's-a']) {
+        await registerStore(p, s);
+        await putProduct(t, p, s, `${s}-sku`);
+      }
+      // two clicks at the same instant in two stores, then one a day for four days
+      t.clock.set(new Date(start));
+      for (const s of ['s-b', 's-a', 's-b']) clicks.push(await sandboxClick(p, s, `${s}-sku`).then((c) => ({ ...c, store_id: s })));
+      for (let d = 1; d <= 4; d++) {
+        t.clock.set(new Date(start + d * DAY));
+        clicks.push(await sandboxClick(p, 's-a', 's-a-sku').then((c) => ({ ...c, store_id: 's-a' })));
+      }
+    });
+    after(() => t.clock.set(new Date(T0)));
+
+    const sorted = () =>
+      [...clicks].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at) || a.store_id.localeCompare(b.store_id) || (a.click_id < b.click_id ? -1 : 1));
+
+    it('lists by occurred_at, store_id, click_id over the default window: the 30 days up to now', async () => {
+      t.clock.set(new Date(start + 4 * DAY));
+      const r = await p.api.get('/clicks');
+      expect(r.status).to.equal(200);
+      expect(r.body.until).to.equal(iso(start + 4 * DAY));
+      expect(r.body.since).to.equal(iso(start + 4 * DAY - 30 * DAY));
+      // the last click occurred exactly at now: outside [since, until)
+      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(sorted().slice(0, 6).map((c) => c.click_id));
+      expect(r.body.next_cursor).to.equal(null);
+      t.clock.advance(1);
+      expect((await p.api.get('/clicks')).body.data).to.have.length(7);
+    });
+
+    it('returns the window normalized to UTC and filters by store', async () => {
+      const r = await p.api.get(`/clicks?since=${encodeURIComponent('2026-03-31T21:00:00-03:00')}&until=2026-04-02T00:00:00Z&store_id=s-a`);
+      expect(r.status).to.equal(200);
+      expect(r.body.since).to.equal('2026-04-01T00:00:00.000Z');
+      expect(r.body.until).to.equal('2026-04-02T00:00:00.000Z');
+      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(sorted().filter((c) => c.store_id === 's-a' && c.occurred_at < r.body.until).map((c) => c.click_id));
+    });
+
+    it('refuses windows above 31 days or not increasing with 422 window; 31 days exactly is fine', async () => {
+      const long = await p.api.get(`/clicks?since=2026-03-01T00:00:00Z&until=${encodeURIComponent(iso(Date.parse('2026-03-01T00:00:00Z') + 31 * DAY + 1))}`);
+      expect(long.status).to.equal(422);
+      expect(codes(long.body)).to.deep.equal(['until:window']);
+      const exact = await p.api.get(`/clicks?since=2026-03-01T00:00:00Z&until=2026-04-01T00:00:00Z`);
+      expect(exact.status).to.equal(200);
+      const backwards = await p.api.get('/clicks?since=2026-04-02T00:00:00Z&until=2026-04-02T00:00:00Z');
+      expect(codes(backwards.body)).to.deep.equal(['until:window']);
+      const bad = await p.api.get('/clicks?since=yesterday&limit=0&color=red');
+      expect(codes(bad.body)).to.deep.equal(['color:unknown_field', 'limit:minimum', 'since:date_time']);
+    });
+
+    it('pages with limit and a cursor that keeps the window, even when the clock moves', async () => {
+      t.clock.set(new Date(start + 10 * DAY));
+      const seen: string[] = [];
+      let r = await p.api.get('/clicks?limit=3');
+      const window = { since: r.body.since, until: r.body.until };
+      seen.push(...r.body.data.map((c: { click_id: string }) => c.click_id));
+      t.clock.advance(DAY); // a default window would now be another one
+      while (r.body.next_cursor) {
+        const next = await p.api.get(`/clicks?limit=3&cursor=${r.body.next_cursor}`);
+        expect(next.status).to.equal(200);
+        expect({ since: next.body.since, until: next.body.until }).to.deep.equal(window);
+        seen.push(...next.body.data.map((c: { click_id: string }) => c.click_id));
+        r = next;
+      }
+      expect(seen).to.deep.equal(sorted().map((c) => c.click_id));
+    });
+
+    it('accepts the same window again with a cursor, refuses another one and foreign or edited cursors', async () => {
+      const q = 'since=2026-04-01T00:00:00Z&until=2026-04-20T00:00:00Z';
+      const first = await p.api.get(`/clicks?${q}&limit=2`);
+      const cursor = first.body.next_cursor as string;
+      const same = await p.api.get(`/clicks?since=${encodeURIComponent('2026-03-31T21:00:00.000-03:00')}&until=2026-04-20T00:00:00Z&limit=2&cursor=${cursor}`);
+      expect(same.status).to.equal(200);
+      expect(same.body.data[0].click_id).to.equal(sorted()[2]!.click_id);
+      const moved = await p.api.get(`/clicks?since=2026-04-02T00:00:00Z&until=2026-04-20T00:00:00Z&cursor=${cursor}`);
+      expect(moved.status).to.equal(422);
+      expect(codes(moved.body)).to.deep.equal(['cursor:invalid']);
+      expect(codes((await hubTest.api.get(`/clicks?cursor=${cursor}`)).body)).to.deep.equal(['cursor:invalid']);
+      expect(codes((await p.api.get(`/conversions?cursor=${cursor}`)).body)).to.deep.equal(['cursor:invalid']);
+      expect(codes((await p.api.get(`/clicks?cursor=${cursor.slice(0, -2)}xx`)).body)).to.deep.equal(['cursor:invalid']);
+    });
+
+    it('keeps partners and environments apart', async () => {
+      t.clock.set(new Date(start + 5 * DAY));
+      expect((await other.api.get('/clicks')).body.data).to.deep.equal([]);
+      const live = await t.key(p.partnerId, 'live');
+      expect((await live.api.get('/clicks')).body.data).to.deep.equal([]);
+      expect((await p.api.get('/clicks')).body.data).to.have.length(7);
+    });
+  });
+
+  describe('ownership', () => {
+    it('redirect clicks feed GET /clicks of the owning partner only', async () => {
+      t.clock.set(new Date(T0 + 3_600_000));
+      const id = await redirectClick(t, 'Loja-A', 'sku-1');
+      t.clock.advance(1);
+      const mine = await hub.api.get(`/clicks?since=${encodeURIComponent(plus(iso(T0), 1))}`);
+      expect(mine.body.data.map((c: { click_id: string }) => c.click_id)).to.include(id);
+      expect((await other.api.get('/clicks')).body.data).to.deep.equal([]);
+    });
+  });
+});

@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { portOf } from '../../infra/gateway.js';
+import { client, startTestService, storeBody, type TestService } from '../support/service.js';
+
+const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+describe('ops command line against a running service', function () {
+  let t: TestService;
+  const runs: Run[] = [];
+  let adminUrl: string;
+
+  const ops = (args: string[], env: Record<string, string | undefined> = {}): Promise<Run> =>
+    new Promise((resolve) => {
+      const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: t.service.adminToken, ...env };
+      for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
+      execFile(process.execPath, [OPS, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        const run = { code, stdout, stderr, json };
+        runs.push(run);
+        resolve(run);
+      });
+    });
+
+  before(async () => {
+    t = await startTestService();
+    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`;
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('creates a partner, issues a key that works at once, revokes it', async () => {
+    const partner = await ops(['partners', 'create', '--name', 'Hub Ops', '--type', 'hub']);
+    expect(partner.code, partner.stderr).to.equal(0);
+    expect(partner.json).to.include({ name: 'Hub Ops', partner_type: 'hub' });
+    const partnerId = partner.json.partner_id as string;
+
+    const key = await ops(['keys', 'issue', '--partner', partnerId, '--env', 'test', '--scopes', 'catalog,reports']);
+    expect(key.code, key.stderr).to.equal(0);
+    expect(key.json.api_key).to.match(/^ik_test_/);
+    expect(key.json.scopes).to.deep.equal(['catalog', 'reports']);
+    const me = await client(t.api, key.json.api_key).get('/me');
+    expect(me.status).to.equal(200);
+    expect(me.body).to.include({ partner_id: partnerId, environment: 'test' });
+
+    const revoked = await ops(['keys', 'revoke', key.json.key_id]);
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    expect(revoked.json).to.deep.equal({ key_id: key.json.key_id, revoked: true });
+    expect((await client(t.api, key.json.api_key).get('/me')).status).to.equal(401);
+  });
+
+  it('approves, suspends and reinstates a store, and approves one added domain', async () => {
+    const p = await t.partner({ type: 'hub' });
+    expect((await p.api.put('/stores/loja-ops', storeBody({ domains: ['shop.test', 'outra.test'] }))).status).to.equal(200);
+    const where = ['--partner', p.partnerId, '--env', 'live', '--store', 'loja-ops'];
+
+    const domain = await ops(['stores', 'approve-domain', ...where, '--domain', 'outra.test']);
+    expect(domain.code, domain.stderr).to.equal(0);
+    expect(domain.json.domains_approved).to.deep.equal(['outra.test']);
+    expect(domain.json.status).to.equal('pending_review');
+
+    const approved = await ops(['stores', 'approve', ...where]);
+    expect(approved.code, approved.stderr).to.equal(0);
+    expect(approved.json.status).to.equal('active');
+    expect((await p.api.get('/stores/loja-ops')).body.status).to.equal('active');
+
+    expect((await ops(['stores', 'suspend', ...where])).json.status).to.equal('suspended');
+    expect((await p.api.get('/stores/loja-ops')).body.status).to.equal('suspended');
+    expect((await ops(['stores', 'reinstate', ...where])).json.status).to.equal('active');
+    expect((await p.api.get('/stores/loja-ops')).body.status).to.equal('active');
+  });
+
+  it('reads and advances the manual clock', async () => {
+    const before = await ops(['clock', 'get']);
+    expect(before.code).to.equal(0);
+    expect(before.json.manual).to.equal(true);
+    const moved = await ops(['clock', 'advance', '90000']);
+    expect(moved.code, moved.stderr).to.equal(0);
+    expect(Date.parse(moved.json.now) - Date.parse(before.json.now)).to.equal(90_000);
+    expect(t.clock.now().toISOString()).to.equal(moved.json.now);
+  });
+
+  it('reads a stream whose name holds ":" for audit', async () => {
+    const p = await t.partner({ type: 'hub' });
+    await p.api.put('/stores/loja-audit', storeBody());
+    const stream = `store-live:${p.partnerId}:loja-audit`;
+    const read = await ops(['streams', 'read', stream]);
+    expect(read.code, read.stderr).to.equal(0);
+    expect(read.json.stream).to.equal(stream);
+    expect(read.json.events.map((e: { type: string }) => e.type)).to.deep.equal(['StoreRegistered']);
+  });
+
+  it('exits 1 with the problem on stderr when the service refuses', async () => {
+    const missing = await ops(['keys', 'revoke', 'key_does_not_exist']);
+    expect(missing.code).to.equal(1);
+    expect(missing.stdout).to.equal('');
+    expect(missing.stderr).to.contain('HTTP 404').and.contain('No such key');
+
+    const invalid = await ops(['partners', 'create', '--name', 'X', '--type', 'hub']);
+    expect(invalid.code).to.equal(1);
+    expect(invalid.stderr).to.contain('HTTP 422').and.contain('name: required');
+
+    const badToken = await ops(['clock', 'get'], { ADMIN_TOKEN: 'wrong-token-wrong-token' });
+    expect(badToken.code).to.equal(1);
+    expect(badToken.stderr).to.contain('HTTP 401');
+    expect(badToken.stderr).not.to.contain('wrong-token-wrong-token');
+  });
+
+  it('exits 2 on a usage error, and 1 when the service cannot be reached', async () => {
+    for (const args of [[], ['keys', 'issue', '--partner', 'pt_x'], ['partners', 'create', '--name', 'A B', '--type', 'shop'], ['clock', 'advance', '-5'], ['nope'], ['clock', 'get', '--extra', '1']]) {
+      const r = await ops(args);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.stderr).to.contain('usage: ops');
+    }
+    const down = await ops(['clock', 'get'], { ADMIN_URL: 'http://127.0.0.1:9/admin/v1' });
+    expect(down.code).to.equal(1);
+    expect(down.stderr).to.contain('could not reach');
+  });
+
+  it('takes the token from $DATA_DIR/admin-token when ADMIN_TOKEN is unset', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-ops-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'admin-token'), `${t.service.adminToken}\n`, { mode: 0o600 });
+      const r = await ops(['clock', 'get'], { ADMIN_TOKEN: undefined, DATA_DIR: dir });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json.manual).to.equal(true);
+      const none = await ops(['clock', 'get'], { ADMIN_TOKEN: undefined, DATA_DIR: path.join(dir, 'absent') });
+      expect(none.code).to.equal(2);
+      expect(none.stderr).to.contain('no admin token');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never prints the admin token', () => {
+    expect(runs.length).to.be.greaterThan(10);
+    for (const r of runs) expect(r.stdout + r.stderr).not.to.contain(t.service.adminToken);
+  });
+});

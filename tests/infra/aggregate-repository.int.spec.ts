@@ -1,0 +1,90 @@
+/** command-api/handler.ts on a real event store, with two repositories standing for two writer processes. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { AggregateRepository, type Aggregate } from '../../command-api/handler.js';
+import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
+
+type Count = { count: number };
+const counter: Aggregate<Count> = { name: 'counter', initial: () => ({ count: 0 }), evolve: (s) => ({ count: s.count + 1 }) };
+const tick = (seen: number): NewEvent => ({ type: 'Ticked', data: { seen }, metadata: { recorded_at: '2026-01-01T00:00:00.000Z' } });
+const always = (s: Count) => ({ events: [tick(s.count)], result: s.count });
+
+describe('AggregateRepository (command handling loop)', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let reads: number;
+  let counted: EventStore;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-repo-'));
+    store = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
+    reads = 0;
+    counted = Object.assign(Object.create(store) as EventStore, {
+      readStream: (...args: Parameters<EventStore['readStream']>) => {
+        reads++;
+        return store.readStream(...args);
+      },
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('decides on its cached state without reading the stream once it holds it', async () => {
+    const repo = new AggregateRepository(counted);
+    await repo.handle('counter-1', counter, always);
+    const before = reads;
+    for (let i = 0; i < 5; i++) await repo.handle('counter-1', counter, always);
+    expect(reads).to.equal(before);
+    expect((await store.readStream('counter-1')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
+    const a = new AggregateRepository(counted);
+    const b = new AggregateRepository(counted);
+    await a.handle('counter-2', counter, always);
+    await b.handle('counter-2', counter, always);
+    await a.handle('counter-2', counter, always); // a's cache was stale: conflict, read, retry
+    const r = await b.handle('counter-2', counter, always);
+    expect(r.result).to.equal(3);
+    expect((await store.readStream('counter-2')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3]);
+  });
+
+  it('checks a refusal or a no-op taken on the unread cache against the stream before answering', async () => {
+    const a = new AggregateRepository(counted);
+    const b = new AggregateRepository(counted);
+    await b.load('counter-3', counter); // b caches "no stream"
+    await a.handle('counter-3', counter, always);
+    const refuseEmpty = (s: Count) => {
+      if (s.count === 0) throw new Error('no such counter');
+      return always(s);
+    };
+    expect((await b.handle('counter-3', counter, refuseEmpty)).result).to.equal(1);
+
+    await a.handle('counter-3', counter, always); // count 3 now; b still holds 2
+    const onlyWhenOdd = (s: Count) => (s.count % 2 === 1 ? always(s) : { events: [], result: -1 });
+    expect((await b.handle('counter-3', counter, onlyWhenOdd)).result).to.equal(3);
+    expect(await store.readStream('counter-3')).to.have.length(4);
+  });
+
+  it('keeps a stream used often in a small cache while others come and go, and forgets one left unused', async () => {
+    const repo = new AggregateRepository(counted, 4);
+    const readsOf = async (run: () => Promise<unknown>) => {
+      const before = reads;
+      await run();
+      return reads - before;
+    };
+    expect(await readsOf(() => repo.handle('counter-hot', counter, always))).to.equal(1);
+    let hotReads = 0;
+    for (let i = 0; i < 20; i++) {
+      await repo.handle(`counter-cold-${i}`, counter, always);
+      hotReads += await readsOf(() => repo.handle('counter-hot', counter, always));
+    }
+    expect(hotReads).to.equal(0);
+    expect(await readsOf(() => repo.handle('counter-cold-0', counter, always))).to.equal(1);
+    expect((await repo.handle('counter-hot', counter, always)).result).to.equal(21);
+  });
+});

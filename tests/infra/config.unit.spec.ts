@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../infra/config.js';
+
+describe('configuration: rate brake limits and the event store writer', () => {
+  it("defaults to the contract's 600 writes and 1200 reads per minute per key", () => {
+    expect(loadConfig({}).rateLimits).to.deep.equal({ write: 600, read: 1200 });
+  });
+
+  it('takes RATE_LIMIT_WRITES / RATE_LIMIT_READS and refuses values that are not positive integers', () => {
+    expect(loadConfig({ RATE_LIMIT_WRITES: '100000', RATE_LIMIT_READS: '5' }).rateLimits).to.deep.equal({ write: 100_000, read: 5 });
+    try {
+      loadConfig({ RATE_LIMIT_WRITES: '0', RATE_LIMIT_READS: 'many' });
+      expect.fail('expected a ConfigError');
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      expect((err as ConfigError).problems).to.deep.equal([
+        'RATE_LIMIT_WRITES must be a positive integer, got "0"',
+        'RATE_LIMIT_READS must be a positive integer, got "many"',
+      ]);
+    }
+  });
+
+  it('commits the event store in a writer thread unless SQLITE_WRITER_THREAD=off', () => {
+    expect(loadConfig({}).sqliteWriterThread).to.equal(true);
+    expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteWriterThread).to.equal(false);
+    expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(ConfigError, 'SQLITE_WRITER_THREAD must be one of on, off');
+  });
+});

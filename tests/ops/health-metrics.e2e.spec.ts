@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { portOf } from '../../infra/gateway.js';
+import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import { until } from '../support/deadline.js';
+import { parsePrometheus } from '../support/prometheus.js';
+
+describe('health and metrics on the admin port', function () {
+  let t: TestService;
+  let hub: Partner;
+  const adminPort = () => `http://127.0.0.1:${portOf(t.service.admin)}`;
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(adminPort() + path, { headers });
+  const ready = async () => {
+    const r = await get('/admin/v1/health/ready');
+    return { status: r.status, body: (await r.json()) as { status: string; checks: { projections: Record<string, string> } } };
+  };
+  const scrape = async () => {
+    const r = await get('/metrics');
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.contain('text/plain');
+    return parsePrometheus(await r.text());
+  };
+
+  before(async () => {
+    t = await startTestService({}, undefined, { operations: { readyMaxLagEvents: 3 } });
+    t.clock.set(new Date('2026-01-02T00:00:00Z'));
+    hub = await t.partner({ type: 'hub' });
+    expect((await hub.api.put('/stores/loja-m', storeBody())).status).to.equal(200);
+  });
+  after(async () => t.close());
+
+  it('answers liveness and readiness without the admin token', async () => {
+    const live = await get('/admin/v1/health/live');
+    expect(live.status).to.equal(200);
+    expect(await live.json()).to.deep.equal({ status: 'live' });
+    await until(async () => (await ready()).status === 200, 5000, 'ready');
+    const r = await ready();
+    expect(r.body.status).to.equal('ready');
+    expect(r.body.checks).to.deep.include({ shutting_down: false, event_store: 'ok', read_store: 'ok' });
+    expect((await get('/admin/v1/projections')).status).to.equal(401); // the rest of the admin API keeps its token
+  });
+
+  it('turns readiness to 503 while a projection is far behind, and back once it has caught up', async () => {
+    const release = await t.service.operations.gate.hold();
+    try {
+      for (let i = 0; i < 5; i++) expect((await hub.api.put(`/products/sku-m${i}`, productBody('loja-m'))).status).to.equal(200);
+      const r = await ready();
+      expect(r.status).to.equal(503);
+      expect(r.body.status).to.equal('not_ready');
+      expect(r.body.checks.projections.products).to.match(/^behind/);
+      const products = (await t.admin.get('/projections')).body.projections.find((p: { name: string }) => p.name === 'products');
+      expect(products).to.include({ state: 'behind', lag_events: 5 });
+    } finally {
+      release();
+    }
+    await until(async () => (await ready()).status === 200, 5000, 'ready again');
+  });
+
+  it('serves Prometheus metrics: requests by route and status with latency, projections, queues, cover checks, rate-brake refusals', async () => {
+    const ops = t.service.operations;
+    const unregister = ops.metrics.registerQueue('cover_check', () => 7);
+    ops.metrics.registerQueue('jobs', async () => 2);
+    ops.metrics.countCoverCheck('accepted');
+    ops.metrics.countCoverCheck('accepted');
+    ops.metrics.countCoverCheck('image_too_small');
+    for (let i = 0; i < 3; i++) expect((await hub.api.get('/me')).status).to.equal(200);
+    expect((await hub.api.get('/nowhere/at/all')).status).to.equal(404);
+    // Rate brake: a fresh key, 600 writes a minute allowed (the clock is manual: one window).
+    const braked = await t.key(hub.partnerId, 'live');
+    const statuses: number[] = [];
+    for (let round = 0; round < 13; round++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 50 }, () => braked.api.delete('/nowhere')))).map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 429)).to.have.length(650 - 600);
+    await t.service.runner.waitFor(await t.service.events.headPosition(), 5000);
+
+    const m = await scrape();
+    expect(m.types).to.include({
+      pc_http_requests_total: 'counter',
+      pc_http_request_duration_seconds: 'histogram',
+      pc_projection_position: 'gauge',
+      pc_projection_lag_positions: 'gauge',
+      pc_work_queue_depth: 'gauge',
+      pc_cover_checks_total: 'counter',
+      pc_rate_brake_refusals_total: 'counter',
+    });
+    const me = { door: 'query', method: 'GET', route: '/me', status: '200' };
+    expect(m.value('pc_http_requests_total', me)).to.be.at.least(3);
+    expect(m.value('pc_http_request_duration_seconds_count', me)).to.equal(m.value('pc_http_requests_total', me));
+    expect(m.value('pc_http_request_duration_seconds_bucket', { ...me, le: '+Inf' })).to.equal(m.value('pc_http_requests_total', me));
+    expect(m.value('pc_http_request_duration_seconds_sum', me)).to.be.greaterThan(0);
+    expect(m.value('pc_http_requests_total', { door: 'query', route: 'unmatched', status: '404' })).to.equal(1);
+    expect(m.value('pc_http_requests_total', { door: 'command', method: 'PUT', route: '/stores/:store_id', status: '200' })).to.equal(1);
+    const head = await t.service.events.headPosition();
+    expect(m.value('pc_event_log_head_position')).to.equal(head);
+    for (const p of ['partners', 'stores', 'products']) {
+      expect(m.value('pc_projection_position', { projection: p }), p).to.equal(head);
+      expect(m.value('pc_projection_lag_positions', { projection: p }), p).to.equal(0);
+    }
+    expect(m.value('pc_work_queue_depth', { queue: 'cover_check' })).to.equal(7);
+    expect(m.value('pc_work_queue_depth', { queue: 'jobs' })).to.equal(2);
+    expect(m.value('pc_cover_checks_total', { outcome: 'accepted' })).to.equal(2);
+    expect(m.value('pc_cover_checks_total', { outcome: 'image_too_small' })).to.equal(1);
+    expect(m.value('pc_rate_brake_refusals_total', { door: 'command', kind: 'write' })).to.equal(50);
+    for (const s of m.samples) {
+      for (const v of Object.values(s.labels)) for (const secret of [hub.partnerId, hub.key, braked.key]) expect(v).not.to.contain(secret);
+    }
+    unregister();
+    expect((await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' })).to.equal(undefined);
+  });
+
+  it('guards /metrics with METRICS_TOKEN when set, never with the admin token', async () => {
+    const guarded = await startTestService({}, undefined, { operations: { metricsToken: 'metrics-token-0123456789' } });
+    try {
+      const url = `http://127.0.0.1:${portOf(guarded.service.admin)}`;
+      expect((await fetch(`${url}/metrics`)).status).to.equal(401);
+      expect((await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${guarded.service.adminToken}` } })).status).to.equal(401);
+      const ok = await fetch(`${url}/metrics`, { headers: { Authorization: 'Bearer metrics-token-0123456789' } });
+      expect(ok.status).to.equal(200);
+      expect(parsePrometheus(await ok.text()).types).to.have.property('pc_http_requests_total');
+      expect((await fetch(`${url}/admin/v1/health/live`)).status).to.equal(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

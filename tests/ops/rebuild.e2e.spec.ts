@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { canonical } from '../../projections/verify.js';
+import type { Doc } from '../../shared-schema/ports/read-store.js';
+import type { ProjectionStatus } from '../../infra/ops/projection-status.js';
+import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import { until } from '../support/deadline.js';
+
+const SKUS = Array.from({ length: 40 }, (_, i) => `sku-r${i}`);
+/** A 100 % commission makes `expected_commission_cents` show the price (the product view has no price field). */
+const FULL = { type: 'percentage', rate: 100 };
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('projection rebuild without downtime', function () {
+  this.timeout(30_000);
+  let t: TestService;
+  let hub: Partner;
+  let reader: Partner;
+
+  before(async () => {
+    t = await startTestService({}, undefined, { operations: { rebuildPageSize: 5, rebuildMaxEventsPerSecond: 70, generationDropGraceMs: 50 } });
+    t.clock.set(new Date('2026-01-02T00:00:00Z'));
+    hub = await t.partner({ type: 'hub' });
+    reader = await t.key(hub.partnerId, 'live');
+    expect((await hub.api.put('/stores/loja-r', storeBody())).status).to.equal(200);
+    expect((await t.approveStore(hub, 'loja-r')).status).to.equal(200);
+    for (const [i, sku] of SKUS.entries()) {
+      const r = await hub.api.put(`/products/${sku}`, productBody('loja-r', { price_cents: 1000 + i, commission: FULL }));
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    }
+  });
+  after(async () => t.close());
+
+  const projections = async (): Promise<ProjectionStatus[]> => {
+    const r = await t.admin.get('/projections');
+    expect(r.status).to.equal(200);
+    return r.body.projections;
+  };
+  const statusOf = async (name: string) => (await projections()).find((p) => p.name === name)!;
+  const snapshot = async (collections: string[]) => {
+    const out: Record<string, string[]> = {};
+    for (const c of collections) out[c] = (await t.service.reads.find<Doc>(c, { orderBy: [{ field: '_id' }] })).map(canonical);
+    return out;
+  };
+  const caughtUp = async () => t.service.runner.waitFor(await t.service.events.headPosition(), 5000);
+
+  it('lists each projection with its checkpoint, lag and state', async () => {
+    await caughtUp();
+    const all = await projections();
+    expect(all.map((p) => p.name)).to.include.members(['partners', 'stores', 'products']);
+    const head = await t.service.events.headPosition();
+    for (const p of all) expect(p).to.include({ generation: 0, checkpoint: head, head, lag_positions: 0, lag_events: 0, state: 'live', rebuild: null });
+    expect((await t.admin.post('/projections/nope/rebuild', {})).status).to.equal(404);
+  });
+
+  it('builds a new generation equal to the current one, shows progress, switches, then empties the old one', async () => {
+    await caughtUp();
+    const collections = ['products', 'product_store_facts'];
+    const before = await snapshot(collections);
+    expect(before.products).to.have.length(SKUS.length);
+    const started = await t.admin.post('/projections/products/rebuild', {});
+    expect(started.status).to.equal(202);
+    expect(started.body).to.include({ projection: 'products', state: 'rebuilding', from_generation: 0, generation: 1 });
+    const again = await t.admin.post('/projections/products/rebuild', {});
+    expect(again.status).to.equal(409);
+    let sawProgress = false;
+    await until(async () => {
+      const s = await statusOf('products');
+      if (s.state === 'rebuilding' && s.rebuild!.position > 0) {
+        sawProgress = true;
+        expect(s.rebuild).to.have.property('events_per_second').that.is.a('number');
+        expect(s.rebuild!.head).to.be.at.least(s.rebuild!.position);
+      }
+      return s.rebuild?.state === 'done';
+    }, 10_000, 'rebuild done');
+    expect(sawProgress, 'progress visible while rebuilding').to.equal(true);
+    const s = await statusOf('products');
+    expect(s).to.include({ generation: 1, state: 'live' });
+    expect(s.collections).to.deep.equal(['products__g1', 'product_store_facts__g1']);
+    expect(await snapshot(collections)).to.deep.equal(before);
+    const raw = t.service.operations.reads.inner;
+    await until(async () => (await raw.count('products')) === 0, 5000, 'old generation emptied');
+    expect(await raw.count('products__g1')).to.equal(SKUS.length);
+    const list = await hub.api.get('/products?limit=100');
+    expect(list.body.data.map((p: { sku: string }) => p.sku)).to.have.members(SKUS);
+  });
+
+  it('keeps answering reads, never older, under continuous writes, and ends equal to a fresh replay', async () => {
+    const last = new Map<string, number>(SKUS.map((sku, i) => [sku, 1000 + i]));
+    const seen = new Map<string, number>();
+    const failures: string[] = [];
+    let stop = false;
+    let writesDuring = 0;
+    let readsDuring = 0;
+    let rebuilding = false;
+    let duringRebuild = { writes: 0, reads: 0 };
+    const writer = (async () => {
+      for (let n = 0; !stop; n++) {
+        const sku = SKUS[n % 8]!;
+        const price = last.get(sku)! + 1;
+        const r = await hub.api.patch(`/products/${sku}`, { price_cents: price, updated_at: '2026-01-01T00:00:00Z' });
+        if (r.status !== 200) failures.push(`PATCH ${sku}: ${r.status} ${JSON.stringify(r.body)}`);
+        else last.set(sku, price);
+        if (rebuilding) writesDuring++;
+        await pause(20); // pacing the traffic, not waiting for a result
+      }
+    })();
+    const readerLoop = (async () => {
+      for (let n = 0; !stop; n++) {
+        const sku = SKUS[n % 8]!;
+        const r = await reader.api.get(`/products/${sku}`);
+        if (r.status !== 200) failures.push(`GET ${sku}: ${r.status} ${JSON.stringify(r.body)}`);
+        else {
+          const price = r.body.expected_commission_cents as number;
+          if (price < (seen.get(sku) ?? 0)) failures.push(`GET ${sku} went back in time: ${price} after ${seen.get(sku)}`);
+          seen.set(sku, Math.max(price, seen.get(sku) ?? 0));
+        }
+        const list = await reader.api.get('/products?limit=100');
+        if (list.status !== 200 || list.body.data.length !== SKUS.length) failures.push(`GET /products: ${list.status} ${list.body.data?.length}`);
+        if (rebuilding) readsDuring += 2;
+        await pause(2);
+      }
+    })();
+    try {
+      await until(() => last.get(SKUS[0]!)! > 1000, 5000, 'traffic started');
+      rebuilding = true;
+      const started = await t.admin.post('/projections/products/rebuild', {});
+      expect(started.status).to.equal(202);
+      expect(started.body).to.include({ from_generation: 1, generation: 2 });
+      await until(async () => (await statusOf('products')).rebuild?.state === 'done', 20_000, 'rebuild under traffic done');
+      rebuilding = false;
+      duringRebuild = { writes: writesDuring, reads: readsDuring };
+      await until(() => readsDuring > 0 && writesDuring > 0, 5000, 'traffic after the switch');
+      const more = writesDuring + 3;
+      rebuilding = true;
+      await until(() => writesDuring >= more, 5000, 'writes after the switch');
+    } finally {
+      stop = true;
+      await Promise.all([writer, readerLoop]);
+    }
+    if (process.env.DEBUG_REBUILD) console.log(duringRebuild, writesDuring, readsDuring);
+    expect(failures).to.deep.equal([]);
+    expect(duringRebuild.writes, 'writes while rebuilding').to.be.greaterThan(5);
+    expect(duringRebuild.reads, 'reads while rebuilding').to.be.greaterThan(5);
+    expect(writesDuring - duringRebuild.writes, 'writes after the switch').to.be.greaterThan(2);
+    expect((await statusOf('products')).generation).to.equal(2);
+    await caughtUp();
+    for (const sku of SKUS.slice(0, 8)) {
+      const r = await reader.api.get(`/products/${sku}`);
+      expect(r.body.expected_commission_cents, sku).to.equal(last.get(sku));
+    }
+    const verify = await t.admin.post('/audit/verify', {});
+    expect(verify.status).to.equal(200);
+    expect(verify.body.differences).to.deep.equal([]);
+    expect(verify.body.documents_compared).to.be.greaterThan(SKUS.length);
+  });
+
+  it('keeps the switched generation across a restart', async () => {
+    await t.restart();
+    const s = (await t.admin.get('/projections')).body.projections.find((p: ProjectionStatus) => p.name === 'products');
+    expect(s).to.include({ generation: 2, state: 'live' });
+    const r = await t.as(hub.key).get(`/products/${SKUS[20]}`);
+    expect(r.status).to.equal(200);
+    expect(r.body.expected_commission_cents).to.equal(1020);
+  });
+});
