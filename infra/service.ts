@@ -118,7 +118,15 @@ export async function startService(config: Config, options: { log?: Logger; oper
   });
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
-  const covers = await startCoverChecks({ config, deps, log, waitForPosition });
+  const covers = await startCoverChecks({
+    config,
+    deps,
+    log,
+    waitForPosition,
+    onOutcome: operations.metrics.countCoverCheck,
+    registerQueue: (depth) => operations.metrics.registerQueue('cover_check', depth),
+  });
+  operations.metrics.registerQueue('batch_jobs', () => batchRunner.depth);
   const adminToken = resolveAdminToken(config);
   const adminApp = createAdminApi({ deps, token: adminToken, log, clock, waitForPosition, onClockMoved: () => covers?.clockMoved(), extend: operations.adminRoutes });
   const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
