@@ -17,6 +17,7 @@
  * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
  * Exit status: 0 done; 1 the service answered a problem (message on stderr) or could not be reached; 2 usage error.
  */
+import { OPERATIONS_USAGE, runOperationsCommand } from './ops-audit.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -194,8 +195,28 @@ function problemMessage(status: number, body: unknown): string {
   return lines.join('\n');
 }
 
+/** The operations commands of infra/ops-audit.ts first (history, projections, export, audit, health, metrics), then ours. */
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv.length > 0 && argv[0] !== 'help' && argv[0] !== '--help') {
+    let token = '';
+    try {
+      token = adminToken(env);
+    } catch {
+      /* runOps explains the missing token */
+    }
+    if (token) {
+      const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '').replace(/\/admin\/v1$/, '');
+      const io = { adminUrl, token, out: process.stdout, err: process.stderr, ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}) };
+      const code = await runOperationsCommand(argv, io);
+      if (code !== null) return code;
+    }
+  }
+  if (argv[0] === 'help' || argv[0] === '--help') process.stdout.write(OPERATIONS_USAGE + '\n');
+  return runOps(argv, env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  runOps(process.argv.slice(2), process.env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }).then(
+  main(process.argv.slice(2), process.env).then(
     (code) => {
       process.exitCode = code;
     },

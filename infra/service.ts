@@ -100,7 +100,7 @@ export async function startService(config: Config, options: { log?: Logger; oper
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory });
+  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory, metrics: operations.metrics });
 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
   const queryApp = buildQueryApp(parts, READ_ROUTES, operations.doorHooks('query'));

@@ -60,6 +60,11 @@ export class BatchRunner {
     private readonly options: BatchRunnerOptions = {},
   ) {}
 
+  /** Unfinished jobs this runner knows (the queue depth the metrics report). */
+  get depth(): number {
+    return this.active.size;
+  }
+
   async start(): Promise<void> {
     this.saved = await this.deps.reads.getCheckpoint(BATCH_RUNNER_CHECKPOINT);
     this.seen = this.saved;

@@ -120,6 +120,11 @@ export class CoverWork {
     this.concurrency = Math.max(1, options.concurrency ?? 8);
   }
 
+  /** Products with a check queued or running (the queue depth the metrics report). */
+  get depth(): number {
+    return this.tails.size;
+  }
+
   /** Products with a job queued or running (the scheduler does not queue a second one). */
   busy(stream: string): boolean {
     return this.tails.has(stream);

@@ -24,10 +24,19 @@ export async function startCoverChecks(options: {
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
   /** Replaces the HTTPS fetcher (tests of the wiring only). */
   checker?: CoverChecker;
+  /** Told the outcome of every check (`ok`, or the first reason's code), for the metrics. */
+  onOutcome?: (outcome: string) => void;
+  /** Given the depth of the check queue once, for the metrics. */
+  registerQueue?: (depth: () => number) => void;
 }): Promise<CoverChecks | null> {
   const { config, deps, log } = options;
   if (!config.coverCheck) return null;
-  const checker: CoverChecker = options.checker ?? createCoverFetcher(config.coverFetch);
+  const fetcher: CoverChecker = options.checker ?? createCoverFetcher(config.coverFetch);
+  const checker: CoverChecker = async (url, hosts) => {
+    const verdict = await fetcher(url, hosts);
+    options.onOutcome?.(verdict.ok ? 'ok' : (verdict.reasons[0]?.code ?? 'failed'));
+    return verdict;
+  };
   const work = new CoverWork({
     events: deps.events,
     repo: deps.repo,
@@ -36,6 +45,7 @@ export async function startCoverChecks(options: {
     concurrency: config.coverCheckConcurrency,
     onError: (err, stream) => log.error({ err, stream }, 'cover check failed'),
   });
+  options.registerQueue?.(() => work.depth);
   const reactor = new CoverCheckReactor({ events: deps.events, reads: deps.reads, work, onError: (err) => log.error({ err }, 'cover reactor stopped') });
   const scheduler = new CoverRecheckScheduler({
     reads: deps.reads,

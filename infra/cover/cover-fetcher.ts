@@ -94,6 +94,9 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
 
   async function resolve(host: string, deadline: number): Promise<string[]> {
     const mapped = hostMap.get(host);
+    // Special-use names never resolve on the public internet: refuse them without asking the system resolver, so a
+    // test host name (shop.test) can never leave the machine as a DNS query, even by mistake.
+    if (mapped === undefined && options.lookup === undefined && isSpecialUseName(host)) throw unreachable(`the host ${host} is a special-use name`);
     let addresses: string[];
     try {
       addresses = mapped !== undefined ? [mapped] : await beforeDeadline(lookup(host), deadline);
@@ -266,6 +269,13 @@ function sniffFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
   if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   return null;
+}
+
+/** RFC 6761 / 6762 special-use names (and `localhost`), which public DNS never answers. */
+const SPECIAL_USE_SUFFIXES = ['test', 'example', 'invalid', 'localhost', 'local'];
+export function isSpecialUseName(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return SPECIAL_USE_SUFFIXES.some((s) => h === s || h.endsWith(`.${s}`));
 }
 
 /** A `lookup` for https.request that answers only the address already checked, in either callback form. */

@@ -45,7 +45,7 @@ runProcess('projections', async ({ config, settings, log }) => {
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory });
+  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory, metrics: operations.metrics });
 
   const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
   const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);

@@ -3,18 +3,31 @@ import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
 import type { ReactorStart } from './reactors.js';
 
-export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory }) => {
+export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics }) => {
   const runner = new BatchRunner(deps, {
     log,
     onFinished: (job) =>
       void recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),
   });
   await runner.start();
-  return { stop: () => runner.stop() };
+  const unregister = metrics.registerQueue('batch_jobs', () => runner.depth);
+  return {
+    async stop() {
+      unregister();
+      await runner.stop();
+    },
+  };
 };
 
 /** Off (null) with COVER_CHECK=off. */
-export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
-  const covers = await startCoverChecks({ config, deps, log, waitForPosition });
+export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics }) => {
+  const covers = await startCoverChecks({
+    config,
+    deps,
+    log,
+    waitForPosition,
+    onOutcome: metrics.countCoverCheck,
+    registerQueue: (depth) => metrics.registerQueue('cover_check', depth),
+  });
   return covers && { stop: () => covers.stop(), clockMoved: () => covers.clockMoved() };
 };

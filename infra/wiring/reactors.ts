@@ -15,6 +15,7 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import type { Config } from '../config.js';
 import type { HistoryInput } from '../ops/history.js';
+import type { ServiceMetrics } from '../ops/metrics.js';
 
 export interface ReactorParts {
   config: Config;
@@ -29,6 +30,8 @@ export interface ReactorParts {
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
   /** One entry of the operation history (infra/ops/history.ts); never throws. */
   recordHistory: (input: HistoryInput) => Promise<void>;
+  /** The process's metrics (outcomes, queue depths), served on the admin port. */
+  metrics: ServiceMetrics;
 }
 
 export interface ReactorHandle {

@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg()[0]!;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
-  const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', LOG_LEVEL: 'info', RATE_LIMIT_WRITES: '1000000000' });
+  const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', LOG_LEVEL: 'info', RATE_LIMIT_WRITES: '1000000000', COVER_CHECK: 'off' });
   const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const service = await startService(config, { log });
   const bare = await bareServer();

@@ -140,6 +140,7 @@ async function startEmbeddedProcess(extraEnv: Record<string, string>): Promise<T
     ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN,
     CLOCK: 'manual',
     LOG_LEVEL: 'warn',
+    COVER_CHECK: 'off', // as in the topology run (tests/support/topology-service.ts): test hosts never reach DNS
     ...extraEnv,
   };
   const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -45,6 +45,7 @@ describe('the service process: logs and graceful shutdown', function () {
         ADMIN_TOKEN,
         LOG_LEVEL: 'debug',
         SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_BOUND_MS),
+        COVER_CHECK: 'off', // test host names must never reach DNS
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

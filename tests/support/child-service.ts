@@ -23,7 +23,8 @@ export interface ChildService {
 
 export async function spawnService(env: Record<string, string>, startTimeoutMs = 15_000): Promise<ChildService> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', ...env },
+    // COVER_CHECK off unless asked: test host names must never reach DNS (see tests/support/cover-env.ts).
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', COVER_CHECK: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
