@@ -5,6 +5,7 @@ import { ProblemError, notFound, conflict } from '../../shared-schema/problems.j
 import { canonicalJson } from '../../shared-schema/json.js';
 import type { Aggregate, Decision } from '../handler.js';
 import { asUnion, event, unreachable } from './events.js';
+import { evolveStanding } from '../../shared-schema/store-standing.js';
 
 export interface StoreState {
   exists: boolean;
@@ -19,22 +20,11 @@ export const storeAggregate: Aggregate<StoreState> = {
   initial: () => ({ exists: false, storeId: '', input: null, status: 'pending_review', domainsApproved: [] }),
   evolve: (s: StoreState, recorded: RecordedEvent): StoreState => {
     const e = asUnion<StoreEvent>(recorded);
-    switch (e.type) {
-      case 'StoreRegistered':
-        return { exists: true, storeId: e.data.store_id, input: e.data.store, status: 'pending_review', domainsApproved: [] };
-      case 'StoreReplaced':
-        return { ...s, input: e.data.store, domainsApproved: s.domainsApproved.filter((d) => e.data.store.domains.includes(d)) };
-      case 'StoreApproved':
-        return { ...s, status: 'active', domainsApproved: [...e.data.domains] };
-      case 'DomainApproved':
-        return s.domainsApproved.includes(e.data.domain) ? s : { ...s, domainsApproved: [...s.domainsApproved, e.data.domain] };
-      case 'StoreSuspended':
-        return { ...s, status: 'suspended' };
-      case 'StoreReinstated':
-        return { ...s, status: 'active' };
-      default:
-        return unreachable(e);
-    }
+    const standing = evolveStanding({ status: s.status, domains_approved: s.domainsApproved }, e);
+    const next: StoreState = { ...s, status: standing.status, domainsApproved: standing.domains_approved };
+    if (e.type === 'StoreRegistered') return { ...next, exists: true, storeId: e.data.store_id, input: e.data.store };
+    if (e.type === 'StoreReplaced') return { ...next, input: e.data.store };
+    return next;
   },
 };
 

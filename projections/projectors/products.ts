@@ -10,6 +10,7 @@ import type { ProductEvent, ProductInput, RejectionReason } from '../../shared-s
 import type { StoreEvent } from '../../shared-schema/events/store.js';
 import { applyPatch, currentCover, deriveBaseState, type BaseState, type CoverFacts, type StoreFacts } from '../../shared-schema/product-status.js';
 import { scopedId, streamScope, type Projector } from '../projector.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
 
 export type ProductDoc = {
   _id: string;
@@ -91,35 +92,15 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   const id = scopedId(env, partnerId, e.data.store_id);
   const current = await tx.get<ProductStoreDoc>(STORE_FACTS, id);
   if (current && current.position >= recorded.position) return;
-  let next: ProductStoreDoc | null = null;
-  switch (e.type) {
-    case 'StoreRegistered':
-    case 'StoreReplaced': {
-      const input = e.data.store;
-      next = {
-        _id: id,
-        status: current?.status ?? 'pending_review',
-        domains: input.domains,
-        domains_approved: (current?.domains_approved ?? []).filter((d) => input.domains.includes(d)),
-        position: recorded.position,
-      };
-      if (input.default_commission !== undefined) next.default_commission = input.default_commission;
-      break;
-    }
-    case 'StoreApproved':
-      if (current) next = { ...current, status: 'active', domains_approved: [...e.data.domains] };
-      break;
-    case 'DomainApproved':
-      if (current) next = { ...current, domains_approved: [...new Set([...current.domains_approved, e.data.domain])] };
-      break;
-    case 'StoreSuspended':
-      if (current) next = { ...current, status: 'suspended' };
-      break;
-    case 'StoreReinstated':
-      if (current) next = { ...current, status: 'active' };
-      break;
-  }
-  if (!next) return;
+  const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
+  if (!current && !declares) return;
+  const standing = evolveStanding(current ?? NEW_STANDING, e);
+  let next: ProductStoreDoc;
+  if (declares) {
+    // A (re)declaration replaces the facts that come from the store's input; what is not sent is gone.
+    next = { _id: id, ...standing, domains: e.data.store.domains, position: recorded.position };
+    if (e.data.store.default_commission !== undefined) next.default_commission = e.data.store.default_commission;
+  } else next = { ...current!, ...standing };
   next.position = recorded.position;
   await tx.put(STORE_FACTS, next);
   // Every product of the store follows its store's status and domains.

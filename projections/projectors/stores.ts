@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { StoreEvent, StoreInput, StoreStatus } from '../../shared-schema/events/store.js';
 import { scopedId, streamScope, type Projector } from '../projector.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
 
 export type StoreDoc = {
   _id: string;
@@ -25,28 +26,14 @@ export const storesProjector: Projector = {
     const id = scopedId(env, partnerId, e.data.store_id);
     const current = await tx.get<StoreDoc>('stores', id);
     if (current && current.position >= recorded.position) return; // already applied
-    let next: StoreDoc | null = null;
-    switch (e.type) {
-      case 'StoreRegistered':
-        next = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, input: e.data.store, status: 'pending_review', domains_approved: [], position: 0 };
-        break;
-      case 'StoreReplaced':
-        if (current) next = { ...current, input: e.data.store, domains_approved: current.domains_approved.filter((d) => e.data.store.domains.includes(d)) };
-        break;
-      case 'StoreApproved':
-        if (current) next = { ...current, status: 'active', domains_approved: [...e.data.domains] };
-        break;
-      case 'DomainApproved':
-        if (current && !current.domains_approved.includes(e.data.domain)) next = { ...current, domains_approved: [...current.domains_approved, e.data.domain] };
-        break;
-      case 'StoreSuspended':
-        if (current) next = { ...current, status: 'suspended' };
-        break;
-      case 'StoreReinstated':
-        if (current) next = { ...current, status: 'active' };
-        break;
-    }
-    if (next) await tx.put('stores', { ...next, position: recorded.position });
+    let base: StoreDoc;
+    if (current) base = current;
+    else if (e.type === 'StoreRegistered') {
+      base = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, input: e.data.store, ...NEW_STANDING, domains_approved: [], position: 0 };
+    } else return;
+    const standing = evolveStanding(base, e);
+    const input = e.type === 'StoreRegistered' || e.type === 'StoreReplaced' ? e.data.store : base.input;
+    await tx.put('stores', { ...base, input, ...standing, position: recorded.position });
   },
 };
 
