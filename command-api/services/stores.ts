@@ -57,82 +57,75 @@ export async function registerStore(
   input: StoreInput,
   meta: EventMetadata,
 ): Promise<{ view: StoreView; position?: number }> {
+  /** One decision over the three streams; a lost race (WrongExpectedRevisionError) makes the caller start again. */
+  const once = async (): Promise<{ view: StoreView; position?: number }> => {
+    const storeStream = streams.store(tenant, storeId);
+    const indexStream = streams.storeIndex(tenant);
+    const cnpjStream = streams.cnpj(tenant.env, input.cnpj);
+    const [store, index, cnpj] = await Promise.all([
+      deps.repo.load(storeStream, storeAggregate),
+      deps.repo.load(indexStream, indexAggregate),
+      deps.repo.load(cnpjStream, cnpjAggregate),
+    ]);
+
+    const errors: FieldError[] = [];
+    const address = storeAddress(storeId);
+    const known = index.state.stores.some((s) => s.storeId === storeId);
+    if (!known) {
+      if (partnerType === 'store' && index.state.stores.length > 0) {
+        errors.push(fieldError('store_id', 'single_store', 'A direct-store account has one store per environment; ask for a hub to add more.'));
+      }
+      const clash = index.state.stores.find((s) => s.address === address);
+      if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
+    }
+    const holder = cnpj.state.holder;
+    if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
+      errors.push(fieldError('cnpj', 'already_registered', 'This CNPJ is already registered for another store.'));
+    }
+    if (errors.length > 0) throw invalid(errors);
+
+    // Reservations first: a crash after them leaves a reservation that the same PUT, repeated, reuses.
+    if (!holder) {
+      await deps.events.appendToStream(
+        cnpjStream,
+        [event<CnpjEvent>({ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
+        cnpj.revision < 0 ? 'no_stream' : cnpj.revision,
+      );
+    }
+    if (!known) {
+      await deps.events.appendToStream(
+        indexStream,
+        [event<StoreIndexEvent>({ type: 'StoreIndexed', data: { store_id: storeId, address } }, meta)],
+        index.revision < 0 ? 'no_stream' : index.revision,
+      );
+    }
+    const previousCnpj = store.state.input?.cnpj;
+    const command: StoreCommand = { type: 'RegisterStore', storeId, input, now: meta.recorded_at, meta };
+    const handled = await deps.repo.handle(storeStream, storeAggregate, (s) => decideStore(command, s));
+    if (previousCnpj && previousCnpj !== input.cnpj) {
+      const old = streams.cnpj(tenant.env, previousCnpj);
+      await deps.events.appendToStream(
+        old,
+        [event<CnpjEvent>({ type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
+        'any',
+      );
+    }
+    const result: { view: StoreView; position?: number } = { view: storeView(handled.state) };
+    if (handled.position !== undefined) result.position = handled.position;
+    return result;
+  };
   // One registration at a time per partner and environment in this process (they all append to the store index);
   // the expected revisions still guard against other processes.
   return deps.repo.exclusive(streams.storeIndex(tenant), async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await registerOnce(deps, tenant, partnerType, storeId, input, meta);
+        return await once();
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= 8) throw err;
         await backoff(attempt);
       }
     }
   });
-}
-
-async function registerOnce(
-  deps: CommandDeps,
-  tenant: Tenant,
-  partnerType: PartnerType,
-  storeId: string,
-  input: StoreInput,
-  meta: EventMetadata,
-): Promise<{ view: StoreView; position?: number }> {
-  const storeStream = streams.store(tenant, storeId);
-  const indexStream = streams.storeIndex(tenant);
-  const cnpjStream = streams.cnpj(tenant.env, input.cnpj);
-  const [store, index, cnpj] = await Promise.all([
-    deps.repo.load(storeStream, storeAggregate),
-    deps.repo.load(indexStream, indexAggregate),
-    deps.repo.load(cnpjStream, cnpjAggregate),
-  ]);
-
-  const errors: FieldError[] = [];
-  const address = storeAddress(storeId);
-  const known = index.state.stores.some((s) => s.storeId === storeId);
-  if (!known) {
-    if (partnerType === 'store' && index.state.stores.length > 0) {
-      errors.push(fieldError('store_id', 'single_store', 'A direct-store account has one store per environment; ask for a hub to add more.'));
-    }
-    const clash = index.state.stores.find((s) => s.address === address);
-    if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
-  }
-  const holder = cnpj.state.holder;
-  if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
-    errors.push(fieldError('cnpj', 'already_registered', 'This CNPJ is already registered for another store.'));
-  }
-  if (errors.length > 0) throw invalid(errors);
-
-  // Reservations first: a crash after them leaves a reservation that the same PUT, repeated, reuses.
-  if (!holder) {
-    await deps.events.appendToStream(
-      cnpjStream,
-      [event<CnpjEvent>({ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
-      cnpj.revision < 0 ? 'no_stream' : cnpj.revision,
-    );
-  }
-  if (!known) {
-    await deps.events.appendToStream(
-      indexStream,
-      [event<StoreIndexEvent>({ type: 'StoreIndexed', data: { store_id: storeId, address } }, meta)],
-      index.revision < 0 ? 'no_stream' : index.revision,
-    );
-  }
-  const previousCnpj = store.state.input?.cnpj;
-  const command: StoreCommand = { type: 'RegisterStore', storeId, input, now: meta.recorded_at, meta };
-  const handled = await deps.repo.handle(storeStream, storeAggregate, (s) => decideStore(command, s));
-  if (previousCnpj && previousCnpj !== input.cnpj) {
-    const old = streams.cnpj(tenant.env, previousCnpj);
-    await deps.events.appendToStream(
-      old,
-      [event<CnpjEvent>({ type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
-      'any',
-    );
-  }
-  const result: { view: StoreView; position?: number } = { view: storeView(handled.state) };
-  if (handled.position !== undefined) result.position = handled.position;
-  return result;
 }
 
 /** Operator actions on a store (approve, approve a domain, suspend, reinstate). */
