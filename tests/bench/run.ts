@@ -11,7 +11,8 @@
  *      medians (target <= 1.5).
  * Prints a table and writes docs/benchmarks.md. BENCH_SECONDS scales the measuring phases (default 8);
  * BENCH_CONNECTIONS sets the connections of the closed loop (default 64); BENCH_PROFILE=<file.cpuprofile> saves a CPU
- * profile of the service process during the first gateway round of (a).
+ * profile of the service process during the first gateway round of (a); BENCH_ONLY=a runs phase (a) alone (no report
+ * written), for quick comparisons while tuning.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -187,6 +188,11 @@ async function main(): Promise<void> {
     service.log.level = 'silent';
     const quiet = await measured(() => load.run(job({ prefix: 'q', durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() })));
     service.log.level = 'info';
+    if (process.env.BENCH_ONLY === 'a') {
+      process.stdout.write(`\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write; bare ${f1(yard.rps)} req/s; ` +
+        `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n`);
+      return;
+    }
 
     step('b) projection lag at half the rate of (a)');
     const events = service.events as SqliteEventStore;
