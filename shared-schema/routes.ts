@@ -44,24 +44,25 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const p = pattern.split('/');
-  const a = path.split('/');
-  if (p.length !== a.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < p.length; i++) {
-    const seg = p[i]!;
-    const actual = a[i]!;
-    if (seg.startsWith(':')) {
-      if (actual === '') return null;
+/** Each route's path split once into segments (`:name` for a parameter). */
+const COMPILED = ROUTES.map((route) => ({ route, segments: route.path.split('/'), literal: !route.path.includes(':') }));
+
+function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | null {
+  if (pattern.length !== actual.length) return null;
+  let params: Record<string, string> | null = null;
+  for (let i = 0; i < pattern.length; i++) {
+    const seg = pattern[i]!;
+    const part = actual[i]!;
+    if (seg.charCodeAt(0) === 58 /* ':' */) {
+      if (part === '') return null;
       try {
-        params[seg.slice(1)] = decodeURIComponent(actual);
+        (params ??= {})[seg.slice(1)] = decodeURIComponent(part);
       } catch {
         return null;
       }
-    } else if (seg !== actual) return null;
+    } else if (seg !== part) return null;
   }
-  return params;
+  return params ?? {};
 }
 
 /** Finds the route for `method` + `path` (path relative to `/v1`). Literal segments win over parameters. */
@@ -73,10 +74,10 @@ export function matchRoute(method: string, path: string): RouteMatch {
   // Routes with literal segments (e.g. /products/batch) are listed before parametrised ones of the same shape,
   // and a literal match excludes the parametrised routes of the same path.
   let literalPath: string | null = null;
-  for (const r of ROUTES) {
-    const got = matchPath(r.path, path);
+  const actual = path.split('/');
+  for (const { route: r, segments, literal: isLiteral } of COMPILED) {
+    const got = matchSegments(segments, actual);
     if (!got) continue;
-    const isLiteral = !r.path.includes(':');
     if (literalPath !== null && r.path !== literalPath && !isLiteral) continue;
     if (isLiteral) literalPath = r.path;
     allowed.add(r.method);

@@ -90,12 +90,15 @@ export function storeSink(reads: ReadStore): HistorySink {
 
 const GROUP_MAX = 500;
 
+type Queued = { entry: HistoryEntry; done?: (err?: unknown) => void };
+
 export class HistoryWriter {
   /** Partners seen activated (activation is never undone). */
   private readonly activated = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
+  /** Activation lookups in flight (a partner not yet seen activated). */
+  private readonly lookups = new Set<Promise<void>>();
   /** Entries waiting for the next group commit. */
-  private queue: { entry: HistoryEntry; done: (err?: unknown) => void }[] = [];
+  private queue: Queued[] = [];
   private flushing: Promise<void> | null = null;
 
   constructor(
@@ -108,89 +111,90 @@ export class HistoryWriter {
     private readonly groupMs = 10,
   ) {}
 
-  /** The door hook: one entry per identified call, written in the background. */
+  /** The door hook: one entry per identified call, queued at once and written in the background. */
   readonly onCompleted = (request: CompletedRequest): void => {
     const caller = request.caller;
     if (!caller) return; // not identified
-    const input: HistoryInput = {
-      kind: 'request',
-      partnerId: caller.partnerId,
-      env: caller.env,
-      keyId: caller.keyId,
-      requestId: request.requestId,
-      method: request.method,
-      route: request.route,
-      status: request.status,
-      refs: referencesOf(request),
-      fields: request.write ? fieldNames(request.body) : [],
-    };
-    void this.record(input);
+    this.accept(
+      {
+        kind: 'request',
+        partnerId: caller.partnerId,
+        env: caller.env,
+        keyId: caller.keyId,
+        requestId: request.requestId,
+        method: request.method,
+        route: request.route,
+        status: request.status,
+        refs: referencesOf(request),
+        fields: request.write ? fieldNames(request.body) : [],
+      },
+      this.clock.now(),
+    );
   };
 
-  /** Records one entry; never throws. Call it after the outcome is decided (the batch runner: once per job). */
+  /**
+   * Records one entry; never throws. Call it after the outcome is decided (the batch runner: once per job). The
+   * promise settles once the entry is written (or its write failed, which is logged and counted).
+   */
   record(input: HistoryInput): Promise<void> {
-    const at = this.clock.now();
-    const task = this.write(input, at).catch((err: unknown) => {
-      this.onFailure();
-      this.log.error({ err: errorSummary(err), partner_id: input.partnerId, request_id: input.requestId ?? undefined, kind: input.kind }, 'history write failed');
-    });
-    this.pending.add(task);
-    void task.finally(() => this.pending.delete(task));
-    return task;
+    return new Promise<void>((resolve) => this.accept(input, this.clock.now(), resolve));
   }
 
   /** Waits for the writes in flight (graceful shutdown, tests). */
   async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    while (this.lookups.size > 0 || this.flushing) await Promise.all([...this.lookups, this.flushing]);
+  }
+
+  /** Queues the entry of an activated partner (synchronously once the partner was seen activated). */
+  private accept(input: HistoryInput, at: Date, settled?: () => void): void {
+    if (this.activated.has(input.partnerId)) return this.enqueue(input, at, settled);
+    const lookup = this.isActivated(input.partnerId).then(
+      (yes) => (yes ? this.enqueue(input, at, settled) : settled?.()),
+      (err: unknown) => {
+        this.failed(input, err);
+        settled?.();
+      },
+    );
+    this.lookups.add(lookup);
+    void lookup.finally(() => this.lookups.delete(lookup));
   }
 
   /**
-   * Group commit: entries recorded within `groupMs` of the first, or while a write is in flight, go together in one
+   * Group commit: entries queued within `groupMs` of the first, or while a write is in flight, go together in one
    * unit of work, so the history costs one commit per group, not one per request (answers never wait for it).
    */
-  private enqueue(entry: HistoryEntry): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ entry, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (!this.flushing) {
-        this.flushing = new Promise<void>((r) => setTimeout(r, this.groupMs)).then(() => this.drain());
-      }
+  private enqueue(input: HistoryInput, at: Date, settled?: () => void): void {
+    const entry = toEntry(input, at);
+    this.queue.push({
+      entry,
+      done: (err) => {
+        if (err !== undefined) this.failed(input, err);
+        settled?.();
+      },
     });
+    this.flushing ??= new Promise<void>((r) => setTimeout(r, this.groupMs)).then(() => this.drain());
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, GROUP_MAX);
+        let failure: unknown;
         try {
           await this.sink.append(group.map((g) => g.entry));
-          for (const g of group) g.done();
         } catch (err) {
-          for (const g of group) g.done(err ?? new Error('history sink failed'));
+          failure = err ?? new Error('history sink failed');
         }
+        for (const g of group) g.done?.(failure);
       }
     } finally {
       this.flushing = null;
     }
   }
 
-  private async write(input: HistoryInput, at: Date): Promise<void> {
-    if (!(await this.isActivated(input.partnerId))) return;
-    const entry: HistoryEntry = {
-      _id: `h_${ulid(at.getTime())}`,
-      kind: input.kind,
-      partner_id: input.partnerId,
-      env: input.env,
-      key_id: input.keyId ?? null,
-      request_id: input.requestId ?? null,
-      method: input.method ?? null,
-      route: input.route ?? null,
-      status: input.status ?? null,
-      outcome: input.outcome ?? null,
-      refs: cleanRefs(input.refs ?? {}),
-      fields: (input.fields ?? []).slice(0, MAX_FIELDS).map((f) => f.slice(0, 64)),
-      at: at.toISOString(),
-    };
-    await this.enqueue(entry);
+  private failed(input: HistoryInput, err: unknown): void {
+    this.onFailure();
+    this.log.error({ err: errorSummary(err), partner_id: input.partnerId, request_id: input.requestId ?? undefined, kind: input.kind }, 'history write failed');
   }
 
   private async isActivated(partnerId: string): Promise<boolean> {
@@ -200,6 +204,24 @@ export class HistoryWriter {
     this.activated.add(partnerId);
     return true;
   }
+}
+
+function toEntry(input: HistoryInput, at: Date): HistoryEntry {
+  return {
+    _id: `h_${ulid(at.getTime())}`,
+    kind: input.kind,
+    partner_id: input.partnerId,
+    env: input.env,
+    key_id: input.keyId ?? null,
+    request_id: input.requestId ?? null,
+    method: input.method ?? null,
+    route: input.route ?? null,
+    status: input.status ?? null,
+    outcome: input.outcome ?? null,
+    refs: cleanRefs(input.refs ?? {}),
+    fields: (input.fields ?? []).slice(0, MAX_FIELDS).map((f) => f.slice(0, 64)),
+    at: at.toISOString(),
+  };
 }
 
 /** References from the route params, then (writes) from the body's top-level reference fields, then a job id answered. */

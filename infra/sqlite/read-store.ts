@@ -38,6 +38,13 @@ export interface SqliteReadStoreOptions {
   sweepIntervalMs?: number;
   /** How long a write waits for another process's lock before failing with SQLITE_BUSY (default 5 000). */
   busyTimeoutMs?: number;
+  /**
+   * Refuse, with an error, a call that would wait for the writer from inside a unit of work (a deadlock otherwise).
+   * Off by default: it needs an AsyncLocalStorage, and on Node 20 one live AsyncLocalStorage turns on promise hooks
+   * for every promise of the process (a few per cent of the write path in `make bench`). The contract suite turns it
+   * on to show the misuse is caught; without it such a unit hangs (tests see a timeout).
+   */
+  detectReentry?: boolean;
 }
 
 /** Runs tasks one at a time, in call order; a failed task does not block the next. */
@@ -52,8 +59,8 @@ class Mutex {
 
 export class SqliteReadStore implements ReadStore {
   private readonly mutex = new Mutex();
-  /** Set inside a unit of work, to refuse calls that would wait for the mutex the unit holds. */
-  private readonly inUnit = new AsyncLocalStorage<true>();
+  /** Set inside a unit of work, to refuse calls that would wait for the mutex the unit holds (`detectReentry`). */
+  private readonly inUnit: AsyncLocalStorage<true> | null;
   private readonly expiring = new Set<string>();
   private readonly sweepTimer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -63,7 +70,9 @@ export class SqliteReadStore implements ReadStore {
     private readonly reader: SqliteConnection,
     private readonly clock: Clock,
     sweepIntervalMs: number,
+    detectReentry: boolean,
   ) {
+    this.inUnit = detectReentry ? new AsyncLocalStorage<true>() : null;
     if (sweepIntervalMs > 0) {
       this.sweepTimer = setInterval(() => void this.sweepExpired().catch(() => undefined), sweepIntervalMs);
       this.sweepTimer.unref();
@@ -97,6 +106,7 @@ export class SqliteReadStore implements ReadStore {
       new SqliteConnection(reader),
       options.clock ?? systemClock,
       options.sweepIntervalMs ?? 60_000,
+      options.detectReentry ?? false,
     );
   }
 
@@ -121,24 +131,23 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
-    return this.exclusive(() =>
-      this.inUnit.run(true, async () => {
-        const db = this.writer.db;
-        db.exec('BEGIN IMMEDIATE');
-        const tx = new SqliteTx(this.writer);
-        let result: T;
-        try {
-          result = await work(tx);
-          tx.end();
-          db.exec('COMMIT');
-        } catch (err) {
-          tx.end();
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-        return result;
-      }),
-    );
+    const unit = async (): Promise<T> => {
+      const db = this.writer.db;
+      db.exec('BEGIN IMMEDIATE');
+      const tx = new SqliteTx(this.writer);
+      let result: T;
+      try {
+        result = await work(tx);
+        tx.end();
+        db.exec('COMMIT');
+      } catch (err) {
+        tx.end();
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+      return result;
+    };
+    return this.exclusive(() => (this.inUnit ? this.inUnit.run(true, unit) : unit()));
   }
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
@@ -230,7 +239,7 @@ export class SqliteReadStore implements ReadStore {
   private exclusive<T>(task: () => T | Promise<T>): Promise<T> {
     try {
       this.assertOpen();
-      if (this.inUnit.getStore()) {
+      if (this.inUnit?.getStore()) {
         throw new Error('called the store from inside its own unit of work (this would wait forever): use the tx');
       }
     } catch (err) {

@@ -142,8 +142,8 @@ describe('SqliteReadStore', () => {
     await expectRejected(store.get('missing_one', 'x'), /unknown collection "missing_one"/);
   });
 
-  it('refuses to call the store from inside its own unit instead of waiting forever', async () => {
-    const store = open();
+  it('refuses to call the store from inside its own unit instead of waiting forever (detectReentry)', async () => {
+    const store = open({ detectReentry: true });
     await store.ensureCollections([{ name: 'keys', indexes: [] }]);
     await expectRejected(
       store.transact(async (tx) => {
