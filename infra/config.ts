@@ -38,6 +38,12 @@ export interface Config {
   coverCheckConcurrency: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
+  /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
+  coverCheckMaxDeliveries: number;
+  /** Pause before retrying a failed cover check, doubled per delivery. */
+  coverCheckRetryMs: number;
+  /** This process consumes the cover-check queue (COVER_CHECK_WORKER; a command-api process, beside the projections one). */
+  coverCheckWorker: boolean;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coverFetch,
     coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
+    coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
+    coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),
+    coverCheckWorker: oneOf('COVER_CHECK_WORKER', ['on', 'off'] as const, 'off') === 'on',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -12,6 +12,9 @@
  *   clock get
  *   clock advance MS                                                    only on a service started with CLOCK=manual
  *   streams read STREAM                                                 e.g. product-live:pt_X:sku-1
+ *   cover dead-letters [--limit N]                                      cover checks that failed every delivery
+ *   cover requeue ID                                                    run one dead letter again (after a fix)
+ *   cover requeue-all                                                   run every dead letter again
  *
  * Environment: ADMIN_URL (default http://127.0.0.1:8081/admin/v1); the token is ADMIN_TOKEN, else the file
  * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
@@ -41,6 +44,9 @@ export const USAGE = `usage: ops <command>
   clock get
   clock advance MS
   streams read STREAM
+  cover dead-letters [--limit N]
+  cover requeue ID
+  cover requeue-all
 env: ADMIN_URL (default http://127.0.0.1:8081/admin/v1), ADMIN_TOKEN or $DATA_DIR/admin-token`;
 
 /** Splits `--flag value` / `--flag=value` options from positional words; every flag takes a value. */
@@ -113,6 +119,18 @@ export function planRequest(args: readonly string[]): AdminRequest {
       }
       case 'streams read':
         return { method: 'GET', path: `/streams/${seg(positional(1)[0]!)}` };
+      case 'cover dead-letters': {
+        positional(0);
+        if (!flags.has('limit')) return { method: 'GET', path: '/cover-checks/dead-letters' };
+        const limit = flag('limit');
+        if (!/^\d+$/.test(limit)) throw new UsageError('--limit takes a whole number');
+        return { method: 'GET', path: `/cover-checks/dead-letters?limit=${limit}` };
+      }
+      case 'cover requeue':
+        return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [positional(1)[0]!] } };
+      case 'cover requeue-all':
+        positional(0);
+        return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { all: true } };
       default:
         throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${words.slice(0, 2).join(' ')}`);
     }

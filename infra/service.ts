@@ -12,6 +12,7 @@ import { ManualClock, systemClock, type Clock } from '../shared-schema/ports/clo
 import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
+import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
 import { IDEMPOTENCY_COLLECTION } from '../shared-schema/http/idempotency.js';
 import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
 import type { ReadRoute } from '../query-api/app.js';
@@ -84,12 +85,26 @@ export function resolveAdminToken(config: Config): string {
   }
 }
 
-export async function startService(config: Config, options: { log?: Logger; operations?: Partial<OperationsSettings> } = {}): Promise<Service> {
+export interface StartOptions {
+  log?: Logger;
+  operations?: Partial<OperationsSettings>;
+  /**
+   * Tests only: messaging to use instead of the in-process adapter (e.g. NATS, to run the embedded service's
+   * reactors on a durable queue). The service closes it.
+   */
+  messaging?: Messaging;
+  /** Tests only: replaces the cover check's HTTPS fetcher. */
+  coverChecker?: CoverChecker;
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const stores = await openStores(config, 'embedded', clock);
-  const { events, messaging } = stores;
+  const { events } = stores;
+  if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
+  const messaging = options.messaging ?? stores.messaging;
   // Operations: every read-model access goes through `operations.reads` (projection generations).
   const operations = await Operations.create({ log, clock, events, reads: stores.reads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
   const reads = operations.reads;
@@ -100,7 +115,13 @@ export async function startService(config: Config, options: { log?: Logger; oper
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory, metrics: operations.metrics });
+  const reactors = await startReactors(REACTORS, {
+    ...parts,
+    deps,
+    recordHistory: operations.recordHistory,
+    metrics: operations.metrics,
+    ...(options.coverChecker ? { coverChecker: options.coverChecker } : {}),
+  });
 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
   const queryApp = buildQueryApp(parts, READ_ROUTES, operations.doorHooks('query'));

@@ -1,48 +1,72 @@
 /**
  * The cover-check reactor: follows the product events of the log from its own checkpoint and, for every send of a
- * product (`ProductUpserted`, single or batch), asks the pool for a check (the job decides from the stream whether
- * one is owed: a new cover address, or the same address sent again after a rejection).
+ * product (`ProductUpserted`, single or batch), puts one item on the cover-check work queue (cover-queue.ts); its
+ * consumers run the check (the job decides from the stream whether one is owed: a new cover address, or the same
+ * address sent again after a rejection).
  *
- * The checkpoint (saved in the read store as `reactor:cover`) only passes an event once its job ran, so a restart
- * resumes with every check still owed; jobs found already done are skipped by `checkOwed`, so none runs twice in a
- * row. At most `maxPending` sends wait for their check at a time: beyond that the reactor stops reading the log.
+ * The checkpoint (saved in the read store as `reactor:cover`) passes a send only once its item is safe:
+ * - with a durable queue (`messaging.durable`: NATS JetStream), once `enqueue` resolved — the server holds it;
+ * - with a queue that dies with the process (in-process, the embedded default), once its consumer is done with it
+ *   (`settled`). A dead letter holds the checkpoint too (it is not done), without holding back other sends: after a
+ *   restart the send is queued again, and the operator's requeue lets it pass.
+ * So a crash, even SIGKILL, loses no owed check; a send queued again finds its check done (`checkOwed`) and
+ * checks nothing. At most `maxPending` sends wait at a time: beyond that the reactor stops reading the log.
  */
 import type { EventStore, Subscription } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import { CATEGORIES } from '../../shared-schema/streams.js';
-import type { CoverWork } from './cover-work.js';
+import { COVER_QUEUE, coverItemId, coverItemPayload, type CoverItemOutcome } from './cover-queue.js';
 
 export const COVER_REACTOR_CHECKPOINT = 'reactor:cover';
 
 export interface CoverReactorOptions {
   events: EventStore;
   reads: ReadStore;
-  work: CoverWork;
-  /** Sends waiting for their check before the reactor pauses reading. Default 1000. */
+  messaging: Messaging;
+  /** Sends waiting (for their enqueue, or their check with a queue that is not durable) before reading pauses. Default 1000. */
   maxPending?: number;
+  /** Pause before enqueueing again after a failed enqueue, doubled up to 30 s. Default 200 ms. */
+  enqueueRetryMs?: number;
   onError?: (err: unknown) => void;
 }
 
-/** Positions of events whose work is not done; the checkpoint stays below the oldest. */
+/**
+ * Positions of sends not yet safe; the checkpoint stays below the oldest. A parked one (a dead letter) holds the
+ * checkpoint but does not count as waiting.
+ */
 class Watermark {
-  private readonly pending = new Set<number>();
+  private readonly pending = new Map<number, { parked: boolean }>();
+  private waiting = 0;
   private lastSeen: number;
   constructor(start: number) {
     this.lastSeen = start;
   }
+  /** Sends waiting, parked ones left out. */
   get size(): number {
-    return this.pending.size;
+    return this.waiting;
   }
   seen(position: number, needsWork: boolean): void {
     this.lastSeen = position;
-    if (needsWork) this.pending.add(position);
+    if (!needsWork) return;
+    this.pending.set(position, { parked: false });
+    this.waiting += 1;
   }
   done(position: number): void {
+    const entry = this.pending.get(position);
+    if (!entry) return;
     this.pending.delete(position);
+    if (!entry.parked) this.waiting -= 1;
   }
-  /** Every event at or below this position is done (a Set iterates in insertion order: oldest first). */
+  park(position: number): void {
+    const entry = this.pending.get(position);
+    if (!entry || entry.parked) return;
+    entry.parked = true;
+    this.waiting -= 1;
+  }
+  /** Every event at or below this position is safe (a Map iterates in insertion order: oldest first). */
   get safe(): number {
-    const oldest = this.pending.values().next();
+    const oldest = this.pending.keys().next();
     return oldest.done ? this.lastSeen : oldest.value - 1;
   }
 }
@@ -55,6 +79,10 @@ export class CoverCheckReactor {
   private saving: Promise<void> | null = null;
   private room: (() => void) | null = null;
   private stopped = false;
+  private readonly stopping = new AbortController();
+  /** With a queue that is not durable: item id → position of its send, until its consumer settles it. */
+  private readonly tracked = new Map<string, number>();
+  private readonly enqueues = new Set<Promise<void>>();
 
   constructor(private readonly options: CoverReactorOptions) {}
 
@@ -67,34 +95,81 @@ export class CoverCheckReactor {
     });
   }
 
-  /** Stops reading, lets running checks finish, saves how far the log is done. Queued checks wait for the restart. */
+  /**
+   * A consumer of this process finished with an item: `done` lets the checkpoint pass its send, `dead` parks it.
+   * Only sends queued on a queue that is not durable are followed; other ids are ignored.
+   */
+  settled(id: string, outcome: CoverItemOutcome): void {
+    const position = this.tracked.get(id);
+    if (position === undefined) return;
+    if (outcome === 'dead') {
+      this.watermark.park(position);
+      this.room?.();
+      return;
+    }
+    this.tracked.delete(id);
+    this.finished(position);
+  }
+
+  /** Stops reading and enqueueing, saves how far the log is safe. Sends settled later are saved by `flush`. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.room?.();
     await this.subscription?.close();
     await this.loop;
-    await this.options.work.stop();
+    await Promise.all([...this.enqueues]);
     await this.save();
+  }
+
+  /** Saves the checkpoint as it stands (after the consumers stopped, for their last settlements). */
+  flush(): Promise<void> {
+    return this.save();
   }
 
   private async follow(subscription: Subscription): Promise<void> {
     const maxPending = this.options.maxPending ?? 1000;
+    const durable = this.options.messaging.durable;
     for await (const event of subscription) {
       if (this.stopped) return;
       const send = event.type === 'ProductUpserted';
       this.watermark.seen(event.position, send);
       if (send) {
-        void this.options.work.submit(event.stream, { kind: 'sent', revision: event.revision }).then((job) => {
-          if (job.outcome === 'dropped') return; // not done: the checkpoint stays below it
-          this.watermark.done(event.position);
-          this.room?.();
-          void this.save();
+        const item = { stream: event.stream, revision: event.revision };
+        const id = coverItemId(item);
+        if (!durable) this.tracked.set(id, event.position); // before enqueue: the consumer may settle it at once
+        const enqueued = this.enqueue(id, coverItemPayload(item)).then((ok) => {
+          if (ok && durable) this.finished(event.position);
         });
+        this.enqueues.add(enqueued);
+        void enqueued.then(() => this.enqueues.delete(enqueued));
         while (this.watermark.size >= maxPending && !this.stopped) await new Promise<void>((resolve) => (this.room = resolve));
-      } else if (this.watermark.size === 0) {
+      } else {
         void this.save();
       }
     }
+  }
+
+  /** Enqueues, trying again while the queue refuses; false when stopped first (the send stays pending). */
+  private async enqueue(id: string, payload: string): Promise<boolean> {
+    const first = this.options.enqueueRetryMs ?? 200;
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.options.messaging.enqueue(COVER_QUEUE, id, payload);
+        return true;
+      } catch (err) {
+        if (this.stopped) return false;
+        this.options.onError?.(err);
+        await pause(Math.min(first * 2 ** attempt, 30_000), this.stopping.signal);
+      }
+    }
+    return false;
+  }
+
+  private finished(position: number): void {
+    this.watermark.done(position);
+    this.room?.();
+    void this.save();
   }
 
   /** Saves the checkpoint; calls made while a save runs are folded into one more save. */
@@ -115,4 +190,17 @@ export class CoverCheckReactor {
     })();
     return this.saving;
   }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }

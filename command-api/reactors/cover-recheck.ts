@@ -4,6 +4,10 @@
  * accepted (and not stale) for 7 days — and for products whose current cover has no result 10 minutes after the send
  * (work lost to a failure), and hands them to the pool. The job re-reads the stream before checking, so a result
  * the read model has not caught up with is never checked twice.
+ *
+ * The scan runs on the pool of the process directly, not through the work queue: it is itself the retry (a check
+ * that failed is found again by the next scan). It keeps at most as many checks in the pool as the pool runs at once,
+ * so that the checks the work queue delivers to the same pool never wait long for a slot (their ack wait runs).
  */
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
@@ -73,15 +77,23 @@ export class CoverRecheckScheduler {
       [{ base_state: 'accepted', cover_checked_at: { lte: before(RECHECK_ACCEPTED_MS) }, last_write_at: { gte: before(STALE_AFTER_MS) } }, { kind: 'due' }],
       [{ base_state: 'pending', cover_checked_at: null, last_write_at: { lte: before(UNCHECKED_AFTER_MS) } }, { kind: 'unchecked' }],
     ];
-    const jobs: Promise<number>[] = [];
+    const { work } = this.options;
+    const running = new Set<Promise<void>>();
+    let highest = 0;
     for (const [where, trigger] of due) {
       const rows = await this.options.reads.find<DueProduct>('products', { where, orderBy: [{ field: 'cover_checked_at' }], limit: this.options.batch ?? 500 });
       for (const row of rows) {
+        while (running.size >= work.slotCount) await Promise.race(running);
         const stream = streams.product({ partnerId: row.partner_id, env: row.env }, row.sku);
-        if (this.options.work.busy(stream)) continue;
-        jobs.push(this.options.work.submit(stream, trigger).then((job) => (job.outcome === 'done' ? (job.position ?? 0) : 0)));
+        if (work.busy(stream)) continue;
+        const job = work.submit(stream, trigger).then((done) => {
+          if (done.outcome === 'done') highest = Math.max(highest, done.position ?? 0);
+        });
+        running.add(job);
+        void job.then(() => running.delete(job));
       }
     }
-    return Math.max(0, ...(await Promise.all(jobs)));
+    await Promise.all(running);
+    return highest;
   }
 }

@@ -105,8 +105,12 @@ export interface CoverWorkOptions {
   onError?: (err: unknown, stream: string) => void;
 }
 
-/** `done`: the job ran (appended or found nothing owed); `dropped`: the pool stopped before it ran. */
-export type JobOutcome = { outcome: 'done'; position?: number } | { outcome: 'dropped' };
+/**
+ * `done`: the job ran (appended a result, judged or not, or found nothing owed); `failed`: it could not finish (the
+ * checker threw, an append failed for another reason than a concurrent writer) and nothing was recorded;
+ * `dropped`: the pool stopped before it ran.
+ */
+export type JobOutcome = { outcome: 'done'; position?: number } | { outcome: 'failed'; error: unknown } | { outcome: 'dropped' };
 
 export class CoverWork {
   private readonly concurrency: number;
@@ -120,9 +124,14 @@ export class CoverWork {
     this.concurrency = Math.max(1, options.concurrency ?? 8);
   }
 
-  /** Products with a check queued or running (the queue depth the metrics report). */
+  /** Products with a check queued or running. */
   get depth(): number {
     return this.tails.size;
+  }
+
+  /** Checks running at once. */
+  get slotCount(): number {
+    return this.concurrency;
   }
 
   /** Products with a job queued or running (the scheduler does not queue a second one). */
@@ -160,7 +169,7 @@ export class CoverWork {
       return await work();
     } catch (err) {
       this.options.onError?.(err, stream);
-      return { outcome: 'done' };
+      return { outcome: 'failed', error: err };
     } finally {
       const next = this.slots.shift();
       if (next) next();

@@ -32,7 +32,8 @@ export interface AdminOptions {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
+/** The request body as a JSON object (at most 64 KiB); an empty body is `{}`. */
+export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of ctx.req) {

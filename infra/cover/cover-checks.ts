@@ -1,11 +1,17 @@
 /**
  * Wires the cover check for one process: the fetcher (infra) behind the `CoverChecker` port, the pool, the reactor
- * that follows the log, and the re-check scheduler. `COVER_CHECK=off` (never in production) starts none of them.
+ * that follows the log and queues one item per send on the messaging work queue, a consumer of that queue, and the
+ * re-check scheduler. `COVER_CHECK=off` (never in production) starts none of them.
+ *
+ * `startCoverWorker` starts a consumer and its pool alone, for more processes sharing a durable queue (a
+ * command-api process with `COVER_CHECK_WORKER=on`): the reactor and the scheduler stay single, in the projections
+ * process.
  */
 import type { Logger } from 'pino';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { CoverWork } from '../../command-api/reactors/cover-work.js';
 import { CoverCheckReactor } from '../../command-api/reactors/cover-check.js';
+import { CoverQueueConsumer, type CoverItemOutcome } from '../../command-api/reactors/cover-queue.js';
 import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { Config } from '../config.js';
@@ -17,20 +23,19 @@ export interface CoverChecks {
   stop(): Promise<void>;
 }
 
-export async function startCoverChecks(options: {
+export interface CoverCheckOptions {
   config: Config;
   deps: CommandDeps;
   log: Logger;
-  waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
   /** Replaces the HTTPS fetcher (tests of the wiring only). */
   checker?: CoverChecker;
   /** Told the outcome of every check (`ok`, or the first reason's code), for the metrics. */
   onOutcome?: (outcome: string) => void;
-  /** Given the depth of the check queue once, for the metrics. */
-  registerQueue?: (depth: () => number) => void;
-}): Promise<CoverChecks | null> {
+}
+
+/** The pool and a consumer of the queue feeding it. */
+function coverConsumer(options: CoverCheckOptions, onSettled?: (id: string, outcome: CoverItemOutcome) => void): { work: CoverWork; consumer: CoverQueueConsumer } {
   const { config, deps, log } = options;
-  if (!config.coverCheck) return null;
   const fetcher: CoverChecker = options.checker ?? createCoverFetcher(config.coverFetch);
   const checker: CoverChecker = async (url, hosts) => {
     const verdict = await fetcher(url, hosts);
@@ -45,8 +50,25 @@ export async function startCoverChecks(options: {
     concurrency: config.coverCheckConcurrency,
     onError: (err, stream) => log.error({ err, stream }, 'cover check failed'),
   });
-  options.registerQueue?.(() => work.depth);
-  const reactor = new CoverCheckReactor({ events: deps.events, reads: deps.reads, work, onError: (err) => log.error({ err }, 'cover reactor stopped') });
+  const consumer = new CoverQueueConsumer({
+    messaging: deps.messaging,
+    work,
+    concurrency: config.coverCheckConcurrency,
+    maxDeliveries: config.coverCheckMaxDeliveries,
+    retryDelayMs: config.coverCheckRetryMs,
+    ...(onSettled ? { onSettled } : {}),
+  });
+  return { work, consumer };
+}
+
+export async function startCoverChecks(
+  options: CoverCheckOptions & { waitForPosition: (position: number, timeoutMs: number) => Promise<boolean> },
+): Promise<CoverChecks | null> {
+  const { config, deps, log } = options;
+  if (!config.coverCheck) return null;
+  let reactor: CoverCheckReactor | undefined;
+  const { work, consumer } = coverConsumer(options, (id, outcome) => reactor?.settled(id, outcome));
+  reactor = new CoverCheckReactor({ events: deps.events, reads: deps.reads, messaging: deps.messaging, onError: (err) => log.error({ err }, 'cover reactor error') });
   const scheduler = new CoverRecheckScheduler({
     reads: deps.reads,
     clock: deps.clock,
@@ -54,8 +76,10 @@ export async function startCoverChecks(options: {
     intervalMs: config.coverRecheckScanMs,
     onError: (err) => log.error({ err }, 'cover re-check scan failed'),
   });
+  await consumer.start();
   await reactor.start();
   scheduler.start();
+  const started = reactor;
   return {
     async clockMoved() {
       const position = await scheduler.scan();
@@ -63,7 +87,23 @@ export async function startCoverChecks(options: {
     },
     async stop() {
       await scheduler.stop();
-      await reactor.stop();
+      await started.stop(); // no more items queued
+      await consumer.stop(); // the checks in hand finish and settle
+      await work.stop();
+      await started.flush();
+    },
+  };
+}
+
+/** A consumer of the cover-check queue and its pool, without reactor nor scheduler. Null with COVER_CHECK=off. */
+export async function startCoverWorker(options: CoverCheckOptions): Promise<{ stop(): Promise<void> } | null> {
+  if (!options.config.coverCheck) return null;
+  const { work, consumer } = coverConsumer(options);
+  await consumer.start();
+  return {
+    async stop() {
+      await consumer.stop();
+      await work.stop();
     },
   };
 }

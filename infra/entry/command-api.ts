@@ -3,6 +3,9 @@
  * redirector (`/p/…`, a GET that records clicks; the gateway sends it here). Any number of replicas: decisions are
  * guarded by expected revisions, the rate brake and read-your-writes numbers are shared through NATS, and each
  * commit to the SQLite event store is announced (`appended`) so the projections process picks it up at once.
+ *
+ * With `COVER_CHECK_WORKER=on` (and the cover check on) it also consumes the cover-check work queue on NATS beside
+ * the projections process, spreading the checks; the reactor that fills the queue stays in the projections process.
  */
 import { ALL_COLLECTIONS, PROJECTORS, WRITE_ROUTES } from '../service.js';
 import { gatewayHandler, listen } from '../gateway.js';
@@ -13,6 +16,7 @@ import { PositionWatcher, announceAppends } from '../wiring/cross-process.js';
 import { buildCommandApp, commandDeps, type DoorParts } from '../wiring/doors.js';
 import { startDoorOperations } from '../wiring/door-operations.js';
 import { processClock } from '../wiring/shared-clock.js';
+import { startCoverWorker } from '../cover/cover-checks.js';
 import { runProcess } from './process.js';
 
 runProcess('command-api', async ({ config, settings, log }) => {
@@ -29,10 +33,12 @@ runProcess('command-api', async ({ config, settings, log }) => {
   const deps = commandDeps(parts);
   const command = buildCommandApp(parts, deps, WRITE_ROUTES, ops.hooks).callback();
   const port = await listen(gatewayHandler(command, command, createRedirector(deps, log)), config.port, config.host);
+  const coverWorker = config.coverCheckWorker ? await startCoverWorker({ config, deps, log }) : null;
   return {
     servers: { port },
     async close() {
       await drainServer(port, Math.floor(settings.shutdownTimeoutMs * 0.6));
+      await coverWorker?.stop();
       await ops.close();
       await watcher.close();
       stopAnnouncing();

@@ -5,8 +5,8 @@
  * The ack wait runs on real timers (like the NATS server's `ack_wait`): it guards against a stuck handler,
  * it is not a business time rule, so it does not read the injected clock.
  */
-import type { WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
-import type { ConsumerSettings } from './options.js';
+import type { QueueStats, WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
+import { ACK_WAIT_RAN_OUT, errorMessage, type ConsumerSettings } from './options.js';
 
 interface Consumer extends ConsumerSettings {
   handler: WorkHandler;
@@ -18,6 +18,8 @@ interface Pending {
   id: string;
   payload: string;
   deliveries: number;
+  /** Why the last delivery failed, if it threw or ran out of ack wait. */
+  lastError?: string;
   /** The delivery currently in flight, if any. */
   delivery?: Delivery;
 }
@@ -56,8 +58,29 @@ export class InProcessWorkQueue {
     };
   }
 
-  deadLetters(): WorkItem[] {
-    return this.dead.map((item) => ({ ...item }));
+  deadLetters(limit = Infinity): WorkItem[] {
+    return this.dead.slice(0, limit).map((item) => ({ ...item }));
+  }
+
+  /** Moves the dead letters with these ids (all when omitted) back into the queue, as fresh items. */
+  requeueDeadLetters(ids?: readonly string[]): WorkItem[] {
+    const chosen = ids === undefined ? undefined : new Set(ids);
+    const moved: WorkItem[] = [];
+    for (let i = 0; i < this.dead.length; ) {
+      const item = this.dead[i]!;
+      if (chosen && !chosen.has(item.id)) {
+        i += 1;
+        continue;
+      }
+      this.dead.splice(i, 1);
+      moved.push({ ...item });
+      this.enqueue(item.id, item.payload);
+    }
+    return moved;
+  }
+
+  stats(): QueueStats {
+    return { pending: this.pending.size, deadLetters: this.dead.length };
   }
 
   private dispatch(): void {
@@ -84,6 +107,7 @@ export class InProcessWorkQueue {
 
   private deliver(item: Pending, consumer: Consumer): void {
     item.deliveries += 1;
+    item.lastError = undefined;
     consumer.active += 1;
     const delivery: Delivery = { consumer, released: false };
     delivery.timer = setTimeout(() => this.settle(item, delivery, 'expired'), consumer.ackWaitMs);
@@ -94,11 +118,11 @@ export class InProcessWorkQueue {
       .then(() => consumer.handler(view))
       .then(
         (result) => this.settle(item, delivery, result === 'ack' ? 'ack' : 'retry'),
-        () => this.settle(item, delivery, 'retry'),
+        (err: unknown) => this.settle(item, delivery, 'retry', errorMessage(err)),
       );
   }
 
-  private settle(item: Pending, delivery: Delivery, outcome: 'ack' | 'retry' | 'expired'): void {
+  private settle(item: Pending, delivery: Delivery, outcome: 'ack' | 'retry' | 'expired', error?: string): void {
     this.release(delivery);
     const stillPending = this.pending.get(item.id) === item;
     if (stillPending && outcome === 'ack') {
@@ -107,6 +131,7 @@ export class InProcessWorkQueue {
       this.ready = this.ready.filter((other) => other !== item);
     } else if (stillPending && item.delivery === delivery) {
       item.delivery = undefined;
+      item.lastError = outcome === 'expired' ? ACK_WAIT_RAN_OUT : error;
       if (item.deliveries >= delivery.consumer.maxDeliveries) this.bury(item);
       else this.ready.push(item);
     }
@@ -124,6 +149,6 @@ export class InProcessWorkQueue {
 
   private bury(item: Pending): void {
     this.pending.delete(item.id);
-    this.dead.push({ id: item.id, payload: item.payload, deliveries: item.deliveries });
+    this.dead.push({ id: item.id, payload: item.payload, deliveries: item.deliveries, ...(item.lastError === undefined ? {} : { lastError: item.lastError }) });
   }
 }

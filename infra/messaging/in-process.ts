@@ -7,13 +7,14 @@
 import { systemClock, type Clock } from '../../shared-schema/ports/clock.js';
 import type {
   Messaging,
+  QueueStats,
   Unsubscribe,
   WorkHandler,
   WorkItem,
   WorkQueueOptions,
 } from '../../shared-schema/ports/messaging.js';
 import { InProcessWorkQueue } from './in-process-work-queue.js';
-import { checkIncrement, checkNumber, consumerSettings } from './options.js';
+import { checkIncrement, checkLimit, checkNumber, consumerSettings } from './options.js';
 
 type Listener = (payload: string) => void;
 
@@ -38,6 +39,8 @@ export class InProcessHub {
 }
 
 export class InProcessMessaging implements Messaging {
+  /** The queues live in this process's memory: an item enqueued is lost if the process dies. */
+  readonly durable = false;
   private readonly stops = new Set<() => Promise<void>>();
   private closed = false;
 
@@ -126,9 +129,19 @@ export class InProcessMessaging implements Messaging {
     return stop;
   }
 
-  async deadLetters(queue: string): Promise<WorkItem[]> {
+  async deadLetters(queue: string, options: { limit?: number } = {}): Promise<WorkItem[]> {
     this.assertOpen();
-    return this.hub.queues.get(queue)?.deadLetters() ?? [];
+    return this.hub.queues.get(queue)?.deadLetters(checkLimit(options.limit)) ?? [];
+  }
+
+  async requeueDeadLetters(queue: string, ids?: readonly string[]): Promise<WorkItem[]> {
+    this.assertOpen();
+    return this.hub.queues.get(queue)?.requeueDeadLetters(ids) ?? [];
+  }
+
+  async queueStats(queue: string): Promise<QueueStats> {
+    this.assertOpen();
+    return this.hub.queues.get(queue)?.stats() ?? { pending: 0, deadLetters: 0 };
   }
 
   /** Stops this instance's subscriptions and consumers (waiting for deliveries in flight); the hub stays. */

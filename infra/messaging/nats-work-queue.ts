@@ -13,7 +13,9 @@
  *   The consumer's own `max_deliver` is left unlimited on purpose: with a server-side limit, an item whose
  *   dead-lettering failed on its final delivery would stay in the stream, never delivered and blocking its id.
  * - Dead letters are copied to a limits stream per queue (deduplicated by the item's stream sequence), then
- *   the item is acked.
+ *   the item is acked. They are read back (listing, requeue) through an ordered consumer, which skips the
+ *   gaps that requeued (deleted) messages leave. A requeue publishes the item to the queue again, then deletes
+ *   the dead letter: a crash in between leaves both, and the next requeue finds the id already pending.
  */
 import {
   AckPolicy,
@@ -28,10 +30,10 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from 'nats';
-import type { WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
+import type { QueueStats, WorkHandler, WorkItem } from '../../shared-schema/ports/messaging.js';
 import type { NatsNames } from './nats-names.js';
 import { untoken } from './nats-names.js';
-import type { ConsumerSettings } from './options.js';
+import { ACK_WAIT_RAN_OUT, errorMessage, type ConsumerSettings } from './options.js';
 
 const DURABLE = 'workers';
 /** How long one pull waits for items (the client's minimum is 1 s); bounds how long `stop` waits for it. */
@@ -39,7 +41,10 @@ const FETCH_EXPIRES_MS = 1_000;
 const FETCH_ERROR_BACKOFF_MS = 500;
 const ERR_MAX_MSGS_PER_SUBJECT = 10077;
 const ERR_STREAM_NOT_FOUND = 10059;
+const ERR_NO_MESSAGE = 10037;
 const DEAD_LETTER_MAX_MSGS = 100_000;
+/** Dead letters read per pull when listing or requeueing. */
+const DEAD_LETTER_PAGE = 256;
 
 const sc = StringCodec();
 
@@ -106,25 +111,81 @@ export class NatsWorkQueues {
     };
   }
 
-  async deadLetters(queue: string): Promise<WorkItem[]> {
+  async deadLetters(queue: string, limit: number): Promise<WorkItem[]> {
+    const items: WorkItem[] = [];
+    if (limit <= 0) return items;
+    await this.eachDeadLetter(queue, async (item) => {
+      items.push(item);
+      return items.length < limit;
+    });
+    return items;
+  }
+
+  async requeueDeadLetters(queue: string, ids?: readonly string[]): Promise<WorkItem[]> {
+    const chosen = ids === undefined ? undefined : new Set(ids);
+    if (chosen?.size === 0) return [];
     const stream = this.names.deadLetterStream(queue);
-    let first: number;
+    const moved: WorkItem[] = [];
+    await this.eachDeadLetter(queue, async (item, seq) => {
+      if (chosen && !chosen.has(item.id)) return true;
+      await this.enqueue(queue, item.id, item.payload);
+      await this.jsm.streams.deleteMessage(stream, seq).catch((err: unknown) => {
+        if (apiErrorCode(err) !== ERR_NO_MESSAGE) throw err; // another requeue took it meanwhile
+      });
+      moved.push(item);
+      return true;
+    });
+    return moved;
+  }
+
+  async stats(queue: string): Promise<QueueStats> {
+    const [pending, deadLetters] = await Promise.all([
+      this.messagesIn(this.names.queueStream(queue)),
+      this.messagesIn(this.names.deadLetterStream(queue)),
+    ]);
+    return { pending, deadLetters };
+  }
+
+  private async messagesIn(stream: string): Promise<number> {
+    try {
+      return (await this.jsm.streams.info(stream)).state.messages;
+    } catch (err) {
+      if (apiErrorCode(err) === ERR_STREAM_NOT_FOUND) return 0;
+      throw err;
+    }
+  }
+
+  /** Visits the dead letters oldest first, with their stream sequence, until `visit` answers false. */
+  private async eachDeadLetter(queue: string, visit: (item: WorkItem, seq: number) => Promise<boolean>): Promise<void> {
+    const stream = this.names.deadLetterStream(queue);
     let last: number;
     try {
       const info = await this.jsm.streams.info(stream);
-      if (info.state.messages === 0) return [];
-      first = info.state.first_seq;
+      if (info.state.messages === 0) return;
       last = info.state.last_seq;
     } catch (err) {
-      if (apiErrorCode(err) === ERR_STREAM_NOT_FOUND) return [];
+      if (apiErrorCode(err) === ERR_STREAM_NOT_FOUND) return;
       throw err;
     }
-    const items: WorkItem[] = [];
-    for (let seq = first; seq <= last; seq++) {
-      const stored = await this.jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
-      if (stored) items.push(stored.json<WorkItem>());
+    const reader = await this.js.consumers.get(stream); // an ordered consumer: the stream once, in order
+    try {
+      for (;;) {
+        const batch = await reader.fetch({ max_messages: DEAD_LETTER_PAGE, expires: FETCH_EXPIRES_MS });
+        let received = 0;
+        let more = true;
+        for await (const msg of batch) {
+          received += 1;
+          if (!(await visit(msg.json<WorkItem>(), msg.seq)) || msg.seq >= last || msg.info.pending === 0) {
+            more = false;
+            batch.stop();
+            break;
+          }
+        }
+        if (!more || received === 0) return;
+      }
+    } finally {
+      await reader.delete().catch(() => undefined);
     }
-    return items;
   }
 
   /**
@@ -148,17 +209,19 @@ export class NatsWorkQueues {
       deliveries: msg.info.deliveryCount,
     };
     if (item.deliveries > maxDeliveries) {
-      await this.deadLetter(queue, msg, { ...item, deliveries: maxDeliveries });
+      await this.deadLetter(queue, msg, { ...item, deliveries: maxDeliveries, lastError: ACK_WAIT_RAN_OUT });
       return;
     }
     let outcome: 'ack' | 'retry';
+    let lastError: string | undefined;
     try {
-      outcome = (await handler(item)) === 'ack' ? 'ack' : 'retry';
-    } catch {
+      outcome = (await handler({ ...item })) === 'ack' ? 'ack' : 'retry';
+    } catch (err) {
       outcome = 'retry';
+      lastError = errorMessage(err);
     }
     if (outcome === 'ack') await msg.ackAck();
-    else if (item.deliveries >= maxDeliveries) await this.deadLetter(queue, msg, item);
+    else if (item.deliveries >= maxDeliveries) await this.deadLetter(queue, msg, lastError === undefined ? item : { ...item, lastError });
     else msg.nak();
   }
 

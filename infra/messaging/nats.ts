@@ -12,6 +12,7 @@ import { StringCodec, connect, type JetStreamClient, type KV, type NatsConnectio
 import { systemClock, type Clock } from '../../shared-schema/ports/clock.js';
 import type {
   Messaging,
+  QueueStats,
   Unsubscribe,
   WorkHandler,
   WorkItem,
@@ -19,7 +20,7 @@ import type {
 } from '../../shared-schema/ports/messaging.js';
 import { kvKey, natsNames, type NatsNames } from './nats-names.js';
 import { NatsWorkQueues, apiErrorCode } from './nats-work-queue.js';
-import { checkIncrement, checkNumber, consumerSettings } from './options.js';
+import { checkIncrement, checkLimit, checkNumber, consumerSettings } from './options.js';
 
 export interface NatsMessagingOptions {
   /** e.g. `nats://127.0.0.1:4222` (comma-separated for several). */
@@ -43,6 +44,8 @@ interface Counter {
 }
 
 export class NatsMessaging implements Messaging {
+  /** The work queues are JetStream streams on file storage: an enqueue resolves once the server stored it. */
+  readonly durable = true;
   private readonly buckets = new Map<string, Promise<KV>>();
   private readonly stops = new Set<() => Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -138,8 +141,16 @@ export class NatsMessaging implements Messaging {
     return stop;
   }
 
-  async deadLetters(queue: string): Promise<WorkItem[]> {
-    return this.queues.deadLetters(queue);
+  async deadLetters(queue: string, options: { limit?: number } = {}): Promise<WorkItem[]> {
+    return this.queues.deadLetters(queue, checkLimit(options.limit));
+  }
+
+  async requeueDeadLetters(queue: string, ids?: readonly string[]): Promise<WorkItem[]> {
+    return this.queues.requeueDeadLetters(queue, ids);
+  }
+
+  async queueStats(queue: string): Promise<QueueStats> {
+    return this.queues.stats(queue);
   }
 
   /** Stops the consumers (waiting for deliveries in flight), then drains the connection. */

@@ -11,6 +11,23 @@ export const DEFAULT_MAX_DELIVERIES = 5;
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 export const DEFAULT_CONCURRENCY = 1;
 
+/** A dead letter's `lastError` when its last delivery got no answer within the ack wait. */
+export const ACK_WAIT_RAN_OUT = 'no answer within the ack wait';
+/** A dead letter keeps at most this much of the error message. */
+const MAX_ERROR_CHARS = 500;
+
+/** The message of what a handler threw, for a dead letter's `lastError`. */
+export function errorMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
+}
+
+export function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return Infinity;
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
+  return limit;
+}
+
 export function consumerSettings(options: WorkQueueOptions & { concurrency?: number } = {}): ConsumerSettings {
   const settings = {
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,

@@ -6,12 +6,17 @@
  * - GET  /admin/v1/projections                                        checkpoint, lag, state, rebuild progress
  * - POST /admin/v1/projections/{name}/rebuild                         202: a new generation is being built
  * - POST /admin/v1/audit/verify                                       every read-model difference with its stream
+ * - GET  /admin/v1/cover-checks/dead-letters?limit=                   cover checks that failed every delivery
+ * - POST /admin/v1/cover-checks/dead-letters/requeue                  `{ids: [...]}` or `{all: true}`: run them again
  */
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
 import { ENVIRONMENTS, type Environment } from '../../shared-schema/streams.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import { readJson } from '../admin/app.js';
+import { listCoverDeadLetters, requeueCoverDeadLetters } from './cover-dead-letters.js';
 import { RebuildRunningError, UnknownProjectionError } from '../../projections/rebuild.js';
 import { decodeHistoryCursor, readHistory } from './history.js';
 import { exportPartner } from './audit.js';
@@ -23,14 +28,26 @@ function envQuery(raw: unknown): Environment | undefined {
   return raw as Environment;
 }
 
-function limitQuery(raw: unknown): number {
-  if (raw === undefined || raw === '') return 50;
+function limitQuery(raw: unknown, fallback = 50, max = 500): number {
+  if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 500) throw invalid([fieldError('limit', 'range', 'limit: an integer from 1 to 500.')]);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw invalid([fieldError('limit', 'range', `limit: an integer from 1 to ${max}.`)]);
   return n;
 }
 
-export function operationsAdminRoutes(router: Router, ops: Operations, events: EventStore): void {
+/** `{ids: [...]}` (1 to 1000 ids) or `{all: true}`, exactly one: a requeue of everything is never implied. */
+function requeueBody(body: Record<string, unknown>): string[] | undefined {
+  const unknown = Object.keys(body).filter((k) => k !== 'ids' && k !== 'all');
+  if (unknown.length > 0) throw invalid(unknown.map((k) => fieldError(k, 'unknown_field', `${k}: not a field of a requeue.`)));
+  if (body.all === true && body.ids === undefined) return undefined;
+  const ids = body.ids;
+  if (body.all === undefined && Array.isArray(ids) && ids.length >= 1 && ids.length <= 1000 && ids.every((id) => typeof id === 'string' && id !== '')) {
+    return ids as string[];
+  }
+  throw invalid([fieldError('', 'requeue', 'Send {"ids": ["<dead letter id>", ...]} (1 to 1000 ids) or {"all": true}.')]);
+}
+
+export function operationsAdminRoutes(router: Router, ops: Operations, events: EventStore, messaging: Messaging): void {
   router.get('/partners/:partner_id/history', async (ctx) => {
     const env = envQuery(ctx.query.env);
     const limit = limitQuery(ctx.query.limit);
@@ -70,5 +87,13 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
   router.post('/audit/verify', async (ctx) => {
     const report = await ops.verify();
     ctx.body = { ok: report.differences.length === 0, ...report };
+  });
+
+  router.get('/cover-checks/dead-letters', async (ctx) => {
+    ctx.body = await listCoverDeadLetters(messaging, limitQuery(ctx.query.limit, 100, 1000));
+  });
+
+  router.post('/cover-checks/dead-letters/requeue', async (ctx) => {
+    ctx.body = await requeueCoverDeadLetters(messaging, requeueBody(await readJson(ctx)));
   });
 }

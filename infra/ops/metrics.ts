@@ -3,8 +3,8 @@
  * admin port at `GET /metrics`. Labels never carry partner ids, keys or paths as sent: routes are templates.
  *
  * Producers elsewhere feed it through small functions: the doors' `onCompleted` and `onRateRefused`, `countCoverCheck`
- * (the cover-check reactor), `registerQueue` (reactors report their queue depths by callback), and the projection
- * status (read at scrape time).
+ * (the cover-check reactor), `registerQueue` (reactors report their queue depths, and the dead letters of a
+ * messaging work queue, by callback), and the projection status (read at scrape time).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CompletedRequest } from '../../shared-schema/http/door.js';
@@ -25,6 +25,7 @@ export class ServiceMetrics {
   private readonly coverChecks: Counter<'outcome'>;
   private readonly historyFailures: Counter<string>;
   private readonly queues = new Map<string, () => number | Promise<number>>();
+  private readonly deadLetters = new Map<string, () => number | Promise<number>>();
   private projections: () => Promise<{ head: number; projections: ProjectionSample[] }> = async () => ({ head: 0, projections: [] });
 
   constructor(registry: Registry, options: { defaultMetrics?: boolean } = {}) {
@@ -53,6 +54,22 @@ export class ServiceMetrics {
         for (const [queue, depth] of self.queues) {
           try {
             this.set({ queue }, await depth());
+          } catch {
+            /* a failing callback leaves its queue out of this scrape */
+          }
+        }
+      },
+    });
+    new Gauge({
+      name: 'pc_work_queue_dead_letters',
+      help: 'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
+      labelNames: ['queue'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [queue, count] of self.deadLetters) {
+          try {
+            this.set({ queue }, await count());
           } catch {
             /* a failing callback leaves its queue out of this scrape */
           }
@@ -119,11 +136,20 @@ export class ServiceMetrics {
     this.coverChecks.inc({ outcome });
   };
 
-  /** Reactors register the depth of their queue; the gauge calls it at each scrape. Returns an unregister function. */
-  readonly registerQueue = (queue: string, depth: () => number | Promise<number>): (() => void) => {
+  /**
+   * Reactors register the depth of their queue (and, for a messaging work queue, its dead letters); the gauges call
+   * them at each scrape. Returns an unregister function.
+   */
+  readonly registerQueue = (
+    queue: string,
+    depth: () => number | Promise<number>,
+    deadLetters?: () => number | Promise<number>,
+  ): (() => void) => {
     this.queues.set(queue, depth);
+    if (deadLetters) this.deadLetters.set(queue, deadLetters);
     return () => {
       if (this.queues.get(queue) === depth) this.queues.delete(queue);
+      if (deadLetters && this.deadLetters.get(queue) === deadLetters) this.deadLetters.delete(queue);
     };
   };
 

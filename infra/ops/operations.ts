@@ -141,8 +141,8 @@ export class Operations {
     return { ready, checks };
   }
 
-  /** Registers the admin routes (history, projections, export, verify). */
-  readonly adminRoutes = (router: Router): void => operationsAdminRoutes(router, this, this.deps.events);
+  /** Registers the admin routes (history, projections, export, verify, cover-check dead letters). */
+  readonly adminRoutes = (router: Router): void => operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
 
   /** Serves health and metrics on the admin port in front of the admin app. */
   adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {

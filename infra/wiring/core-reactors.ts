@@ -1,6 +1,7 @@
 /** The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner and the cover check. */
 import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
+import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
 
 export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics }) => {
@@ -19,15 +20,27 @@ export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistor
   };
 };
 
-/** Off (null) with COVER_CHECK=off. */
-export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics }) => {
+/**
+ * Off (null) with COVER_CHECK=off. The metrics read the work queue itself (`queueStats`): items waiting or being
+ * checked, and dead letters, whichever process consumes them.
+ */
+export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics, coverChecker }) => {
   const covers = await startCoverChecks({
     config,
     deps,
     log,
     waitForPosition,
     onOutcome: metrics.countCoverCheck,
-    registerQueue: (depth) => metrics.registerQueue('cover_check', depth),
+    ...(coverChecker ? { checker: coverChecker } : {}),
   });
-  return covers && { stop: () => covers.stop(), clockMoved: () => covers.clockMoved() };
+  if (!covers) return null;
+  const stats = () => deps.messaging.queueStats(COVER_QUEUE);
+  const unregister = metrics.registerQueue(COVER_QUEUE, async () => (await stats()).pending, async () => (await stats()).deadLetters);
+  return {
+    async stop() {
+      unregister();
+      await covers.stop();
+    },
+    clockMoved: () => covers.clockMoved(),
+  };
 };

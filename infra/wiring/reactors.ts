@@ -12,6 +12,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import type { Config } from '../config.js';
 import type { HistoryInput } from '../ops/history.js';
@@ -32,6 +33,8 @@ export interface ReactorParts {
   recordHistory: (input: HistoryInput) => Promise<void>;
   /** The process's metrics (outcomes, queue depths), served on the admin port. */
   metrics: ServiceMetrics;
+  /** Replaces the cover check's HTTPS fetcher (tests only: a checker that fails on purpose). */
+  coverChecker?: CoverChecker;
 }
 
 export interface ReactorHandle {

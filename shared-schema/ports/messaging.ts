@@ -14,6 +14,17 @@ export interface WorkItem {
   payload: string;
   /** 1 on the first delivery. */
   deliveries: number;
+  /**
+   * On a dead letter, when known: why its last delivery failed — the message of the error the handler threw, or
+   * that it gave no answer within the ack wait. Absent after a plain `'retry'`. Handlers must not throw secrets.
+   */
+  lastError?: string;
+}
+
+export interface QueueStats {
+  /** Items enqueued and neither acknowledged nor dead (waiting or being handled). */
+  pending: number;
+  deadLetters: number;
 }
 
 export interface WorkQueueOptions {
@@ -23,9 +34,17 @@ export interface WorkQueueOptions {
   ackWaitMs?: number;
 }
 
+/** `'retry'` (or a throw) hands the item back for another delivery, or to the dead letters after the last one. */
 export type WorkHandler = (item: WorkItem) => Promise<'ack' | 'retry'>;
 
 export interface Messaging {
+  /**
+   * Whether the work queues survive this process: once `enqueue` resolved, the item is kept even if the process
+   * dies the next instant (NATS: JetStream acknowledged the publish). False for the in-process adapter, whose
+   * queues die with the process: a producer that must not lose work keeps its own record until the item is done.
+   */
+  readonly durable: boolean;
+
   /** Fire-and-forget notification to every current subscriber of `subject` (at most once). */
   publish(subject: string, payload?: string): Promise<void>;
   subscribe(subject: string, handler: (payload: string) => void): Promise<Unsubscribe>;
@@ -44,8 +63,15 @@ export interface Messaging {
   enqueue(queue: string, id: string, payload: string): Promise<void>;
   /** Delivers items to `handler`, at most `concurrency` at a time; returns a function that stops consuming. */
   consume(queue: string, handler: WorkHandler, options?: WorkQueueOptions & { concurrency?: number }): Promise<Unsubscribe>;
-  /** Items that exceeded their deliveries, for the operator. */
-  deadLetters(queue: string): Promise<WorkItem[]>;
+  /** Items that exceeded their deliveries, for the operator: oldest first, at most `limit` (default: all). */
+  deadLetters(queue: string, options?: { limit?: number }): Promise<WorkItem[]>;
+  /**
+   * Moves dead letters back into the queue as fresh items (deliveries count from 1 again): those whose id is in
+   * `ids`, or every one when `ids` is omitted. Resolves with the dead letters moved.
+   */
+  requeueDeadLetters(queue: string, ids?: readonly string[]): Promise<WorkItem[]>;
+  /** Counts for the operator's metrics (cheap: no item is read). */
+  queueStats(queue: string): Promise<QueueStats>;
 
   close(): Promise<void>;
 }

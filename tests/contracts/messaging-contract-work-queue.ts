@@ -7,7 +7,7 @@ type Peer = (ctx: Mocha.Context) => Promise<Messaging>;
 
 let queues = 0;
 
-export function workQueueContract(messaging: () => Messaging, peer: Peer): void {
+export function workQueueContract(messaging: () => Messaging, peer: Peer, durable: () => boolean): void {
   describe('work queue', function () {
     let m: Messaging;
     let queue: string;
@@ -46,6 +46,10 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer): void 
 
     const ack: WorkHandler = async () => 'ack';
     const idsOf = (items: WorkItem[]) => items.map((item) => item.id);
+
+    it('says whether an enqueued item outlives the process', function () {
+      expect(m.durable).to.equal(durable());
+    });
 
     it('delivers items enqueued before and after the consumer started, once each with deliveries 1', async function () {
       await m.enqueue(queue, 'job/1 ✓', 'payload ✓');
@@ -118,7 +122,71 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer): void 
       await m.enqueue(queue, 'stuck', 'p');
       await consume(() => held(), { ackWaitMs: 300, maxDeliveries: 1 });
       await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
-      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'stuck', payload: 'p', deliveries: 1 }]);
+      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'stuck', payload: 'p', deliveries: 1, lastError: 'no answer within the ack wait' }]);
+    });
+
+    it('keeps with a dead letter the message its handler threw on the last delivery', async function () {
+      await m.enqueue(queue, 'broken', 'p');
+      await consume(async (item) => {
+        throw new Error(`store unreachable (delivery ${item.deliveries})`);
+      }, { maxDeliveries: 2 });
+      await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
+      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'broken', payload: 'p', deliveries: 2, lastError: 'store unreachable (delivery 2)' }]);
+    });
+
+    it('lists dead letters oldest first, up to a limit, and counts them with the pending items', async function () {
+      for (const id of ['d1', 'd2', 'd3']) await m.enqueue(queue, id, `p-${id}`);
+      const { seen } = await consume(async (item) => (item.id.startsWith('d') ? 'retry' : 'ack'), { maxDeliveries: 1 });
+      await waitFor(async () => (await m.queueStats(queue)).deadLetters === 3, 'three dead letters');
+      expect(idsOf(await m.deadLetters(queue))).to.deep.equal(['d1', 'd2', 'd3']);
+      expect(idsOf(await m.deadLetters(queue, { limit: 2 }))).to.deep.equal(['d1', 'd2']);
+      expect(await m.deadLetters(queue, { limit: 0 })).to.deep.equal([]);
+      expect(await m.queueStats(queue)).to.deep.equal({ pending: 0, deadLetters: 3 });
+      expect(seen).to.have.length(3);
+    });
+
+    it('counts pending items until they are acked', async function () {
+      expect(await m.queueStats(queue)).to.deep.equal({ pending: 0, deadLetters: 0 });
+      await m.enqueue(queue, 'w1', '');
+      await m.enqueue(queue, 'w2', '');
+      expect(await m.queueStats(queue)).to.deep.equal({ pending: 2, deadLetters: 0 });
+      let gate: (() => void) | undefined;
+      const { seen } = await consume(
+        (item) => (item.id === 'w1' ? new Promise((resolve) => (gate = () => resolve('ack'))) : ack(item)),
+        { concurrency: 2 },
+      );
+      await waitFor(() => gate !== undefined && seen.length === 2, 'both delivered');
+      await waitFor(async () => (await m.queueStats(queue)).pending === 1, 'w2 acked, w1 still being handled');
+      gate!();
+      await waitFor(async () => (await m.queueStats(queue)).pending === 0, 'w1 acked');
+    });
+
+    it('requeues chosen dead letters, then all of them, as fresh items that run again', async function () {
+      let fixed = false;
+      for (const id of ['r1', 'r2', 'r3']) await m.enqueue(queue, id, `p-${id}`);
+      const { seen } = await consume(async () => (fixed ? 'ack' : 'retry'), { maxDeliveries: 2 });
+      await waitFor(async () => (await m.queueStats(queue)).deadLetters === 3, 'three dead letters');
+      expect(await m.requeueDeadLetters(queue, [])).to.deep.equal([]);
+      expect(await m.requeueDeadLetters(queue, ['nope'])).to.deep.equal([]);
+      fixed = true;
+      expect(await m.requeueDeadLetters(queue, ['r2'])).to.deep.equal([{ id: 'r2', payload: 'p-r2', deliveries: 2 }]);
+      await waitFor(() => seen.filter((item) => item.id === 'r2').length === 3, 'r2 delivered again');
+      expect(seen.filter((item) => item.id === 'r2').map((item) => item.deliveries)).to.deep.equal([1, 2, 1]);
+      expect(idsOf(await m.deadLetters(queue))).to.deep.equal(['r1', 'r3']);
+      expect(idsOf(await m.requeueDeadLetters(queue))).to.deep.equal(['r1', 'r3']);
+      await waitFor(async () => seen.length === 9 && (await m.queueStats(queue)).pending === 0, 'r1 and r3 done');
+      expect(await m.deadLetters(queue)).to.deep.equal([]);
+      expect(await m.queueStats(queue)).to.deep.equal({ pending: 0, deadLetters: 0 });
+    });
+
+    it('requeues through another instance the dead letters this one made', async function () {
+      const other = await peer(this);
+      await m.enqueue(queue, 'x', 'p');
+      await consume(async () => 'retry', { maxDeliveries: 1 });
+      await waitFor(async () => (await other.deadLetters(queue)).length === 1, 'the dead letter, seen by the other');
+      await stops.pop()!();
+      expect(idsOf(await other.requeueDeadLetters(queue))).to.deep.equal(['x']);
+      expect(await m.queueStats(queue)).to.deep.equal({ pending: 1, deadLetters: 0 });
     });
 
     it('does not add an id that is already pending, whether waiting or being handled', async function () {

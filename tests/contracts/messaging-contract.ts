@@ -12,6 +12,8 @@ export interface MessagingFixture {
   messaging: Messaging;
   cleanup: () => Promise<void>;
   clock?: ManualClock;
+  /** Whether the adapter's work queues outlive the process (what `messaging.durable` must say). */
+  durable: boolean;
   /** Another connection to the same backing (another replica). Omitted only if instances cannot share. */
   peer?: () => Promise<Messaging>;
 }
@@ -174,6 +176,6 @@ export function messagingContract(name: string, open: OpenMessaging): void {
       });
     });
 
-    workQueueContract(() => m, peer);
+    workQueueContract(() => m, peer, () => fx.durable);
   });
 }

@@ -8,6 +8,7 @@ messagingContract('in-process', async () => {
   const messaging = new InProcessMessaging(clock, hub);
   return {
     messaging,
+    durable: false,
     clock,
     peer: async () => new InProcessMessaging(clock, hub),
     cleanup: () => messaging.close(),

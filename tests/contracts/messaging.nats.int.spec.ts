@@ -23,6 +23,7 @@ describe('nats messaging (real nats-server)', function () {
     const messaging = await NatsMessaging.connect({ servers: server.url, prefix });
     return {
       messaging,
+      durable: true,
       peer: () => NatsMessaging.connect({ servers: server.url, prefix }),
       cleanup: () => messaging.close(),
     };

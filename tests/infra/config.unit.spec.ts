@@ -25,4 +25,21 @@ describe('configuration: rate brake limits and the event store writer', () => {
     expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteWriterThread).to.equal(false);
     expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(ConfigError, 'SQLITE_WRITER_THREAD must be one of on, off');
   });
+
+  it('takes the cover-check queue settings: deliveries before a dead letter, retry pause, worker role', () => {
+    const defaults = loadConfig({});
+    expect([defaults.coverCheckMaxDeliveries, defaults.coverCheckRetryMs, defaults.coverCheckWorker]).to.deep.equal([5, 1000, false]);
+    const set = loadConfig({ COVER_CHECK_MAX_DELIVERIES: '2', COVER_CHECK_RETRY_MS: '0', COVER_CHECK_WORKER: 'on' });
+    expect([set.coverCheckMaxDeliveries, set.coverCheckRetryMs, set.coverCheckWorker]).to.deep.equal([2, 0, true]);
+    try {
+      loadConfig({ COVER_CHECK_MAX_DELIVERIES: '0', COVER_CHECK_RETRY_MS: '-1', COVER_CHECK_WORKER: 'yes' });
+      expect.fail('expected a ConfigError');
+    } catch (err) {
+      expect((err as ConfigError).problems).to.have.members([
+        'COVER_CHECK_MAX_DELIVERIES must be an integer from 1 to 100, got "0"',
+        'COVER_CHECK_RETRY_MS must be an integer from 0 to 60000, got "-1"',
+        'COVER_CHECK_WORKER must be one of on, off, got "yes"',
+      ]);
+    }
+  });
 });

@@ -11,6 +11,8 @@ import { startService, type Service } from '../../infra/service.js';
 import { portOf } from '../../infra/gateway.js';
 import type { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { OperationsSettings } from '../../infra/ops/settings.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -76,10 +78,18 @@ export interface TestService {
  * With `TOPOLOGY=multi` in the environment, starts the distributed topology instead (separate processes, NATS,
  * nginx: tests/support/topology-service.ts), so the same end-to-end files run against it.
  */
+export interface TestServiceOptions {
+  operations?: Partial<OperationsSettings>;
+  /** Embedded only: opens the messaging of each start (and restart) instead of the in-process one (e.g. NATS). */
+  messaging?: () => Promise<Messaging>;
+  /** Embedded only: replaces the cover check's HTTPS fetcher. */
+  coverChecker?: CoverChecker;
+}
+
 export async function startTestService(
   env: Record<string, string> = {},
   keepDir?: string,
-  serviceOptions: { operations?: Partial<OperationsSettings> } = {},
+  serviceOptions: TestServiceOptions = {},
 ): Promise<TestService> {
   if (process.env.TOPOLOGY === 'multi') {
     const { startMultiTestService } = await import('./topology-service.js');
@@ -92,7 +102,9 @@ export async function startTestService(
     loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...env });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  let service = await startService(config, { log, ...serviceOptions });
+  const { messaging: openMessaging, ...rest } = serviceOptions;
+  const start = async (c: typeof config) => startService(c, { log, ...rest, ...(openMessaging ? { messaging: await openMessaging() } : {}) });
+  let service = await start(config);
   const t: TestService = {
     service,
     api: `http://127.0.0.1:${portOf(service.gateway)}/v1`,
@@ -113,7 +125,7 @@ export async function startTestService(
     approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
     async restart() {
       await service.close();
-      const again = await startService(configFor(), { log, ...serviceOptions });
+      const again = await start(configFor());
       (again.clock as ManualClock).set(t.clock.now());
       service = again;
       t.service = again;

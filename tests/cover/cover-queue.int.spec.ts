@@ -1,0 +1,177 @@
+/**
+ * The cover-check reactor and the work queue on the real SQLite stores, with a checker the test controls: when the
+ * reactor's checkpoint may pass a send (once enqueued on a durable queue — a real nats-server —, once checked on the
+ * in-process one), and the queue spreading the checks over two consumers (the projections process's and a worker's).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { expect } from 'chai';
+import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { InProcessMessaging } from '../../infra/messaging/in-process.js';
+import { NatsMessaging } from '../../infra/messaging/nats.js';
+import { loadConfig } from '../../infra/config.js';
+import { startCoverChecks, startCoverWorker } from '../../infra/cover/cover-checks.js';
+import { AggregateRepository } from '../../command-api/handler.js';
+import { CoverWork } from '../../command-api/reactors/cover-work.js';
+import { COVER_REACTOR_CHECKPOINT, CoverCheckReactor } from '../../command-api/reactors/cover-check.js';
+import { COVER_QUEUE, CoverQueueConsumer } from '../../command-api/reactors/cover-queue.js';
+import { ManualClock } from '../../shared-schema/ports/clock.js';
+import type { Messaging } from '../../shared-schema/ports/messaging.js';
+import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { until } from '../support/deadline.js';
+
+const tenant: Tenant = { env: 'live', partnerId: 'pt_Q' };
+const meta = { recorded_at: '2026-01-02T00:00:00.000Z' };
+
+describe('cover-check reactor and work queue (SQLite stores)', function () {
+  this.timeout(20_000);
+  let nats: NatsServer;
+  let dir: string;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let prefixes = 0;
+  const closing: (() => Promise<void>)[] = [];
+
+  before(async () => {
+    nats = await startNatsServer();
+  });
+  after(async () => nats?.stop());
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cover-queue-'));
+    events = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
+    reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
+    await events.appendToStream(streams.store(tenant, 's'), [
+      { type: 'StoreRegistered', data: { store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] }, registered_at: meta.recorded_at }, metadata: meta },
+    ]);
+  });
+  afterEach(async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+    await events.close();
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const natsMessaging = async (prefix = `cq${++prefixes}`) => {
+    const m = await NatsMessaging.connect({ servers: nats.url, prefix });
+    closing.push(() => m.close());
+    return m;
+  };
+  const send = async (sku: string) =>
+    events.appendToStream(streams.product(tenant, sku), [
+      { type: 'ProductUpserted', data: { sku, product: { store_id: 's', image_urls: [`https://shop.test/${sku}.jpg`] }, received_at: meta.recorded_at }, metadata: meta },
+    ]);
+  const results = async (sku: string) => (await events.readStream(streams.product(tenant, sku))).filter((e) => e.type === 'CoverChecked').length;
+  const checkpoint = () => reads.getCheckpoint(COVER_REACTOR_CHECKPOINT);
+  const reactor = async (messaging: Messaging, maxPending?: number) => {
+    const r = new CoverCheckReactor({ events, reads, messaging, ...(maxPending ? { maxPending } : {}) });
+    await r.start();
+    closing.push(() => r.stop());
+    return r;
+  };
+  /** A pool and a consumer whose checker answers what `verdict` says for each URL (throwing when it throws). */
+  const consumer = async (messaging: Messaging, checker: CoverChecker, onSettled?: (id: string, outcome: 'done' | 'dead') => void) => {
+    const work = new CoverWork({ events, repo: new AggregateRepository(events), clock: new ManualClock(new Date(meta.recorded_at)), checker, concurrency: 1 });
+    const c = new CoverQueueConsumer({ messaging, work, concurrency: 1, maxDeliveries: 2, retryDelayMs: 0, ...(onSettled ? { onSettled } : {}) });
+    await c.start();
+    closing.push(async () => {
+      await c.stop();
+      await work.stop();
+    });
+  };
+
+  it('on a durable queue (NATS), passes a send once it is enqueued, before any check ran', async () => {
+    const messaging = await natsMessaging();
+    await reactor(messaging);
+    const last = (await send('a')).position;
+    await send('b');
+    const head = (await send('c')).position;
+    await until(async () => (await checkpoint()) === head, 5_000, 'the checkpoint at the last send');
+    expect(await messaging.queueStats(COVER_QUEUE)).to.deep.equal({ pending: 3, deadLetters: 0 });
+    expect(last).to.be.lessThan(head);
+    let checked = 0;
+    await consumer(messaging, async () => {
+      checked += 1;
+      return { ok: true, reasons: [] };
+    });
+    await until(async () => (await results('a')) + (await results('b')) + (await results('c')) === 3, 5_000, 'three results');
+    expect(checked).to.equal(3);
+  });
+
+  it('on the in-process queue, keeps the checkpoint below a send until its check is done; a dead letter holds it without holding back the others', async () => {
+    const messaging = new InProcessMessaging();
+    closing.push(() => messaging.close());
+    let r: CoverCheckReactor | undefined;
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await consumer(
+      messaging,
+      async (url) => {
+        if (url.endsWith('/dead.jpg')) throw new Error('checker broken');
+        if (url.endsWith('/slow.jpg')) await held;
+        return { ok: true, reasons: [] };
+      },
+      (id, outcome) => r?.settled(id, outcome),
+    );
+    r = await reactor(messaging, 1); // one send waiting at a time: a parked dead letter must not count
+    const slow = (await send('slow')).position;
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 1, 5_000, 'the slow check in hand');
+    expect(await checkpoint(), 'below the send being checked').to.be.lessThan(slow);
+    release!();
+    await until(async () => (await checkpoint()) >= slow, 5_000, 'the checkpoint past the checked send');
+
+    const dead = (await send('dead')).position;
+    await until(async () => (await messaging.deadLetters(COVER_QUEUE)).length === 1, 5_000, 'the dead letter');
+    const after = (await send('after')).position;
+    await until(async () => (await results('after')) === 1, 5_000, 'a later send checked although the dead letter waits');
+    expect(await checkpoint(), 'held below the dead letter').to.equal(dead - 1);
+    expect(after).to.be.greaterThan(dead);
+  });
+
+  it('spreads the checks over every consumer of the queue: the projections process and a worker', async () => {
+    const prefix = `cq${++prefixes}`;
+    const log = pino({ level: 'silent' });
+    const clock = new ManualClock(new Date(meta.recorded_at));
+    const config = loadConfig({ DATA_DIR: dir, COVER_CHECK: 'on', COVER_CHECK_CONCURRENCY: '1', COVER_RECHECK_SCAN_MS: '3600000' });
+    const byWorker: string[] = [];
+    const byMain: string[] = [];
+    // Each consumer's first check waits (at most 5 s) until the other has one in hand: both can only if the queue
+    // hands items to both. Without that rule, an idle consumer would take everything in turn.
+    const started = { main: signal(), worker: signal() };
+    const checkerOf = (mine: string[], me: Signal, other: Signal): CoverChecker => async (url) => {
+      mine.push(url);
+      me.fire();
+      await Promise.race([other.fired, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      return { ok: true, reasons: [] };
+    };
+    const depsOf = async (messaging: Messaging) => ({ events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: 'http://127.0.0.1' });
+    const main = await startCoverChecks({
+      config, log, deps: await depsOf(await natsMessaging(prefix)), waitForPosition: async () => true,
+      checker: checkerOf(byMain, started.main, started.worker),
+    });
+    closing.push(() => main!.stop());
+    const worker = await startCoverWorker({ config, log, deps: await depsOf(await natsMessaging(prefix)), checker: checkerOf(byWorker, started.worker, started.main) });
+    closing.push(() => worker!.stop());
+    const skus = Array.from({ length: 8 }, (_, i) => `p${i}`);
+    for (const sku of skus) await send(sku);
+    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 10_000, 'every product checked');
+    expect(byMain.length, 'the projections process checked some').to.be.greaterThan(0);
+    expect(byWorker.length, 'the worker checked some').to.be.greaterThan(0);
+    expect([...byMain, ...byWorker].sort()).to.deep.equal(skus.map((sku) => `https://shop.test/${sku}.jpg`).sort());
+  });
+});
+
+interface Signal {
+  fired: Promise<void>;
+  fire(): void;
+}
+
+function signal(): Signal {
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  return { fired, fire };
+}
