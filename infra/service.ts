@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { ManualClock, systemClock, type Clock } from '../shared-schema/ports/clock.js';
-import type { EventStore } from '../shared-schema/ports/event-store.js';
+import { categoryOf, type EventStore } from '../shared-schema/ports/event-store.js';
+import { CATEGORIES } from '../shared-schema/streams.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
@@ -18,6 +19,7 @@ import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
 import type { ReadRoute } from '../query-api/app.js';
 import { catalogReadRoutes } from '../query-api/routes/catalog.js';
 import { ProjectionRunner } from '../projections/runner.js';
+import { GENERATION_SWITCHED } from '../projections/generations.js';
 import type { Projector } from '../projections/projector.js';
 import { partnersProjector } from '../projections/projectors/partners.js';
 import { storesProjector } from '../projections/projectors/stores.js';
@@ -32,7 +34,7 @@ import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
 import { openStores } from './wiring/stores.js';
-import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, type DoorParts } from './wiring/doors.js';
+import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, KeyCache, type DoorParts } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
 import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
 import { gatewayHandler, listen } from './gateway.js';
@@ -110,10 +112,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
 
-  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, { onError: (err) => log.error({ err }, 'projection stopped') });
+  const keyCache = new KeyCache();
+  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
+    onError: (err) => log.error({ err }, 'projection stopped'),
+    onCommitted: (batch) => {
+      if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();
+    },
+  });
   await runner.start();
+  // A rebuilt partners projection serves from a new generation: forget what the old one answered.
+  await messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
-  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
+  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition, keyCache };
   const deps = commandDeps(parts);
   const reactors = await startReactors(REACTORS, {
     ...parts,

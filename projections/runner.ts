@@ -14,6 +14,8 @@ export interface RunnerOptions {
   maxBatch?: number;
   /** Called after each committed batch with the position reached. */
   onAdvanced?: (position: number) => void;
+  /** Called with each batch once it is committed, before anyone waiting for its positions is told (caches). */
+  onCommitted?: (batch: readonly RecordedEvent[]) => void;
   onError?: (err: unknown) => void;
 }
 
@@ -117,6 +119,7 @@ export class ProjectionRunner {
     });
     for (const p of this.projectors) this.checkpoints.set(p.name, Math.max(last, this.checkpoints.get(p.name) ?? 0));
     this.committed = Math.max(this.committed, last);
+    this.options.onCommitted?.(batch);
     this.options.onAdvanced?.(this.committed);
     const ready = this.waiters.filter((w) => w.position <= this.committed);
     this.waiters = this.waiters.filter((w) => w.position > this.committed);

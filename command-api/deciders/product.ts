@@ -22,11 +22,16 @@ export interface ProductState {
   receivedAt: string;
   lastWriteAt: string;
   cover: CoverFacts | null;
+  /**
+   * Whether any cover check of this stream ever passed. Until one does the product was never accepted, so it has no
+   * `published_at` (the write answer then needs no read of the read model).
+   */
+  coverEverPassed: boolean;
 }
 
 export const productAggregate: Aggregate<ProductState> = {
   name: 'product',
-  initial: () => ({ exists: false, sku: '', storeId: '', product: null, removed: false, lastUpdatedAt: 0, receivedAt: '', lastWriteAt: '', cover: null }),
+  initial: () => ({ exists: false, sku: '', storeId: '', product: null, removed: false, lastUpdatedAt: 0, receivedAt: '', lastWriteAt: '', cover: null, coverEverPassed: false }),
   evolve: (s: ProductState, recorded: RecordedEvent): ProductState => {
     const e = asUnion<ProductEvent>(recorded);
     switch (e.type) {
@@ -53,7 +58,11 @@ export const productAggregate: Aggregate<ProductState> = {
       case 'ProductRemoved':
         return { ...s, removed: true, lastUpdatedAt: 0 };
       case 'CoverChecked':
-        return { ...s, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+        return {
+          ...s,
+          cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
+          coverEverPassed: s.coverEverPassed || e.data.ok,
+        };
       default:
         return unreachable(e);
     }

@@ -58,7 +58,10 @@ export async function statusOf(
 ): Promise<ProductStatusView> {
   const facts = storeFacts(store);
   const base = deriveBaseState({ product: product.product!, removed: product.removed, cover: product.cover }, facts);
-  const doc = await deps.reads.get<{ _id: string; published_at?: string | null }>('products', `${tenant.env}:${tenant.partnerId}:${product.sku}`);
+  // `published_at` is set by the projection once the product is accepted, which takes a passed cover check.
+  const doc = product.coverEverPassed
+    ? await deps.reads.get<{ _id: string; published_at?: string | null }>('products', `${tenant.env}:${tenant.partnerId}:${product.sku}`)
+    : null;
   const view: Parameters<typeof productStatusView>[0] = {
     sku: product.sku,
     product: product.product!,

@@ -30,10 +30,46 @@ export interface DoorParts {
   messaging: Messaging;
   /** Resolves true once the projections have committed `position`. */
   waitForPosition: WaitForPosition;
+  /** Keys remembered by both doors (only where the projections run in the same process: see KeyCache). */
+  keyCache?: KeyCache;
 }
 
-export function keyLookup(reads: ReadStore): KeyLookup {
-  return (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
+export function keyLookup(reads: ReadStore, cache?: KeyCache): KeyLookup {
+  const read: KeyLookup = (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
+  return cache ? cache.over(read) : read;
+}
+
+/**
+ * Keys found by hash, remembered until `clear()`: the embedded service clears it whenever its projections commit a
+ * partner event (a key issued or revoked, a partner renamed), before any request waiting for that position goes on,
+ * so a revocation answered by the admin API is refused at once. Only the embedded default uses it: a door in another
+ * process than the projections has no such exact signal, and reads the key every time.
+ */
+export class KeyCache {
+  private readonly records = new Map<string, KeyRecord>();
+  /** Bumped by `clear()`: a lookup that started before a clear does not store what it read. */
+  private generation = 0;
+
+  constructor(private readonly capacity = 10_000) {}
+
+  over(read: KeyLookup): KeyLookup {
+    return async (hash) => {
+      const hit = this.records.get(hash);
+      if (hit) return hit;
+      const generation = this.generation;
+      const record = await read(hash);
+      if (record && generation === this.generation) {
+        if (this.records.size >= this.capacity) this.records.clear();
+        this.records.set(hash, record);
+      }
+      return record;
+    };
+  }
+
+  clear(): void {
+    this.generation++;
+    this.records.clear();
+  }
 }
 
 export function commandDeps(parts: DoorParts): CommandDeps {
@@ -49,7 +85,7 @@ export interface DoorHooks {
 
 export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>, hooks: DoorHooks = {}): Koa<DoorState> {
   const { config, log, reads } = parts;
-  return createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys: keyLookup(reads), routes, rateLimits: config.rateLimits, ...hooks });
+  return createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys: keyLookup(reads, parts.keyCache), routes, rateLimits: config.rateLimits, ...hooks });
 }
 
 export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, hooks: DoorHooks = {}): Koa<DoorState> {
@@ -59,7 +95,7 @@ export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute
     deps,
     log: parts.log,
     baseUrl: config.apiBaseUrl,
-    keys: keyLookup(reads),
+    keys: keyLookup(reads, parts.keyCache),
     routes,
     publicDocuments: publicDocuments(config.apiBaseUrl),
     rateLimits: config.rateLimits,

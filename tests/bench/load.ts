@@ -34,6 +34,8 @@ export interface LoadResult {
   bySku?: number[][];
   statuses: Record<string, number>;
   errors: number;
+  /** CPU time the load generator itself spent per answer, µs (it shares the machine with what it measures). */
+  cpuUs: number;
 }
 
 const PRODUCT = {
@@ -64,6 +66,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   let errors = 0;
   let issued = 0;
   let stamp = job.baseUpdatedAtMs;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + job.durationMs;
   const interval = job.ratePerSec ? 1000 / job.ratePerSec : 0;
@@ -109,7 +112,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   await Promise.all(Array.from({ length: job.concurrency }, (_, c) => connection(c)));
   const elapsedMs = performance.now() - started;
   agent.destroy();
-  const result: LoadResult = { count: latencies.length, elapsedMs, latencies, statuses, errors };
+  const cpu = process.cpuUsage(cpuBefore);
+  const result: LoadResult = { count: latencies.length, elapsedMs, latencies, statuses, errors, cpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length) };
   if (job.skus) result.bySku = bySku;
   return result;
 }

@@ -49,6 +49,8 @@ interface Figure {
   rps: number;
   /** CPU time of this process (service or bare server, plus whatever else runs here) per 2xx answer. */
   cpuUs?: number;
+  /** CPU time of the load generator per 2xx answer. */
+  loadCpuUs: number;
   p50: number;
   p99: number;
   count: number;
@@ -58,7 +60,7 @@ interface Figure {
 
 function summarize(r: LoadResult): Figure {
   const s = sortNum(r.latencies);
-  return { rps: (r.count / r.elapsedMs) * 1000, p50: pct(s, 50), p99: pct(s, 99), count: r.count, statuses: r.statuses, errors: r.errors };
+  return { rps: (r.count / r.elapsedMs) * 1000, loadCpuUs: r.cpuUs, p50: pct(s, 50), p99: pct(s, 99), count: r.count, statuses: r.statuses, errors: r.errors };
 }
 
 /** Runs a load and adds the CPU time this process spent per answer. */
@@ -189,7 +191,7 @@ async function main(): Promise<void> {
     const quiet = await measured(() => load.run(job({ prefix: 'q', durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() })));
     service.log.level = 'info';
     if (process.env.BENCH_ONLY === 'a') {
-      process.stdout.write(`\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write; bare ${f1(yard.rps)} req/s; ` +
+      process.stdout.write(`\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
         `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n`);
       return;
     }
