@@ -37,7 +37,7 @@ run-projections: build
 test: build deps-system
 	$(MOCHA) --config .mocharc.json
 
-# The topology specs with the whole HTTP e2e suite against the separate processes (make test runs a core list);
+# The topology specs with the whole HTTP e2e suite against the separate processes (make test runs them too);
 # TOPOLOGY=multi makes any e2e file run against them.
 test-topology: build deps-system
 	TOPOLOGY_E2E=all $(MOCHA) --no-config --timeout 60000 --exit dist/tests/e2e/topology.e2e.spec.js dist/tests/e2e/e2e-in-topology.e2e.spec.js

@@ -53,6 +53,8 @@ export class AggregateRepository {
   private readonly cache = new Map<string, Entry>();
   private insertions = 0;
   private readonly locks = new Map<string, Promise<void>>();
+  /** Reads scheduled for the next turn of the event loop, by aggregate and stream (see `loadFresh`). */
+  private readonly scheduled = new Map<string, Promise<Loaded<unknown>>>();
 
   constructor(
     private readonly store: EventStore,
@@ -72,6 +74,25 @@ export class AggregateRepository {
     const loaded = { state, revision };
     this.remember(key, loaded);
     return loaded;
+  }
+
+  /**
+   * The stream's state as read after this call: callers that ask for the same stream in one turn of the event loop
+   * share one read, made in the next turn (a burst of writes to the products of one store reads the store stream
+   * once, not once per write). A caller only joins a read not yet made, so every caller sees what the log held at
+   * some moment after it asked, as if it had read alone.
+   */
+  loadFresh<S>(stream: string, aggregate: Aggregate<S>): Promise<Loaded<S>> {
+    const key = `${aggregate.name}\u0000${stream}`;
+    let read = this.scheduled.get(key);
+    if (!read) {
+      read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.scheduled.delete(key); // later callers wait for a read made after they asked
+        return this.load(stream, aggregate);
+      });
+      this.scheduled.set(key, read);
+    }
+    return read as Promise<Loaded<S>>;
   }
 
   /**

@@ -85,7 +85,7 @@ async function decideOnProduct(deps: CommandDeps, tenant: Tenant, sku: string, s
 }
 
 export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: string, input: ProductInput, meta: EventMetadata): Promise<ProductWrite> {
-  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeAggregate);
+  const store = await deps.repo.loadFresh(streams.store(tenant, input.store_id), storeAggregate);
   const errors = storeRuleErrors(input, store.state);
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
@@ -100,7 +100,7 @@ export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: stri
 
 export async function patchProduct(deps: CommandDeps, tenant: Tenant, sku: string, patch: ProductPatch, meta: EventMetadata): Promise<ProductWrite> {
   const current = await deps.repo.load(streams.product(tenant, sku), productAggregate);
-  const store = await deps.repo.load(streams.store(tenant, current.state.storeId || '-'), storeAggregate);
+  const store = await deps.repo.loadFresh(streams.store(tenant, current.state.storeId || '-'), storeAggregate);
   return decideOnProduct(deps, tenant, sku, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at, meta });
 }
 

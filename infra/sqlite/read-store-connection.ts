@@ -7,6 +7,9 @@ import type { Doc, Query, Scalar, SumQuery, SumRow, Where } from '../../shared-s
 import {
   and,
   bindScalar,
+  columnOf,
+  columnValue,
+  docFieldExpr,
   fieldExpr,
   keysetSegments,
   orderByClause,
@@ -14,6 +17,7 @@ import {
   tableOf,
   whereParts,
   type Bind,
+  type Columns,
   type Fragment,
 } from './read-store-sql.js';
 
@@ -26,9 +30,31 @@ const MAX_STATEMENTS = 500;
 export class SqliteConnection {
   private readonly statements = new Map<string, Statement>();
   private readonly snapshot: (read: () => Doc[]) => Doc[];
+  /** Indexed fields with a column, by collection, read off the table (sorted: the order of the column lists). */
+  private readonly columns = new Map<string, { fields: readonly string[]; set: Columns }>();
 
   constructor(readonly db: Database.Database) {
     this.snapshot = db.transaction((read: () => Doc[]) => read());
+  }
+
+  /**
+   * The field columns of a collection's table, as the table has them (so a table made by another process, such as a
+   * rebuilt generation, is read through its columns too). Remembered once the table exists; `forgetColumns` after
+   * this process changes a table. A process that started before another one added columns to a table must restart
+   * before writing to it (deployments restart every process on an upgrade).
+   */
+  columnsOf(collection: string): { fields: readonly string[]; set: Columns } {
+    const known = this.columns.get(collection);
+    if (known) return known;
+    const info = this.db.prepare(`PRAGMA table_info(${tableOf(collection)})`).all() as { name: string }[];
+    const fields = info.map((c) => c.name).filter((n) => n.startsWith('f_')).map((n) => n.slice(2)).sort();
+    const entry = { fields, set: new Set(fields) };
+    if (info.length > 0) this.columns.set(collection, entry);
+    return entry;
+  }
+
+  forgetColumns(): void {
+    this.columns.clear();
   }
 
   /** The prepared statement for `sql`, from the cache when this text ran before. */
@@ -64,7 +90,7 @@ export class SqliteConnection {
   }
 
   find(collection: string, query: Query = {}): Doc[] {
-    const { statements, limit } = findSql(collection, query);
+    const { statements, limit } = findSql(collection, query, this.columnsOf(collection).set);
     if (limit === 0) return [];
     let remaining = limit;
     const read = (): Doc[] => {
@@ -84,12 +110,12 @@ export class SqliteConnection {
   }
 
   count(collection: string, where?: Where): number {
-    const { sql, params } = countSql(collection, where);
+    const { sql, params } = countSql(collection, where, this.columnsOf(collection).set);
     return this.statement(sql, 'pluck').get(...params) as number;
   }
 
   sum(collection: string, query: SumQuery): SumRow[] {
-    const { sql, params } = sumSql(collection, query);
+    const { sql, params } = sumSql(collection, query, this.columnsOf(collection).set);
     const rows = this.statement(sql, 'exact').all(...params) as Record<string, unknown>[];
     return rows.map((row) => ({
       key: groupKey(row.k, row.t),
@@ -100,38 +126,49 @@ export class SqliteConnection {
 
   /** The plan SQLite picks for each statement of a read (diagnosis and tests): EXPLAIN QUERY PLAN details. */
   explain(collection: string, read: ReadShape): string[] {
+    const columns = this.columnsOf(collection).set;
     const statements =
       'find' in read
-        ? findSql(collection, read.find).statements.map((s) => ({ sql: s.sql, params: [...s.params, -1] }))
+        ? findSql(collection, read.find, columns).statements.map((s) => ({ sql: s.sql, params: [...s.params, -1] }))
         : 'count' in read
-          ? [countSql(collection, read.count)]
-          : [sumSql(collection, read.sum)];
+          ? [countSql(collection, read.count, columns)]
+          : [sumSql(collection, read.sum, columns)];
     return statements.flatMap(({ sql, params }) =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail),
     );
   }
 
   put(collection: string, doc: Doc): void {
-    const json = docJson(doc);
-    this.run(`INSERT INTO ${tableOf(collection)} (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO UPDATE SET doc = excluded.doc`, [
-      doc._id,
-      json,
-    ]);
+    const { fields, names, values } = this.rowOf(collection, doc);
+    const updates = ['doc = excluded.doc', ...fields.map((f) => `${f} = excluded.${f}`)].join(', ');
+    this.run(`INSERT INTO ${tableOf(collection)} (${names}) VALUES (${placeholders(values)}) ON CONFLICT(_id) DO UPDATE SET ${updates}`, values);
   }
 
   insertIfAbsent(collection: string, doc: Doc): boolean {
-    const json = docJson(doc);
-    return this.run(`INSERT INTO ${tableOf(collection)} (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO NOTHING`, [doc._id, json]) === 1;
+    const { names, values } = this.rowOf(collection, doc);
+    return this.run(`INSERT INTO ${tableOf(collection)} (${names}) VALUES (${placeholders(values)}) ON CONFLICT(_id) DO NOTHING`, values) === 1;
   }
 
   replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): boolean {
-    const json = docJson(doc);
+    const { fields, values } = this.rowOf(collection, doc);
+    const columns = this.columnsOf(collection).set;
     const conditions = Object.entries(match).map(([field, value]) => ({
-      sql: `${fieldExpr(field)} IS ?`,
+      sql: `${fieldExpr(field, columns)} IS ?`,
       params: [bindScalar(value, `match.${field}`)],
     }));
     const w = and([{ sql: '_id = ?', params: [doc._id] }, ...conditions]);
-    return this.run(`UPDATE ${tableOf(collection)} SET doc = ? WHERE ${w.sql}`, [json, ...w.params]) === 1;
+    const sets = ['doc = ?', ...fields.map((f) => `${f} = ?`)].join(', ');
+    return this.run(`UPDATE ${tableOf(collection)} SET ${sets} WHERE ${w.sql}`, [...values.slice(1), ...w.params]) === 1;
+  }
+
+  /** The row of a document: `_id`, its JSON and its field columns (quoted names), as names and bound values. */
+  private rowOf(collection: string, doc: Doc): { fields: string[]; names: string; values: Bind[] } {
+    const json = docJson(doc);
+    const own = this.columnsOf(collection).fields;
+    const fields = own.map(columnOf);
+    const values: Bind[] = [doc._id, json];
+    for (const f of own) values.push(columnValue((doc as Record<string, unknown>)[f]));
+    return { fields, names: ['_id', 'doc', ...fields].join(', '), values };
   }
 
   delete(collection: string, id: string): void {
@@ -158,11 +195,13 @@ export class SqliteConnection {
 
 export type ReadShape = { find: Query } | { count: Where | undefined } | { sum: SumQuery };
 
+const placeholders = (values: readonly unknown[]): string => values.map(() => '?').join(', ');
+
 /** The statements of a `find`, in order (each takes the remaining limit as its last parameter), and the limit. */
-function findSql(collection: string, query: Query = {}): { statements: Fragment[]; limit: number } {
+function findSql(collection: string, query: Query, columns: Columns): { statements: Fragment[]; limit: number } {
   const table = tableOf(collection);
-  const keys = sortKeys(query.orderBy);
-  const base = whereParts(query.where);
+  const keys = sortKeys(query.orderBy, columns);
+  const base = whereParts(query.where, columns);
   const order = orderByClause(keys);
   const statements = keysetSegments(keys, query.after).map((segment) => {
     const where = and(segment.sql === '1' ? base : [...base, segment]);
@@ -171,20 +210,21 @@ function findSql(collection: string, query: Query = {}): { statements: Fragment[
   return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit) };
 }
 
-function countSql(collection: string, where: Where | undefined): Fragment {
-  const w = and(whereParts(where));
+function countSql(collection: string, where: Where | undefined, columns: Columns): Fragment {
+  const w = and(whereParts(where, columns));
   return { sql: `SELECT COUNT(*) FROM ${tableOf(collection)} WHERE ${w.sql}`, params: w.params };
 }
 
-function sumSql(collection: string, query: SumQuery): Fragment {
-  const w = and(whereParts(query.where));
+/** Sums and group keys read the document (json_extract's exact integers and JSON types); filters use the columns. */
+function sumSql(collection: string, query: SumQuery, columns: Columns): Fragment {
+  const w = and(whereParts(query.where, columns));
   if (!Array.isArray(query.fields)) throw new TypeError('sum: fields must be an array');
-  const sums = query.fields.map((f, i) => `, COALESCE(SUM(${fieldExpr(f)}), 0) AS s${i}`).join('');
+  const sums = query.fields.map((f, i) => `, COALESCE(SUM(${docFieldExpr(f)}), 0) AS s${i}`).join('');
   const table = tableOf(collection);
   if (query.groupBy === undefined) {
     return { sql: `SELECT NULL AS k, NULL AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql}`, params: w.params };
   }
-  const group = fieldExpr(query.groupBy);
+  const group = docFieldExpr(query.groupBy);
   const type = query.groupBy === '_id' ? "'text'" : `MIN(json_type(doc, '$.${query.groupBy}'))`;
   return {
     sql: `SELECT ${group} AS k, ${type} AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql} GROUP BY ${group} ORDER BY ${group}`,

@@ -1,11 +1,14 @@
 /**
  * SQL text for the SQLite read store: names, field expressions, WHERE clauses, ORDER BY and keyset segments.
  *
- * Every value is a bound parameter; only validated collection and field names reach the SQL text. A field is read
- * with `json_extract(doc, '$.field')`, the same expression the indexes are built on, so SQLite uses them for WHERE
- * and ORDER BY alike. json_extract yields INTEGER/REAL for JSON numbers, TEXT for strings, NULL for null or a
- * missing field and 1/0 for true/false; expressions carry no affinity, so numbers compare as numbers and strings
- * as strings, and SQLite's order is NULL < numbers < strings (booleans sort as 0/1).
+ * Every value is a bound parameter; only validated collection and field names reach the SQL text. A field that some
+ * index of its collection names is kept in a column of its own (`f_<field>`, no type affinity) beside the document,
+ * written with every document, and the indexes are built on those columns; any other field is read with
+ * `json_extract(doc, '$.field')`. Both yield the same values: INTEGER/REAL for JSON numbers, TEXT for strings, NULL
+ * for null or a missing field and 1/0 for true/false, so numbers compare as numbers and strings as strings, and
+ * SQLite's order is NULL < numbers < strings (booleans sort as 0/1). Columns, not expressions over `doc`, because
+ * SQLite rewrites an expression index entry whenever `doc` changes, but leaves a column index alone when the
+ * column keeps its value: a product update wrote about four times fewer WAL bytes (docs/decisions.md).
  */
 import type { Condition, Query, Scalar, SortKey, Where } from '../../shared-schema/ports/read-store.js';
 
@@ -31,12 +34,51 @@ export function tableOf(collection: string): string {
   return `"coll_${checkCollection(collection)}"`;
 }
 
-/** The SQL expression reading a top-level field; `_id` is the primary-key column. */
-export function fieldExpr(field: string): string {
+/** The indexed fields of a table, which have columns of their own (empty: every field is read from `doc`). */
+export type Columns = ReadonlySet<string>;
+export const NO_COLUMNS: Columns = new Set();
+
+export function checkField(field: string): string {
   if (typeof field !== 'string' || !FIELD_NAME.test(field)) {
     throw new RangeError(`invalid field name ${JSON.stringify(field)} (expected ${FIELD_NAME})`);
   }
-  return field === '_id' ? '_id' : `json_extract(doc, '$.${field}')`;
+  return field;
+}
+
+/** The column holding an indexed field. */
+export const columnOf = (field: string): string => `"f_${checkField(field)}"`;
+
+/** The SQL expression reading a top-level field: `_id`, the field's column when it has one, else json_extract. */
+export function fieldExpr(field: string, columns: Columns = NO_COLUMNS): string {
+  checkField(field);
+  if (field === '_id') return '_id';
+  return columns.has(field) ? columnOf(field) : docFieldExpr(field);
+}
+
+/** A field read from the document itself (sums and group keys, which need json_extract's exact integers and types). */
+export function docFieldExpr(field: string): string {
+  return field === '_id' ? '_id' : `json_extract(doc, '$.${checkField(field)}')`;
+}
+
+/**
+ * The value of a document's field as stored in its column: what json_extract reads from the document's JSON
+ * (JSON.stringify's view of the value: toJSON applied, non-finite numbers null, booleans 1/0, objects as JSON text).
+ */
+export function columnValue(value: unknown): Bind {
+  let v = value;
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? v : null;
+    case 'boolean':
+      return v ? 1 : 0;
+    case 'object':
+      return v === null ? null : JSON.stringify(v);
+    default:
+      return null; // undefined, functions, symbols: absent from the JSON
+  }
 }
 
 /** A JS scalar as SQLite sees the same JSON value through json_extract (booleans become 1/0). */
@@ -63,8 +105,8 @@ function equal(x: string, value: Bind): Fragment {
 const RANGE_OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const CONDITION_KEYS = new Set(['gt', 'gte', 'lt', 'lte', 'in', 'ne']);
 
-function conditionParts(field: string, cond: Condition): Fragment[] {
-  const x = fieldExpr(field);
+function conditionParts(field: string, cond: Condition, columns: Columns): Fragment[] {
+  const x = fieldExpr(field, columns);
   const what = `where.${field}`;
   if (cond === null || typeof cond !== 'object') return [equal(x, bindScalar(cond, what))];
   if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
@@ -106,13 +148,13 @@ function conditionParts(field: string, cond: Condition): Fragment[] {
 }
 
 /** The conditions of `where`, ANDed; `sql` is empty when there are none. */
-export function whereParts(where: Where | undefined): Fragment[] {
+export function whereParts(where: Where | undefined, columns: Columns = NO_COLUMNS): Fragment[] {
   if (where === undefined) return [];
   if (where === null || typeof where !== 'object') throw new TypeError('where: expected an object');
   const parts: Fragment[] = [];
   for (const [field, cond] of Object.entries(where)) {
     if (cond === undefined) throw new TypeError(`where.${field}: undefined (leave the field out instead)`);
-    parts.push(...conditionParts(field, cond));
+    parts.push(...conditionParts(field, cond, columns));
   }
   return parts;
 }
@@ -128,13 +170,13 @@ interface Key {
 }
 
 /** The effective sort keys: `orderBy` up to an explicit `_id`, else with `_id` ascending appended. */
-export function sortKeys(orderBy: readonly SortKey[] | undefined): Key[] {
+export function sortKeys(orderBy: readonly SortKey[] | undefined, columns: Columns = NO_COLUMNS): Key[] {
   const keys: Key[] = [];
   for (const key of orderBy ?? []) {
     if (key.dir !== undefined && key.dir !== 'asc' && key.dir !== 'desc') {
       throw new RangeError(`orderBy.${key.field}: dir must be 'asc' or 'desc'`);
     }
-    keys.push({ x: fieldExpr(key.field), desc: key.dir === 'desc' });
+    keys.push({ x: fieldExpr(key.field, columns), desc: key.dir === 'desc' });
     if (key.field === '_id') return keys;
   }
   keys.push({ x: '_id', desc: false });
@@ -190,9 +232,13 @@ export function keysetSegments(keys: readonly Key[], after: Query['after']): Fra
   return first.desc ? [bounded, { sql: `${first.x} IS NULL`, params: [] }] : [bounded];
 }
 
-/** One index name per field list, readable and collision-free (field names may themselves contain `_`). */
-export function indexName(collection: string, fields: readonly string[]): string {
+/**
+ * One index name per field list, readable and collision-free (field names may themselves contain `_`). `kind`
+ * `columns` names the index on field columns; the default is the name of the older index on json_extract
+ * expressions, which `ensureCollections` drops from a file written by an earlier version.
+ */
+export function indexName(collection: string, fields: readonly string[], kind: 'columns' | 'expressions' = 'expressions'): string {
   let hash = 0x811c9dc5;
   for (const ch of fields.join(',')) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return `"ix_${collection}__${fields.join('__')}__${hash.toString(16)}"`;
+  return `"ix_${collection}__${fields.join('__')}__${hash.toString(16)}${kind === 'columns' ? '__c' : ''}"`;
 }

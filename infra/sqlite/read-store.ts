@@ -25,7 +25,7 @@ import type {
   Where,
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
-import { fieldExpr, indexName, tableOf } from './read-store-sql.js';
+import { checkField, columnOf, docFieldExpr, fieldExpr, indexName, tableOf } from './read-store-sql.js';
 
 export interface SqliteReadStoreOptions {
   /** The database file (created with its directory when missing). */
@@ -110,23 +110,45 @@ export class SqliteReadStore implements ReadStore {
     );
   }
 
+  /**
+   * Creates each collection's table and indexes. The fields its indexes name get columns of their own (read-store-sql.ts);
+   * a table written by an earlier version (indexes on json_extract expressions) gains the columns, filled from the
+   * documents, and loses the expression indexes, in the same transaction.
+   */
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
-    const ddl: string[] = [];
-    for (const spec of specs) {
-      const table = tableOf(spec.name);
-      ddl.push(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-      const indexes = spec.expires ? [...spec.indexes, ['expires_at']] : spec.indexes;
-      for (const fields of indexes) {
+    const plans = specs.map((spec) => {
+      tableOf(spec.name); // validates the name before any SQL
+      const indexes = (spec.expires ? [...spec.indexes, ['expires_at']] : spec.indexes).filter((fields) => {
         if (fields.length === 0) throw new RangeError(`collection ${spec.name}: an index needs at least one field`);
-        const columns = fields.map(fieldExpr);
-        if (fields.length === 1 && fields[0] === '_id') continue; // the primary key
-        if (!fields.includes('_id')) columns.push('_id');
-        ddl.push(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, fields)} ON ${table} (${columns.join(', ')})`);
-      }
-    }
+        fields.forEach(checkField);
+        return !(fields.length === 1 && fields[0] === '_id'); // the primary key
+      });
+      const fields = [...new Set(indexes.flat())].filter((f) => f !== '_id').sort();
+      return { spec, indexes, fields };
+    });
     await this.exclusive(() => {
-      this.writer.db.transaction(() => ddl.forEach((sql) => this.writer.db.exec(sql))).immediate();
-      for (const spec of specs) if (spec.expires) this.expiring.add(spec.name);
+      const db = this.writer.db;
+      db.transaction(() => {
+        for (const { spec, indexes, fields } of plans) {
+          const table = tableOf(spec.name);
+          db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL${fields.map((f) => `, ${columnOf(f)}`).join('')})`);
+          const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+          for (const f of fields) {
+            if (present.has(`f_${f}`)) continue;
+            db.exec(`ALTER TABLE ${table} ADD COLUMN ${columnOf(f)}`);
+            db.exec(`UPDATE ${table} SET ${columnOf(f)} = ${docFieldExpr(f)}`);
+          }
+          for (const index of indexes) {
+            const columns = index.map((f) => (f === '_id' ? '_id' : columnOf(f)));
+            if (!index.includes('_id')) columns.push('_id');
+            db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
+            db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index, 'columns')} ON ${table} (${columns.join(', ')})`);
+          }
+        }
+      }).immediate();
+      this.writer.forgetColumns();
+      this.reader.forgetColumns();
+      for (const { spec } of plans) if (spec.expires) this.expiring.add(spec.name);
     });
   }
 
@@ -201,10 +223,10 @@ export class SqliteReadStore implements ReadStore {
       const ms = now.getTime();
       // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
       const textBound = new Date(ms + 86_400_000).toISOString();
-      const x = fieldExpr('expires_at');
       let deleted = 0;
       for (const name of this.expiring) {
         const table = tableOf(name);
+        const x = fieldExpr('expires_at', this.writer.columnsOf(name).set);
         deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
         deleted += this.writer.run(
           `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,

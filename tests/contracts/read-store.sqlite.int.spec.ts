@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/sqlite/read-store.js';
 import { readStoreContract } from './read-store-contract.js';
+import { indexName } from '../../infra/sqlite/read-store-sql.js';
 
 function tempDir(): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-'));
@@ -130,6 +131,68 @@ describe('SqliteReadStore', () => {
     const secondStatement = plans[2].findIndex((line, i) => i > 0 && line.startsWith('SEARCH'));
     expect(secondStatement).to.be.greaterThan(0);
     expect(plans[2].slice(0, secondStatement).join(' | ')).to.match(/USE TEMP B-TREE FOR LAST TERM OF ORDER BY$/);
+  });
+
+  it('answers a filter or an order on an indexed field (own column) exactly as on the same field unindexed', async () => {
+    const store = open();
+    await store.ensureCollections([
+      { name: 'indexed', indexes: [['v']] },
+      { name: 'plain', indexes: [] },
+    ]);
+    const values: unknown[] = ['b', 'a', '', 7, -2, 2.5, 1e21, true, false, null, undefined, { k: 1 }, [1, 'x'], new Date('2024-01-02T03:04:05Z'), NaN];
+    const docs = values.map((v, i) => ({ _id: `d${String(i).padStart(2, '0')}`, v, i }));
+    for (const name of ['indexed', 'plain']) await store.transact(async (tx) => {
+      for (const doc of docs) await tx.put(name, doc);
+    });
+    const ids = async (name: string, query: Parameters<SqliteReadStore['find']>[1]) => (await store.find(name, query)).map((d) => d._id);
+    const queries: Parameters<SqliteReadStore['find']>[1][] = [
+      { orderBy: [{ field: 'v' }] },
+      { orderBy: [{ field: 'v', dir: 'desc' }] },
+      { orderBy: [{ field: 'v' }], after: [2.5, 'd05'] },
+      { orderBy: [{ field: 'v', dir: 'desc' }], after: ['a', 'd01'], limit: 4 },
+      { where: { v: true } },
+      { where: { v: 1 } },
+      { where: { v: null } },
+      { where: { v: { gte: 0 } } },
+      { where: { v: { lt: 'b' } } },
+      { where: { v: { in: ['a', 7, null] } } },
+      { where: { v: { ne: 'a' } } },
+      { where: { v: '2024-01-02T03:04:05.000Z' } },
+    ];
+    for (const query of queries) expect(await ids('indexed', query), JSON.stringify(query)).to.deep.equal(await ids('plain', query));
+    expect(await store.count('indexed', { v: { gte: 0 } })).to.equal(await store.count('plain', { v: { gte: 0 } }));
+    // A replaced document moves in the index; a conditional replace and an insert-if-absent keep the column too.
+    await store.transact(async (tx) => tx.put('indexed', { _id: 'd00', v: 'zz' }));
+    expect(await ids('indexed', { where: { v: 'zz' } })).to.deep.equal(['d00']);
+    expect(await ids('indexed', { where: { v: 'b' } })).to.deep.equal([]);
+    expect(await store.replaceIf('indexed', { _id: 'd00', v: 'yy' }, { v: 'zz' })).to.equal(true);
+    expect(await store.insertIfAbsent('indexed', { _id: 'new', v: 'yy' })).to.equal(true);
+    expect(await ids('indexed', { where: { v: 'yy' } })).to.deep.equal(['d00', 'new']);
+  });
+
+  it('moves a file written with json_extract expression indexes to field columns, keeping every answer', async () => {
+    const file = path.join(dir, 'read.db');
+    const { default: Database } = await import('better-sqlite3');
+    const old = new Database(file);
+    old.pragma('journal_mode = WAL');
+    old.exec(`CREATE TABLE coll_items (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+    old.exec(`CREATE INDEX ${indexName('items', ['store_id'])} ON coll_items (json_extract(doc, '$.store_id'), _id)`); // as earlier versions named it
+    const insert = old.prepare('INSERT INTO coll_items (_id, doc) VALUES (?, ?)');
+    insert.run('i1', JSON.stringify({ _id: 'i1', store_id: 's2', on: true }));
+    insert.run('i2', JSON.stringify({ _id: 'i2', store_id: 's1', on: false }));
+    insert.run('i3', JSON.stringify({ _id: 'i3', on: true }));
+    old.close();
+
+    const store = open();
+    await store.ensureCollections([{ name: 'items', indexes: [['store_id'], ['on', 'store_id']] }]);
+    expect((await store.find('items', { orderBy: [{ field: 'store_id' }] })).map((d) => d._id)).to.deep.equal(['i3', 'i2', 'i1']);
+    expect((await store.find('items', { where: { on: true }, orderBy: [{ field: 'store_id' }] })).map((d) => d._id)).to.deep.equal(['i3', 'i1']);
+    const plan = store.explain('items', { find: { where: { store_id: 's1' } } }).join(' | ');
+    expect(plan).to.match(/USING (COVERING )?INDEX "?ix_items__store_id__\w+__c/);
+    const check = new Database(file, { readonly: true });
+    const indexes = (check.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'coll_items'").all() as { sql: string | null }[]).map((r) => r.sql ?? '');
+    check.close();
+    expect(indexes.join('\n')).not.to.contain('json_extract');
   });
 
   it('refuses collection and field names that are not plain identifiers, before any SQL', async () => {
