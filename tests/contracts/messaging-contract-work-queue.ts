@@ -79,13 +79,16 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer, durabl
 
     it('redelivers on retry or a throwing handler, counting the deliveries', async function () {
       await m.enqueue(queue, 'flaky', 'p');
+      // Only 'flaky' fails: a marker that threw on its first delivery would be delivered again at once, and
+      // waiting for exactly four deliveries would then hang whenever a poll missed the instant between the two.
       const { seen } = await consume(async (item) => {
+        if (item.id !== 'flaky') return 'ack';
         if (item.deliveries === 1) throw new Error('boom');
         return item.deliveries === 2 ? 'retry' : 'ack';
       });
       await waitFor(() => seen.length === 3, 'three deliveries');
       await m.enqueue(queue, 'z', 'marker');
-      await waitFor(() => seen.length === 4, 'the marker');
+      await waitFor(async () => idsOf(seen).includes('z') && (await m.queueStats(queue)).pending === 0, 'the marker, acked');
       expect(seen.map((item) => [item.id, item.deliveries])).to.deep.equal([
         ['flaky', 1],
         ['flaky', 2],
