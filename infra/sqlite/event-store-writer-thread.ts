@@ -1,17 +1,18 @@
 /** Entry point of the event store's writer thread (see event-store-writer.ts `WriterThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './event-store-schema.js';
-import { GroupWriter, toWire, type PendingAppend, type WriterThreadOptions } from './event-store-writer.js';
+import { GroupWriter, packOutcomes, unpackGroup, type WriterThreadOptions } from './event-store-writer.js';
 
 const options = workerData as WriterThreadOptions;
 const db = openConnection({ path: options.path, synchronous: options.synchronous, busyTimeoutMs: options.busyTimeoutMs });
 const writer = new GroupWriter(db);
 
-parentPort!.on('message', (message: { id: number; group: PendingAppend[] } | { close: true }) => {
+parentPort!.on('message', (message: { id: number; group: string } | { close: true }) => {
   if ('close' in message) {
     db.close();
     parentPort!.close();
     return;
   }
-  parentPort!.postMessage({ id: message.id, outcomes: writer.commit(message.group).map(toWire) });
+  const outcomes = packOutcomes(writer.commit(unpackGroup(message.group)));
+  parentPort!.postMessage({ id: message.id, outcomes }, [outcomes.results.buffer as ArrayBuffer]);
 });

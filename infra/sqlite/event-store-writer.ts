@@ -127,6 +127,80 @@ export function fromWire(wire: WireOutcome): Outcome {
   return { ok: false, error: Object.assign(new Error(wire.message), wire.code ? { code: wire.code } : {}) };
 }
 
+/**
+ * A group as it crosses to the writer thread: one string of length-prefixed fields (`<length>:<text>`), since
+ * posting one flat string costs a copy where the structured clone of many small objects walks each of them.
+ */
+export function packGroup(group: readonly PendingAppend[]): string {
+  const parts: string[] = [String(group.length), ':'];
+  const field = (text: string) => parts.push(String(text.length), ':', text);
+  for (const append of group) {
+    field(append.stream);
+    field(String(append.expected));
+    field(String(append.events.length));
+    for (const event of append.events) {
+      field(event.type);
+      field(event.data);
+      field(event.metadata);
+    }
+  }
+  return parts.join('');
+}
+
+export function unpackGroup(packed: string): PendingAppend[] {
+  let at = 0;
+  const count = (): number => {
+    const colon = packed.indexOf(':', at);
+    const n = Number(packed.slice(at, colon));
+    at = colon + 1;
+    return n;
+  };
+  const field = (): string => {
+    const length = count();
+    const text = packed.slice(at, at + length);
+    at += length;
+    return text;
+  };
+  const expectedOf = (text: string): ExpectedRevision =>
+    text === 'any' || text === 'no_stream' || text === 'stream_exists' ? text : Number(text);
+  const group: PendingAppend[] = [];
+  for (let i = count(); i > 0; i--) {
+    const stream = field();
+    const expected = expectedOf(field());
+    const events: PendingAppend['events'] = [];
+    for (let n = Number(field()); n > 0; n--) events.push({ type: field(), data: field(), metadata: field() });
+    group.push({ stream, expected, events });
+  }
+  return group;
+}
+
+/** Outcomes as they come back: `[nextRevision, position]` per append (NaN where it failed), failures apart. */
+export interface WireOutcomes {
+  results: Float64Array;
+  failures: [number, WireOutcome][];
+}
+
+export function packOutcomes(outcomes: readonly Outcome[]): WireOutcomes {
+  const results = new Float64Array(outcomes.length * 2).fill(NaN);
+  const failures: [number, WireOutcome][] = [];
+  outcomes.forEach((outcome, i) => {
+    if (outcome.ok) {
+      results[2 * i] = outcome.result.nextRevision;
+      results[2 * i + 1] = outcome.result.position;
+    } else failures.push([i, toWire(outcome)]);
+  });
+  return { results, failures };
+}
+
+export function unpackOutcomes(wire: WireOutcomes): Outcome[] {
+  const failed = new Map(wire.failures);
+  return Array.from({ length: wire.results.length / 2 }, (_, i) => {
+    const failure = failed.get(i);
+    if (failure) return fromWire(failure);
+    return { ok: true as const, result: { nextRevision: wire.results[2 * i]!, position: wire.results[2 * i + 1]! } };
+  });
+}
+
 export interface WriterThreadOptions {
   path: string;
   synchronous: 'FULL' | 'NORMAL';
@@ -146,11 +220,11 @@ export class WriterThread {
   constructor(options: WriterThreadOptions) {
     this.worker = new Worker(new URL('./event-store-writer-thread.js', import.meta.url), { workerData: options });
     this.worker.unref();
-    this.worker.on('message', (message: { id: number; outcomes: WireOutcome[] }) => {
+    this.worker.on('message', (message: { id: number; outcomes: WireOutcomes }) => {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
       if (this.pending.size === 0) this.worker.unref();
-      waiter?.resolve(message.outcomes.map(fromWire));
+      waiter?.resolve(unpackOutcomes(message.outcomes));
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the event-store writer thread exited (${code})`)));
@@ -162,7 +236,7 @@ export class WriterThread {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.ref();
-      this.worker.postMessage({ id, group });
+      this.worker.postMessage({ id, group: packGroup(group) });
     });
   }
 

@@ -42,7 +42,9 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompl
     const requestId = newRequestId();
     ctx.state.requestId = requestId;
     ctx.state.params = {};
-    ctx.state.log = options.log.child({ request_id: requestId });
+    // The request's child logger is made on first use: most requests only write the one line below.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= options.log.child({ request_id: requestId })), configurable: true, enumerable: true });
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
@@ -56,8 +58,9 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompl
     } finally {
       const caller = ctx.state.caller;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info(
+      options.log.info(
         {
+          request_id: requestId,
           method: ctx.method,
           route: ctx.state.route?.path ?? ctx.path.split('?')[0],
           status: ctx.status,

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,3 +18,28 @@ for (const writerThread of [false, true]) {
     };
   });
 }
+
+describe('SQLite event store: a group as it crosses to the writer thread', () => {
+  it('packs and unpacks any text (colons, digits, emoji, empty) and every kind of expected revision', async () => {
+    const { packGroup, unpackGroup, packOutcomes, unpackOutcomes } = await import('../../infra/sqlite/event-store-writer.js');
+    const { WrongExpectedRevisionError } = await import('../../shared-schema/ports/event-store.js');
+    const group = [
+      { stream: 'product-live:pt_1:a:b', expected: 'any' as const, events: [{ type: 'T', data: '{"x":"12:3"}', metadata: '{}' }] },
+      { stream: 's-2', expected: 'no_stream' as const, events: [] },
+      { stream: 's-3', expected: 'stream_exists' as const, events: [{ type: '', data: '"😀:9"', metadata: '' }, { type: '10:', data: 'null', metadata: '{"a":1}' }] },
+      { stream: 's-4', expected: 41, events: [{ type: 'Ü', data: '"\u0000"', metadata: '{}' }] },
+    ];
+    expect(unpackGroup(packGroup(group))).to.deep.equal(group);
+    expect(unpackGroup(packGroup([]))).to.deep.equal([]);
+    const outcomes = unpackOutcomes(
+      packOutcomes([
+        { ok: true, result: { nextRevision: 3, position: 2 ** 40 } },
+        { ok: false, error: new WrongExpectedRevisionError('s-2', 'no_stream', 0) },
+        { ok: false, error: Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }) },
+      ]),
+    );
+    expect(outcomes[0]).to.deep.equal({ ok: true, result: { nextRevision: 3, position: 2 ** 40 } });
+    expect(!outcomes[1]!.ok && outcomes[1]!.error).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(!outcomes[2]!.ok && (outcomes[2]!.error as { code?: string }).code).to.equal('SQLITE_IOERR');
+  });
+});
