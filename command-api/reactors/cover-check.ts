@@ -16,7 +16,7 @@ import type { EventStore, Subscription } from '../../shared-schema/ports/event-s
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import { CATEGORIES } from '../../shared-schema/streams.js';
-import { COVER_QUEUE, coverItemId, coverItemPayload, type CoverItemOutcome } from './cover-queue.js';
+import { COVER_QUEUE, coverItemId, coverItemPayload, pause, type CoverItemOutcome } from './cover-queue.js';
 
 export const COVER_REACTOR_CHECKPOINT = 'reactor:cover';
 
@@ -190,17 +190,4 @@ export class CoverCheckReactor {
     })();
     return this.saving;
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }

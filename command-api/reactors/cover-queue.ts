@@ -103,19 +103,22 @@ export class CoverQueueConsumer {
   }
 
   private pause(deliveries: number): Promise<void> {
-    const ms = Math.min(this.options.retryDelayMs * 2 ** (deliveries - 1), this.ackWaitMs / 4);
-    if (ms <= 0 || this.stopping.signal.aborted) return Promise.resolve();
-    const signal = this.stopping.signal;
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done);
-    });
+    return pause(Math.min(this.options.retryDelayMs * 2 ** (deliveries - 1), this.ackWaitMs / 4), this.stopping.signal);
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts (stopping cuts a pause short). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }
 
 /**
