@@ -44,38 +44,30 @@ export class ServiceMetrics {
     this.coverChecks = new Counter({ name: 'pc_cover_checks_total', help: 'Cover checks by outcome.', labelNames: ['outcome'], registers: [registry] });
     this.historyFailures = new Counter({ name: 'pc_history_write_failures_total', help: 'Operation history entries that could not be written.', registers: [registry] });
     const self = this;
-    new Gauge({
-      name: 'pc_work_queue_depth',
-      help: 'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.',
-      labelNames: ['queue'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        for (const [queue, depth] of self.queues) {
-          try {
-            this.set({ queue }, await depth());
-          } catch {
-            /* a failing callback leaves its queue out of this scrape */
+    /** A gauge with one value per registered queue, read at each scrape. */
+    const perQueue = (name: string, help: string, sources: ReadonlyMap<string, () => number | Promise<number>>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['queue'],
+        registers: [registry],
+        async collect() {
+          this.reset();
+          for (const [queue, read] of sources) {
+            try {
+              this.set({ queue }, await read());
+            } catch {
+              /* a failing callback leaves its queue out of this scrape */
+            }
           }
-        }
-      },
-    });
-    new Gauge({
-      name: 'pc_work_queue_dead_letters',
-      help: 'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
-      labelNames: ['queue'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        for (const [queue, count] of self.deadLetters) {
-          try {
-            this.set({ queue }, await count());
-          } catch {
-            /* a failing callback leaves its queue out of this scrape */
-          }
-        }
-      },
-    });
+        },
+      });
+    perQueue('pc_work_queue_depth', 'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.', this.queues);
+    perQueue(
+      'pc_work_queue_dead_letters',
+      'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
+      this.deadLetters,
+    );
     // prom-client collects every metric in parallel: the three gauges share one status read per scrape.
     let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
     const status = () => {

@@ -3,6 +3,7 @@ import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
 import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
+import type { QueueStats } from '../../shared-schema/ports/messaging.js';
 
 export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics }) => {
   const runner = new BatchRunner(deps, {
@@ -34,7 +35,9 @@ export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitF
     ...(coverChecker ? { checker: coverChecker } : {}),
   });
   if (!covers) return null;
-  const stats = () => deps.messaging.queueStats(COVER_QUEUE);
+  // The two gauges are collected together: they share one read of the queue's counts per scrape.
+  let reading: Promise<QueueStats> | null = null;
+  const stats = () => (reading ??= deps.messaging.queueStats(COVER_QUEUE).finally(() => (reading = null)));
   const unregister = metrics.registerQueue(COVER_QUEUE, async () => (await stats()).pending, async () => (await stats()).deadLetters);
   return {
     async stop() {
