@@ -90,7 +90,8 @@ export function storeSink(reads: ReadStore): HistorySink {
 
 const GROUP_MAX = 500;
 
-type Queued = { entry: HistoryEntry; done?: (err?: unknown) => void };
+/** An entry waiting for its group commit, with what it was made of (for a failure's log line) and who waits for it. */
+type Queued = { entry: HistoryEntry; input: HistoryInput; settled: (() => void) | undefined };
 
 export class HistoryWriter {
   /** Partners seen activated (activation is never undone). */
@@ -164,14 +165,7 @@ export class HistoryWriter {
    * unit of work, so the history costs one commit per group, not one per request (answers never wait for it).
    */
   private enqueue(input: HistoryInput, at: Date, settled?: () => void): void {
-    const entry = toEntry(input, at);
-    this.queue.push({
-      entry,
-      done: (err) => {
-        if (err !== undefined) this.failed(input, err);
-        settled?.();
-      },
-    });
+    this.queue.push({ entry: toEntry(input, at), input, settled });
     this.flushing ??= new Promise<void>((r) => setTimeout(r, this.groupMs)).then(() => this.drain());
   }
 
@@ -185,7 +179,10 @@ export class HistoryWriter {
         } catch (err) {
           failure = err ?? new Error('history sink failed');
         }
-        for (const g of group) g.done?.(failure);
+        for (const g of group) {
+          if (failure !== undefined) this.failed(g.input, failure);
+          g.settled?.();
+        }
       }
     } finally {
       this.flushing = null;
@@ -198,7 +195,6 @@ export class HistoryWriter {
   }
 
   private async isActivated(partnerId: string): Promise<boolean> {
-    if (this.activated.has(partnerId)) return true;
     const partner = await this.reads.get<{ _id: string; activated_at?: string | null }>('partners', partnerId);
     if (!partner?.activated_at) return false;
     this.activated.add(partnerId);
