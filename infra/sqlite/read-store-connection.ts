@@ -11,6 +11,7 @@ import {
   columnValue,
   docFieldExpr,
   fieldExpr,
+  fieldOfColumn,
   keysetSegments,
   orderByClause,
   sortKeys,
@@ -30,8 +31,8 @@ const MAX_STATEMENTS = 500;
 export class SqliteConnection {
   private readonly statements = new Map<string, Statement>();
   private readonly snapshot: (read: () => Doc[]) => Doc[];
-  /** Indexed fields with a column, by collection, read off the table (sorted: the order of the column lists). */
-  private readonly columns = new Map<string, { fields: readonly string[]; set: Columns }>();
+  /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
+  private readonly columns = new Map<string, TableColumns>();
 
   constructor(readonly db: Database.Database) {
     this.snapshot = db.transaction((read: () => Doc[]) => read());
@@ -43,12 +44,11 @@ export class SqliteConnection {
    * this process changes a table. A process that started before another one added columns to a table must restart
    * before writing to it (deployments restart every process on an upgrade).
    */
-  columnsOf(collection: string): { fields: readonly string[]; set: Columns } {
+  columnsOf(collection: string): TableColumns {
     const known = this.columns.get(collection);
     if (known) return known;
     const info = this.db.prepare(`PRAGMA table_info(${tableOf(collection)})`).all() as { name: string }[];
-    const fields = info.map((c) => c.name).filter((n) => n.startsWith('f_')).map((n) => n.slice(2)).sort();
-    const entry = { fields, set: new Set(fields) };
+    const entry = tableColumns(collection, info.map((c) => fieldOfColumn(c.name)).filter((f): f is string => f !== null));
     if (info.length > 0) this.columns.set(collection, entry);
     return entry;
   }
@@ -139,36 +139,23 @@ export class SqliteConnection {
   }
 
   put(collection: string, doc: Doc): void {
-    const { fields, names, values } = this.rowOf(collection, doc);
-    const updates = ['doc = excluded.doc', ...fields.map((f) => `${f} = excluded.${f}`)].join(', ');
-    this.run(`INSERT INTO ${tableOf(collection)} (${names}) VALUES (${placeholders(values)}) ON CONFLICT(_id) DO UPDATE SET ${updates}`, values);
+    const table = this.columnsOf(collection);
+    this.run(table.upsert, table.row(doc));
   }
 
   insertIfAbsent(collection: string, doc: Doc): boolean {
-    const { names, values } = this.rowOf(collection, doc);
-    return this.run(`INSERT INTO ${tableOf(collection)} (${names}) VALUES (${placeholders(values)}) ON CONFLICT(_id) DO NOTHING`, values) === 1;
+    const table = this.columnsOf(collection);
+    return this.run(table.insertIfAbsent, table.row(doc)) === 1;
   }
 
   replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): boolean {
-    const { fields, values } = this.rowOf(collection, doc);
-    const columns = this.columnsOf(collection).set;
+    const table = this.columnsOf(collection);
     const conditions = Object.entries(match).map(([field, value]) => ({
-      sql: `${fieldExpr(field, columns)} IS ?`,
+      sql: `${fieldExpr(field, table.set)} IS ?`,
       params: [bindScalar(value, `match.${field}`)],
     }));
     const w = and([{ sql: '_id = ?', params: [doc._id] }, ...conditions]);
-    const sets = ['doc = ?', ...fields.map((f) => `${f} = ?`)].join(', ');
-    return this.run(`UPDATE ${tableOf(collection)} SET ${sets} WHERE ${w.sql}`, [...values.slice(1), ...w.params]) === 1;
-  }
-
-  /** The row of a document: `_id`, its JSON and its field columns (quoted names), as names and bound values. */
-  private rowOf(collection: string, doc: Doc): { fields: string[]; names: string; values: Bind[] } {
-    const json = docJson(doc);
-    const own = this.columnsOf(collection).fields;
-    const fields = own.map(columnOf);
-    const values: Bind[] = [doc._id, json];
-    for (const f of own) values.push(columnValue((doc as Record<string, unknown>)[f]));
-    return { fields, names: ['_id', 'doc', ...fields].join(', '), values };
+    return this.run(`${table.updatePrefix} WHERE ${w.sql}`, [...table.row(doc).slice(1), ...w.params]) === 1;
   }
 
   delete(collection: string, id: string): void {
@@ -195,7 +182,39 @@ export class SqliteConnection {
 
 export type ReadShape = { find: Query } | { count: Where | undefined } | { sum: SumQuery };
 
-const placeholders = (values: readonly unknown[]): string => values.map(() => '?').join(', ');
+/** A table's field columns (sorted) and the SQL that writes its rows, made once per table. */
+export interface TableColumns {
+  fields: readonly string[];
+  set: Columns;
+  upsert: string;
+  insertIfAbsent: string;
+  /** `UPDATE … SET doc = ?, <columns> = ?`, to be followed by a WHERE clause; binds `row(doc)` without `_id`. */
+  updatePrefix: string;
+  /** The bound values of a document's row: `_id`, its JSON, then its field columns in `fields` order. */
+  row(doc: Doc): Bind[];
+}
+
+function tableColumns(collection: string, unsorted: readonly string[]): TableColumns {
+  const fields = [...unsorted].sort();
+  const table = tableOf(collection);
+  const quoted = fields.map(columnOf);
+  const names = ['_id', 'doc', ...quoted].join(', ');
+  const values = ['?', '?', ...quoted.map(() => '?')].join(', ');
+  const insert = `INSERT INTO ${table} (${names}) VALUES (${values}) ON CONFLICT(_id) DO`;
+  return {
+    fields,
+    set: new Set(fields),
+    upsert: `${insert} UPDATE SET ${['doc', ...quoted].map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    insertIfAbsent: `${insert} NOTHING`,
+    updatePrefix: `UPDATE ${table} SET ${['doc', ...quoted].map((c) => `${c} = ?`).join(', ')}`,
+    row(doc) {
+      const json = docJson(doc); // checks the document first
+      const values: Bind[] = [doc._id, json];
+      for (const f of fields) values.push(columnValue((doc as Record<string, unknown>)[f]));
+      return values;
+    },
+  };
+}
 
 /** The statements of a `find`, in order (each takes the remaining limit as its last parameter), and the limit. */
 function findSql(collection: string, query: Query, columns: Columns): { statements: Fragment[]; limit: number } {

@@ -45,8 +45,13 @@ export function checkField(field: string): string {
   return field;
 }
 
-/** The column holding an indexed field. */
-export const columnOf = (field: string): string => `"f_${checkField(field)}"`;
+const COLUMN_PREFIX = 'f_';
+
+/** The column holding an indexed field (quoted for SQL text). */
+export const columnOf = (field: string): string => `"${COLUMN_PREFIX}${checkField(field)}"`;
+
+/** The field a column of a table holds, or null for `_id`, `doc` and anything else. */
+export const fieldOfColumn = (column: string): string | null => (column.startsWith(COLUMN_PREFIX) ? column.slice(COLUMN_PREFIX.length) : null);
 
 /** The SQL expression reading a top-level field: `_id`, the field's column when it has one, else json_extract. */
 export function fieldExpr(field: string, columns: Columns = NO_COLUMNS): string {

@@ -25,7 +25,7 @@ import type {
   Where,
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
-import { checkField, columnOf, docFieldExpr, fieldExpr, indexName, tableOf } from './read-store-sql.js';
+import { checkField, columnOf, docFieldExpr, fieldExpr, fieldOfColumn, indexName, tableOf } from './read-store-sql.js';
 
 export interface SqliteReadStoreOptions {
   /** The database file (created with its directory when missing). */
@@ -132,9 +132,9 @@ export class SqliteReadStore implements ReadStore {
         for (const { spec, indexes, fields } of plans) {
           const table = tableOf(spec.name);
           db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL${fields.map((f) => `, ${columnOf(f)}`).join('')})`);
-          const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+          const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => fieldOfColumn(c.name)));
           for (const f of fields) {
-            if (present.has(`f_${f}`)) continue;
+            if (present.has(f)) continue;
             db.exec(`ALTER TABLE ${table} ADD COLUMN ${columnOf(f)}`);
             db.exec(`UPDATE ${table} SET ${columnOf(f)} = ${docFieldExpr(f)}`);
           }
