@@ -1,5 +1,6 @@
 /** Connection set-up and schema of the SQLite event store. */
 import Database from 'better-sqlite3';
+import { enableWal } from './wal.js';
 
 export interface ConnectionOptions {
   path: string;
@@ -45,8 +46,7 @@ export function openConnection(options: ConnectionOptions): Database.Database {
   try {
     // busy_timeout first: the other pragmas and the schema transaction may wait for another process.
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not switch ${options.path} to WAL (got ${String(mode)})`);
+    enableWal(db, options.busyTimeoutMs);
     db.pragma(`synchronous = ${options.synchronous}`);
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) throw new Error(`${options.path} has event-store schema ${version}, newer than ${SCHEMA_VERSION}`);

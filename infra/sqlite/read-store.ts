@@ -25,6 +25,7 @@ import type {
   Where,
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
+import { enableWal } from './wal.js';
 import { checkField, columnOf, docFieldExpr, fieldExpr, fieldOfColumn, indexName, tableOf } from './read-store-sql.js';
 
 export interface SqliteReadStoreOptions {
@@ -91,7 +92,7 @@ export class SqliteReadStore implements ReadStore {
     const reader = new Database(options.path);
     try {
       writer.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
-      writer.pragma('journal_mode = WAL');
+      enableWal(writer, busyTimeout);
       writer.pragma(`synchronous = ${synchronous}`);
       writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
       reader.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
