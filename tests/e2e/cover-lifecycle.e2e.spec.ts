@@ -65,14 +65,23 @@ describe('cover check and the product life cycle (e2e)', function () {
         const sent = await put(`ok-${ext}`, img(`/img/800x600.${ext}`));
         expect(sent.status).to.equal(200);
         expect(sent.body.state).to.equal('pending');
+        expect(sent.body.published_at, 'never published yet').to.equal(null);
         expect(sent.body).to.not.have.property('svc_url');
       }
+      const publishedAt = t.clock.now().toISOString();
       for (const ext of ['jpg', 'png', 'webp']) {
         const got = await settledState(`ok-${ext}`, 'accepted');
         expect(got.reasons).to.deep.equal([]);
-        expect(got.published_at).to.equal(t.clock.now().toISOString());
+        expect(got.published_at).to.equal(publishedAt);
         expect(got.svc_url).to.match(new RegExp(`/p/main/ok-${ext}$`));
       }
+      // A later write answers with the first publication, whether it keeps the cover (PATCH) or sends it again (PUT).
+      t.clock.advance(60_000);
+      const patched = await hub.api.patch('/products/ok-jpg', { price_cents: 4321, updated_at: nextUpdatedAt() });
+      expect(patched.status).to.equal(200);
+      expect(patched.body).to.include({ state: 'accepted', published_at: publishedAt });
+      const resent = await put('ok-png', img('/img/800x600.png'));
+      expect(resent.body.published_at).to.equal(publishedAt);
     });
 
     it('rejects a GIF (image_type), a 499×800 cover (image_too_small), a 404 and a redirect outside the store (image_unreachable)', async () => {
