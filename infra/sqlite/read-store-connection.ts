@@ -138,9 +138,16 @@ export class SqliteConnection {
     );
   }
 
+  /**
+   * Writes the row in one statement when it is new or keeps its field columns (only the document is rewritten then);
+   * in two when a field column changes. SQLite rewrites the index entries of every column an UPDATE sets, changed or
+   * not, and a projector's update seldom changes an indexed field (measured: a unit of 65 product updates cost about
+   * twice as much with every column set).
+   */
   put(collection: string, doc: Doc): void {
     const table = this.columnsOf(collection);
-    this.run(table.upsert, table.row(doc));
+    const row = table.row(doc);
+    if (this.run(table.upsertKeepingColumns, row) === 0) this.run(table.upsert, row);
   }
 
   insertIfAbsent(collection: string, doc: Doc): boolean {
@@ -187,6 +194,8 @@ export interface TableColumns {
   fields: readonly string[];
   set: Columns;
   upsert: string;
+  /** Inserts the row, or rewrites its document alone when its field columns are unchanged; else changes nothing. */
+  upsertKeepingColumns: string;
   insertIfAbsent: string;
   /** `UPDATE … SET doc = ?, <columns> = ?`, to be followed by a WHERE clause; binds `row(doc)` without `_id`. */
   updatePrefix: string;
@@ -205,6 +214,7 @@ function tableColumns(collection: string, unsorted: readonly string[]): TableCol
     fields,
     set: new Set(fields),
     upsert: `${insert} UPDATE SET ${['doc', ...quoted].map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    upsertKeepingColumns: `${insert} UPDATE SET doc = excluded.doc${quoted.length === 0 ? '' : ` WHERE ${quoted.map((c) => `${c} IS excluded.${c}`).join(' AND ')}`}`,
     insertIfAbsent: `${insert} NOTHING`,
     updatePrefix: `UPDATE ${table} SET ${['doc', ...quoted].map((c) => `${c} = ?`).join(', ')}`,
     row(doc) {

@@ -98,6 +98,21 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(await store.get(c, 'd1')).to.deep.equal({ _id: 'd1', name: 'only' });
       });
 
+      it('a put that changes indexed fields is found by the new values only; one that keeps them shows the new document', async () => {
+        const c = await collection([['a', 'b'], ['b']]);
+        await putAll(c, [{ _id: 'x', a: 1, b: 'old', note: 'first' }, { _id: 'y', a: 1, b: 'old' }]);
+        await putAll(c, [{ _id: 'x', a: 1, b: 'old', note: 'second' }]);
+        expect(await store.find(c, { where: { a: 1, b: 'old' } })).to.deep.equal([
+          { _id: 'x', a: 1, b: 'old', note: 'second' },
+          { _id: 'y', a: 1, b: 'old' },
+        ]);
+        await putAll(c, [{ _id: 'x', a: 2, b: 'new' }, { _id: 'y', a: 1 }]);
+        expect(ids(await store.find(c, { where: { b: 'old' } }))).to.deep.equal([]);
+        expect(ids(await store.find(c, { where: { a: 2, b: 'new' } }))).to.deep.equal(['x']);
+        expect(ids(await store.find(c, { where: { a: 1, b: null } }))).to.deep.equal(['y']);
+        expect(await store.count(c, { b: 'new' })).to.equal(1);
+      });
+
       it('declaring the same collections again keeps their documents', async () => {
         const c = await collection([['a']]);
         await putAll(c, [{ _id: 'x', a: 1 }]);
