@@ -108,7 +108,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
   // Operations: every read-model access goes through `operations.reads` (projection generations).
-  const operations = await Operations.create({ log, clock, events, reads: stores.reads, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
+  const operations = await Operations.create({ log, clock, events, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
 

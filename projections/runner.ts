@@ -90,8 +90,11 @@ export class ProjectionRunner {
       const batch: RecordedEvent[] = [first.value];
       pending = it.next();
       let ended = false;
+      // The batch takes what arrives before the event loop's next check phase (the events already read arrive
+      // through promise jobs, well before it).
+      const tick = new Promise<typeof TICK>((r) => setImmediate(() => r(TICK)));
       while (batch.length < maxBatch) {
-        const got = await Promise.race([pending, new Promise<typeof TICK>((r) => setImmediate(() => r(TICK)))]);
+        const got = await Promise.race([pending, tick]);
         if (got === TICK) break;
         if (got.done) {
           ended = true;

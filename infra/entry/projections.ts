@@ -27,7 +27,7 @@ runProcess('projections', async ({ config, settings, log }) => {
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock);
   const { events, messaging } = stores;
-  const operations = await Operations.create({ log, clock, events, reads: stores.reads, messaging, projectors: PROJECTORS, settings });
+  const operations = await Operations.create({ log, clock, events, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
   let failed = false;

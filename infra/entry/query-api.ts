@@ -18,7 +18,7 @@ runProcess('query-api', async ({ config, settings, log }) => {
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock);
   const { events, messaging } = stores;
-  const ops = await startDoorOperations({ log, clock, reads: stores.reads, messaging, projectors: PROJECTORS, settings });
+  const ops = await startDoorOperations({ log, clock, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
   const reads = ops.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
   const watcher = await PositionWatcher.start({ reads, messaging, checkpointNames: PROJECTORS.map((p) => p.name) });

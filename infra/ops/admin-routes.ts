@@ -56,7 +56,7 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
       after = decodeHistoryCursor(ctx.query.cursor) ?? undefined;
       if (!after) throw invalid([fieldError('cursor', 'invalid', 'The cursor is not valid.')]);
     }
-    const page = await readHistory(ops.reads, ctx.params.partner_id!, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
+    const page = await readHistory(ops.historyReads, ctx.params.partner_id!, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
     ctx.body = { partner_id: ctx.params.partner_id, ...page };
   });
 

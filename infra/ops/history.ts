@@ -4,9 +4,10 @@
  * a query string or a credential. A batch received (the 202 of `POST /products/batch`) and a batch processed (written
  * by the batch runner through `record`) are two entries. Entries start once the partner is activated (first key).
  *
- * Storage: the append-only collection `operation_history` of the read store (one document per entry, `_id` a
- * time-ordered ULID, indexed by partner, environment and `_id`). It is not a read model: no projector owns it and it is
- * not derived from the log (reads are not events), so rebuilds and audits leave it alone.
+ * Storage: the append-only collection `operation_history` (one document per entry, `_id` a time-ordered ULID, indexed
+ * by partner, environment and `_id`), in a SQLite file of its own written by a worker thread (history-file.ts) or, on
+ * MongoDB, in the read store. It is not a read model: no projector owns it and it is not derived from the log (reads
+ * are not events), so rebuilds and audits leave it alone.
  *
  * Writing is best effort and happens after the answer is decided: `record` never throws and never delays an answer;
  * a failure is logged (without the entry's values beyond ids) and counted.
@@ -76,6 +77,19 @@ export interface HistorySink {
 
 const REF_VALUE = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_FIELDS = 64;
+
+/** Where the history is kept: the sink entries go to and the store `readHistory` reads. */
+export interface HistoryStore {
+  sink: HistorySink;
+  reads: ReadStore;
+  close(): Promise<void>;
+}
+
+/** The history as a collection of the read store itself (MongoDB deployments; SQLite ones use history-file.ts). */
+export async function readStoreHistory(reads: ReadStore): Promise<HistoryStore> {
+  await reads.ensureCollections([HISTORY_SPEC]);
+  return { sink: storeSink(reads), reads, close: async () => undefined };
+}
 
 /** Appends a group of entries in one unit of work of the read store (one commit, however many requests). */
 export function storeSink(reads: ReadStore): HistorySink {

@@ -20,7 +20,7 @@ import { GenerationalReadStore } from '../../projections/generations.js';
 import { UnitGate } from '../../projections/unit-gate.js';
 import { ProjectionRebuilder } from '../../projections/rebuild.js';
 import type { VerifyReport } from '../../projections/verify.js';
-import { HISTORY_SPEC, HistoryWriter, storeSink, type HistoryInput } from './history.js';
+import { HistoryWriter, type HistoryInput, type HistoryStore } from './history.js';
 import { newServiceMetrics, type Door, type ServiceMetrics } from './metrics.js';
 import { eventsAfter, projectionStatuses, type ProjectionStatus } from './projection-status.js';
 import { auditVerify, sqliteScratch, type ScratchStore } from './audit.js';
@@ -34,6 +34,8 @@ export interface OperationsDeps {
   events: EventStore;
   /** The read store as opened (physical names). */
   reads: ReadStore;
+  /** Where the operation history goes and is read from (infra/wiring/stores.ts `openHistory`). */
+  history: HistoryStore;
   messaging: Messaging;
   /** The read-model projectors the live runner applies (no reactors: a rebuild replays `apply`). */
   projectors: readonly Projector[];
@@ -56,6 +58,8 @@ export class Operations {
   readonly runnerReads: UnitGate;
   readonly gate: UnitGate;
   readonly history: HistoryWriter;
+  /** What the admin history route reads. */
+  readonly historyReads: ReadStore;
   readonly metrics: ServiceMetrics;
   readonly rebuilder: ProjectionRebuilder;
   private shuttingDown = false;
@@ -66,7 +70,8 @@ export class Operations {
     this.gate = new UnitGate(this.reads);
     this.runnerReads = this.gate;
     this.metrics = deps.metrics ?? newServiceMetrics();
-    this.history = new HistoryWriter(storeSink(this.reads), this.reads, deps.clock, deps.log, this.metrics.historyWriteFailed);
+    this.history = new HistoryWriter(deps.history.sink, this.reads, deps.clock, deps.log, this.metrics.historyWriteFailed);
+    this.historyReads = deps.history.reads;
     this.rebuilder = new ProjectionRebuilder({
       events: deps.events,
       reads: this.reads,
@@ -89,7 +94,6 @@ export class Operations {
     const ops = new Operations(deps);
     await ops.reads.load();
     await ops.reads.follow({ messaging: deps.messaging, refreshMs: ops.settings.generationRefreshMs });
-    await ops.reads.ensureCollections([HISTORY_SPEC]);
     await ops.rebuilder.cleanUp();
     return ops;
   }

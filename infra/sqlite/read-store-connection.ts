@@ -25,11 +25,11 @@ import {
 type Statement = Database.Statement<unknown[], unknown>;
 type Mode = 'rows' | 'pluck' | 'exact';
 
-/** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap only guards against the latter. */
+/** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap (per mode) only guards against the latter. */
 const MAX_STATEMENTS = 500;
 
 export class SqliteConnection {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: Record<Mode, Map<string, Statement>> = { rows: new Map(), pluck: new Map(), exact: new Map() };
   private readonly snapshot: (read: () => Doc[]) => Doc[];
   /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
   private readonly columns = new Map<string, TableColumns>();
@@ -57,26 +57,26 @@ export class SqliteConnection {
     this.columns.clear();
   }
 
-  /** The prepared statement for `sql`, from the cache when this text ran before. */
+  /**
+   * The prepared statement for `sql`, from the cache when this text ran before. One cache per mode, keyed by the SQL
+   * text itself (the hot texts are strings made once per table, whose hash V8 keeps); a full cache is emptied.
+   */
   statement(sql: string, mode: Mode = 'rows'): Statement {
-    const key = `${mode}:${sql}`;
-    let stmt = this.statements.get(key);
-    if (stmt !== undefined) {
-      this.statements.delete(key); // re-insert: the Map's order is the recency order
-    } else {
-      try {
-        stmt = this.db.prepare(sql);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        const table = /^no such table: coll_(\w+)/.exec(message);
-        if (table) throw new Error(`unknown collection "${table[1]}": ensureCollections was not called for it`, { cause: err });
-        throw err;
-      }
-      if (mode === 'pluck') stmt.pluck(true);
-      if (mode === 'exact') stmt.safeIntegers(true);
-      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
+    const cache = this.statements[mode];
+    let stmt = cache.get(sql);
+    if (stmt !== undefined) return stmt;
+    try {
+      stmt = this.db.prepare(sql);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const table = /^no such table: coll_(\w+)/.exec(message);
+      if (table) throw new Error(`unknown collection "${table[1]}": ensureCollections was not called for it`, { cause: err });
+      throw err;
     }
-    this.statements.set(key, stmt);
+    if (mode === 'pluck') stmt.pluck(true);
+    if (mode === 'exact') stmt.safeIntegers(true);
+    if (cache.size >= MAX_STATEMENTS) cache.clear();
+    cache.set(sql, stmt);
     return stmt;
   }
 
@@ -85,7 +85,7 @@ export class SqliteConnection {
   }
 
   get(collection: string, id: string): Doc | null {
-    const json = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE _id = ?`, 'pluck').get(checkId(id));
+    const json = this.statement(this.columnsOf(collection).getDoc, 'pluck').get(checkId(id));
     return typeof json === 'string' ? (JSON.parse(json) as Doc) : null;
   }
 
@@ -197,6 +197,8 @@ export interface TableColumns {
   /** Inserts the row, or rewrites its document alone when its field columns are unchanged; else changes nothing. */
   upsertKeepingColumns: string;
   insertIfAbsent: string;
+  /** `SELECT doc … WHERE _id = ?`. */
+  getDoc: string;
   /** `UPDATE … SET doc = ?, <columns> = ?`, to be followed by a WHERE clause; binds `row(doc)` without `_id`. */
   updatePrefix: string;
   /** The bound values of a document's row: `_id`, its JSON, then its field columns in `fields` order. */
@@ -216,6 +218,7 @@ function tableColumns(collection: string, unsorted: readonly string[]): TableCol
     upsert: `${insert} UPDATE SET ${['doc', ...quoted].map((c) => `${c} = excluded.${c}`).join(', ')}`,
     upsertKeepingColumns: `${insert} UPDATE SET doc = excluded.doc${quoted.length === 0 ? '' : ` WHERE ${quoted.map((c) => `${c} IS excluded.${c}`).join(' AND ')}`}`,
     insertIfAbsent: `${insert} NOTHING`,
+    getDoc: `SELECT doc FROM ${table} WHERE _id = ?`,
     updatePrefix: `UPDATE ${table} SET ${['doc', ...quoted].map((c) => `${c} = ?`).join(', ')}`,
     row(doc) {
       const json = docJson(doc); // checks the document first

@@ -15,7 +15,7 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Projector } from '../../projections/projector.js';
 import { GenerationalReadStore } from '../../projections/generations.js';
-import { HISTORY_SPEC, HistoryWriter, storeSink } from '../ops/history.js';
+import { HistoryWriter, type HistoryStore } from '../ops/history.js';
 import type { OperationsSettings } from '../ops/settings.js';
 
 export interface DoorOperations {
@@ -32,6 +32,8 @@ export async function startDoorOperations(options: {
   clock: Clock;
   /** The read store as opened (physical names). */
   reads: ReadStore;
+  /** Where the history of the requests answered goes (infra/wiring/stores.ts `openHistory`). */
+  history: HistoryStore;
   messaging: Messaging;
   projectors: readonly Projector[];
   settings: OperationsSettings;
@@ -39,8 +41,7 @@ export async function startDoorOperations(options: {
   const reads = new GenerationalReadStore(options.reads, options.projectors);
   await reads.load();
   await reads.follow({ messaging: options.messaging, refreshMs: options.settings.generationRefreshMs });
-  await reads.ensureCollections([HISTORY_SPEC]);
-  const history = new HistoryWriter(storeSink(reads), reads, options.clock, options.log);
+  const history = new HistoryWriter(options.history.sink, reads, options.clock, options.log);
   return {
     reads,
     hooks: { onCompleted: history.onCompleted },

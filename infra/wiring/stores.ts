@@ -19,6 +19,8 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import { SqliteEventStore } from '../sqlite/event-store.js';
 import { SqliteReadStore } from '../sqlite/read-store.js';
 import { InProcessMessaging } from '../messaging/in-process.js';
+import { readStoreHistory, type HistoryStore } from '../ops/history.js';
+import { SqliteHistoryFile } from '../ops/history-file.js';
 import { ConfigError, type Config } from '../config.js';
 
 export type StoreMode = 'embedded' | 'configured';
@@ -33,8 +35,10 @@ export interface Stores {
   events: EventStore;
   reads: ReadStore;
   messaging: Messaging;
+  /** Where the operation history is kept (`openHistory`). */
+  history: HistoryStore;
   choice: AdapterChoice;
-  /** Closes messaging, then the event store, then the read store. */
+  /** Closes messaging, then the event store, then the history, then the read store. */
   close(): Promise<void>;
 }
 
@@ -78,6 +82,23 @@ export async function openReadStore(config: Config, mode: StoreMode, clock: Cloc
   return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL', clock });
 }
 
+/**
+ * The operation history: on MongoDB a collection of the read store; on SQLite the file `DATA_DIR/history.db`, written
+ * by a thread of its own (infra/ops/history-file.ts), which first takes over the entries earlier versions kept in
+ * `read.db`.
+ */
+export async function openHistory(config: Config, mode: StoreMode, reads: ReadStore): Promise<HistoryStore> {
+  if (adapterChoice(config, mode).reads === 'mongo') return readStoreHistory(reads);
+  const file = await SqliteHistoryFile.open({ path: path.join(config.dataDir, 'history.db') });
+  try {
+    await file.adoptFrom(reads);
+  } catch (err) {
+    await file.close();
+    throw err;
+  }
+  return file;
+}
+
 export async function openMessaging(
   config: Config,
   mode: StoreMode,
@@ -99,17 +120,21 @@ export async function openStores(config: Config, mode: StoreMode, clock: Clock):
     opened.push(events);
     const reads = await openReadStore(config, mode, clock);
     opened.push(reads);
+    const history = await openHistory(config, mode, reads);
+    opened.push(history);
     const messaging = await openMessaging(config, mode, clock);
     let closing: Promise<void> | undefined;
     return {
       events,
       reads,
       messaging,
+      history,
       choice: adapterChoice(config, mode),
       close() {
         closing ??= (async () => {
           await messaging.close();
           await events.close();
+          await history.close();
           await reads.close();
         })();
         return closing;

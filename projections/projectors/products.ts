@@ -36,6 +36,20 @@ export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
 const PRODUCTS = 'products';
 const STORE_FACTS = 'product_store_facts';
 
+/**
+ * The store facts read in one unit of work, by id: a batch of writes to the products of one store parses its facts
+ * once. Kept per unit (the `tx` object), so a unit that fails leaves nothing behind; `onStoreEvent` updates it.
+ */
+const storeFactsSeen = new WeakMap<ReadTx, Map<string, ProductStoreDoc | null>>();
+
+async function storeFacts(tx: ReadTx, id: string): Promise<ProductStoreDoc | null> {
+  let seen = storeFactsSeen.get(tx);
+  if (!seen) storeFactsSeen.set(tx, (seen = new Map()));
+  let facts = seen.get(id);
+  if (facts === undefined) seen.set(id, (facts = await tx.get<ProductStoreDoc>(STORE_FACTS, id)));
+  return facts;
+}
+
 async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: string, position: number): Promise<void> {
   const facts = { product: doc.product, removed: doc.removed, cover: doc.cover };
   const { state, reasons } = deriveBaseState(facts, store);
@@ -82,7 +96,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
       break;
   }
   if (!doc) return;
-  const store = await tx.get<ProductStoreDoc>(STORE_FACTS, scopedId(env, partnerId, doc.store_id));
+  const store = await storeFacts(tx, scopedId(env, partnerId, doc.store_id));
   await save(tx, doc, store, recorded.metadata.recorded_at, recorded.position);
 }
 
@@ -90,7 +104,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   const e = { type: recorded.type, data: recorded.data } as StoreEvent;
   const { env, partnerId } = streamScope(recorded.stream);
   const id = scopedId(env, partnerId, e.data.store_id);
-  const current = await tx.get<ProductStoreDoc>(STORE_FACTS, id);
+  const current = await storeFacts(tx, id);
   if (current && current.position >= recorded.position) return;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
   if (!current && !declares) return;
@@ -103,6 +117,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   } else next = { ...current!, ...standing };
   next.position = recorded.position;
   await tx.put(STORE_FACTS, next);
+  storeFactsSeen.get(tx)!.set(id, next);
   // Every product of the store follows its store's status and domains.
   let after: (string | null)[] | undefined;
   for (;;) {
