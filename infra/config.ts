@@ -3,6 +3,7 @@
  * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
  * the contract says; raise them only for load tests or a deployment that agreed other limits), and
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
+ * SQLITE_MAX_GROUP_EVENTS (default 32 with the writer thread, 5000 without): the events of one group commit at most.
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
@@ -27,6 +28,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** SQLITE_WRITER_THREAD=on|off (default on): the event store commits in a worker thread, off the event loop. */
   sqliteWriterThread: boolean;
+  /** SQLITE_MAX_GROUP_EVENTS (default 32 with the writer thread, 5000 without): the events of one group commit at most. */
+  sqliteMaxGroupEvents: number | undefined;
   eventstoreUrl: string | undefined;
   mongoUrl: string | undefined;
   natsUrl: string | undefined;
@@ -125,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
     sqliteWriterThread: oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on',
+    sqliteMaxGroupEvents: env.SQLITE_MAX_GROUP_EVENTS ? integer('SQLITE_MAX_GROUP_EVENTS', 32, 1, 100_000) : undefined,
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     mongoUrl: url('MONGO_URL', undefined),
     natsUrl: url('NATS_URL', undefined),

@@ -40,7 +40,13 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** How long a write waits for another process's write lock before failing with SQLITE_BUSY. Default 5000 ms. */
   busyTimeoutMs?: number;
-  /** Upper bound on the events of one group commit (an append is never split). 1 disables grouping. Default 5000. */
+  /**
+   * Upper bound on the events of one group commit (an append is never split); 1 disables grouping. Default: 32 with
+   * `writerThread`, 5000 without. With the writer thread, a bounded group lets the next group's commit overlap the
+   * event loop's work on the previous one's answers; one unbounded group takes every waiting write and the loop
+   * idles through its fsync (measured in one process, alternating: neutral at 32 connections, +6 to 9 % at 64,
+   * +11 % at 128; a bound of 16 lost, each group's fixed costs outweighing the overlap).
+   */
   maxGroupEvents?: number;
   /** Reads and subscriptions only (the file must exist); every append is refused. Default false. */
   readOnly?: boolean;
@@ -94,7 +100,8 @@ export class SqliteEventStore implements EventStore {
         ? new WriterThread({ path: options.path, synchronous: options.synchronous ?? 'FULL', busyTimeoutMs: options.busyTimeoutMs ?? 5000 })
         : new GroupWriter(db);
     }
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer);
+    const maxGroupEvents = options.maxGroupEvents ?? (options.writerThread ? 32 : 5000);
+    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, maxGroupEvents), writer);
   }
 
   private constructor(

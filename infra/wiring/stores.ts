@@ -65,7 +65,12 @@ export async function openEventStore(config: Config, mode: StoreMode): Promise<E
     return EsdbEventStore.connect(config.eventstoreUrl!);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  return SqliteEventStore.open({ path: path.join(config.dataDir, 'events.db'), synchronous: config.sqliteSynchronous, writerThread: config.sqliteWriterThread });
+  return SqliteEventStore.open({
+    path: path.join(config.dataDir, 'events.db'),
+    synchronous: config.sqliteSynchronous,
+    writerThread: config.sqliteWriterThread,
+    ...(config.sqliteMaxGroupEvents ? { maxGroupEvents: config.sqliteMaxGroupEvents } : {}),
+  });
 }
 
 /**
