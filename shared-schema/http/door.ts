@@ -10,7 +10,7 @@ import { matchRoute, PUBLIC_PATHS } from '../routes.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { Messaging } from '../ports/messaging.js';
-import type { Caller, DoorContext, DoorMiddleware, Next } from './context.js';
+import type { Caller, DoorContext, DoorMiddleware, DoorState, Next } from './context.js';
 
 export const API_PREFIX = '/v1';
 
@@ -40,11 +40,7 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompl
   return async (ctx: DoorContext, next: Next) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();
-    ctx.state.requestId = requestId;
-    ctx.state.params = {};
-    // The request's child logger is made on first use: most requests only write the one line below.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= options.log.child({ request_id: requestId })), configurable: true, enumerable: true });
+    ctx.state = new RequestState(requestId, options.log);
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
@@ -84,6 +80,29 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompl
       // end onCompleted hook
     }
   };
+}
+
+/**
+ * A request's state, one shape for every request (fields in a fixed order, so property reads stay fast). Its child
+ * logger is made on first use: most requests only write the envelope's one line.
+ */
+class RequestState implements DoorState {
+  caller?: Caller;
+  route?: DoorState['route'];
+  params: Record<string, string> = {};
+  body?: unknown;
+  rawBody?: Buffer;
+  position?: number;
+  private child: Logger | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly baseLog: Logger,
+  ) {}
+
+  get log(): Logger {
+    return (this.child ??= this.baseLog.child({ request_id: this.requestId }));
+  }
 }
 
 function toProblem(err: unknown, ctx: DoorContext): ProblemError {
