@@ -1,15 +1,13 @@
 /** Entry point of the history file's writer thread (see history-file.ts `SqliteHistoryFile`). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { storeSink, type HistoryEntry } from './history.js';
-import type { HistoryFileOptions, HistoryThreadAnswer, HistoryThreadMessage } from './history-file.js';
-import { SqliteReadStore } from '../sqlite/read-store.js';
+import { openHistoryStore, type HistoryFileOptions, type HistoryThreadAnswer, type HistoryThreadCall } from './history-file.js';
 
-const options = workerData as HistoryFileOptions;
-const store = SqliteReadStore.open({ path: options.path, synchronous: 'NORMAL', sweepIntervalMs: 0, ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+const store = openHistoryStore(workerData as HistoryFileOptions);
 const sink = storeSink(store);
 let tail: Promise<void> = Promise.resolve();
 
-parentPort!.on('message', (message: HistoryThreadMessage) => {
+parentPort!.on('message', (message: HistoryThreadCall | { close: true }) => {
   if ('close' in message) {
     tail = tail.then(async () => {
       await store.close();

@@ -3,17 +3,17 @@
  * layout: one collection, `operation_history`), written by a worker thread on its own connection.
  *
  * Why apart from `read.db`: every identified call adds an entry, so on the write path the history costs as much as a
- * projector (JSON of the entry, a row and two index entries, a commit). In its own thread it no longer takes the event
- * loop's time (`make bench`, PUT through the gateway: about 10 µs less of the main thread per write), and in its own
- * file it never waits for, nor holds, the read models' write lock (which a second connection to `read.db` would).
+ * projector (JSON of the entry, a row and two index entries, a commit). In its own thread the SQLite part leaves the
+ * event loop (a few µs per write in `make bench`; building the entries and their JSON stays), and in its own file it
+ * never waits for, nor holds, the read models' write lock (which a second connection to `read.db` would).
  *
  * Reads (the admin history route) go through `reads`, a SqliteReadStore of this file on the calling thread.
  * Entries that an earlier version kept in `read.db` are moved here when the file is opened (`adoptFrom`).
  */
-import { Worker } from 'node:worker_threads';
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
 import { HISTORY_COLLECTION, HISTORY_SPEC, type HistoryEntry, type HistorySink, type HistoryStore } from './history.js';
 import { SqliteReadStore } from '../sqlite/read-store.js';
+import { WorkerCalls } from '../worker-calls.js';
 
 export interface HistoryFileOptions {
   path: string;
@@ -21,38 +21,30 @@ export interface HistoryFileOptions {
   busyTimeoutMs?: number;
 }
 
-export type HistoryThreadMessage = { id: number; entries: string } | { close: true };
+/** The message the thread gets for each group, and its answer. */
+export type HistoryThreadCall = { id: number; entries: string };
 export type HistoryThreadAnswer = { id: number; error?: string };
 
+/** The file as a read store (the same settings on the calling thread and in the writer thread). */
+export function openHistoryStore(options: HistoryFileOptions): SqliteReadStore {
+  return SqliteReadStore.open({ path: options.path, synchronous: 'NORMAL', sweepIntervalMs: 0, ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+}
+
 export class SqliteHistoryFile implements HistoryStore {
-  readonly sink: HistorySink;
-  private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  private nextId = 1;
-  private failure: Error | undefined;
+  readonly sink: HistorySink = { append: (entries) => this.append(entries) };
+  private readonly calls: WorkerCalls<HistoryThreadAnswer>;
   private closed: Promise<void> | undefined;
 
   private constructor(
     readonly reads: SqliteReadStore,
     options: HistoryFileOptions,
   ) {
-    this.worker = new Worker(new URL('./history-file-thread.js', import.meta.url), { workerData: options });
-    this.worker.unref();
-    this.worker.on('message', (answer: HistoryThreadAnswer) => {
-      const waiter = this.pending.get(answer.id);
-      this.pending.delete(answer.id);
-      if (this.pending.size === 0) this.worker.unref();
-      if (answer.error === undefined) waiter?.resolve();
-      else waiter?.reject(new Error(answer.error));
-    });
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) => this.fail(new Error(`the history writer thread exited (${code})`)));
-    this.sink = { append: (entries) => this.append(entries) };
+    this.calls = new WorkerCalls(new URL('./history-file-thread.js', import.meta.url), options, 'history writer thread');
   }
 
   /** Opens (creates) the file and its collection, then starts the writer thread. */
   static async open(options: HistoryFileOptions): Promise<SqliteHistoryFile> {
-    const reads = SqliteReadStore.open({ path: options.path, synchronous: 'NORMAL', sweepIntervalMs: 0, ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+    const reads = openHistoryStore(options);
     try {
       await reads.ensureCollections([HISTORY_SPEC]);
     } catch (err) {
@@ -92,31 +84,15 @@ export class SqliteHistoryFile implements HistoryStore {
   /** Waits for the groups sent, ends the thread, closes the file. */
   close(): Promise<void> {
     this.closed ??= (async () => {
-      if (!this.failure) {
-        const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-        this.worker.ref();
-        this.worker.postMessage({ close: true } satisfies HistoryThreadMessage);
-        await exited;
-      }
+      await this.calls.close();
       await this.reads.close();
     })();
     return this.closed;
   }
 
-  private append(entries: readonly HistoryEntry[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the history file is closed'));
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({ id, entries: JSON.stringify(entries) } satisfies HistoryThreadMessage);
-    });
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const waiter of this.pending.values()) waiter.reject(this.failure);
-    this.pending.clear();
+  private async append(entries: readonly HistoryEntry[]): Promise<void> {
+    if (this.closed) throw new Error('the history file is closed');
+    const answer = await this.calls.call({ entries: JSON.stringify(entries) } satisfies Omit<HistoryThreadCall, 'id'>);
+    if (answer.error !== undefined) throw new Error(answer.error);
   }
 }

@@ -6,10 +6,10 @@
  * It runs either on the caller's thread or in a worker thread (`WriterThread`), so that the commit's fsync does not
  * stop the event loop. Both run the same `GroupWriter` on their own connection.
  */
-import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { categoryOf, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision } from '../../shared-schema/ports/event-store.js';
 import { ulid } from '../../shared-schema/ids.js';
+import { WorkerCalls } from '../worker-calls.js';
 
 /** One append as the writer receives it: events already serialized. */
 export interface PendingAppend {
@@ -208,50 +208,23 @@ export interface WriterThreadOptions {
 }
 
 /**
- * A GroupWriter in a worker thread, on its own connection. One group at a time; the thread keeps the process alive
- * only while a group is in flight. If the thread dies, every pending and later commit fails.
+ * A GroupWriter in a worker thread, on its own connection (event-store-writer-thread.ts). One group at a time; the
+ * thread keeps the process alive only while a group is in flight. If the thread dies, every pending and later
+ * commit fails.
  */
 export class WriterThread {
-  private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (outcomes: Outcome[]) => void; reject: (error: unknown) => void }>();
-  private nextId = 1;
-  private failure: Error | undefined;
+  private readonly calls: WorkerCalls<{ id: number; outcomes: WireOutcomes }>;
 
   constructor(options: WriterThreadOptions) {
-    this.worker = new Worker(new URL('./event-store-writer-thread.js', import.meta.url), { workerData: options });
-    this.worker.unref();
-    this.worker.on('message', (message: { id: number; outcomes: WireOutcomes }) => {
-      const waiter = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if (this.pending.size === 0) this.worker.unref();
-      waiter?.resolve(unpackOutcomes(message.outcomes));
-    });
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) => this.fail(new Error(`the event-store writer thread exited (${code})`)));
+    this.calls = new WorkerCalls(new URL('./event-store-writer-thread.js', import.meta.url), options, 'event-store writer thread');
   }
 
-  commit(group: readonly PendingAppend[]): Promise<Outcome[]> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({ id, group: packGroup(group) });
-    });
+  async commit(group: readonly PendingAppend[]): Promise<Outcome[]> {
+    return unpackOutcomes((await this.calls.call({ group: packGroup(group) })).outcomes);
   }
 
   /** Closes the thread's connection and ends the thread (after the groups already sent). */
-  async close(): Promise<void> {
-    if (this.failure) return;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.ref();
-    this.worker.postMessage({ close: true });
-    await exited;
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const waiter of this.pending.values()) waiter.reject(this.failure);
-    this.pending.clear();
+  close(): Promise<void> {
+    return this.calls.close();
   }
 }
