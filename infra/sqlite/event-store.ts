@@ -41,11 +41,9 @@ export interface SqliteEventStoreOptions {
   /** How long a write waits for another process's write lock before failing with SQLITE_BUSY. Default 5000 ms. */
   busyTimeoutMs?: number;
   /**
-   * Upper bound on the events of one group commit (an append is never split); 1 disables grouping. Default: 32 with
-   * `writerThread`, 5000 without. With the writer thread, a bounded group lets the next group's commit overlap the
-   * event loop's work on the previous one's answers; one unbounded group takes every waiting write and the loop
-   * idles through its fsync (measured in one process, alternating: neutral at 32 connections, +6 to 9 % at 64,
-   * +11 % at 128; a bound of 16 lost, each group's fixed costs outweighing the overlap).
+   * Upper bound on the events of one group commit (an append is never split); 1 disables grouping. Default 5000.
+   * With the writer thread, a small bound lets the next group's commit overlap the event loop's work on the previous
+   * one's answers (the service passes `SQLITE_MAX_GROUP_EVENTS`, 32 by default there: see infra/config.ts).
    */
   maxGroupEvents?: number;
   /** Reads and subscriptions only (the file must exist); every append is refused. Default false. */
@@ -100,8 +98,7 @@ export class SqliteEventStore implements EventStore {
         ? new WriterThread({ path: options.path, synchronous: options.synchronous ?? 'FULL', busyTimeoutMs: options.busyTimeoutMs ?? 5000 })
         : new GroupWriter(db);
     }
-    const maxGroupEvents = options.maxGroupEvents ?? (options.writerThread ? 32 : 5000);
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, maxGroupEvents), writer);
+    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer);
   }
 
   private constructor(

@@ -69,7 +69,7 @@ export async function openEventStore(config: Config, mode: StoreMode): Promise<E
     path: path.join(config.dataDir, 'events.db'),
     synchronous: config.sqliteSynchronous,
     writerThread: config.sqliteWriterThread,
-    ...(config.sqliteMaxGroupEvents ? { maxGroupEvents: config.sqliteMaxGroupEvents } : {}),
+    maxGroupEvents: config.sqliteMaxGroupEvents,
   });
 }
 
