@@ -75,6 +75,29 @@ export interface TestService {
 }
 
 /**
+ * Partners, keys and store approval through the admin API of `t` (read at each call: a restart replaces its clients).
+ * Both the embedded and the multi-process test services use these.
+ */
+export function partnerHelpers(service: () => Pick<TestService, 'admin' | 'api'>): Pick<TestService, 'partner' | 'key' | 'as' | 'approveStore'> {
+  const helpers: Pick<TestService, 'partner' | 'key' | 'as' | 'approveStore'> = {
+    async partner(options = {}) {
+      const created = await service().admin.post('/partners', { name: options.name ?? 'Loja Teste', partner_type: options.type ?? 'hub' });
+      if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
+      return helpers.key(created.body.partner_id, options.env ?? 'live', options.scopes);
+    },
+    async key(partnerId, environment, scopes) {
+      const issued = await service().admin.post(`/partners/${partnerId}/keys`, scopes ? { environment, scopes } : { environment });
+      if (issued.status !== 201) throw new Error(`key: ${issued.status} ${JSON.stringify(issued.body)}`);
+      return { partnerId, key: issued.body.api_key, keyId: issued.body.key_id, api: client(service().api, issued.body.api_key) };
+    },
+    as: (key) => client(service().api, key),
+    approveStore: (p, storeId, environment = 'live') =>
+      service().admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
+  };
+  return helpers;
+}
+
+/**
  * With `TOPOLOGY=multi` in the environment, starts the distributed topology instead (separate processes, NATS,
  * nginx: tests/support/topology-service.ts), so the same end-to-end files run against it.
  */
@@ -111,18 +134,7 @@ export async function startTestService(
     clock: service.clock as ManualClock,
     admin: client(`http://127.0.0.1:${portOf(service.admin)}/admin/v1`, service.adminToken),
     dataDir,
-    async partner(options = {}) {
-      const created = await t.admin.post('/partners', { name: options.name ?? 'Loja Teste', partner_type: options.type ?? 'hub' });
-      if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
-      return t.key(created.body.partner_id, options.env ?? 'live', options.scopes);
-    },
-    async key(partnerId, environment, scopes) {
-      const issued = await t.admin.post(`/partners/${partnerId}/keys`, scopes ? { environment, scopes } : { environment });
-      if (issued.status !== 201) throw new Error(`key: ${issued.status} ${JSON.stringify(issued.body)}`);
-      return { partnerId, key: issued.body.api_key, keyId: issued.body.key_id, api: client(t.api, issued.body.api_key) };
-    },
-    as: (key) => client(t.api, key),
-    approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
+    ...partnerHelpers(() => t),
     async restart() {
       await service.close();
       const again = await start(configFor());

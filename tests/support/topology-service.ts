@@ -19,7 +19,7 @@ import { GenerationalReadStore } from '../../projections/generations.js';
 import { openStores } from '../../infra/wiring/stores.js';
 import { PositionWatcher, announceAppends } from '../../infra/wiring/cross-process.js';
 import { CLOCK_FILE, SharedFileClock } from '../../infra/wiring/shared-clock.js';
-import { client, type TestService } from './service.js';
+import { client, partnerHelpers, type TestService } from './service.js';
 import { TOPOLOGY_ADMIN_TOKEN, startTopology, type Topology, type TopologyOptions } from './topology.js';
 
 /** The environment variables of the operations settings (infra/ops/settings.ts), for the processes. */
@@ -95,18 +95,7 @@ export async function startMultiTestService(
     clock,
     admin: client(topology.adminUrl(), TOPOLOGY_ADMIN_TOKEN),
     dataDir,
-    async partner(options = {}) {
-      const created = await t.admin.post('/partners', { name: options.name ?? 'Loja Teste', partner_type: options.type ?? 'hub' });
-      if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
-      return t.key(created.body.partner_id, options.env ?? 'live', options.scopes);
-    },
-    async key(partnerId, environment, scopes) {
-      const issued = await t.admin.post(`/partners/${partnerId}/keys`, scopes ? { environment, scopes } : { environment });
-      if (issued.status !== 201) throw new Error(`key: ${issued.status} ${JSON.stringify(issued.body)}`);
-      return { partnerId, key: issued.body.api_key, keyId: issued.body.key_id, api: client(t.api, issued.body.api_key) };
-    },
-    as: (key) => client(t.api, key),
-    approveStore: (p, storeId, environment = 'live') => t.admin.post(`/partners/${p.partnerId}/${environment}/stores/${storeId}/approve`, {}),
+    ...partnerHelpers(() => t),
     async restart() {
       await topology.restartServices();
       t.admin = client(topology.adminUrl(), TOPOLOGY_ADMIN_TOKEN);
