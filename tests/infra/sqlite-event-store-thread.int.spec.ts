@@ -43,6 +43,24 @@ describe('SqliteEventStore with a writer thread', function () {
     }
   });
 
+  it('with a bound on a group, splits the waiting appends into several groups, never one append, and keeps their order', async () => {
+    const store = SqliteEventStore.open({ path: dbPath, writerThread: true, maxGroupEvents: 2 });
+    try {
+      const commits: number[] = [];
+      store.onAppended((position) => commits.push(position));
+      const appends = Array.from({ length: 12 }, (_, i) => store.appendToStream(`order-${i % 3}`, [ev(`A${i}`), ev(`B${i}`), ev(`C${i}`)]));
+      const results = await Promise.all(appends);
+      // Each append of 3 events is whole and its positions follow one another; the log keeps the call order.
+      const all = await store.readAll();
+      expect(all.map((e) => e.type)).to.deep.equal(Array.from({ length: 12 }, (_, i) => [`A${i}`, `B${i}`, `C${i}`]).flat());
+      results.forEach((r, i) => expect(all.slice(3 * i, 3 * i + 3).map((e) => e.position)).to.deep.equal([r.position - 2, r.position - 1, r.position]));
+      // Over the bound, each append went in a group of its own: one commit per append.
+      expect(commits).to.have.length(12);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('writes what is queued before close() returns, and refuses appends after', async () => {
     const store = SqliteEventStore.open({ path: dbPath, writerThread: true });
     const appends = Array.from({ length: 50 }, (_, i) => store.appendToStream(`order-${i % 5}`, [ev('A')]));
