@@ -12,6 +12,7 @@
  * and in the usual case (this process is the stream's only writer) a decision reads nothing at all.
  */
 import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../shared-schema/ports/event-store.js';
+import { ProblemError } from '../shared-schema/problems.js';
 
 export interface Aggregate<S> {
   /** Distinguishes cache entries when two aggregates fold the same stream. */
@@ -37,16 +38,61 @@ export interface Handled<S, R> extends Loaded<S> {
   position?: number;
 }
 
-const MAX_ATTEMPTS = 8;
-
 /** A cache entry, and the count of insertions when it was last moved to the young end of the cache. */
 interface Entry {
   loaded: Loaded<unknown>;
   touched: number;
 }
 
-/** A short random wait after a lost race with another process, growing with the attempt. */
-export const backoff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+/**
+ * How a decision that lost a race on its streams is taken again. Every attempt that fails proves that another
+ * writer succeeded, so the attempts bound how many writers may overtake one request, not how long it waits.
+ */
+export interface ConflictRetry {
+  attempts: number;
+  /** Upper bound of the first wait; each later attempt doubles it, up to `maxDelayMs` ("full jitter"). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const CONFLICT_RETRY: ConflictRetry = { attempts: 16, baseDelayMs: 2, maxDelayMs: 200 };
+
+/**
+ * The answer when every attempt lost its race: 503 with `Retry-After`, never a 500. The contract tells clients to
+ * repeat a 5xx with the same `Idempotency-Key`; nothing was written by the refused request.
+ */
+export class ConflictsExhausted extends ProblemError {
+  constructor(attempts: number) {
+    super(503, [], `Too many concurrent writes to the same resource (${attempts} attempts). Repeat the request with the same Idempotency-Key.`, {
+      'Retry-After': '1',
+    });
+    this.name = 'ConflictsExhausted';
+  }
+}
+
+/** A random wait in [0, min(max, base × 2^(attempt−1))) ms: writers that collided spread apart. */
+export const jitteredBackoff = (attempt: number, policy: ConflictRetry = CONFLICT_RETRY): Promise<void> => {
+  const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+};
+
+/**
+ * Runs `attempt` until it does not lose a race: a `WrongExpectedRevisionError` (another writer appended to a
+ * stream the attempt read) makes it wait a jittered, growing pause and run again on fresh reads; after
+ * `policy.attempts` lost races it throws `ConflictsExhausted`. Any other error passes through at once.
+ * The one retry loop of the write side: every command path goes through it (most through `handle` below).
+ */
+export async function retryOnConflict<T>(attempt: (n: number) => Promise<T>, policy: ConflictRetry = CONFLICT_RETRY): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err;
+      if (n >= policy.attempts) throw new ConflictsExhausted(n);
+      await jitteredBackoff(n, policy);
+    }
+  }
+}
 
 export class AggregateRepository {
   /** Folded states by aggregate and stream; Map order is the eviction order (oldest first). */
@@ -114,51 +160,47 @@ export class AggregateRepository {
     }
   }
 
-  /** Decide and append on the cached state, reading the stream when nothing is cached or the cache proved stale. */
-  handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
-    return this.exclusive(stream, () => this.handleAlone(stream, aggregate, decide));
+  /**
+   * `work` alone among this process's callers for `lockKey`, taken again on a lost race (`retryOnConflict`): the
+   * lock keeps this process's writers of a stream from racing each other; the retry settles races with other
+   * processes. The shape of every command path that appends with expected revisions.
+   */
+  serialized<T>(lockKey: string, work: (attempt: number) => Promise<T>): Promise<T> {
+    return this.exclusive(lockKey, () => retryOnConflict(work));
   }
 
-  private async handleAlone<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
+  /**
+   * Decide and append. The first attempt decides on the cached state without reading; the append's expected
+   * revision checks that it was current. A decision on the unread cache that refuses or appends nothing is taken
+   * again on a read state (nothing else would check the cache), and so is every attempt after a lost race.
+   */
+  handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
     const key = `${aggregate.name}\u0000${stream}`;
-    let mustRead = false;
-    for (let attempt = 1; ; attempt++) {
-      const cached = mustRead ? undefined : (this.cache.get(key)?.loaded as Loaded<S> | undefined);
-      const { state, revision } = cached ?? (await this.load(stream, aggregate));
-      let decision: Decision<R>;
-      try {
-        decision = decide(state, revision);
-      } catch (err) {
-        if (cached === undefined) throw err;
-        mustRead = true; // refused on the unread cache: check against the stream first
-        continue;
+    return this.serialized(stream, async (attempt) => {
+      const cached = attempt === 1 ? (this.cache.get(key)?.loaded as Loaded<S> | undefined) : undefined;
+      if (cached !== undefined) {
+        const decision = decidedOrUndefined(() => decide(cached.state, cached.revision));
+        if (decision !== undefined && decision.events.length > 0) return this.append(key, stream, aggregate, cached, decision);
       }
-      const { events, result } = decision;
-      if (events.length === 0) {
-        if (cached === undefined) return { state, revision, result };
-        mustRead = true; // nothing to append means nothing checks the cache: read, then decide again
-        continue;
-      }
-      try {
-        const appended = await this.store.appendToStream(stream, events, revision < 0 ? 'no_stream' : revision);
-        // Fold our own events into the cache without re-reading them.
-        let next = state;
-        let rev = revision;
-        events.forEach((e, i) => {
-          rev = revision + 1 + i;
-          next = aggregate.evolve(next, { ...e, id: '', stream, revision: rev, position: appended.position });
-        });
-        this.remember(key, { state: next, revision: rev });
-        return { state: next, revision: rev, result, position: appended.position };
-      } catch (err) {
-        if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) {
-          mustRead = true;
-          await backoff(attempt);
-          continue;
-        }
-        throw err;
-      }
-    }
+      const loaded = await this.load(stream, aggregate);
+      const decision = decide(loaded.state, loaded.revision);
+      if (decision.events.length === 0) return { ...loaded, result: decision.result };
+      return this.append(key, stream, aggregate, loaded, decision);
+    });
+  }
+
+  /** Appends a decision at the revision it was taken on and folds its events into the cache without reading them. */
+  private async append<S, R>(key: string, stream: string, aggregate: Aggregate<S>, on: Loaded<S>, decision: Decision<R>): Promise<Handled<S, R>> {
+    const { state, revision } = on;
+    const appended = await this.store.appendToStream(stream, decision.events, revision < 0 ? 'no_stream' : revision);
+    let next = state;
+    let rev = revision;
+    decision.events.forEach((e, i) => {
+      rev = revision + 1 + i;
+      next = aggregate.evolve(next, { ...e, id: '', stream, revision: rev, position: appended.position });
+    });
+    this.remember(key, { state: next, revision: rev });
+    return { state: next, revision: rev, result: decision.result, position: appended.position };
   }
 
   /**
@@ -178,5 +220,14 @@ export class AggregateRepository {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
+  }
+}
+
+/** The decision, or undefined when it refuses (the caller decides again on a read state, where a refusal stands). */
+function decidedOrUndefined<R>(decide: () => Decision<R>): Decision<R> | undefined {
+  try {
+    return decide();
+  } catch {
+    return undefined;
   }
 }

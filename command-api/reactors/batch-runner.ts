@@ -14,6 +14,7 @@
  */
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
+import { ConflictsExhausted } from '../handler.js';
 import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent, type Subscription } from '../../shared-schema/ports/event-store.js';
 import type { ItemOutcome } from '../../shared-schema/events/job.js';
 import { brokenBecause, decideJob, isFinished, jobAggregate, JobInvariantError, nextWave, type JobCommand, type JobState, type WaveItem } from '../deciders/job.js';
@@ -169,7 +170,7 @@ export class BatchRunner {
       job.failures += 1;
       const base = this.options.retryDelayMs ?? 100;
       job.notBefore = Date.now() + Math.min(this.options.maxRetryDelayMs ?? 30_000, base * 2 ** (job.failures - 1));
-      if (!(err instanceof WrongExpectedRevisionError)) this.options.log?.error({ err, stream: job.stream }, 'batch pass failed; will retry');
+      if (!(err instanceof WrongExpectedRevisionError || err instanceof ConflictsExhausted)) this.options.log?.error({ err, stream: job.stream }, 'batch pass failed; will retry');
       return false;
     }
   }

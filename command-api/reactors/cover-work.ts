@@ -10,7 +10,7 @@
  * The pool runs at most `concurrency` checks at once and the jobs of one product one after the other, so two
  * checks of one product never race and "none twice in a row" follows from `checkOwed`.
  */
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { ProductEvent, RejectionReason } from '../../shared-schema/events/product.js';
@@ -192,16 +192,15 @@ export class CoverWork {
       { type: 'CoverChecked', data: { sku: subject.sku, url: subject.url, ok: verdict.ok, reasons, checked_at: checkedAt } },
       { recorded_at: checkedAt, actor: 'system:cover-check' },
     );
-    for (let attempt = 1; attempt <= 8; attempt++) {
-      try {
-        const appended = await this.options.events.appendToStream(stream, [checked], loaded.revision);
-        return { outcome: 'done', position: appended.position };
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+    // In line with this process's writers of the product; a race with another process reads again, and a product
+    // sent again, removed or checked meanwhile makes this result moot. Lost every race: the check is handed back.
+    return repo.serialized(stream, async (attempt) => {
+      if (attempt > 1) {
         loaded = await repo.load(stream, coverAggregate);
-        if (loaded.state.lastChangeRevision !== subject.lastChangeRevision) return { outcome: 'done' }; // sent again, removed or checked
+        if (loaded.state.lastChangeRevision !== subject.lastChangeRevision) return { outcome: 'done' };
       }
-    }
-    return { outcome: 'done' };
+      const appended = await this.options.events.appendToStream(stream, [checked], loaded.revision);
+      return { outcome: 'done', position: appended.position };
+    });
   }
 }

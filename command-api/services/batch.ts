@@ -72,7 +72,8 @@ export async function applyBatchItem(deps: CommandDeps, tenant: Tenant, index: n
     const written = await upsertProduct(deps, tenant, item.sku, item.product, meta);
     return outcomeOfView(index, item.sku, written.view);
   } catch (err) {
-    if (err instanceof ProblemError) return { index, sku: item.sku, bucket: 'rejected', reasons: err.errors.map(toReason) };
+    // A refusal of the item (4xx) is its outcome; a 5xx (every attempt lost its race) fails the pass, which is retried.
+    if (err instanceof ProblemError && err.status < 500) return { index, sku: item.sku, bucket: 'rejected', reasons: err.errors.map(toReason) };
     throw err;
   }
 }

@@ -4,7 +4,8 @@
  *   2. when the event creates the order (requiresCreationData), load the click and each SKU's effective rule;
  *   3. decide;
  *   4. append the reservation with "no stream", then the order events at the revision read;
- *   5. on a conflict at 4 (another request took the event_id or moved the order), start again at 1.
+ *   5. on a conflict at 4 (another request took the event_id or moved the order), start again at 1 (one event per
+ *      order at a time in this process; `AggregateRepository.serialized`).
  *
  * Crash windows: before 4 nothing is written. Between the two appends the event_id is reserved for this body and
  * this order but the order does not know the event: a repeat of the same body is applied then (the decider lets
@@ -13,7 +14,7 @@
  * and its event are written together or not at all.
  */
 import { streams, type Tenant } from '../../shared-schema/streams.js';
-import { WrongExpectedRevisionError, type EventMetadata, type NewEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventMetadata, NewEvent } from '../../shared-schema/ports/event-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
 import type {
   ConversionEventReservation,
@@ -45,8 +46,6 @@ export const orderAggregate: Aggregate<OrderState> = {
   evolve: (state, recorded) => evolve(state, asUnion<OrderEvent>(recorded)),
 };
 
-const MAX_ATTEMPTS = 8;
-
 export interface RecordedConversion {
   receipt: ConversionReceipt;
   /** Log position of the last event appended; undefined when nothing was written (a duplicate). */
@@ -61,7 +60,8 @@ export async function recordConversion(
 ): Promise<RecordedConversion> {
   const reservationStream = streams.conversionEvent(tenant, input.event_id);
   const orderStream = streams.order(tenant, input.store_id, input.order_id);
-  for (let attempt = 1; ; attempt++) {
+  // One event at a time per order in this process; a race with another process decides again on what it wrote.
+  return deps.repo.serialized(orderStream, async () => {
     // 1. what is known of the event_id and of the order
     const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderAggregate)]);
     const command: RecordConversion = {
@@ -77,25 +77,19 @@ export async function recordConversion(
     // 3. decide (throws the 422 / 409 problems)
     const decision = decide(command, loaded.state);
     const meta: EventMetadata = { ...eventMetadata(command), actor: caller.actor };
-    // 4. reservation first, then the order
-    try {
-      let position: number | undefined;
-      if (decision.reserve) {
-        const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...decision.reserve, reserved_at: meta.recorded_at } };
-        position = (await deps.events.appendToStream(reservationStream, [event(reserved, meta)], 'no_stream')).position;
-      }
-      if (decision.events.length > 0) {
-        const events: NewEvent[] = decision.events.map((e) => event(e, meta));
-        const expected = loaded.revision < 0 ? 'no_stream' : loaded.revision;
-        position = (await deps.events.appendToStream(orderStream, events, expected)).position;
-      }
-      return position === undefined ? { receipt: decision.receipt } : { receipt: decision.receipt, position };
-    } catch (err) {
-      // 5. someone else wrote first: decide again on what they wrote
-      if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
-      throw err;
+    // 4. reservation first, then the order; a WrongExpectedRevisionError here starts again at 1
+    let position: number | undefined;
+    if (decision.reserve) {
+      const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...decision.reserve, reserved_at: meta.recorded_at } };
+      position = (await deps.events.appendToStream(reservationStream, [event(reserved, meta)], 'no_stream')).position;
     }
-  }
+    if (decision.events.length > 0) {
+      const events: NewEvent[] = decision.events.map((e) => event(e, meta));
+      const expected = loaded.revision < 0 ? 'no_stream' : loaded.revision;
+      position = (await deps.events.appendToStream(orderStream, events, expected)).position;
+    }
+    return position === undefined ? { receipt: decision.receipt } : { receipt: decision.receipt, position };
+  });
 }
 
 async function readReservation(deps: CommandDeps, stream: string): Promise<ConversionEventReservation | null> {

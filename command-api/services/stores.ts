@@ -3,14 +3,14 @@
  * store; ids that lower-case alike conflict) and the CNPJ reservation (one company, one store per environment).
  * Each is appended with an expected revision; a race restarts the whole decision.
  */
-import { WrongExpectedRevisionError, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { CnpjEvent, StoreIndexEvent, StoreInput } from '../../shared-schema/events/store.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
 import { storeAddress } from '../../shared-schema/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import { backoff, type Aggregate } from '../handler.js';
+import type { Aggregate } from '../handler.js';
 import { asUnion, event } from '../deciders/events.js';
 import { decideStore, storeAggregate, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
@@ -116,16 +116,7 @@ export async function registerStore(
   };
   // One registration at a time per partner and environment in this process (they all append to the store index);
   // the expected revisions still guard against other processes.
-  return deps.repo.exclusive(streams.storeIndex(tenant), async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await once();
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError) || attempt >= 8) throw err;
-        await backoff(attempt);
-      }
-    }
-  });
+  return deps.repo.serialized(streams.storeIndex(tenant), once);
 }
 
 /** Operator actions on a store (approve, approve a domain, suspend, reinstate). */

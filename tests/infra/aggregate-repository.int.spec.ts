@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AggregateRepository, type Aggregate } from '../../command-api/handler.js';
+import { AggregateRepository, ConflictsExhausted, retryOnConflict, type Aggregate } from '../../command-api/handler.js';
+import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
 
@@ -106,6 +107,46 @@ describe('AggregateRepository (command handling loop)', () => {
     const onlyWhenOdd = (s: Count) => (s.count % 2 === 1 ? always(s) : { events: [], result: -1 });
     expect((await b.handle('counter-3', counter, onlyWhenOdd)).result).to.equal(3);
     expect(await store.readStream('counter-3')).to.have.length(4);
+  });
+
+  it('two writer processes, 50 appends each at once on one stream: every one lands, none gives up', async () => {
+    const a = new AggregateRepository(store);
+    const b = new AggregateRepository(store);
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).handle('counter-burst', counter, always)),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).to.deep.equal([]);
+    expect((await store.readStream('counter-burst')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  it('retryOnConflict: a lost race is taken again; after the last attempt a 503 with Retry-After, other errors at once', async () => {
+    let calls = 0;
+    const lostTwice = await retryOnConflict(async (n) => {
+      calls++;
+      if (n < 3) throw new WrongExpectedRevisionError('s', 0, 1);
+      return n;
+    });
+    expect([lostTwice, calls]).to.deep.equal([3, 3]);
+
+    calls = 0;
+    const policy = { attempts: 4, baseDelayMs: 1, maxDelayMs: 1 };
+    const exhausted = await retryOnConflict(async () => {
+      calls++;
+      throw new WrongExpectedRevisionError('s', 0, 1);
+    }, policy).catch((err: unknown) => err);
+    expect(exhausted).to.be.instanceOf(ConflictsExhausted);
+    expect(calls).to.equal(4);
+    const problem = exhausted as ConflictsExhausted;
+    expect(problem.status).to.equal(503);
+    expect(problem.headers['Retry-After']).to.equal('1');
+
+    calls = 0;
+    const other = await retryOnConflict(async () => {
+      calls++;
+      throw new Error('disk full');
+    }).catch((err: unknown) => err);
+    expect((other as Error).message).to.equal('disk full');
+    expect(calls).to.equal(1);
   });
 
   it('keeps a stream used often in a small cache while others come and go, and forgets one left unused', async () => {
