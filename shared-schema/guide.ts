@@ -206,7 +206,8 @@ curl -s -X POST "$BASE/sandbox/clicks" \\
 ## 7. Conversions
 
 Your server calls \`POST /conversions\` for each event of an order that came from a click (the service sends no
-webhook). Every event carries the whole order:
+webhook). Every event carries the whole order. In test, take \`click_id\` and \`occurred_at\` from the sandbox click
+above and use a \`paid_at\` at or after that \`occurred_at\` (a payment before its click is not attributable):
 
 \`\`\`sh
 curl -s -X POST "$BASE/conversions" \\
@@ -241,7 +242,7 @@ nothing.
 | 409 | \`event_conflict\` | a used \`event_id\` with another body: use a new \`event_id\` per event |
 | 409 | \`order_conflict\` | immutable fields differ from the order, or two different events at the same instant |
 | 409 | \`invalid_transition\` | \`paid\` after a refund or cancellation, a refund after \`cancelled\`, or a lower refund |
-| 422 | \`invalid_attribution\` | the click is not valid for this order (store, environment, 30-day window) |
+| 422 | \`invalid_attribution\` | the click cannot carry this order; \`errors[0].reason\` says why: \`unknown_click\` (no such click for this partner in this key's environment), \`other_store\`, \`click_after_payment\` (\`paid_at\` before the click), \`click_too_old\` (more than 30 days before \`paid_at\`) |
 | 422 | field codes | e.g. \`items[0].refunded_cents\` above the line total, \`currency\` not \`BRL\`, unknown fields |
 
 The answer (\`ConversionReceipt\`) is the order with its commission snapshot: the rule in force at the first \`paid\`

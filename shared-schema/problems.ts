@@ -8,6 +8,8 @@ export interface FieldError {
   field: string;
   code: string;
   message: string;
+  /** Which cause of a code applies, where one code has several (`invalid_attribution`: `unknown_click`, …). */
+  reason?: string;
 }
 
 export interface ProblemBody {

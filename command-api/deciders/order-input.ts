@@ -95,11 +95,27 @@ export interface AttributionClick {
   occurred_at: string;
 }
 
-/** The click belongs to the partner, environment and store, and occurred in [paid_at − 30 days, paid_at]. */
-export function isAttributable(click: AttributionClick, event: ConversionInput, tenant: Tenant): boolean {
-  if (click.partner_id !== tenant.partnerId || click.environment !== tenant.env) return false;
-  if (click.click_id !== event.click_id || click.store_id !== event.store_id) return false;
+/** Why a click cannot carry an order: the `reason` of a 422 `invalid_attribution`. */
+export type AttributionFailure = 'unknown_click' | 'other_store' | 'click_after_payment' | 'click_too_old';
+
+export const ATTRIBUTION_MESSAGES: Record<AttributionFailure, string> = {
+  unknown_click:
+    'No click with this click_id exists for this partner in this environment (the key decides the environment: a sandbox click needs a test key, a shopper click a live key).',
+  other_store: 'The click was made on a product of another store: send the order with the store_id of the click.',
+  click_after_payment: 'The click happened after paid_at: a click can only be credited with a payment made at or after it.',
+  click_too_old: 'The click happened more than 30 days before paid_at.',
+};
+
+/**
+ * Null when the click belongs to the partner, environment and store and occurred in [paid_at − 30 days, paid_at];
+ * else the first cause. A click of another partner or environment is `unknown_click`, as if it did not exist: its
+ * existence is another tenant's data.
+ */
+export function attributionFailure(click: AttributionClick | null, event: ConversionInput, tenant: Tenant): AttributionFailure | null {
+  if (click === null || click.partner_id !== tenant.partnerId || click.environment !== tenant.env || click.click_id !== event.click_id) return 'unknown_click';
+  if (click.store_id !== event.store_id) return 'other_store';
   const clickMs = Date.parse(click.occurred_at);
   const paidMs = Date.parse(event.paid_at);
-  return clickMs <= paidMs && paidMs - clickMs <= ATTRIBUTION_WINDOW_MS;
+  if (clickMs > paidMs) return 'click_after_payment';
+  return paidMs - clickMs <= ATTRIBUTION_WINDOW_MS ? null : 'click_too_old';
 }

@@ -30,7 +30,8 @@ import {
   normalizeConversion,
   conversionHash,
   canonicalDate,
-  isAttributable,
+  attributionFailure,
+  ATTRIBUTION_MESSAGES,
   type AttributionClick,
 } from './order-input.js';
 
@@ -153,8 +154,8 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
     const { click, rulesBySku } = command.data;
     if (click === undefined || rulesBySku === undefined)
       throw new Error('a first paid needs the click and the rules (see requiresCreationData)');
-    if (click === null || !isAttributable(click, input, tenant))
-      throw invalidField('click_id', 'invalid_attribution', 'click not valid for this partner, environment, store or the 30-day window');
+    const failure = attributionFailure(click, input, tenant);
+    if (failure !== null) throw new ProblemError(422, [{ ...fieldError('click_id', 'invalid_attribution', ATTRIBUTION_MESSAGES[failure]), reason: failure }]);
     const lines = event.items.map((item) => {
       const rule = Object.hasOwn(rulesBySku, item.sku) ? rulesBySku[item.sku] : undefined;
       if (rule === undefined) throw new Error(`no rule resolved for sku ${item.sku}`);

@@ -101,7 +101,15 @@ export const Problem: JsonSchema = {
       items: {
         type: 'object',
         required: ['field', 'code', 'message'],
-        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          field: { type: 'string' },
+          code: { type: 'string' },
+          message: { type: 'string' },
+          reason: {
+            type: 'string',
+            description: 'Which cause applies where a code has several (`invalid_attribution`: `unknown_click`, `other_store`, `click_after_payment`, `click_too_old`).',
+          },
+        },
       },
     },
   },

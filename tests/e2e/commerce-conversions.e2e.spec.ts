@@ -183,26 +183,30 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const r = await p.api.post('/conversions', beyond);
       expect(r.status).to.equal(422);
       expect(codes(r.body)).to.deep.equal(['click_id:invalid_attribution']);
+      expect(r.body.errors[0].reason).to.equal('click_too_old');
+      expect(r.body.errors[0].message).to.match(/30 days before paid_at/);
       expect((await p.api.get(`/conversions/${beyond.order_id}?store_id=s1`)).status).to.equal(404);
       // a click after the payment does not count either
       const before = await p.api.post('/conversions', paid({ click_id: c, paid_at: iso(clickAt - 1000) }));
       expect(codes(before.body)).to.deep.equal(['click_id:invalid_attribution']);
+      expect(before.body.errors[0].reason).to.equal('click_after_payment');
       // reported late: the receipt date does not limit attribution
       t.clock.set(new Date(clickAt + 60 * DAY));
       expect((await p.api.post('/conversions', paid({ click_id: c, paid_at: iso(clickAt + 29 * DAY) }))).status).to.equal(200);
       t.clock.set(new Date(T0 + 2 * HOUR));
     });
 
-    it('refuses a click of another store, another partner, another environment or unknown', async () => {
-      for (const [who, body] of [
-        [p, paid({ click_id: click2 })], // click of s2 for an order of s1
-        [p, paid({ click_id: otherClick })], // another partner's click
-        [p, paid({ click_id: 'ic_AAAAAAAAAAAAAAAAAAAAAA' })],
-        [live, paid({ click_id: click1 })], // a test click with the live key
+    it("refuses a click of another store, another partner, another environment or unknown, naming the cause (another tenant's click is unknown)", async () => {
+      for (const [who, body, reason] of [
+        [p, paid({ click_id: click2 }), 'other_store'], // click of s2 for an order of s1
+        [p, paid({ click_id: otherClick }), 'unknown_click'], // another partner's click
+        [p, paid({ click_id: 'ic_AAAAAAAAAAAAAAAAAAAAAA' }), 'unknown_click'],
+        [live, paid({ click_id: click1 }), 'unknown_click'], // a test click with the live key
       ] as const) {
         const r = await who.api.post('/conversions', body);
         expect(r.status, body.click_id).to.equal(422);
         expect(codes(r.body)).to.deep.equal(['click_id:invalid_attribution']);
+        expect(r.body.errors[0].reason, body.click_id).to.equal(reason);
       }
       t.clock.advance(1);
       expect((await live.api.get('/conversions')).body.data).to.deep.equal([]);

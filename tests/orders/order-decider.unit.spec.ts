@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { evolve, initialState, isAttributable, requiresCreationData, conversionHash, normalizeConversion } from '../../command-api/deciders/order.js';
+import { attributionFailure, evolve, initialState, requiresCreationData, conversionHash, normalizeConversion } from '../../command-api/deciders/order.js';
 import type { ConversionInput, OrderEvent } from '../../shared-schema/events/order.js';
 import {
   given, Scenario, command, paid, refund, cancel, reservationOf, orderStream, tenant,
@@ -299,26 +299,27 @@ describe('order decider', () => {
   });
 });
 
-describe('isAttributable', () => {
+describe('attributionFailure (the reason of invalid_attribution)', () => {
   const input = paid();
-  it('accepts a click exactly 30 days before paid_at, and refuses one second earlier', () => {
-    expect(isAttributable({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY) }, input, tenant)).to.equal(true);
-    expect(isAttributable({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY - 1000) }, input, tenant)).to.equal(false);
-    expect(isAttributable({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY + 1000) }, input, tenant)).to.equal(true);
+  const failure = (click: typeof CLICK | null) => attributionFailure(click, input, tenant);
+  it('accepts a click exactly 30 days before paid_at, and refuses one second earlier as click_too_old', () => {
+    expect(failure({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY) })).to.equal(null);
+    expect(failure({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY - 1000) })).to.equal('click_too_old');
+    expect(failure({ ...CLICK, occurred_at: at(PAID_AT, -30 * DAY + 1000) })).to.equal(null);
   });
-  it('accepts a click at the instant of payment and refuses one a second after it', () => {
-    expect(isAttributable({ ...CLICK, occurred_at: PAID_AT }, input, tenant)).to.equal(true);
-    expect(isAttributable({ ...CLICK, occurred_at: at(PAID_AT, 1000) }, input, tenant)).to.equal(false);
+  it('accepts a click at the instant of payment and refuses one a second after it as click_after_payment', () => {
+    expect(failure({ ...CLICK, occurred_at: PAID_AT })).to.equal(null);
+    expect(failure({ ...CLICK, occurred_at: at(PAID_AT, 1000) })).to.equal('click_after_payment');
   });
   it('compares instants, whatever the offset they are written in', () => {
-    const edge = { ...CLICK, occurred_at: '2026-01-30T09:00:00-03:00' }; // = PAID_AT − 30 days
-    expect(isAttributable(edge, input, tenant)).to.equal(true);
+    expect(failure({ ...CLICK, occurred_at: '2026-01-30T09:00:00-03:00' })).to.equal(null); // = PAID_AT − 30 days
   });
-  it('refuses a click of another store, partner, environment or id', () => {
-    expect(isAttributable({ ...CLICK, store_id: 'store-2' }, input, tenant)).to.equal(false);
-    expect(isAttributable({ ...CLICK, partner_id: 'pt_OTHER' }, input, tenant)).to.equal(false);
-    expect(isAttributable({ ...CLICK, environment: 'live' }, input, tenant)).to.equal(false);
-    expect(isAttributable({ ...CLICK, click_id: 'ic_CCCCCCCCCCCCCCCCCCCCCC' }, input, tenant)).to.equal(false);
-    expect(isAttributable(CLICK, { ...input, click_id: CLICK_ID }, tenant)).to.equal(true);
+  it("names another store; another partner's or environment's click, or none, is unknown_click (nothing of another tenant shows)", () => {
+    expect(failure({ ...CLICK, store_id: 'store-2' })).to.equal('other_store');
+    expect(failure({ ...CLICK, partner_id: 'pt_OTHER' })).to.equal('unknown_click');
+    expect(failure({ ...CLICK, environment: 'live' })).to.equal('unknown_click');
+    expect(failure({ ...CLICK, click_id: 'ic_CCCCCCCCCCCCCCCCCCCCCC' })).to.equal('unknown_click');
+    expect(failure(null)).to.equal('unknown_click');
+    expect(attributionFailure(CLICK, { ...input, click_id: CLICK_ID }, tenant)).to.equal(null);
   });
 });
