@@ -1,12 +1,12 @@
 /** GET /me, /stores, /stores/{id}, /products, /products/{sku}. */
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
 import { decodeCursor, encodeCursor, DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
-import { notFound } from '../../shared-schema/problems.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
 import { productStatusView, withClock, STALE_AFTER_MS, type StoreFacts } from '../../shared-schema/product-status.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import { notFoundHere } from '../not-found.js';
 
 // Read-model document shapes owned by the projectors (this door only reads them).
 type StoreDoc = { _id: string; store_id: string; input: Record<string, unknown>; status: string; domains_approved: string[] };
@@ -95,8 +95,9 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
   'GET /stores/:store_id': {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
-      const doc = await deps.reads.get<StoreDoc>('stores', id(callerOf(ctx), ctx.state.params.store_id!));
-      if (!doc) throw notFound('No such store for this partner.');
+      const storeId = ctx.state.params.store_id!;
+      const doc = await deps.reads.get<StoreDoc>('stores', id(callerOf(ctx), storeId));
+      if (!doc) throw await notFoundHere(deps, callerOf(ctx), 'stores', (t) => id(t, storeId), 'store');
       return storeView(doc);
     },
   },
@@ -129,8 +130,9 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
-      const doc = await deps.reads.get<ProductDoc>('products', id(c, ctx.state.params.sku!));
-      if (!doc) throw notFound('No such product for this partner.');
+      const sku = ctx.state.params.sku!;
+      const doc = await deps.reads.get<ProductDoc>('products', id(c, sku));
+      if (!doc) throw await notFoundHere(deps, c, 'products', (t) => id(t, sku), 'product');
       const [view] = await productViews(deps, c, [doc]);
       return view;
     },

@@ -7,7 +7,6 @@ import { callerOf, type DoorContext } from '../../shared-schema/http/context.js'
 import { DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
 import { encodeWindowCursor, pageWindow, resolveWindow, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
-import { notFound } from '../../shared-schema/problems.js';
 import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 import type { OrderView } from '../../shared-schema/events/order.js';
@@ -23,6 +22,7 @@ import {
   type ReportFigures,
 } from '../../shared-schema/report.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
+import { notFoundHere } from '../not-found.js';
 
 // Read-model documents owned by the clicks and orders projectors (this door only reads them).
 type ClickDoc = { _id: string; click_id: string; store_id: string; sku: string; price_cents: number | null; occurred_at: string };
@@ -134,8 +134,9 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
   'GET /conversions/:order_id': {
     query: GetConversionQuery,
     handle: async (ctx, query, deps) => {
-      const doc = await deps.reads.get<OrderDoc>('orders', orderDocId(callerOf(ctx), query.store_id as string, ctx.state.params.order_id!));
-      if (!doc) throw notFound('No such order for this partner, environment and store.');
+      const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id!];
+      const doc = await deps.reads.get<OrderDoc>('orders', orderDocId(callerOf(ctx), storeId, orderId));
+      if (!doc) throw await notFoundHere(deps, callerOf(ctx), 'orders', (t) => orderDocId(t, storeId, orderId), 'order of this store');
       return json(ctx, doc.order);
     },
   },

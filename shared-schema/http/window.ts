@@ -28,8 +28,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * The normalized window of a query (since/until already validated as date-times by the query schema).
- * Only `until`: the 30 days before it. Only `since`: up to now. 422 `until` `window` when since ≥ until or the
- * window is longer than 31 days (exactly 31 days is accepted).
+ * Only `until`: the 30 days before it. Only `since`: up to now. 422 `window` when since ≥ until or the window is
+ * longer than 31 days (exactly 31 days is accepted), on `since` when only `since` was sent, else on `until`.
  */
 export function resolveWindow(query: { since?: unknown; until?: unknown }, now: Date): Window {
   const sinceGiven = typeof query.since === 'string' ? Date.parse(query.since) : undefined;
@@ -39,8 +39,11 @@ export function resolveWindow(query: { since?: unknown; until?: unknown }, now: 
   if (Number.isNaN(since) || Number.isNaN(until)) {
     throw invalid([fieldError(Number.isNaN(since) ? 'since' : 'until', 'date_time', 'must be an ISO 8601 date-time')]);
   }
-  if (since >= until) throw invalidField('until', 'window', 'until must be after since.');
-  if (until - since > MAX_WINDOW_MS) throw invalidField('until', 'window', 'The window spans at most 31 days.');
+  // Name the bound the caller sent (until when both or neither): the other one is a default it never wrote.
+  const field = untilGiven === undefined && sinceGiven !== undefined ? 'since' : 'until';
+  const bounds = `since ${iso(since)}${sinceGiven === undefined ? ' (default: 30 days before until)' : ''}, until ${iso(until)}${untilGiven === undefined ? ' (default: now)' : ''}`;
+  if (since >= until) throw invalidField(field, 'window', `since must be before until (${bounds}).`);
+  if (until - since > MAX_WINDOW_MS) throw invalidField(field, 'window', `The window spans at most 31 days (${bounds}).`);
   return { since: iso(since), until: iso(until) };
 }
 

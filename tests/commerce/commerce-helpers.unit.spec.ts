@@ -63,13 +63,22 @@ describe('query windows', () => {
     expect(resolveWindow({ until: '2026-05-10T00:00:00Z' }, now)).to.deep.equal({ since: '2026-04-10T00:00:00.000Z', until: '2026-05-10T00:00:00.000Z' });
     expect(resolveWindow({ since: '2026-05-30T00:00:00-03:00' }, now)).to.deep.equal({ since: '2026-05-30T03:00:00.000Z', until: '2026-05-31T12:00:00.000Z' });
   });
-  it('accepts 31 days exactly, refuses one millisecond more and empty or reversed windows (until: window)', () => {
+  it('accepts 31 days exactly, refuses one millisecond more and empty or reversed windows, on the bound the caller sent', () => {
     expect(resolveWindow({ since: '2026-04-30T12:00:00Z' }, now).since).to.equal('2026-04-30T12:00:00.000Z');
-    for (const q of [{ since: '2026-04-30T11:59:59.999Z' }, { since: now.toISOString(), until: now.toISOString() }, { since: '2026-06-01T00:00:00Z' }]) {
+    for (const [q, field] of [
+      [{ since: '2026-04-30T11:59:59.999Z' }, 'since'],
+      [{ since: '2026-06-01T00:00:00Z' }, 'since'],
+      [{ since: now.toISOString(), until: now.toISOString() }, 'until'],
+      [{ until: '2026-01-01T00:00:00Z', since: '2026-03-01T00:00:00Z' }, 'until'],
+    ] as const) {
       const p = problemOf(() => resolveWindow(q, now));
       expect(p.status).to.equal(422);
-      expect(p.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['until:window']);
+      expect(p.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal([`${field}:window`]);
     }
+    // The message shows the bounds as understood, defaults named.
+    expect(problemOf(() => resolveWindow({ since: '2026-06-01T00:00:00Z' }, now)).errors[0]!.message).to.equal(
+      'since must be before until (since 2026-06-01T00:00:00.000Z, until 2026-05-31T12:00:00.000Z (default: now)).',
+    );
   });
   it('binds a cursor to its window: omitted bounds come from it, repeated ones must match, others are refused', () => {
     const w = { since: '2026-05-01T00:00:00.000Z', until: '2026-05-02T00:00:00.000Z' };

@@ -38,6 +38,19 @@ describe('isolation between partners and environments, read-your-writes, restart
     }
   });
 
+  it("hints at the key's environment on a 404 only when the same partner has the id in its other environment", async () => {
+    for (const path of ['/stores/loja', '/products/sku-1']) {
+      const own = await aTest.api.get(path); // partner A's test key, the store and product are live
+      expectProblem(own, 404);
+      expect(own.body.detail, path).to.match(/exists in the live environment: the API key decides the environment/);
+      for (const api of [b.api, bTest.api]) {
+        const foreign = await api.get(path); // another partner learns nothing
+        expectProblem(foreign, 404);
+        expect(foreign.body.detail, path).not.to.match(/exists in/);
+      }
+    }
+  });
+
   it("never shows another tenant's stores or products: 404 and empty lists", async () => {
     for (const [who, api] of others()) {
       expectProblem(await api.get('/stores/loja'), 404);
