@@ -1,6 +1,6 @@
 /** `make run`: the whole service on the embedded default, in one process. */
 import { loadConfig, ConfigError } from './config.js';
-import { startService } from './service.js';
+import { adminTokenFile, startService } from './service.js';
 import { portOf } from './gateway.js';
 import { loadOperationsSettings } from './ops/settings.js';
 import { exitGracefully } from './ops/shutdown.js';
@@ -19,10 +19,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const service = await startService(config, { operations });
-  service.log.info(
-    { api: `http://${config.host}:${portOf(service.gateway)}/v1`, admin: `http://${config.adminHost}:${portOf(service.admin)}/admin/v1`, data_dir: config.dataDir, clock: config.clock },
-    'partner commerce service started',
-  );
+  const api = `http://${config.host}:${portOf(service.gateway)}/v1`;
+  const admin = `http://${config.adminHost}:${portOf(service.admin)}/admin/v1`;
+  const token = config.adminToken ? 'ADMIN_TOKEN' : adminTokenFile(config); // where it is, never the token
+  service.log.info({ api, admin, admin_token: token, data_dir: config.dataDir, clock: config.clock }, 'partner commerce service started');
+  // One plain line for the person who typed `make run` (the log above is JSON for machines).
+  process.stderr.write(`ready: partner API ${api} · admin API ${admin} · admin token in ${token} · guide ${api}/guia.md\n`);
   exitGracefully(service, { timeoutMs: service.operations.settings.shutdownTimeoutMs });
 }
 

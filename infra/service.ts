@@ -73,10 +73,13 @@ export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
 export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
 
+/** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
+export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
+
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
   if (config.adminToken) return config.adminToken;
-  const file = path.join(config.dataDir, 'admin-token');
+  const file = adminTokenFile(config);
   const token = randomBytes(24).toString('base64url');
   try {
     fs.writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' }); // several processes may race: one wins
@@ -135,9 +138,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
   const queryApp = buildQueryApp(parts, READ_ROUTES, operations.doorHooks('query'));
+  const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
-  const adminToken = resolveAdminToken(config);
   const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
   const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
 
