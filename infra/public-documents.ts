@@ -2,6 +2,7 @@
 import type { PublicDocument } from '../query-api/app.js';
 import { buildOpenApi, toYaml } from '../shared-schema/openapi.js';
 import { guide } from '../shared-schema/guide.js';
+import { PROBLEM_PAGES, problemPageHtml, problemPageJson } from '../shared-schema/problem-pages.js';
 
 export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
   const doc = buildOpenApi(apiBaseUrl);
@@ -9,5 +10,11 @@ export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocume
     '/openapi.json': { type: 'application/json', body: JSON.stringify(doc, null, 2) },
     '/openapi.yaml': { type: 'application/yaml', body: toYaml(doc) },
     '/guia.md': { type: 'text/markdown; charset=utf-8', body: guide(apiBaseUrl) },
+    ...Object.fromEntries(
+      Object.keys(PROBLEM_PAGES).map((s) => [
+        `/problemas/${s}`,
+        { type: 'text/html; charset=utf-8', body: problemPageHtml(Number(s), apiBaseUrl), json: problemPageJson(Number(s), apiBaseUrl) },
+      ]),
+    ),
   };
 }

@@ -31,6 +31,8 @@ export interface ReadRoute {
 export interface PublicDocument {
   type: string;
   body: string;
+  /** The same document as JSON, for a client that prefers `application/json` (problem pages). */
+  json?: string;
 }
 
 export interface QueryApiOptions {
@@ -69,8 +71,10 @@ export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
   app.use(async (ctx: DoorContext) => {
     const doc = options.publicDocuments[ctx.path.slice('/v1'.length)];
     if (doc) {
-      ctx.type = doc.type;
-      ctx.body = doc.body;
+      const asJson = doc.json !== undefined && ctx.accepts(doc.type, 'application/json') === 'application/json';
+      ctx.type = asJson ? 'application/json' : doc.type;
+      ctx.body = asJson ? doc.json : doc.body;
+      if (doc.json !== undefined) ctx.vary('Accept');
       return;
     }
     const route = ctx.state.route;

@@ -2,9 +2,13 @@
  * The one-file integration guide served at `{base_url}/guia.md`: what a partner's engineer needs to integrate,
  * with curl examples. Markdown in a template literal (backticks escaped) so that the build ships it.
  */
+import { PROBLEM_PAGES } from './problem-pages.js';
 import { CONTRACT_VERSION } from './openapi.js';
 
 export function guide(apiBaseUrl: string): string {
+  const PROBLEM_LINKS = Object.keys(PROBLEM_PAGES)
+    .map((status) => `[${status}](${apiBaseUrl}/problemas/${status})`)
+    .join(', ');
   return `# Guia de integração — Partner Commerce API
 
 Integration guide for a partner's engineer, contract version \`${CONTRACT_VERSION}\`. The machine-readable
@@ -46,7 +50,8 @@ curl -s "$BASE/me" -H "Authorization: Bearer $API_KEY"
   \`\`\`
 
   \`errors\` lists every invalid field at once; \`field\` is a JSON path (\`""\` means the whole body). Fix them all
-  before repeating: an identical repeat gets the same answer.
+  before repeating: an identical repeat gets the same answer. The \`type\` opens, without a key, a short page on
+  when that status is answered and what to do: ${PROBLEM_LINKS}.
 - **Request id**: every answer carries \`X-Request-Id\` (also in the problem's \`request_id\`). Quote it to support.
 - **Idempotency**: writes accept \`Idempotency-Key\` (up to 100 characters). The same key with the same route and
   body within 24 h returns the original answer without writing again; the same key with another route or body

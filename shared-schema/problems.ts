@@ -73,7 +73,9 @@ export const invalidField = (field: string, code: string, message: string): Prob
 export const conflict = (field: string, code: string, message: string): ProblemError =>
   new ProblemError(409, [fieldError(field, code, message)]);
 export const notFound = (detail: string): ProblemError => new ProblemError(404, [], detail);
+/** RFC 6750: a 401 names the scheme it wants. */
+export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="partner-commerce"' } as const;
 export const unauthorized = (): ProblemError =>
-  new ProblemError(401, [], 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.');
+  new ProblemError(401, [], 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.', { ...BEARER_CHALLENGE });
 export const forbidden = (detail: string, code?: string): ProblemError =>
   new ProblemError(403, code ? [fieldError('', code, detail)] : [], detail);

@@ -3,6 +3,7 @@
  * everything else to the command door) and which scope guards it (DECISIONS.md scope map). Both doors use this
  * table to answer 404 / 405 (with `Allow`) / 403 the same way whatever door a request reached.
  */
+import { PROBLEM_PAGE_PATHS } from './problem-pages.js';
 import type { Scope } from './events/partner.js';
 
 export interface RouteSpec {
@@ -36,6 +37,9 @@ export const ROUTES: readonly RouteSpec[] = [
 
 /** Public documents: no key, no rate brake. */
 export const PUBLIC_PATHS: readonly string[] = ['/openapi.json', '/openapi.yaml', '/guia.md'];
+
+/** A path served without a key or rate brake: the public documents and the pages of the problem types. */
+export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.includes(path) || PROBLEM_PAGE_PATHS.includes(path);
 
 export interface RouteMatch {
   route: RouteSpec | null;

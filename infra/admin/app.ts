@@ -7,7 +7,7 @@ import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
+import { BEARER_CHALLENGE, ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
 import { newRequestId } from '../../shared-schema/ids.js';
 import { ALL_SCOPES, type PartnerType, type Scope } from '../../shared-schema/events/partner.js';
 import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared-schema/streams.js';
@@ -21,6 +21,8 @@ import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
 export interface AdminOptions {
   deps: CommandDeps;
   token: string;
+  /** The partner API's `{base_url}`: problem types point at its public pages (`{base_url}/problemas/<status>`). */
+  problemBaseUrl: string;
   log: Logger;
   clock: Clock;
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
@@ -67,15 +69,16 @@ export function createAdminApi(options: AdminOptions): Koa {
     ctx.set('X-Request-Id', requestId);
     try {
       const got = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
-      if (!timingSafeEqual(digest(got), expected)) throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.');
+      if (!timingSafeEqual(digest(got), expected)) throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.', { ...BEARER_CHALLENGE });
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such admin resource.');
     } catch (err) {
       const problem = err instanceof ProblemError ? err : new ProblemError(500, [], 'Internal error.');
       if (!(err instanceof ProblemError)) options.log.error({ err, request_id: requestId }, 'admin error');
       ctx.status = problem.status;
+      for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
       ctx.type = 'application/problem+json';
-      ctx.body = problem.toBody('/admin/v1', requestId);
+      ctx.body = problem.toBody(options.problemBaseUrl, requestId);
     } finally {
       options.log.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'admin request');
     }

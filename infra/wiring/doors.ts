@@ -105,5 +105,5 @@ export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute
 
 /** `more`: what the admin API does after the manual clock moved, extra routes. */
 export function buildAdminApp(parts: DoorParts, deps: CommandDeps, token: string, more: Pick<AdminOptions, 'onClockMoved' | 'extend'> = {}): Koa {
-  return createAdminApi({ deps, token, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition, ...more });
+  return createAdminApi({ deps, token, problemBaseUrl: parts.config.apiBaseUrl, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition, ...more });
 }

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { ProblemError, unauthorized, forbidden, notFound, fieldError, type FieldError } from '../problems.js';
 import { EXTERNAL_ID_PATTERN } from '../schemas/common.js';
-import { matchRoute, PUBLIC_PATHS } from '../routes.js';
+import { isPublicPath, matchRoute } from '../routes.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { Messaging } from '../ports/messaging.js';
@@ -133,7 +133,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 export function authenticate(lookup: KeyLookup): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const path = ctx.path.slice(API_PREFIX.length);
-    if (PUBLIC_PATHS.includes(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+    if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw unauthorized();
     const record = await lookup(sha256Hex(match[1]!));
@@ -185,7 +185,7 @@ export function routeGuard(): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     if (!ctx.path.startsWith(API_PREFIX + '/')) throw notFound('No such resource.');
     const path = ctx.path.slice(API_PREFIX.length);
-    if (PUBLIC_PATHS.includes(path)) {
+    if (isPublicPath(path)) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
       return next();
     }

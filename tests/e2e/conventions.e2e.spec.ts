@@ -65,6 +65,31 @@ describe('conventions of every route (HTTP)', function () {
       expectProblem(big, 413, BASE);
     });
 
+    it('opens every problem type without a key: an HTML page by default, JSON on Accept: application/json', async () => {
+      const anon = t.as('');
+      for (const status of [401, 403, 404, 405, 409, 413, 422, 429, 500, 503]) {
+        const html = await anon.get(`/problemas/${status}`, { Authorization: '' });
+        expect(html.status, String(status)).to.equal(200);
+        expect(html.headers.get('content-type')).to.match(/^text\/html/);
+        expect(html.body).to.include(`<h1>${status} `).and.to.include('What to do');
+        const json = await anon.get(`/problemas/${status}`, { Accept: 'application/json', Authorization: '' });
+        expect(json.body).to.include({ type: `${BASE}/problemas/${status}`, status });
+        expect(json.body.what_to_do).to.be.a('string');
+      }
+      expectProblem(await anon.get('/problemas/418', { Authorization: '' }), 401, BASE); // not a page: an API path
+    });
+
+    it('asks for the bearer scheme on every 401 (WWW-Authenticate), partner and admin APIs alike', async () => {
+      for (const a of [await t.as('ik_live_nope').get('/me'), await t.as('').get('/stores', { Authorization: '' })]) {
+        expect(a.status).to.equal(401);
+        expect(a.headers.get('www-authenticate')).to.match(/^Bearer realm="partner-commerce"$/);
+      }
+      const admin = await t.admin.get('/projections', { Authorization: 'Bearer wrong' });
+      expect(admin.status).to.equal(401);
+      expect(admin.headers.get('www-authenticate')).to.match(/^Bearer /);
+      expect(admin.body.type).to.equal(`${BASE}/problemas/401`); // absolute, and it opens (above)
+    });
+
     it('sets X-Request-Id on every answer, successes and 204 included, a new one each time', async () => {
       const answers = [
         await hub.api.get('/me'),

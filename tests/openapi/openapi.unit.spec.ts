@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { PROBLEM_PAGE_PATHS } from '../../shared-schema/problem-pages.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
@@ -272,7 +273,7 @@ describe('OpenAPI document', () => {
   it('serves the YAML and the JSON as the same document, and a guide written for this base URL', () => {
     expect(parseYaml(toYaml(doc))).to.deep.equal(doc);
     const docs = publicDocuments(BASE);
-    expect(Object.keys(docs).sort()).to.deep.equal([...PUBLIC_PATHS].sort());
+    expect(Object.keys(docs).sort()).to.deep.equal([...PUBLIC_PATHS, ...PROBLEM_PAGE_PATHS].sort());
     expect(docs['/openapi.json']!.type).to.equal('application/json');
     expect(docs['/openapi.yaml']!.type).to.equal('application/yaml');
     expect(docs['/guia.md']!.type).to.equal('text/markdown; charset=utf-8');
