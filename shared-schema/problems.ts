@@ -53,11 +53,22 @@ export class ProblemError extends Error {
       title: titleOf(this.status),
       status: this.status,
     };
-    if (this.detail) body.detail = this.detail;
+    const detail = this.detail ?? summary(this.status, this.errors);
+    if (detail) body.detail = detail;
     if (requestId) body.request_id = requestId;
     if (this.errors.length > 0) body.errors = this.errors;
     return body;
   }
+}
+
+/** A 422 without a detail of its own says, in one sentence, what its `errors` list. */
+function summary(status: number, errors: readonly FieldError[]): string | undefined {
+  if (status !== 422 || errors.length === 0) return undefined;
+  const fields = [...new Set(errors.map((e) => e.field || '(the body)'))];
+  const named = fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
+  return errors.length === 1
+    ? `${errors[0]!.message.replace(/\.?$/, '.')} Correct it before repeating.`
+    : `${errors.length} problems in ${named}: correct every one listed in errors before repeating.`;
 }
 
 export function titleOf(status: number): string {

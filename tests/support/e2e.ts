@@ -26,6 +26,8 @@ export function expectProblem(a: Answer, status: number, baseUrl?: string): void
     expect(e.code).to.be.a('string').and.not.equal('');
     expect(e.message).to.be.a('string').and.not.equal('');
   }
+  // Every 422 says in its detail what its errors list (a reader of logs or a generic client sees it first).
+  if (status === 422) expect(a.body.detail, 'a 422 has a detail').to.be.a('string').and.match(/\S/);
 }
 
 /** A 422 whose errors are exactly `expected` (`field:code`, any order). */
