@@ -34,8 +34,10 @@ run-query-api: build
 run-projections: build
 	node dist/infra/entry/projections.js
 
+# OPENAPI_CHECK_ANSWERS=1: every answer of the partner API in the suite is validated against the published OpenAPI
+# document by an outside validator (tests/support/published-openapi.ts); a root hook fails the run on any mismatch.
 test: build deps-system
-	$(MOCHA) --config .mocharc.json
+	OPENAPI_CHECK_ANSWERS=1 $(MOCHA) --config .mocharc.json
 
 # The topology specs with the whole HTTP e2e suite against the separate processes (make test runs them too);
 # TOPOLOGY=multi makes any e2e file run against them.

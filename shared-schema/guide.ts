@@ -4,6 +4,36 @@
  */
 import { PROBLEM_PAGES } from './problem-pages.js';
 import { CONTRACT_VERSION } from './openapi.js';
+import { BATCH_INPUT, CONVERSION_EVENT, PRODUCT_INPUT, PRODUCT_PATCH, SANDBOX_CLICK_INPUT, STORE_INPUT } from './examples.js';
+
+const WIDTH = 118;
+
+/**
+ * The `-d '…'` line(s) of a curl example: the JSON of `body` (the same example the OpenAPI document carries),
+ * its top-level members packed into lines of at most WIDTH characters, a long array one element a line.
+ */
+export function curlBody(body: Record<string, unknown>): string {
+  const first = "  -d '{";
+  const indent = '       ';
+  const members: string[] = [];
+  for (const [k, v] of Object.entries(body)) {
+    const member = `${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    if (indent.length + member.length <= WIDTH || !Array.isArray(v)) members.push(member);
+    else members.push(`${JSON.stringify(k)}:[\n${v.map((x) => `${indent}  ${JSON.stringify(x)}`).join(',\n')}]`);
+  }
+  const out: string[] = [];
+  let line = first;
+  for (const [i, m] of members.entries()) {
+    const piece = m + (i < members.length - 1 ? ',' : "}'");
+    if (line !== first && line.length + piece.length > WIDTH) {
+      out.push(line);
+      line = indent;
+    }
+    line += piece;
+  }
+  out.push(line);
+  return out.join('\n');
+}
 
 export function guide(apiBaseUrl: string): string {
   const PROBLEM_LINKS = Object.keys(PROBLEM_PAGES)
@@ -13,7 +43,10 @@ export function guide(apiBaseUrl: string): string {
 
 Integration guide for a partner's engineer, contract version \`${CONTRACT_VERSION}\`. The machine-readable
 contract is \`${apiBaseUrl}/openapi.json\` (also \`${apiBaseUrl}/openapi.yaml\`); where this guide and that
-document differ, the document wins. Everything below uses:
+document differ, the document wins. Every request body and answer in it has an example (the ones below), and it
+imports as is: Postman (Import → Link → \`${apiBaseUrl}/openapi.json\`), Insomnia (Import → URL, same address) or
+Swagger UI; a typed client comes from \`npx openapi-typescript ${apiBaseUrl}/openapi.json -o api.d.ts\`.
+Everything below uses:
 
 \`\`\`sh
 BASE="${apiBaseUrl}"   # already ends in /v1
@@ -77,9 +110,7 @@ Register every store before its products. \`store_id\` is yours (\`^[A-Za-z0-9._
 curl -s -X PUT "$BASE/stores/loja-centro" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
   -H "Idempotency-Key: store-loja-centro-1" \\
-  -d '{"name":"Loja Centro","cnpj":"11.222.333/0001-81","website_url":"https://www.lojacentro.com.br",
-       "domains":["www.lojacentro.com.br"],"image_hosts":["cdn.lojacentro.com.br"],
-       "default_commission":{"type":"percentage","rate":5}}'
+${curlBody(STORE_INPUT)}
 \`\`\`
 
 - \`cnpj\` may carry punctuation or not (alphanumeric CNPJs are accepted); check digits are verified (422 \`invalid\`)
@@ -103,10 +134,7 @@ The SKU is your stable identifier, unique across all stores of your account; eac
 \`\`\`sh
 curl -s -X PUT "$BASE/products/SKU-123-AZUL" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
-  -d '{"store_id":"loja-centro","title":"Tênis de corrida azul 42","product_url":"https://www.lojacentro.com.br/p/sku-123-azul",
-       "image_urls":["https://cdn.lojacentro.com.br/sku-123-azul.jpg"],"price_cents":29990,"original_price_cents":34990,
-       "available":true,"stock_quantity":12,"shipping":{"type":"fixed","cost_cents":1990,"delivery_days_min":2,"delivery_days_max":5},
-       "updated_at":"2026-03-01T14:30:00Z"}'
+${curlBody(PRODUCT_INPUT)}
 # {"sku":"SKU-123-AZUL","store_id":"loja-centro","state":"pending","received_at":"…",…}
 \`\`\`
 
@@ -134,7 +162,7 @@ was never sent.
 \`\`\`sh
 curl -s -X PATCH "$BASE/products/SKU-123-AZUL" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
-  -d '{"price_cents":27990,"stock_quantity":9,"updated_at":"2026-03-01T16:00:00Z"}'
+${curlBody(PRODUCT_PATCH)}
 \`\`\`
 
 ### Remove: \`DELETE /products/{sku}\`
@@ -177,7 +205,7 @@ Up to 1000 items (5 MB) per call, each an upsert or a delete, applied in array o
 curl -s -X POST "$BASE/products/batch" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
   -H "Idempotency-Key: batch-2026-03-01T16" \\
-  -d '{"items":[{"op":"upsert","sku":"SKU-1","product":{…product input…}},{"op":"delete","sku":"SKU-OLD"}]}'
+${curlBody(BATCH_INPUT)}
 # 202 {"job_id":"job_…","state":"queued","totals":{"received":2,"accepted":0,"rejected":0,"pending":0,"removed":0},…}
 \`\`\`
 
@@ -204,22 +232,21 @@ In the test environment create clicks yourself (test key only; a live key answer
 \`\`\`sh
 curl -s -X POST "$BASE/sandbox/clicks" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
-  -d '{"store_id":"loja-centro","sku":"SKU-123-AZUL"}'
+${curlBody(SANDBOX_CLICK_INPUT)}
 # {"click_id":"ic_…","store_id":"loja-centro","sku":"SKU-123-AZUL","price_cents":27990,"occurred_at":"…"}
 \`\`\`
 
 ## 7. Conversions
 
 Your server calls \`POST /conversions\` for each event of an order that came from a click (the service sends no
-webhook). Every event carries the whole order. In test, take \`click_id\` and \`occurred_at\` from the sandbox click
-above and use a \`paid_at\` at or after that \`occurred_at\` (a payment before its click is not attributable):
+webhook). Every event carries the whole order; \`click_id\` is the \`svc_click\` stored for that buyer. In test, take
+\`click_id\` and \`occurred_at\` from the sandbox click above and use a \`paid_at\` at or after that \`occurred_at\` (a
+payment before its click is not attributable):
 
 \`\`\`sh
 curl -s -X POST "$BASE/conversions" \\
   -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
-  -d '{"event_id":"evt-9001-paid","order_id":"9001","store_id":"loja-centro","click_id":"ic_…",
-       "status":"paid","currency":"BRL","paid_at":"2026-03-02T10:00:00Z","occurred_at":"2026-03-02T10:00:00Z",
-       "items":[{"sku":"SKU-123-AZUL","quantity":2,"unit_price_cents":25000,"refunded_cents":0}]}'
+${curlBody(CONVERSION_EVENT)}
 \`\`\`
 
 - **\`paid\`** comes first: \`occurred_at\` equal to \`paid_at\`, every \`refunded_cents\` 0. \`unit_price_cents\` is the net

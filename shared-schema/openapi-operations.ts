@@ -191,7 +191,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
 
 /** The public documents (no key, no rate brake). */
 export const DOCUMENTS: Record<string, { operationId: string; summary: string; type: string; schema: JsonSchema }> = {
-  '/openapi.json': { operationId: 'getOpenApiJson', summary: 'This contract, OpenAPI 3.1 (JSON)', type: 'application/json', schema: { type: 'object' } },
+  '/openapi.json': { operationId: 'getOpenApiJson', summary: 'This contract, OpenAPI 3.1 (JSON)', type: 'application/json', schema: { type: 'object', additionalProperties: true } },
   '/openapi.yaml': { operationId: 'getOpenApiYaml', summary: 'This contract, OpenAPI 3.1 (YAML)', type: 'application/yaml', schema: { type: 'string' } },
   '/guia.md': { operationId: 'getGuide', summary: 'Integration guide (Markdown)', type: 'text/markdown', schema: { type: 'string' } },
 };

@@ -1,7 +1,9 @@
 /**
  * The published contract: an OpenAPI 3.1 document generated from the very JSON Schemas the doors validate with
  * (one source of truth). Every named schema becomes a component; wherever a schema object is (by identity) a named
- * component, the document says `$ref` instead of repeating it. Pure: no I/O.
+ * component, the document says `$ref` instead of repeating it. Each schema is then published in the form client
+ * generators read (openapi-publish.ts: if/then one-of blocks as `oneOf` + `discriminator`, typed enums, no
+ * fractional `multipleOf`). Every request body and answer carries an `example` (examples.ts). Pure: no I/O.
  */
 import { stringify } from 'yaml';
 import { PUBLIC_PATHS, ROUTES, type RouteSpec } from './routes.js';
@@ -9,6 +11,8 @@ import { DOCUMENTS, OPERATIONS, ProductPage, StorePage, type OperationSpec } fro
 import { Commission, Cursor, DateTime, Domain, ExternalId, HttpsUrl, Limit, Problem, RejectionReason, Shipping, type JsonSchema } from './schemas/common.js';
 import { Account, ProductInput, ProductPatch, ProductState, ProductStatus, Store, StoreInput } from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
+import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
+import { OPERATION_EXAMPLES, problemExample } from './examples.js';
 
 export const CONTRACT_VERSION = '1.0.0-beta.2';
 
@@ -61,15 +65,42 @@ const PROBLEMS: Record<number, { name: string; description: string }> = {
   429: { name: 'RateLimited', description: 'Rate brake (600 writes and 1200 reads per minute per key): wait `Retry-After` seconds.' },
 };
 
-type Json = unknown;
-
 /** Replaces every sub-schema that is (by identity) a named component with a `$ref`, except `self` at the root. */
-function withRefs(value: Json, names: Map<object, string>, self?: object): Json {
+function withRefs(value: unknown, names: Map<object, string>, self?: object): Json {
   if (Array.isArray(value)) return value.map((v) => withRefs(v, names));
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value as Json;
   const name = names.get(value);
   if (name !== undefined && value !== self) return { $ref: `#/components/schemas/${name}` };
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRefs(v, names)]));
+}
+
+const componentNames = () => new Map<object, string>(Object.entries(COMPONENT_SCHEMAS).map(([n, s]) => [s, n]));
+
+/**
+ * The published form of a schema used in place (a body, a parameter): components become `$ref`s, the rest is
+ * rewritten by publishSchema. Exported for the tests that check the document carries the validating schemas.
+ */
+export function publishedSchema(schema: JsonSchema): Json {
+  return publishSchema(withRefs(schema, componentNames()));
+}
+
+/**
+ * The published components: each named schema, rewritten, followed by the branches of its one-of block
+ * (`CommissionPercentage`, `CommissionFixed`, …) so that the discriminator maps each value to a named schema.
+ */
+export function publishedComponents(): Record<string, Json> {
+  const names = componentNames();
+  const out: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) {
+    const branches: Record<string, Json> = {};
+    const sink: BranchSink = { add: (n, s) => ((branches[n] = s), `#/components/schemas/${n}`) };
+    out[name] = publishSchema(withRefs(schema, names, schema), sink, name);
+    for (const [n, s] of Object.entries(branches)) {
+      if (n in out || n in COMPONENT_SCHEMAS) throw new Error(`openapi: component ${n} would be published twice`);
+      out[n] = s;
+    }
+  }
+  return out;
 }
 
 const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, '{$1}');
@@ -84,7 +115,7 @@ function problemStatuses(route: RouteSpec, op: OperationSpec): number[] {
 }
 
 function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => Json): Record<string, unknown> {
-  const parameters: Json[] = [];
+  const parameters: unknown[] = [];
   for (const [, name] of route.path.matchAll(/:([a-z_]+)/g)) {
     const p = PATH_PARAMS[name!];
     if (!p) throw new Error(`openapi: no description of path parameter ${name}`);
@@ -98,9 +129,10 @@ function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => 
   }
   if (isWrite(route)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
+  const examples = OPERATION_EXAMPLES[op.operationId] ?? {};
   const ok: Record<string, unknown> = { description: op.ok.description, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } } };
-  if (op.ok.schema) ok.content = { 'application/json': { schema: ref(op.ok.schema) } };
-  const responses: Record<string, Json> = { [String(op.ok.status)]: ok };
+  if (op.ok.schema) ok.content = { 'application/json': { schema: ref(op.ok.schema), ...example(examples.response, op.operationId) } };
+  const responses: Record<string, unknown> = { [String(op.ok.status)]: ok };
   for (const status of problemStatuses(route, op)) responses[String(status)] = { $ref: `#/components/responses/${PROBLEMS[status]!.name}` };
 
   const out: Record<string, unknown> = {
@@ -110,18 +142,23 @@ function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => 
     description: op.description + (route.scope ? ` Scope: \`${route.scope}\`.` : ''),
   };
   if (parameters.length > 0) out.parameters = parameters;
-  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: ref(op.body) } } };
+  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: ref(op.body), ...example(examples.request, op.operationId) } } };
   out.responses = responses;
   return out;
 }
 
-function problemResponse(status: number): Json {
+function example(value: Json | undefined, operationId: string): { example?: Json } {
+  if (value === undefined) throw new Error(`openapi: no example for ${operationId}`);
+  return { example: value };
+}
+
+function problemResponse(status: number, apiBaseUrl: string): Json {
   const headers: Record<string, Json> = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
   if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
   return {
     description: PROBLEMS[status]!.description,
     headers,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: problemExample(apiBaseUrl, status) } },
   };
 }
 
@@ -134,10 +171,16 @@ carries \`X-Request-Id\`. The key (\`Authorization: Bearer <API_KEY>\`) decides 
 \`ik_live_…\`. Writes accept \`Idempotency-Key\` (24 h). Phase 3 paths (\`/promotions\`, \`/coupons\`, \`/campaigns\`)
 are not part of this contract and answer 404. The integration guide is at \`/guia.md\`.`;
 
+/** Short examples of the public documents (their heads). */
+const DOCUMENT_EXAMPLES: Record<string, Json> = {
+  'application/json': { openapi: '3.1.0', info: { title: 'Partner Commerce API', version: CONTRACT_VERSION } },
+  'application/yaml': `openapi: 3.1.0\ninfo:\n  title: Partner Commerce API\n  version: ${CONTRACT_VERSION}\n`,
+  'text/markdown': '# Guia de integração — Partner Commerce API\n',
+};
+
 /** The OpenAPI 3.1 document of the contract, served at `{apiBaseUrl}/openapi.json` and `.yaml`. */
 export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
-  const names = new Map<object, string>(Object.entries(COMPONENT_SCHEMAS).map(([n, s]) => [s, n]));
-  const ref = (s: JsonSchema) => withRefs(s, names);
+  const ref = publishedSchema;
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
@@ -156,7 +199,7 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
         description: 'Public: no key, no rate brake.',
         security: [],
         responses: {
-          '200': { description: d.summary, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } }, content: { [d.type]: { schema: d.schema } } },
+          '200': { description: d.summary, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } }, content: { [d.type]: { schema: d.schema, example: DOCUMENT_EXAMPLES[d.type] } } },
         },
       },
     };
@@ -170,7 +213,7 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
     tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Documents'].map((name) => ({ name })),
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([n, s]) => [n, withRefs(s, names, s)])),
+      schemas: publishedComponents(),
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API_KEY>`; `ik_test_…` or `ik_live_…`.' },
       },
@@ -187,7 +230,7 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
         XRequestId: { description: 'Request id generated by the service; quote it to support.', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before repeating.', schema: { type: 'integer', minimum: 1 } },
       },
-      responses: Object.fromEntries(Object.keys(PROBLEMS).map((s) => [PROBLEMS[Number(s)]!.name, problemResponse(Number(s))])),
+      responses: Object.fromEntries(Object.keys(PROBLEMS).map((s) => [PROBLEMS[Number(s)]!.name, problemResponse(Number(s), apiBaseUrl)])),
     },
   };
 }

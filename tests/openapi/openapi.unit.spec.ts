@@ -3,7 +3,8 @@ import { PROBLEM_PAGE_PATHS } from '../../shared-schema/problem-pages.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
-import { buildOpenApi, toYaml, COMPONENT_SCHEMAS, CONTRACT_VERSION } from '../../shared-schema/openapi.js';
+import { buildOpenApi, toYaml, COMPONENT_SCHEMAS, CONTRACT_VERSION, publishedSchema } from '../../shared-schema/openapi.js';
+import { publishSchema, type Json } from '../../shared-schema/openapi-publish.js';
 import { guide } from '../../shared-schema/guide.js';
 import { ROUTES, PUBLIC_PATHS } from '../../shared-schema/routes.js';
 import type { JsonSchema } from '../../shared-schema/schemas/common.js';
@@ -36,6 +37,17 @@ function deref(value: unknown): unknown {
   const ref = (value as Obj).$ref;
   if (typeof ref === 'string') return deref(resolve(ref));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deref(v)]));
+}
+
+/** deref, and without the discriminators' `mapping` (the inline form of a one-of block has none). */
+function inline(value: unknown): unknown {
+  const out = deref(value);
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'discriminator' ? { propertyName: (x as Obj).propertyName } : strip(x)]));
+  };
+  return strip(out);
 }
 
 function* refsIn(value: unknown): Generator<string> {
@@ -189,7 +201,7 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/conversions'].post.responses).to.have.property('409');
   });
 
-  it('carries the very request body schemas the validators use', () => {
+  it('carries the very request body schemas the validators use (in their published form)', () => {
     const bodies: Record<string, JsonSchema> = {
       'PUT /stores/:store_id': StoreInput,
       'PUT /products/:sku': ProductInput,
@@ -206,10 +218,11 @@ describe('OpenAPI document', () => {
         continue;
       }
       expect(op.requestBody.required).to.equal(true);
-      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(bodies[key]);
+      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(deref(publishedSchema(bodies[key]!)));
     }
-    // The components themselves, refs resolved, are the exported objects.
-    for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) expect(deref(doc.components.schemas[name]), name).to.deep.equal(schema);
+    // The components themselves, refs resolved, are the published rewrite of the exported objects.
+    const inlineForm = (s: JsonSchema) => deref(publishSchema(JSON.parse(JSON.stringify(s)) as Json));
+    for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) expect(inline(doc.components.schemas[name]), name).to.deep.equal(inlineForm(schema));
   });
 
   it('carries the very query schemas the query door validates with, as parameters', () => {
@@ -235,7 +248,7 @@ describe('OpenAPI document', () => {
       const properties = schema!.properties as Record<string, JsonSchema>;
       expect(params.map((p: Obj) => p.name), key).to.deep.equal(Object.keys(properties));
       for (const p of params) {
-        expect(deref(p.schema), `${key} ${p.name}`).to.deep.equal(properties[p.name]);
+        expect(deref(p.schema), `${key} ${p.name}`).to.deep.equal(deref(publishedSchema(properties[p.name]!)));
         expect(p.required, `${key} ${p.name} required`).to.equal(((schema!.required as string[]) ?? []).includes(p.name));
       }
     }

@@ -13,6 +13,18 @@ import type { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { OperationsSettings } from '../../infra/ops/settings.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
+import { answerFailures, answersChecked, checkAnswer, checkingAnswers } from './published-openapi.js';
+
+// OPENAPI_CHECK_ANSWERS=1 (make test sets it): every answer of the partner API that client() receives is checked
+// against the published document by an outside validator; one root hook fails the run if any did not validate.
+if (checkingAnswers() && typeof after === 'function') {
+  after('every answer of the partner API validates against the published OpenAPI document', function () {
+    console.log(`  published OpenAPI: ${answersChecked} answers of the partner API checked, ${answerFailures.length} not valid`);
+    if (answerFailures.length > 0) {
+      throw new Error(`${answerFailures.length} of ${answersChecked} answers do not follow the published document:\n${answerFailures.slice(0, 20).join('\n')}`);
+    }
+  });
+}
 
 export interface Answer<T = any> {
   status: number;
@@ -37,6 +49,7 @@ export function client(base: string, bearer?: string): Client {
     const text = await res.text();
     let body: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    if (checkingAnswers()) await checkAnswer(base, method, p, res.status, res.headers.get('content-type') ?? '', body);
     return { status: res.status, body, headers: res.headers } as Answer;
   };
   const json = (method: string) => (p: string, body: unknown, headers: Record<string, string> = {}) =>
