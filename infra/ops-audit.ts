@@ -30,6 +30,9 @@ export const OPERATIONS_USAGE = `operations commands:
   ops history --partner P [--env live|test] [--limit N] [--cursor C]   operation history, newest first
   ops projections [list]                                                checkpoint, lag and state of each projection
   ops projections rebuild NAME [--wait]                                 rebuild one read model without stopping reads
+  ops projections parked [--projection NAME] [--limit N]                events a projection could not apply (parked)
+  ops projections retry-parked ID... | --all                            apply parked events again (after a fix);
+                                                                        exit 1 when one still fails or is unknown
   ops streams export --partner P [--env live|test]                      the partner's events, NDJSON in log order
   ops audit verify                                                      replay every stream, report every difference
   ops health                                                            readiness of the service
@@ -68,8 +71,12 @@ function query(params: Record<string, string | undefined>): string {
 
 export async function runOperationsCommand(argv: readonly string[], io: OpsIo): Promise<number | null> {
   const [command, ...rest] = argv;
-  const admin = async (method: string, path: string, bearer = io.token): Promise<Response> =>
-    fetch(`${io.adminUrl.replace(/\/+$/, '')}${path}`, { method, headers: { Authorization: `Bearer ${bearer}` } });
+  const admin = async (method: string, path: string, bearer = io.token, body?: unknown): Promise<Response> =>
+    fetch(`${io.adminUrl.replace(/\/+$/, '')}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
   const fail = async (r: Response): Promise<number> => {
     io.err.write(`${r.status} ${await r.text()}\n`);
@@ -86,6 +93,24 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
         return 0;
       }
       case 'projections': {
+        if (rest[0] === 'parked') {
+          const { words, options } = parse(rest.slice(1), ['projection', 'limit']);
+          if (words.length > 0) throw new UsageError('ops projections parked [--projection NAME] [--limit N]');
+          const r = await admin('GET', `/admin/v1/projections/parked${query({ projection: options.projection, limit: options.limit })}`);
+          if (!r.ok) return fail(r);
+          print(await r.json());
+          return 0;
+        }
+        if (rest[0] === 'retry-parked') {
+          const { words, options } = parse(rest.slice(1), [], ['all']);
+          if ((options.all === 'true') === words.length > 0 || words.length > 1000) throw new UsageError('ops projections retry-parked ID... | ops projections retry-parked --all');
+          const r = await admin('POST', '/admin/v1/projections/parked/retry', io.token, options.all === 'true' ? { all: true } : { ids: words });
+          if (!r.ok) return fail(r);
+          const result = (await r.json()) as { retried: unknown[]; still_failing: unknown[]; not_found: unknown[] };
+          print(result);
+          io.err.write(`${result.retried.length} applied, ${result.still_failing.length} still failing, ${result.not_found.length} not found\n`);
+          return result.still_failing.length === 0 && result.not_found.length === 0 ? 0 : 1;
+        }
         const { words, options } = parse(rest, [], ['wait']);
         const [sub = 'list', name] = words;
         if (sub === 'list' && words.length <= 1) {
@@ -94,7 +119,7 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
           print(await r.json());
           return 0;
         }
-        if (sub !== 'rebuild' || !name || words.length > 2) throw new UsageError('ops projections [list] | ops projections rebuild NAME [--wait]');
+        if (sub !== 'rebuild' || !name || words.length > 2) throw new UsageError('ops projections [list] | ops projections rebuild NAME [--wait] | ops projections parked | ops projections retry-parked ID...|--all');
         const r = await admin('POST', `/admin/v1/projections/${encodeURIComponent(name)}/rebuild`);
         if (r.status !== 202) return fail(r);
         print(await r.json());

@@ -117,6 +117,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
   const keyCache = new KeyCache();
   const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
+    ...operations.runnerHooks(),
     onError: (err) => log.error({ err }, 'projection stopped'),
     onCommitted: (batch) => {
       if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();

@@ -24,6 +24,7 @@ import type {
   Where,
 } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
+import { parkedCollection } from './parking.js';
 
 export const GENERATIONS_COLLECTION = 'projection_generations';
 export const GENERATION_SWITCHED = 'projections.generation';
@@ -120,6 +121,8 @@ export class GenerationalReadStore extends MappedReadStoreBase {
     for (const p of projectors) {
       this.owner.set(p.name, p.name);
       for (const c of p.collections) this.owner.set(c.name, p.name);
+      // Its parked events belong to the generation too: a rebuild starts its list afresh and switches with it.
+      this.owner.set(parkedCollection(p.name), p.name);
     }
   }
 

@@ -18,6 +18,7 @@ import type { Clock } from '../shared-schema/ports/clock.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Projector } from './projector.js';
 import { replay } from './replay.js';
+import { projectorCollections, type ParkedEvent } from './parking.js';
 import { GENERATIONS_COLLECTION, GENERATION_SWITCHED, type GenerationDoc, type GenerationalReadStore } from './generations.js';
 import type { UnitGate } from './unit-gate.js';
 
@@ -58,6 +59,8 @@ export interface RebuilderOptions {
   /** How long an old generation stays after a switch before it is emptied (readers with a stale map). */
   dropGraceMs?: number;
   onError?: (err: unknown, projection: string) => void;
+  /** An event the rebuild parked in the new generation (it goes on past it). */
+  onParked?: (parked: ParkedEvent, err: unknown) => void;
 }
 
 interface Run {
@@ -192,6 +195,8 @@ export class ProjectionRebuilder {
     };
     const cancelled = () => this.closed;
     const pace = () => this.pace(run);
+    const now = () => this.options.clock.now().toISOString();
+    const parking = { now, ...(this.options.onParked ? { onParked: this.options.onParked } : {}) };
     // 2. Catch up in passes, each up to the live checkpoint seen at its start. A pass that had more to apply than the
     //    one before means the writes outrun the speed limit: the limit is then lifted so the passes converge.
     let position = 0;
@@ -201,7 +206,7 @@ export class ProjectionRebuilder {
       run.progress.head = await events.headPosition();
       const live = await reads.getCheckpoint(name);
       const appliedBefore = run.applied;
-      position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace });
+      position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace, ...parking });
       const applied = run.applied - appliedBefore;
       if (applied <= pageSize) break;
       if (applied >= previous) run.unpaced = true;
@@ -226,6 +231,7 @@ export class ProjectionRebuilder {
         upTo: live,
         pageSize,
         onStep,
+        ...parking,
         finish: (tx) => tx.put(GENERATIONS_COLLECTION, switched),
       });
       reads.setGeneration(name, next);
@@ -258,8 +264,8 @@ export class ProjectionRebuilder {
   private async emptyGeneration(projector: Projector, generation: number): Promise<void> {
     if (generation === this.options.reads.generationOf(projector.name)) throw new Error('refusing to empty the serving generation');
     const view = this.options.reads.pinned(projector.name, generation);
-    await view.ensureCollections(projector.collections);
-    for (const c of projector.collections) await view.drop(c.name);
+    await view.ensureCollections(projectorCollections(projector));
+    for (const c of projectorCollections(projector)) await view.drop(c.name);
     await view.transact((tx) => tx.setCheckpoint(projector.name, 0));
   }
 

@@ -3,11 +3,14 @@
  * projectors' checkpoints. Used by projection rebuilds (one projector into a new generation) and by the audit (every
  * projector into a scratch store). Unlike the live runner it reads with `readAll`, so it can stop exactly at a
  * position (`upTo`), which is what lets a rebuilt generation take over from the live one at the same position.
+ * An event a projector cannot apply is parked in the target store, as the live runner does (projections/parking.ts):
+ * a rebuild goes on past it, and the new generation carries its own list of parked events.
  */
 import { categoryOf, type EventStore, type RecordedEvent } from '../shared-schema/ports/event-store.js';
 import type { Doc, ReadStore, ReadTx } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
 import { MappedTx } from './generations.js';
+import { applyInUnits, type ParkedEvent } from './parking.js';
 
 export interface ReplayStep {
   /** Position every projector has reached (saved as their checkpoint). */
@@ -33,6 +36,10 @@ export interface ReplayOptions {
   cancelled?: () => boolean;
   /** Awaited between pages (a rebuild's speed limit). */
   pace?: () => Promise<void>;
+  /** Called when an event is parked in the target store. */
+  onParked?: (parked: ParkedEvent, err: unknown) => void;
+  /** Timestamp of parked records (default: the system time). */
+  now?: () => string;
 }
 
 /** Applies the events in (after, upTo] and returns the position reached (`upTo` unless cancelled). */
@@ -48,15 +55,17 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
     // A short page, or one that crossed `upTo`, means every event up to `upTo` has been seen.
     const last = within.length === pageSize ? within[within.length - 1]!.position : Math.max(position, options.upTo);
     const final = last >= options.upTo;
-    await store.transact(async (tx) => {
-      for (const event of within) {
-        const category = categoryOf(event.stream);
-        for (const p of projectors) {
-          if (p.categories.includes(category)) await p.apply(event, options.trace ? tracing(tx, event, options.trace) : tx);
-        }
-      }
-      for (const p of projectors) await tx.setCheckpoint(p.name, last);
-      if (final && options.finish) await options.finish(tx);
+    await applyInUnits(within, last, {
+      store,
+      projectors,
+      applies: (p, event) => p.categories.includes(categoryOf(event.stream)),
+      close: async (tx, through, end) => {
+        for (const p of projectors) await tx.setCheckpoint(p.name, through);
+        if (final && end && options.finish) await options.finish(tx);
+      },
+      ...(options.trace ? { txFor: (tx: ReadTx, event: RecordedEvent) => tracing(tx, event, options.trace!) } : {}),
+      now: options.now ?? (() => new Date().toISOString()),
+      ...(options.onParked ? { onParked: options.onParked } : {}),
     });
     position = last;
     options.onStep?.({ position, applied: within.length });

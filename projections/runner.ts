@@ -3,12 +3,17 @@
  * arrived (up to `maxBatch`), each batch applied in log order and committed in one unit of work together with every
  * projector's checkpoint. A crash between batches replays from the saved checkpoints; a projector skips events at or
  * below its own checkpoint, so nothing is applied twice.
+ *
+ * An event a projector cannot apply is parked for that projector (projections/parking.ts): the batch is split so
+ * that the events before it are committed, the event is applied by every other projector, and its parked record is
+ * committed with the checkpoint that passes it. The runner stops only when the read store itself keeps failing.
  */
 import type { EventStore, RecordedEvent, Subscription } from '../shared-schema/ports/event-store.js';
 import { categoryOf } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
 import { CATEGORIES } from '../shared-schema/streams.js';
+import { applyInUnits, projectorCollections, type ParkedEvent } from './parking.js';
 
 export interface RunnerOptions {
   maxBatch?: number;
@@ -17,6 +22,16 @@ export interface RunnerOptions {
   /** Called with each batch once it is committed, before anyone waiting for its positions is told (caches). */
   onCommitted?: (batch: readonly RecordedEvent[]) => void;
   onError?: (err: unknown) => void;
+  /** Called when an event is parked for a projector (log it); the record is committed with the unit that follows. */
+  onParked?: (parked: ParkedEvent, err: unknown) => void;
+  /** Called before a unit is tried again after the read store failed. */
+  onStoreRetry?: (err: unknown, attempt: number) => void;
+  /** Tries of a failing apply before isolating / parking (default 2); tries of a failing store (default 4). */
+  applyAttempts?: number;
+  storeAttempts?: number;
+  retryPauseMs?: number;
+  /** Timestamp of parked records (the injected clock); default the system time. */
+  now?: () => Date;
 }
 
 const TICK = Symbol('tick');
@@ -42,7 +57,7 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    await this.reads.ensureCollections(this.projectors.flatMap((p) => p.collections));
+    await this.reads.ensureCollections(this.projectors.flatMap(projectorCollections));
     for (const p of this.projectors) this.checkpoints.set(p.name, await this.reads.getCheckpoint(p.name));
     this.committed = Math.min(...this.checkpoints.values());
     // Follow every category of ours, not only the projectors' ones, so that the committed position passes every
@@ -110,19 +125,29 @@ export class ProjectionRunner {
 
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
-    await this.reads.transact(async (tx) => {
-      for (const event of batch) {
-        const category = categoryOf(event.stream);
-        for (const p of this.projectors) {
-          if (event.position <= (this.checkpoints.get(p.name) ?? 0)) continue;
-          if (p.categories.includes(category)) await p.apply(event, tx);
-        }
-      }
-      for (const p of this.projectors) await tx.setCheckpoint(p.name, Math.max(last, this.checkpoints.get(p.name) ?? 0));
+    const o = this.options;
+    await applyInUnits(batch, last, {
+      store: this.reads,
+      projectors: this.projectors,
+      applies: (p, event) => event.position > (this.checkpoints.get(p.name) ?? 0) && p.categories.includes(categoryOf(event.stream)),
+      close: async (tx, through) => {
+        for (const p of this.projectors) await tx.setCheckpoint(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));
+      },
+      committed: (events, through) => this.unitCommitted(events, through),
+      now: () => (o.now?.() ?? new Date()).toISOString(),
+      stopped: () => this.stopped,
+      ...(o.applyAttempts !== undefined ? { applyAttempts: o.applyAttempts } : {}),
+      ...(o.storeAttempts !== undefined ? { storeAttempts: o.storeAttempts } : {}),
+      ...(o.retryPauseMs !== undefined ? { retryPauseMs: o.retryPauseMs } : {}),
+      ...(o.onParked ? { onParked: o.onParked } : {}),
+      ...(o.onStoreRetry ? { onStoreRetry: o.onStoreRetry } : {}),
     });
-    for (const p of this.projectors) this.checkpoints.set(p.name, Math.max(last, this.checkpoints.get(p.name) ?? 0));
-    this.committed = Math.max(this.committed, last);
-    this.options.onCommitted?.(batch);
+  }
+
+  private unitCommitted(events: readonly RecordedEvent[], through: number): void {
+    for (const p of this.projectors) this.checkpoints.set(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));
+    this.committed = Math.max(this.committed, through);
+    this.options.onCommitted?.(events);
     this.options.onAdvanced?.(this.committed);
     const ready = this.waiters.filter((w) => w.position <= this.committed);
     this.waiters = this.waiters.filter((w) => w.position > this.committed);

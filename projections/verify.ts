@@ -10,6 +10,7 @@
 import type { EventStore, RecordedEvent } from '../shared-schema/ports/event-store.js';
 import type { Doc, ReadStore, ReadView } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
+import { projectorCollections } from './parking.js';
 import { replay } from './replay.js';
 import type { UnitGate } from './unit-gate.js';
 
@@ -62,7 +63,7 @@ export async function verifyReadModels(options: VerifyOptions): Promise<VerifyRe
       replayed += s.applied;
     },
   };
-  await scratch.ensureCollections(projectors.flatMap((p) => p.collections));
+  await scratch.ensureCollections(projectors.flatMap(projectorCollections));
   const first = Math.min(...(await Promise.all(projectors.map((p) => live.getCheckpoint(p.name)))));
   await replay(events, scratch, projectors, { ...common, after: 0, upTo: first });
 

@@ -32,6 +32,7 @@ runProcess('projections', async ({ config, settings, log }) => {
   await reads.ensureCollections(ALL_COLLECTIONS());
   let failed = false;
   const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
+    ...operations.runnerHooks(),
     onAdvanced: (position) => announceProjected(messaging, position),
     onError: (err) => {
       failed = true;

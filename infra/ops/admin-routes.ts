@@ -5,6 +5,8 @@
  * - GET  /admin/v1/partners/{partner_id}/export?env=                  the partner's events, NDJSON in log order
  * - GET  /admin/v1/projections                                        checkpoint, lag, state, rebuild progress
  * - POST /admin/v1/projections/{name}/rebuild                         202: a new generation is being built
+ * - GET  /admin/v1/projections/parked?projection=&limit=               events a projection could not apply (parked)
+ * - POST /admin/v1/projections/parked/retry                            `{ids: [...]}` or `{all: true}`: apply them again
  * - POST /admin/v1/audit/verify                                       every read-model difference with its stream
  * - GET  /admin/v1/cover-checks/dead-letters?limit=                   cover checks that failed every delivery
  * - POST /admin/v1/cover-checks/dead-letters/requeue                  `{ids: [...]}` or `{all: true}`: run them again
@@ -35,16 +37,16 @@ function limitQuery(raw: unknown, fallback = 50, max = 500): number {
   return n;
 }
 
-/** `{ids: [...]}` (1 to 1000 ids) or `{all: true}`, exactly one: a requeue of everything is never implied. */
-function requeueBody(body: Record<string, unknown>): string[] | undefined {
+/** `{ids: [...]}` (1 to 1000 ids) or `{all: true}`, exactly one: a requeue (retry) of everything is never implied. */
+function idsOrAll(body: Record<string, unknown>, what: 'requeue' | 'retry', item: string): string[] | undefined {
   const unknown = Object.keys(body).filter((k) => k !== 'ids' && k !== 'all');
-  if (unknown.length > 0) throw invalid(unknown.map((k) => fieldError(k, 'unknown_field', `${k}: not a field of a requeue.`)));
+  if (unknown.length > 0) throw invalid(unknown.map((k) => fieldError(k, 'unknown_field', `${k}: not a field of a ${what}.`)));
   if (body.all === true && body.ids === undefined) return undefined;
   const ids = body.ids;
   if (body.all === undefined && Array.isArray(ids) && ids.length >= 1 && ids.length <= 1000 && ids.every((id) => typeof id === 'string' && id !== '')) {
     return ids as string[];
   }
-  throw invalid([fieldError('', 'requeue', 'Send {"ids": ["<dead letter id>", ...]} (1 to 1000 ids) or {"all": true}.')]);
+  throw invalid([fieldError('', what, `Send {"ids": ["<${item} id>", ...]} (1 to 1000 ids) or {"all": true}.`)]);
 }
 
 export function operationsAdminRoutes(router: Router, ops: Operations, events: EventStore, messaging: Messaging): void {
@@ -73,6 +75,21 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
     ctx.body = { projections: await ops.projections() };
   });
 
+  router.get('/projections/parked', async (ctx) => {
+    const raw = ctx.query.projection;
+    let projection: string | undefined;
+    if (raw !== undefined && raw !== '') {
+      if (typeof raw !== 'string' || !ops.rebuilder.projectors.some((p) => p.name === raw)) throw notFound('No such projection.');
+      projection = raw;
+    }
+    const limit = limitQuery(ctx.query.limit, 100, 1000);
+    ctx.body = await ops.parked({ limit, ...(projection ? { projection } : {}) });
+  });
+
+  router.post('/projections/parked/retry', async (ctx) => {
+    ctx.body = await ops.retryParked(idsOrAll(await readJson(ctx), 'retry', 'parked event'));
+  });
+
   router.post('/projections/:name/rebuild', async (ctx) => {
     try {
       ctx.status = 202;
@@ -94,6 +111,6 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
   });
 
   router.post('/cover-checks/dead-letters/requeue', async (ctx) => {
-    ctx.body = await requeueCoverDeadLetters(messaging, requeueBody(await readJson(ctx)));
+    ctx.body = await requeueCoverDeadLetters(messaging, idsOrAll(await readJson(ctx), 'requeue', 'dead letter'));
   });
 }

@@ -3,7 +3,9 @@
  *
  * - `GET /admin/v1/health/live`: 200 while the process runs.
  * - `GET /admin/v1/health/ready`: 200 when both stores answer and every projection is within the lag bound, 503
- *   otherwise (and from the moment a shutdown begins).
+ *   otherwise (and from the moment a shutdown begins). Parked projection events do not make it 503 (reads are still
+ *   served; taking the instance out would stop every partner for the documents of one): the answer is 200 with
+ *   `status: "degraded"`, `checks.parked_events` and the projection's check `degraded: N parked event(s)`.
  * - `GET /metrics`: Prometheus text. Decision: never behind the admin token — a scraper must not hold a credential
  *   that issues keys. It is open on the admin port (loopback by default; expose it only to the monitoring network),
  *   and when `METRICS_TOKEN` is set it needs `Authorization: Bearer <METRICS_TOKEN>` (Prometheus `authorization`).
@@ -34,7 +36,7 @@ export function healthAndMetricsHandler(ops: Operations, admin: Handler): Handle
         return json(200, { status: 'live' });
       case '/admin/v1/health/ready':
         ops.readiness().then(
-          (r) => json(r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not_ready', checks: r.checks }),
+          (r) => json(r.ready ? 200 : 503, { status: r.ready ? (r.degraded ? 'degraded' : 'ready') : 'not_ready', checks: r.checks }),
           () => json(503, { status: 'not_ready' }),
         );
         return;

@@ -15,6 +15,8 @@ export interface ProjectionSample {
   name: string;
   checkpoint: number;
   lag: number;
+  /** Events parked (not applied) by this projection. */
+  parked: number;
 }
 
 export class ServiceMetrics {
@@ -68,7 +70,7 @@ export class ServiceMetrics {
       'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
       this.deadLetters,
     );
-    // prom-client collects every metric in parallel: the three gauges share one status read per scrape.
+    // prom-client collects every metric in parallel: the projection gauges share one status read per scrape.
     let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
     const status = () => {
       if (!inFlight) {
@@ -97,6 +99,17 @@ export class ServiceMetrics {
         const s = await status();
         this.reset();
         for (const p of s.projections) this.set({ projection: p.name }, p.lag);
+      },
+    });
+    new Gauge({
+      name: 'pc_projection_parked_events',
+      help: 'Events a projection could not apply and parked for the operator (list and retry them through the admin API).',
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const s = await status();
+        this.reset();
+        for (const p of s.projections) this.set({ projection: p.name }, p.parked);
       },
     });
     new Gauge({

@@ -20,6 +20,7 @@ import { GenerationalReadStore } from '../../projections/generations.js';
 import { UnitGate } from '../../projections/unit-gate.js';
 import { ProjectionRebuilder } from '../../projections/rebuild.js';
 import type { VerifyReport } from '../../projections/verify.js';
+import { listParked, parkedCollection as parkedCollectionOf, retryParked, type ParkedEvent, type ParkedView, type RetryResult } from '../../projections/parking.js';
 import { HistoryWriter, type HistoryInput, type HistoryStore } from './history.js';
 import { newServiceMetrics, type Door, type ServiceMetrics } from './metrics.js';
 import { eventsAfter, projectionStatuses, type ProjectionStatus } from './projection-status.js';
@@ -47,7 +48,9 @@ export interface OperationsDeps {
 
 export interface Readiness {
   ready: boolean;
-  checks: { shutting_down: boolean; event_store: string; read_store: string; projections: Record<string, string> };
+  /** Ready but some projection has parked events: reads are served, some documents miss an event. */
+  degraded: boolean;
+  checks: { shutting_down: boolean; event_store: string; read_store: string; projections: Record<string, string>; parked_events: number };
 }
 
 export class Operations {
@@ -82,10 +85,11 @@ export class Operations {
       maxEventsPerSecond: this.settings.rebuildMaxEventsPerSecond,
       dropGraceMs: this.settings.generationDropGraceMs,
       onError: (err, projection) => deps.log.error({ err, projection }, 'projection rebuild failed'),
+      onParked: (parked, err) => deps.log.error({ err, ...parkedLog(parked), rebuild: true }, 'projection rebuild parked an event it cannot apply'),
     });
     this.metrics.setProjectionSource(async () => {
       const statuses = await this.projections();
-      return { head: statuses[0]?.head ?? (await deps.events.headPosition()), projections: statuses.map((s) => ({ name: s.name, checkpoint: s.checkpoint, lag: s.lag_positions })) };
+      return { head: statuses[0]?.head ?? (await deps.events.headPosition()), projections: statuses.map((s) => ({ name: s.name, checkpoint: s.checkpoint, lag: s.lag_positions, parked: s.parked_events })) };
     });
   }
 
@@ -121,8 +125,30 @@ export class Operations {
     return auditVerify({ events: this.deps.events, live: this.reads, gate: this.gate, projectors: this.rebuilder.projectors, scratch: this.deps.scratch ?? sqliteScratch });
   }
 
+  /** Options to spread into the live ProjectionRunner's: parked events are logged and stamped by the clock. */
+  runnerHooks(): { onParked: (parked: ParkedEvent, err: unknown) => void; onStoreRetry: (err: unknown, attempt: number) => void; now: () => Date } {
+    return {
+      onParked: (parked, err) => this.deps.log.error({ err, ...parkedLog(parked) }, 'projection parked an event it cannot apply; the other projections and later events go on'),
+      onStoreRetry: (err, attempt) => this.deps.log.warn({ err, attempt }, 'read store failed during a projection unit; trying the unit again'),
+      now: () => this.deps.clock.now(),
+    };
+  }
+
+  /** The parked events of the serving generations, oldest first. */
+  parked(options: { projection?: string; limit: number }): Promise<{ total: number; parked: ParkedView[] }> {
+    return listParked(this.reads, this.rebuilder.projectors, options);
+  }
+
+  /** Re-applies parked events (`ids`, or all) through their projector, through the live runner's gate. */
+  async retryParked(ids?: readonly string[]): Promise<RetryResult> {
+    const result = await retryParked(this.deps.events, this.runnerReads, this.rebuilder.projectors, () => this.deps.clock.now().toISOString(), ids);
+    for (const r of result.retried) this.deps.log.info({ ...parkedLog({ ...r, _id: r.id }), rebuild_advised: r.rebuild_advised }, 'parked projection event applied on retry');
+    for (const r of result.still_failing) this.deps.log.warn({ ...parkedLog({ ...r, _id: r.id }) }, 'parked projection event failed again on retry');
+    return result;
+  }
+
   async readiness(): Promise<Readiness> {
-    const checks: Readiness['checks'] = { shutting_down: this.shuttingDown, event_store: 'ok', read_store: 'ok', projections: {} };
+    const checks: Readiness['checks'] = { shutting_down: this.shuttingDown, event_store: 'ok', read_store: 'ok', projections: {}, parked_events: 0 };
     const probe = async (what: () => Promise<unknown>): Promise<string> => {
       try {
         await withTimeout(what(), 2000);
@@ -138,11 +164,13 @@ export class Operations {
       const bound = this.settings.readyMaxLagEvents;
       for (const p of this.rebuilder.projectors) {
         const lag = await eventsAfter(this.deps.events, await this.reads.getCheckpoint(p.name), p.categories, bound + 1);
-        checks.projections[p.name] = lag > bound ? `behind: more than ${bound} events to apply` : 'ok';
+        const parked = await this.reads.count(parkedCollectionOf(p.name));
+        checks.parked_events += parked;
+        checks.projections[p.name] = lag > bound ? `behind: more than ${bound} events to apply` : parked > 0 ? `degraded: ${parked} parked event(s)` : 'ok';
         if (lag > bound) ready = false;
       }
     }
-    return { ready, checks };
+    return { ready, degraded: checks.parked_events > 0, checks };
   }
 
   /** Registers the admin routes (history, projections, export, verify, cover-check dead letters). */
@@ -165,6 +193,11 @@ export class Operations {
     await this.history.flush();
     await this.reads.stopFollowing();
   }
+}
+
+/** The fields of a parked event worth a log line (no event data: it may hold partner content). */
+function parkedLog(p: Pick<ParkedEvent, '_id' | 'projection' | 'event_id' | 'stream' | 'position' | 'type' | 'error'>): Record<string, unknown> {
+  return { parked_id: p._id, projection: p.projection, event_id: p.event_id, stream: p.stream, position: p.position, event_type: p.type, error: p.error };
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

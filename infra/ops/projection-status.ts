@@ -2,6 +2,7 @@
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { GenerationalReadStore } from '../../projections/generations.js';
 import type { ProjectionRebuilder, RebuildProgress } from '../../projections/rebuild.js';
+import { countParked } from '../../projections/parking.js';
 
 export interface ProjectionStatus {
   name: string;
@@ -17,6 +18,8 @@ export interface ProjectionStatus {
   lag_capped: boolean;
   /** live: within the lag bound; behind: beyond it; rebuilding: a new generation is being built. */
   state: 'live' | 'behind' | 'rebuilding';
+  /** Events this projection could not apply and parked (GET /admin/v1/projections/parked); > 0: degraded. */
+  parked_events: number;
   rebuild: RebuildProgress | null;
 }
 
@@ -49,6 +52,7 @@ export async function projectionStatuses(
       lag_events: lag,
       lag_capped: lag >= cap,
       state: rebuilder.running(p.name) ? 'rebuilding' : lag > options.lagBound ? 'behind' : 'live',
+      parked_events: await countParked(reads, p.name),
       rebuild,
     });
   }
