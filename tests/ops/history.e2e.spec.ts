@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { queuedJobView } from '../../shared-schema/job-view.js';
 import { createCommandApi } from '../../command-api/app.js';
 import { AggregateRepository } from '../../command-api/handler.js';
 import { keyLookup } from '../../infra/service.js';
@@ -126,7 +127,7 @@ describe('operation history', function () {
       log: pino({ level: 'silent' }),
       baseUrl: 'http://127.0.0.1/v1',
       keys: keyLookup(s.reads),
-      routes: { 'POST /products/batch': async () => ({ status: 202, body: { job_id: 'job_01TEST', state: 'queued' }, headers: {} }) },
+      routes: { 'POST /products/batch': async () => ({ status: 202, body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()), headers: {} }) },
       ...s.operations.doorHooks('command'),
     });
     const server = await listen(app.callback(), 0, '127.0.0.1');
