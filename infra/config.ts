@@ -4,6 +4,7 @@
  * the contract says; raise them only for load tests or a deployment that agreed other limits), and
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
  * SQLITE_MAX_GROUP_EVENTS (default 32 with the writer thread, 5000 without): the events of one group commit at most.
+ * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
@@ -15,6 +16,8 @@ export interface Config {
   adminHost: string;
   adminPort: number;
   adminToken: string | undefined;
+  /** CURSOR_SECRET: the key of page cursors; unset, one is generated once into DATA_DIR/cursor-secret. */
+  cursorSecret: string | undefined;
   dataDir: string;
   /** `{base_url}` of the contract (ends in /v1): the prefix of problem `type` URLs and of the published documents. */
   apiBaseUrl: string;
@@ -108,6 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
   if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
+  const cursorSecret = env.CURSOR_SECRET || undefined;
+  if (cursorSecret !== undefined && cursorSecret.length < 32) problems.push('CURSOR_SECRET must be at least 32 characters');
   const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
   if (production && !publicBase.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
   const coverCheck = oneOf('COVER_CHECK', ['on', 'off'] as const, 'on') === 'on';
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     adminPort: port('ADMIN_PORT', 8081),
     adminToken,
+    cursorSecret,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
     publicBaseUrl: publicBase,

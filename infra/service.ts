@@ -3,9 +3,8 @@
  * in-process messaging, the projection runner, the command and query doors behind the in-process gateway, and the
  * admin API. Everything is passed in; nothing is a module-level singleton.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { ManualClock, systemClock, type Clock } from '../shared-schema/ports/clock.js';
@@ -42,6 +41,8 @@ import type { Config } from './config.js';
 import { Operations } from './ops/operations.js';
 import type { OperationsSettings } from './ops/settings.js';
 import { drainServer } from './ops/shutdown.js';
+import { dataDirSecret } from './wiring/data-dir-secret.js';
+import { CursorSecret } from '../shared-schema/http/pagination.js';
 
 export { keyLookup } from './wiring/doors.js';
 
@@ -78,16 +79,15 @@ export const adminTokenFile = (config: Config): string => path.join(config.dataD
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
-  if (config.adminToken) return config.adminToken;
-  const file = adminTokenFile(config);
-  const token = randomBytes(24).toString('base64url');
-  try {
-    fs.writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' }); // several processes may race: one wins
-    return token;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return fs.readFileSync(file, 'utf8').trim();
-  }
+  return dataDirSecret(config.dataDir, 'admin-token', config.adminToken);
+}
+
+/**
+ * The key of page cursors (shared-schema/http/pagination.ts): CURSOR_SECRET, or one generated once and kept in
+ * DATA_DIR/cursor-secret (mode 0600). Every query door sharing DATA_DIR signs and checks with the same one.
+ */
+export function resolveCursorSecret(config: Config): CursorSecret {
+  return new CursorSecret(dataDirSecret(config.dataDir, 'cursor-secret', config.cursorSecret));
 }
 
 export interface StartOptions {
@@ -138,7 +138,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   });
 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
-  const queryApp = buildQueryApp(parts, READ_ROUTES, operations.doorHooks('query'));
+  const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 

@@ -11,6 +11,7 @@ import { invalid, notFound } from '../shared-schema/problems.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Clock } from '../shared-schema/ports/clock.js';
+import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 
@@ -21,6 +22,8 @@ export interface QueryDeps {
   publicBaseUrl: string;
   /** Resolves true once every projection has committed `position` (false after the timeout). */
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+  /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
+  cursorSecret: CursorSecret;
 }
 
 export interface ReadRoute {

@@ -92,8 +92,9 @@ curl -s "$BASE/me" -H "Authorization: Bearer $API_KEY"
   waits **and the same key**. A repeat while the first request is still running waits for it (409
   \`idempotency_in_flight\` if it takes more than 10 s).
 - **Pagination**: lists take \`cursor\` and \`limit\` (1 to 200, default 50) and answer \`{"data": […], "next_cursor": …}\`.
-  Pass \`next_cursor\` back as \`cursor\` until it is \`null\`. Cursors are opaque and belong to your key's partner and
-  environment (another cursor answers 422 \`invalid\` on \`cursor\`).
+  Pass \`next_cursor\` back as \`cursor\` until it is \`null\`, with the same filters. Cursors are opaque and signed; they
+  belong to your key's partner and environment, the list and its filters (any other cursor answers 422 \`invalid\` on
+  \`cursor\`: start the list again).
 - **Windows**: \`GET /clicks\`, \`GET /conversions\` and \`GET /reports/commission\` take \`since\` and \`until\`
   (date-times; UTC half-open interval [since, until)), at most 31 days, default the last 30 days up to now. A longer
   window or \`since >= until\` answers 422 \`window\`. The answer returns the normalized \`since\` and \`until\`: keep those

@@ -12,6 +12,20 @@ type Filter = Record<string, unknown>;
 
 const OPS = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte', in: '$in', ne: '$ne' } as const;
 
+/**
+ * A comparison value checked to be a scalar (string, finite number, boolean, null), as the port requires. Anything
+ * else is refused with a TypeError: an object such as `{"$ne": null}` or `{"$regex": …}` placed as a query value
+ * would be read by MongoDB as an operator, an array as "any element equals".
+ */
+export function scalarValue(value: unknown, what: string): Scalar {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new RangeError(`${what}: ${value} is not a JSON number`);
+    return value;
+  }
+  throw new TypeError(`${what}: expected a string, number, boolean or null, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+}
+
 function isRange(c: Condition): c is Exclude<Condition, Scalar> {
   return c !== null && typeof c === 'object';
 }
@@ -20,19 +34,42 @@ export function whereToFilter(where: Where = {}): Filter {
   const filter: Filter = {};
   for (const [field, cond] of Object.entries(where)) {
     if (cond === undefined) continue;
+    const what = `where.${field}`;
     if (!isRange(cond)) {
-      filter[field] = cond;
+      filter[field] = scalarValue(cond, what);
       continue;
+    }
+    if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
+    const proto: unknown = Object.getPrototypeOf(cond);
+    if (proto !== Object.prototype && proto !== null) throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
+    for (const k of Object.keys(cond)) {
+      if (!Object.hasOwn(OPS, k)) throw new TypeError(`${what}: unknown operator ${JSON.stringify(k)}`);
     }
     const ops: Record<string, unknown> = {};
     for (const [k, op] of Object.entries(OPS) as [keyof typeof OPS, string][]) {
       const v = cond[k];
-      if (v !== undefined) ops[op] = k === 'in' ? [...(v as readonly Scalar[])] : v;
+      if (v === undefined) continue;
+      if (k !== 'in') ops[op] = scalarValue(v, `${what}.${k}`);
+      else if (!Array.isArray(v)) throw new TypeError(`${what}.in: expected an array`);
+      else ops[op] = v.map((x: unknown, i: number) => scalarValue(x, `${what}.in[${i}]`));
     }
     // `{field: {}}` would mean "equals an empty object" to MongoDB; an empty condition means no condition.
     if (Object.keys(ops).length > 0) filter[field] = ops;
   }
   return filter;
+}
+
+/** `{_id: id}`, the id checked to be a string (an object there would be an operator too). */
+export function idFilter(id: string): Filter & { _id: string } {
+  if (typeof id !== 'string') throw new TypeError(`_id: expected a string, got ${Array.isArray(id) ? 'an array' : typeof id}`);
+  return { _id: id };
+}
+
+/** The match of `replaceIf` as a filter of equalities on scalars (never an operator), `_id` last. */
+export function matchFilter(id: string, match: Record<string, Scalar>): Filter {
+  const filter: Filter = {};
+  for (const [field, value] of Object.entries(match)) filter[field] = scalarValue(value, `match.${field}`);
+  return { ...filter, ...idFilter(id) };
 }
 
 /** The sort keys of a query: `orderBy`, then `_id` ascending as the final tie-breaker (unless already there). */
@@ -55,19 +92,20 @@ export function toSort(keys: readonly Required<SortKey>[]): [string, 1 | -1][] {
  * Sort fields are assumed to hold one type (plus null), which is what declared index fields hold.
  */
 export function keysetFilter(keys: readonly Required<SortKey>[], after: readonly Scalar[]): Filter {
-  if (after.length !== keys.length) {
+  if (!Array.isArray(after) || after.length !== keys.length) {
     throw new RangeError(`"after" holds ${after.length} values; this order needs ${keys.length} (one per key, then _id)`);
   }
+  const values = after.map((v, i) => scalarValue(v, `after[${i}]`));
   const branches: Filter[] = [];
   for (let i = 0; i < keys.length; i++) {
     const { field, dir } = keys[i];
-    const v = after[i];
+    const v = values[i];
     let beyond: Filter | undefined;
     if (v === null) beyond = dir === 'asc' ? { [field]: { $ne: null } } : undefined;
     else if (dir === 'asc') beyond = { [field]: { $gt: v } };
     else beyond = { $or: [{ [field]: { $lt: v } }, { [field]: null }] };
     if (beyond) {
-      const equals = keys.slice(0, i).map((k, j) => ({ [k.field]: after[j] }));
+      const equals = keys.slice(0, i).map((k, j) => ({ [k.field]: values[j] }));
       branches.push(equals.length === 0 ? beyond : { $and: [...equals, beyond] });
     }
   }

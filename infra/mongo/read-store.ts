@@ -32,7 +32,9 @@ import {
   EXPIRES_FIELD,
   andFilters,
   fromMongoDoc,
+  idFilter,
   keysetFilter,
+  matchFilter,
   sortKeys,
   sumPipeline,
   toBigInt,
@@ -186,12 +188,12 @@ export class MongoReadStore implements ReadStore {
 
   async replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean> {
     const { _id, ...rest } = toMongoDoc(doc);
-    const result = await coll(this.db, collection).replaceOne({ ...match, _id: doc._id }, rest);
+    const result = await coll(this.db, collection).replaceOne(matchFilter(doc._id, match), rest);
     return result.matchedCount === 1;
   }
 
   async remove(collection: string, id: string): Promise<void> {
-    await coll(this.db, collection).deleteOne({ _id: id });
+    await coll(this.db, collection).deleteOne(idFilter(id));
   }
 
   async drop(collection: string): Promise<void> {
@@ -221,7 +223,7 @@ class SessionView implements ReadView {
   }
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
-    const doc = await coll(this.db, collection).findOne({ _id: id }, this.opts());
+    const doc = await coll(this.db, collection).findOne(idFilter(id), this.opts());
     return doc ? fromMongoDoc<T>(doc) : null;
   }
 
@@ -266,12 +268,12 @@ class UnitTx extends SessionView implements ReadTx {
   async put(collection: string, doc: Doc): Promise<void> {
     this.open();
     const { _id, ...rest } = toMongoDoc(doc);
-    await coll(this.db, collection).replaceOne({ _id: doc._id }, rest, { ...this.opts(), upsert: true });
+    await coll(this.db, collection).replaceOne(idFilter(doc._id), rest, { ...this.opts(), upsert: true });
   }
 
   async delete(collection: string, id: string): Promise<void> {
     this.open();
-    await coll(this.db, collection).deleteOne({ _id: id }, this.opts());
+    await coll(this.db, collection).deleteOne(idFilter(id), this.opts());
   }
 
   async setCheckpoint(name: string, position: number): Promise<void> {

@@ -115,6 +115,8 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
   const what = `where.${field}`;
   if (cond === null || typeof cond !== 'object') return [equal(x, bindScalar(cond, what))];
   if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
+  const proto: unknown = Object.getPrototypeOf(cond);
+  if (proto !== Object.prototype && proto !== null) throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
   for (const key of Object.keys(cond)) {
     if (!CONDITION_KEYS.has(key)) throw new TypeError(`${what}: unknown operator ${JSON.stringify(key)}`);
   }

@@ -10,6 +10,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CompletedRequest, KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
 import type { DoorState } from '../../shared-schema/http/context.js';
+import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/handler.js';
 import { createCommandApi, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
@@ -88,9 +89,10 @@ export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Rec
   return createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys: keyLookup(reads, parts.keyCache), routes, rateLimits: config.rateLimits, ...hooks });
 }
 
-export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, hooks: DoorHooks = {}): Koa<DoorState> {
+/** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */
+export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, cursorSecret: CursorSecret, hooks: DoorHooks = {}): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition } = parts;
-  const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition };
+  const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition, cursorSecret };
   return createQueryApi({
     deps,
     log: parts.log,

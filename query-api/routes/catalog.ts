@@ -1,6 +1,6 @@
 /** GET /me, /stores, /stores/{id}, /products, /products/{sku}. */
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
-import { decodeCursor, encodeCursor, DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
+import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type CursorScope, type CursorValue } from '../../shared-schema/http/pagination.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
 import { productStatusView, withClock, STALE_AFTER_MS, type StoreFacts } from '../../shared-schema/product-status.js';
@@ -25,30 +25,40 @@ type StoreFactsDoc = { _id: string } & StoreFacts;
 
 const id = (t: Tenant, key: string) => `${t.env}:${t.partnerId}:${key}`;
 
+/** A validated query parameter: a string, or undefined when absent. */
+export const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 export function storeView(doc: StoreDoc) {
   return { store_id: doc.store_id, ...doc.input, status: doc.status, domains_approved: doc.domains_approved };
+}
+
+/** The cursor binding of a list: its name, the filters of the query and the type of each sort value (then `_id`). */
+export interface ListCursor {
+  list: string;
+  filters: Readonly<Record<string, string | undefined>>;
+  shape: readonly CursorValue[];
 }
 
 /** One page of a keyset-paginated list: fetch limit+1 rows to know whether there is a next page. */
 export async function listPage<T extends { _id: string }>(
   ctx: DoorContext,
   deps: QueryDeps,
-  list: string,
+  cursor: ListCursor,
   collection: string,
   where: Where,
   orderBy: Query['orderBy'] & object,
   sortValues: (row: T) => Scalar[],
   query: Record<string, unknown>,
 ): Promise<{ rows: T[]; next_cursor: string | null }> {
-  const caller = callerOf(ctx);
+  const scope: CursorScope = { tenant: callerOf(ctx), list: cursor.list, filters: cursor.filters };
   const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
   const q: Query = { where, orderBy, limit: limit + 1 };
-  if (typeof query.cursor === 'string') q.after = decodeCursor(caller, list, query.cursor);
+  if (typeof query.cursor === 'string') q.after = decodeCursor(deps.cursorSecret, scope, query.cursor, cursor.shape);
   const rows = await deps.reads.find<T>(collection, q);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { rows: page, next_cursor: more && last ? encodeCursor(caller, list, [...sortValues(last), last._id]) : null };
+  return { rows: page, next_cursor: more && last ? encodeCursor(deps.cursorSecret, scope, [...sortValues(last), last._id]) : null };
 }
 
 async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
@@ -87,7 +97,8 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
       const { rows, next_cursor } = await listPage<StoreDoc & { store_id: string }>(
-        ctx, deps, 'stores', 'stores', { partner_id: c.partnerId, env: c.env }, [{ field: 'store_id' }], (r) => [r.store_id], query,
+        ctx, deps, { list: 'stores', filters: {}, shape: ['string', 'string'] }, 'stores', { partner_id: c.partnerId, env: c.env },
+        [{ field: 'store_id' }], (r) => [r.store_id], query,
       );
       return { data: rows.map(storeView), next_cursor };
     },
@@ -122,7 +133,9 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
         default:
           where.base_state = query.state as string;
       }
-      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, 'products', 'products', where, [{ field: 'sku' }], (r) => [r.sku], query);
+      const filters = { store_id: textOf(query.store_id), state: textOf(query.state) };
+      const cursor: ListCursor = { list: 'products', filters, shape: ['string', 'string'] };
+      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, cursor, 'products', where, [{ field: 'sku' }], (r) => [r.sku], query);
       return { data: await productViews(deps, c, rows), next_cursor };
     },
   },

@@ -4,7 +4,7 @@
  * stringifyBigCents (a figure beyond 2^53 goes out as a bare integer).
  */
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
-import { DEFAULT_LIMIT } from '../../shared-schema/http/pagination.js';
+import { DEFAULT_LIMIT, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { encodeWindowCursor, pageWindow, resolveWindow, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
@@ -23,6 +23,7 @@ import {
 } from '../../shared-schema/report.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
+import { textOf } from './catalog.js';
 
 // Read-model documents owned by the clicks and orders projectors (this door only reads them).
 type ClickDoc = { _id: string; click_id: string; store_id: string; sku: string; price_cents: number | null; occurred_at: string };
@@ -44,7 +45,9 @@ async function windowPage<T extends { _id: string; store_id: string }>(
   query: Record<string, unknown>,
 ): Promise<{ rows: T[]; next_cursor: string | null; window: Window }> {
   const caller = callerOf(ctx);
-  const { window, after } = pageWindow(caller, list, query, deps.clock.now());
+  // Bound to the store filter; the window is in the cursor's values. Sort values: time, store_id, _id.
+  const scope: CursorScope = { tenant: caller, list, filters: { store_id: textOf(query.store_id) } };
+  const { window, after } = pageWindow(deps.cursorSecret, scope, query, deps.clock.now(), ['string', 'string', 'string']);
   const where: Where = { partner_id: caller.partnerId, env: caller.env, [timeField]: { gte: window.since, lt: window.until } };
   if (typeof query.store_id === 'string') where.store_id = query.store_id;
   const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
@@ -57,7 +60,7 @@ async function windowPage<T extends { _id: string; store_id: string }>(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const sortOf = (r: T): Scalar[] => [(r as Record<string, unknown>)[timeField] as string, r.store_id, r._id];
-  const next_cursor = rows.length > limit && last ? encodeWindowCursor(caller, list, window, sortOf(last)) : null;
+  const next_cursor = rows.length > limit && last ? encodeWindowCursor(deps.cursorSecret, scope, window, sortOf(last)) : null;
   return { rows: page, next_cursor, window };
 }
 

@@ -6,12 +6,13 @@
  * Windowed lists bind their cursor to the window: a cursor carries the normalized since/until it was made for.
  * A following page may leave since/until out (the cursor's are used) or repeat them (in any offset: they are
  * compared normalized); sending another window with a cursor answers 422 `cursor` `invalid`, since the keyset
- * position of one window means nothing in another.
+ * position of one window means nothing in another. The cursor is signed (pagination.ts), so its window is one this
+ * deployment made.
  */
 import { fieldError, invalid, invalidField } from '../problems.js';
 import type { Scalar } from '../ports/read-store.js';
 import type { Tenant } from '../streams.js';
-import { decodeCursor, encodeCursor } from './pagination.js';
+import { decodeCursor, encodeCursor, type CursorScope, type CursorSecret, type CursorValue } from './pagination.js';
 
 export const DAY_MS = 86_400_000;
 export const MAX_WINDOW_MS = 31 * DAY_MS;
@@ -47,34 +48,31 @@ export function resolveWindow(query: { since?: unknown; until?: unknown }, now: 
   return { since: iso(since), until: iso(until) };
 }
 
-/** A cursor of a windowed list: the sort values of the last row, bound to the window and the tenant. */
-export function encodeWindowCursor(tenant: Tenant, list: string, window: Window, after: readonly Scalar[]): string {
-  return encodeCursor(tenant, list, [window.since, window.until, ...after]);
+/** A cursor of a windowed list: the sort values of the last row, bound to the window (in its values) and the scope. */
+export function encodeWindowCursor(secret: CursorSecret, scope: CursorScope, window: Window, after: readonly Scalar[]): string {
+  return encodeCursor(secret, scope, [window.since, window.until, ...after]);
 }
 
 /**
  * The window and keyset position of a page. Without a cursor: the window from the query. With a cursor: the
- * cursor's window, which the query may repeat but not change.
+ * cursor's window, which the query may repeat but not change. `after` is the type of each sort value the cursor
+ * must hold after the window (the list's sort key, then `_id`).
  */
 export function pageWindow(
-  tenant: Tenant,
-  list: string,
+  secret: CursorSecret,
+  scope: CursorScope,
   query: { since?: unknown; until?: unknown; cursor?: unknown },
   now: Date,
+  after: readonly CursorValue[],
 ): { window: Window; after?: Scalar[] } {
   if (typeof query.cursor !== 'string') return { window: resolveWindow(query, now) };
-  const values = decodeCursor(tenant, list, query.cursor);
-  const [since, until, ...after] = values;
-  if (typeof since !== 'string' || typeof until !== 'string' || after.length === 0) {
-    throw invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
-  }
-  const window = { since, until };
+  const [since, until, ...position] = decodeCursor(secret, scope, query.cursor, ['string', 'string', ...after]);
+  const window = { since: since as string, until: until as string }; // strings: decodeCursor checked the shape
   for (const bound of ['since', 'until'] as const) {
     const sent = query[bound];
     if (typeof sent === 'string' && Date.parse(sent) !== Date.parse(window[bound])) {
       throw invalidField('cursor', 'invalid', `The cursor belongs to the window ${window.since} – ${window.until}; keep since and until on following pages.`);
     }
   }
-  return { window, after };
+  return { window, after: position };
 }
-

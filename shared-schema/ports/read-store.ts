@@ -4,6 +4,12 @@
  *
  * Shaped so that a SQLite table per collection (JSON column + indexes on extracted fields) and a MongoDB
  * collection (one compound index per declared index) both implement it without translation tricks.
+ *
+ * Comparison values — `where` values, range bounds, `in` elements, `ne`, `after`, `replaceIf`'s match — must be
+ * scalars (string, finite number, boolean, null) and ids strings, whatever a caller's types said: an adapter checks
+ * them and rejects anything else with a TypeError before it queries. It never passes an object or an array to its
+ * engine as a value (to MongoDB, `{"$ne": null}` in a value's place is an operator), and an unknown operator key in
+ * a condition is refused, not ignored.
  */
 
 export type Scalar = string | number | boolean | null;

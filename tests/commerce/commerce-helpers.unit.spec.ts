@@ -3,6 +3,7 @@ import { withClickParam } from '../../command-api/redirector.js';
 import { stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { pageWindow, resolveWindow, encodeWindowCursor } from '../../shared-schema/http/window.js';
 import { ProblemError } from '../../shared-schema/problems.js';
+import { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { combine, coveringRanges, figuresOf, periodOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/report.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 
@@ -81,14 +82,19 @@ describe('query windows', () => {
     );
   });
   it('binds a cursor to its window: omitted bounds come from it, repeated ones must match, others are refused', () => {
+    const secret = new CursorSecret('unit-test-cursor-secret-0123456789abcdef');
+    const scope = { tenant, list: 'clicks', filters: {} };
+    const shape = ['string', 'string', 'string'] as const;
     const w = { since: '2026-05-01T00:00:00.000Z', until: '2026-05-02T00:00:00.000Z' };
-    const cursor = encodeWindowCursor(tenant, 'clicks', w, ['2026-05-01T01:00:00.000Z', 's', 'id']);
-    expect(pageWindow(tenant, 'clicks', { cursor }, now)).to.deep.equal({ window: w, after: ['2026-05-01T01:00:00.000Z', 's', 'id'] });
-    expect(pageWindow(tenant, 'clicks', { cursor, since: '2026-04-30T21:00:00-03:00' }, now).window).to.deep.equal(w);
-    const moved = problemOf(() => pageWindow(tenant, 'clicks', { cursor, until: '2026-05-03T00:00:00Z' }, now));
+    const cursor = encodeWindowCursor(secret, scope, w, ['2026-05-01T01:00:00.000Z', 's', 'id']);
+    expect(pageWindow(secret, scope, { cursor }, now, shape)).to.deep.equal({ window: w, after: ['2026-05-01T01:00:00.000Z', 's', 'id'] });
+    expect(pageWindow(secret, scope, { cursor, since: '2026-04-30T21:00:00-03:00' }, now, shape).window).to.deep.equal(w);
+    const moved = problemOf(() => pageWindow(secret, scope, { cursor, until: '2026-05-03T00:00:00Z' }, now, shape));
     expect(moved.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['cursor:invalid']);
-    expect(() => pageWindow({ ...tenant, env: 'live' }, 'clicks', { cursor }, now)).to.throw(ProblemError);
-    expect(() => pageWindow(tenant, 'conversions', { cursor }, now)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, { ...scope, tenant: { ...tenant, env: 'live' } }, { cursor }, now, shape)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, { ...scope, list: 'conversions' }, { cursor }, now, shape)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, { ...scope, filters: { store_id: 's' } }, { cursor }, now, shape)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, scope, { cursor }, now, ['string', 'string'])).to.throw(ProblemError);
   });
 });
 

@@ -242,6 +242,54 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       });
     });
 
+    describe('comparison values are scalars', () => {
+      // What a caller's types rule out may still arrive at run time (a decoded cursor, a parsed body): the store
+      // refuses it before querying, so an object never reaches the engine as a value (to MongoDB it is an operator).
+      const operators: unknown[] = [{ $ne: null }, { $regex: '.*' }, { $gt: '' }, ['a'], { toString: 'x' }, new Date(0)];
+      let c: string;
+      before(async () => {
+        c = await collection([['s']]);
+        await putAll(c, [{ _id: 'a', s: 'x' }, { _id: 'b', s: 'y' }]);
+      });
+      const refused = async (what: string, run: () => Promise<unknown>): Promise<void> => {
+        let error: unknown;
+        try {
+          await run();
+        } catch (err) {
+          error = err;
+        }
+        expect(error, what).to.be.instanceOf(TypeError);
+      };
+      /** A value the port's types exclude, as it would come from outside them. */
+      const raw = <T>(value: unknown): T => value as T;
+
+      it('find refuses an object or array as an equality value, a range bound, an in element, ne, or an after value', async () => {
+        for (const v of operators) {
+          const tag = JSON.stringify(v);
+          await refused(`where ${tag}`, () => store.find(c, { where: { s: raw<Scalar>(v) } }));
+          await refused(`gt ${tag}`, () => store.find(c, { where: { s: { gt: raw<Scalar>(v) } } }));
+          await refused(`in ${tag}`, () => store.find(c, { where: { s: { in: [raw<Scalar>(v)] } } }));
+          await refused(`ne ${tag}`, () => store.find(c, { where: { s: { ne: raw<Scalar>(v) } } }));
+          await refused(`after[0] ${tag}`, () => store.find(c, { orderBy: [{ field: 's' }], after: [raw<Scalar>(v), 'a'] }));
+          await refused(`after[1] ${tag}`, () => store.find(c, { orderBy: [{ field: 's' }], after: ['x', raw<Scalar>(v)] }));
+        }
+      });
+      it('refuses an unknown operator in a condition instead of ignoring it', async () => {
+        await refused('$ne', () => store.find(c, { where: { s: raw<Scalar>({ $ne: 'x' }) } }));
+        await refused('regex', () => store.find(c, { where: { s: raw<Scalar>({ regex: '.*' }) } }));
+        await refused('count', () => store.count(c, { s: raw<Scalar>({ $ne: null }) }));
+        await refused('sum', () => store.sum(c, { where: { s: raw<Scalar>({ $ne: null }) }, fields: [] }));
+      });
+      it('replaceIf refuses an object as a match value and replaces nothing', async () => {
+        await refused('match', () => store.replaceIf(c, { _id: 'a', s: 'z' }, { s: raw<Scalar>({ $ne: null }) }));
+        expect(await store.get(c, 'a')).to.deep.equal({ _id: 'a', s: 'x' });
+      });
+      it('scalar values still match as before', async () => {
+        expect(ids(await store.find(c, { where: { s: { in: ['x', 'q'] } } }))).to.deep.equal(['a']);
+        expect(ids(await store.find(c, { orderBy: [{ field: 's' }], after: ['x', 'a'] }))).to.deep.equal(['b']);
+      });
+    });
+
     describe('count and sum', () => {
       const big = 2 ** 52;
       const rows: Doc[] = [

@@ -12,7 +12,9 @@ import {
   andFilters,
   decimalStringToBigInt,
   fromMongoDoc,
+  idFilter,
   keysetFilter,
+  matchFilter,
   sortKeys,
   sumPipeline,
   toBigInt,
@@ -69,6 +71,28 @@ describe('MongoDB query translation', () => {
     });
     expect(andFilters({}, { a: 1 })).to.deep.equal({ a: 1 });
     expect(andFilters({ a: 1 }, { b: 2 })).to.deep.equal({ $and: [{ a: 1 }, { b: 2 }] });
+  });
+
+  it('never puts an object or array where a value goes: where, ranges, in, ne, after, replaceIf match and ids refuse them', () => {
+    const raw = <T>(value: unknown): T => value as T; // what the port's types exclude, as it may arrive at run time
+    for (const v of [{ $ne: null }, { $regex: '.*' }, { $gt: '' }, ['a'], new Date(0)]) {
+      const tag = JSON.stringify(v);
+      expect(() => whereToFilter({ s: raw<Scalar>(v) }), tag).to.throw(TypeError);
+      for (const op of ['gt', 'gte', 'lt', 'lte', 'ne'] as const) expect(() => whereToFilter({ s: { [op]: raw<Scalar>(v) } }), `${op} ${tag}`).to.throw(TypeError);
+      expect(() => whereToFilter({ s: { in: [raw<Scalar>(v)] } }), `in ${tag}`).to.throw(TypeError);
+      expect(() => keysetFilter(sortKeys([{ field: 's' }]), [raw<Scalar>(v), 'id']), `after ${tag}`).to.throw(TypeError);
+      expect(() => keysetFilter(sortKeys([{ field: 's' }]), ['x', raw<Scalar>(v)]), `after _id ${tag}`).to.throw(TypeError);
+      expect(() => matchFilter('id', { s: raw<Scalar>(v) }), `match ${tag}`).to.throw(TypeError);
+      expect(() => idFilter(raw<string>(v)), `id ${tag}`).to.throw(TypeError);
+    }
+    // An operator key in a condition's place is refused, not ignored (it used to drop the condition: match all).
+    expect(() => whereToFilter({ s: raw<Scalar>({ $ne: 'x' }) })).to.throw(TypeError, /unknown operator/);
+    expect(() => whereToFilter({ s: raw<Scalar>({ regex: '.*' }) })).to.throw(TypeError, /unknown operator/);
+    expect(() => whereToFilter({ s: { in: raw<Scalar[]>('abc') } })).to.throw(TypeError);
+    expect(() => whereToFilter({ n: Number.NaN })).to.throw(RangeError);
+    // Scalars go through as they are.
+    expect(matchFilter('k1', { state: 'open', n: 2, flag: false, gone: null })).to.deep.equal({ state: 'open', n: 2, flag: false, gone: null, _id: 'k1' });
+    expect(keysetFilter(sortKeys([{ field: 's' }]), ['x', 'id'])).to.deep.equal({ $or: [{ s: { $gt: 'x' } }, { $and: [{ s: 'x' }, { _id: { $gt: 'id' } }] }] });
   });
 
   it('always sorts by _id last, once', () => {
