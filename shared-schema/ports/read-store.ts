@@ -4,6 +4,11 @@
  *
  * Shaped so that a SQLite table per collection (JSON column + indexes on extracted fields) and a MongoDB
  * collection (one compound index per declared index) both implement it without translation tricks.
+ *
+ * Keys below the top level are data: a document may hold partner maps whose keys are any string — `$where`, `a.b`,
+ * `""`, NUL, `__proto__`, `_bsontype` — and every adapter stores and returns them exactly (the MongoDB adapter
+ * encodes them; the contract suite checks it). Fields that are queried, indexed or sorted on are plain identifiers.
+ * Strings must be well-formed Unicode (no lone surrogate): MongoDB stores UTF-8, and the doors refuse the rest.
  */
 
 export type Scalar = string | number | boolean | null;
