@@ -3,7 +3,7 @@
  * field check); then every invalid field at once (422) — the batch and item envelopes, and each upsert's product by
  * the same rules as a single PUT, with paths such as `items[3].product.price_cents` and `items[7].op`.
  */
-import { bodyValidator } from '../shared-schema/validation.js';
+import { bodyValidator, uniqueFieldErrors } from '../shared-schema/validation.js';
 import { BatchShape, MAX_BATCH_ITEMS } from '../shared-schema/schemas/batch.js';
 import type { BatchItem } from '../shared-schema/events/job.js';
 import { ProblemError, fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
@@ -36,6 +36,7 @@ export function validateBatchInput(body: unknown, now: Date): BatchItem[] {
       }
     });
   }
-  if (errors.length > 0) throw invalid(errors);
+  // The batch's own check and each product's both find a lone surrogate inside a product: it is listed once.
+  if (errors.length > 0) throw invalid(uniqueFieldErrors(errors));
   return (body as { items: BatchItem[] }).items;
 }

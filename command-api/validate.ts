@@ -2,7 +2,7 @@
  * Body validation of the write side: the JSON Schema (every field at once) plus the cross-field rules the schema
  * cannot say (`not_higher`, `future`, CNPJ check digits), reported together in one 422.
  */
-import { bodyValidator } from '../shared-schema/validation.js';
+import { bodyValidator, joinPath } from '../shared-schema/validation.js';
 import { ProductInput as ProductInputSchema, ProductPatch as ProductPatchSchema, StoreInput as StoreInputSchema } from '../shared-schema/schemas/catalog.js';
 import type { ProductInput, ProductPatch } from '../shared-schema/events/product.js';
 import type { StoreInput } from '../shared-schema/events/store.js';
@@ -46,7 +46,7 @@ export function productInputErrors(body: unknown, now: Date, prefix = ''): Field
       errors.push(fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents."));
     }
   }
-  return prefix ? errors.map((e) => ({ ...e, field: e.field ? `${prefix}.${e.field}` : prefix })) : errors;
+  return prefix ? errors.map((e) => ({ ...e, field: joinPath(prefix, e.field) })) : errors;
 }
 
 export function validateProductInput(body: unknown, now: Date): ProductInput {

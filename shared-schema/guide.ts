@@ -72,7 +72,8 @@ curl -s "$BASE/me" -H "Authorization: Bearer $API_KEY"
 ## 2. Conventions
 
 - **JSON in UTF-8.** Send \`Content-Type: application/json\`. Bodies refuse any field not in the contract
-  (\`unknown_field\`); so do query strings.
+  (\`unknown_field\`); so do query strings. Text must be well-formed Unicode: a lone surrogate escape
+  (\`"\\ud800"\` without its pair) answers 422 \`unicode\` on its field.
 - **Money** is integer cents of BRL: \`29990\` is R$ 299,90. Never decimals.
 - **Dates** are ISO 8601 with a time zone: \`2026-03-01T14:30:00Z\` or \`2026-03-01T11:30:00-03:00\`.
 - **Errors** are RFC 9457 problems (\`application/problem+json\`):
@@ -144,6 +145,9 @@ ${curlBody(PRODUCT_INPUT)}
   parameters: the service appends \`svc_click\` itself. Photos must be on a store domain or image host
   (422 \`image_host_not_declared\`).
 - \`original_price_cents\` (the "from" price) must be greater than \`price_cents\` (422 \`not_higher\`).
+- Keys of \`attributes\` and \`variant_attributes\` are names of 1 to 80 characters without control characters
+  (422 \`key_empty\`, \`key_too_long\`, \`key_control_character\`, each on the key's own path, such as
+  \`attributes["a\\u0000b"]\`). Any other text, \`$\` and \`.\` included, is kept exactly as sent.
 - Send only true data. Shipping you do not send is shown as "to be calculated", never as free; send
   \`{"type":"free"}\` only when it really is free.
 - The \`store_id\` of a SKU never changes, even after a delete: 409 \`sku_store_conflict\` on \`store_id\`.

@@ -1,10 +1,11 @@
 /**
  * Request validation with ajv: every invalid field at once, as `{field, code, message}` with JSON paths such as
- * `items[3].unit_price_cents`. Bodies and queries refuse fields outside the contract (`unknown_field`).
+ * `items[3].unit_price_cents`. Bodies and queries refuse fields outside the contract (`unknown_field`); bodies refuse
+ * lone surrogates anywhere (`unicode`), and map keys are checked on their own path (`attributes["a.b"]`).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { HTTPS_PATTERN, type JsonSchema } from './schemas/common.js';
+import { HTTPS_PATTERN, MAP_KEY_PATTERN, type JsonSchema } from './schemas/common.js';
 import type { FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
@@ -34,21 +35,117 @@ const CODES: Record<string, string> = {
   uniqueItems: 'unique',
 };
 
-/** `/items/3/unit_price_cents` → `items[3].unit_price_cents`. */
-export function jsonPath(pointer: string, child?: string): string {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(child);
+/** A key written bare in a path (`shipping.type`); any other key is bracket-quoted as a JSON string (`attributes["a.b"]`). */
+const PLAIN_KEY = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+/** One step of a path: a number is an array index, a string an object key. */
+export type PathSegment = string | number;
+
+/**
+ * A path in the style of `items[3].unit_price_cents`: indexes in brackets, plain keys after dots, and any other key
+ * (empty, with `.`, `$`, spaces, control characters, digits only…) as a bracketed JSON string, `attributes["a.b"]`,
+ * `attributes["a\u0000b"]`, `attributes[""]`, so every key has exactly one unambiguous, printable path.
+ */
+export function formatPath(segments: readonly PathSegment[]): string {
   let out = '';
-  for (const part of parts) {
-    if (/^\d+$/.test(part)) out += `[${part}]`;
-    else out += out === '' ? part : `.${part}`;
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (PLAIN_KEY.test(s)) out += out === '' ? s : `.${s}`;
+    else out += `[${JSON.stringify(s).replace(/\u007f/g, '\\u007f')}]`; // JSON escapes U+0000–U+001F, not DEL
   }
   return out;
 }
 
-function toFieldError(e: ErrorObject): FieldError | null {
+/** `prefix` + `field` (a path made by formatPath): `items[3].product` + `title`, or + `["a.b"]`, or + `""`. */
+export function joinPath(prefix: string, field: string): string {
+  if (field === '') return prefix;
+  if (prefix === '' || field.startsWith('[')) return prefix + field;
+  return `${prefix}.${field}`;
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * `/items/3/unit_price_cents` → `items[3].unit_price_cents`. With `root` (the validated value) each step is an index
+ * only where the value holds an array, so a map key made of digits is `attributes["2024"]`; without it, a step of
+ * digits is taken for an index.
+ */
+export function jsonPath(pointer: string, child?: string, root?: unknown): string {
+  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  const segments: PathSegment[] = [];
+  let node: unknown = root;
+  const known = root !== undefined;
+  for (const part of parts) {
+    const index = Array.isArray(node) || (!known && /^\d+$/.test(part));
+    segments.push(index ? Number(part) : part);
+    node = node !== null && typeof node === 'object' && hasOwn(node, part) ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  return formatPath(segments);
+}
+
+/** Lone UTF-16 surrogates: with the `u` flag a well-formed pair is one code point and never matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/**
+ * `unicode` for every string value and every key of `value` that holds a lone surrogate (`"\ud800"` sent as a JSON
+ * escape: UTF-8 cannot carry it, so BSON would store U+FFFD and the text would change on the way to MongoDB).
+ * Iterative, so a deeply nested body cannot exhaust the stack.
+ */
+export function unicodeErrors(value: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const stack: [unknown, PathSegment[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (hasLoneSurrogate(node)) {
+        const field = formatPath(path);
+        errors.push({ field, code: 'unicode', message: `${field || 'body'} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
+      }
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...path, i]]);
+    } else if (node !== null && typeof node === 'object') {
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const at = [...path, key];
+        if (hasLoneSurrogate(key)) {
+          const field = formatPath(at);
+          errors.push({ field, code: 'unicode', message: `The key of ${field} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
+        }
+        stack.push([(node as Record<string, unknown>)[key], at]);
+      }
+    }
+  }
+  return errors;
+}
+
+/** The errors of a map key (`propertyNames`: MapKey in schemas/common.ts), at the key's own path. */
+function keyError(e: ErrorObject, field: string): FieldError {
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
+    case 'minLength':
+      return { field, code: 'key_empty', message: `${field}: a key must not be empty; give every entry a name.` };
+    case 'maxLength':
+      return { field, code: 'key_too_long', message: `${field}: a key takes at most ${String(params.limit)} characters.` };
+    case 'pattern':
+      if (params.pattern === MAP_KEY_PATTERN) {
+        return { field, code: 'key_control_character', message: `${field}: a key must not contain control characters (U+0000 to U+001F, U+007F).` };
+      }
+      return { field, code: 'key_pattern', message: `${field}: the key must match ${String(params.pattern)}` };
+    default:
+      return { field, code: 'key_invalid', message: `${field}: the key ${e.message ?? 'is invalid'}` };
+  }
+}
+
+function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
+  const params = e.params as Record<string, unknown>;
+  const path = (child?: string) => jsonPath(e.instancePath, child, root);
+  if (e.propertyName !== undefined && e.keyword !== 'propertyNames') return keyError(e, path(e.propertyName));
+  switch (e.keyword) {
+    case 'propertyNames': // its failing subschema keywords are reported, on the key (above)
     case 'if':
     case 'allOf':
     case 'anyOf':
@@ -56,15 +153,15 @@ function toFieldError(e: ErrorObject): FieldError | null {
     case 'not':
       return null;
     case 'required': {
-      const field = jsonPath(e.instancePath, String(params.missingProperty));
+      const field = path(String(params.missingProperty));
       return { field, code: 'required', message: `${field} is required` };
     }
     case 'additionalProperties': {
-      const field = jsonPath(e.instancePath, String(params.additionalProperty));
+      const field = path(String(params.additionalProperty));
       return { field, code: 'unknown_field', message: `${field} is not a field of this contract` };
     }
     case 'type': {
-      const field = jsonPath(e.instancePath);
+      const field = path();
       // A nullable field (`['integer', 'null']`) reports the type it expects when not null.
       const t = typeof params.type === 'string' ? params.type.split(',') : params.type;
       const named = Array.isArray(t) ? t.filter((x) => x !== 'null') : [];
@@ -72,28 +169,37 @@ function toFieldError(e: ErrorObject): FieldError | null {
       return { field, code, message: `${field || 'body'} must be ${Array.isArray(t) ? t.join(' or ') : String(t)}` };
     }
     case 'pattern': {
-      const field = jsonPath(e.instancePath);
+      const field = path();
       if (params.pattern === HTTPS_PATTERN) return { field, code: 'https', message: `${field} must be an https:// URL` };
       return { field, code: 'pattern', message: `${field} must match ${String(params.pattern)}` };
     }
     case 'format': {
-      const field = jsonPath(e.instancePath);
+      const field = path();
       const format = String(params.format);
       return { field, code: format.replace(/-/g, '_'), message: `${field} must be a valid ${format}` };
     }
     default: {
-      const field = jsonPath(e.instancePath);
+      const field = path();
       return { field, code: CODES[e.keyword] ?? e.keyword, message: `${field || 'body'} ${e.message ?? 'is invalid'}` };
     }
   }
 }
 
-export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
+/** `root` is the validated value: paths then tell array indexes from map keys made of digits. */
+export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root?: unknown): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors ?? []) {
+    const fe = toFieldError(e, root);
+    if (fe) out.push(fe);
+  }
+  return uniqueFieldErrors(out);
+}
+
+/** Each `field` + `code` once, first one kept (validators whose parts overlap, such as a batch and its products). */
+export function uniqueFieldErrors(errors: readonly FieldError[]): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
-  for (const e of errors ?? []) {
-    const fe = toFieldError(e);
-    if (!fe) continue;
+  for (const fe of errors) {
     const key = `${fe.field}\u0000${fe.code}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -109,12 +215,16 @@ export interface Validator<T> {
   readonly _type?: T;
 }
 
-function make<T>(ajv: Ajv, schema: JsonSchema): Validator<T> {
+function make<T>(ajv: Ajv, schema: JsonSchema, wellFormed: boolean): Validator<T> {
   const fn: ValidateFunction = ajv.compile(schema);
-  const v = ((value: unknown) => (fn(value) ? [] : toFieldErrors(fn.errors))) as Validator<T>;
+  const v = ((value: unknown) => {
+    const errors = fn(value) ? [] : toFieldErrors(fn.errors, value);
+    return wellFormed ? uniqueFieldErrors([...errors, ...unicodeErrors(value)]) : errors;
+  }) as Validator<T>;
   (v as { schema: JsonSchema }).schema = schema;
   return v;
 }
 
-export const bodyValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema);
-export const queryValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(queries, schema);
+/** Bodies also refuse lone surrogates in every string and key, wherever they are (`unicode`). */
+export const bodyValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema, true);
+export const queryValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(queries, schema, false);

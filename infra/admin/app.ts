@@ -17,6 +17,7 @@ import { createPartner, issueKey, revokeKey } from '../../command-api/services/p
 import { operateStore } from '../../command-api/services/stores.js';
 import type { StoreCommand } from '../../command-api/deciders/store.js';
 import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
+import { unicodeErrors } from '../../shared-schema/validation.js';
 
 export interface AdminOptions {
   deps: CommandDeps;
@@ -34,7 +35,7 @@ export interface AdminOptions {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** The request body as a JSON object (at most 64 KiB); an empty body is `{}`. */
+/** The request body as a JSON object (at most 64 KiB); an empty body is `{}`; lone surrogates are 422 `unicode`. */
 export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -44,13 +45,16 @@ export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown
     chunks.push(c as Buffer);
   }
   if (size === 0) return {};
+  let parsed: unknown;
   try {
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
     /* fall through */
   }
-  throw invalid([fieldError('', 'json', 'Send a JSON object.')]);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid([fieldError('', 'json', 'Send a JSON object.')]);
+  const unicode = unicodeErrors(parsed);
+  if (unicode.length > 0) throw invalid(unicode);
+  return parsed as Record<string, unknown>;
 }
 
 function environmentParam(raw: string | undefined): Environment {

@@ -1,6 +1,11 @@
 /**
  * Pure translations from the read-store port's queries to MongoDB filters, sorts and pipelines, and from
  * MongoDB's values back to plain JSON. No I/O here, so every rule is unit-tested without a server.
+ *
+ * Keys are encoded on the way in and decoded on the way out (`encodeKey`), at every depth: documents carry partner
+ * map keys (`attributes`) that BSON refuses (NUL), that MongoDB reads as operators or paths (`$where`, `a.b`), or
+ * that the driver takes for a BSON value (`_bsontype`). The service's own field names are plain identifiers, which
+ * encode to themselves, so indexes, filters and sorts name them as they are.
  */
 import type { Document } from 'mongodb';
 import type { Condition, Doc, Scalar, SortKey, SumQuery, Where } from '../../shared-schema/ports/read-store.js';
@@ -9,6 +14,44 @@ import type { Condition, Doc, Scalar, SortKey, SumQuery, Where } from '../../sha
 export const EXPIRES_FIELD = '_expires';
 
 type Filter = Record<string, unknown>;
+
+/** The characters escaped in keys, as `%` and two upper-case hex digits: the escape itself, `$`, `.`, NUL. */
+const KEY_SPECIAL = /[%$.\u0000]/g;
+const KEY_ESCAPE = /%([0-9A-F]{2})/g;
+/** The driver's serializer reads an object holding `_bsontype` as a BSON value (and throws on an unknown one). */
+const BSON_TYPE_KEY = '_bsontype';
+/** The empty key, kept out of MongoDB's field paths: a lone `%` (every other `%` of an encoded key starts an escape). */
+const EMPTY_KEY = '%';
+
+/**
+ * A key as stored in MongoDB: `%`, `$`, `.` and NUL become `%25`, `%24`, `%2E`, `%00`; `_bsontype` becomes
+ * `%5Fbsontype`; the empty key becomes `%`. Reversible (decodeKey); identifiers such as `partner_id` are unchanged.
+ */
+export function encodeKey(key: string): string {
+  if (key === '') return EMPTY_KEY;
+  if (key === BSON_TYPE_KEY) return '%5Fbsontype';
+  return key.replace(KEY_SPECIAL, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+export function decodeKey(stored: string): string {
+  if (stored === EMPTY_KEY) return '';
+  return stored.includes('%') ? stored.replace(KEY_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : stored;
+}
+
+/** `target[key] = value` as an own property, also for `__proto__` (plain assignment would set the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** A JSON value with every object key encoded (JSON values only: what JSON.parse returns). */
+function encodeKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(encodeKeys);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, encodeKey(k), encodeKeys(v));
+  return out;
+}
 
 const OPS = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte', in: '$in', ne: '$ne' } as const;
 
@@ -35,8 +78,9 @@ export function whereToFilter(where: Where = {}): Filter {
   for (const [field, cond] of Object.entries(where)) {
     if (cond === undefined) continue;
     const what = `where.${field}`;
+    const key = encodeKey(field);
     if (!isRange(cond)) {
-      filter[field] = scalarValue(cond, what);
+      filter[key] = scalarValue(cond, what);
       continue;
     }
     if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
@@ -54,7 +98,7 @@ export function whereToFilter(where: Where = {}): Filter {
       else ops[op] = v.map((x: unknown, i: number) => scalarValue(x, `${what}.in[${i}]`));
     }
     // `{field: {}}` would mean "equals an empty object" to MongoDB; an empty condition means no condition.
-    if (Object.keys(ops).length > 0) filter[field] = ops;
+    if (Object.keys(ops).length > 0) filter[key] = ops;
   }
   return filter;
 }
@@ -68,7 +112,7 @@ export function idFilter(id: string): Filter & { _id: string } {
 /** The match of `replaceIf` as a filter of equalities on scalars (never an operator), `_id` last. */
 export function matchFilter(id: string, match: Record<string, Scalar>): Filter {
   const filter: Filter = {};
-  for (const [field, value] of Object.entries(match)) filter[field] = scalarValue(value, `match.${field}`);
+  for (const [field, value] of Object.entries(match)) filter[encodeKey(field)] = scalarValue(value, `match.${field}`);
   return { ...filter, ...idFilter(id) };
 }
 
@@ -80,7 +124,7 @@ export function sortKeys(orderBy: readonly SortKey[] = []): Required<SortKey>[] 
 }
 
 export function toSort(keys: readonly Required<SortKey>[]): [string, 1 | -1][] {
-  return keys.map((k) => [k.field, k.dir === 'desc' ? -1 : 1]);
+  return keys.map((k) => [encodeKey(k.field), k.dir === 'desc' ? -1 : 1]);
 }
 
 /**
@@ -98,14 +142,15 @@ export function keysetFilter(keys: readonly Required<SortKey>[], after: readonly
   const values = after.map((v, i) => scalarValue(v, `after[${i}]`));
   const branches: Filter[] = [];
   for (let i = 0; i < keys.length; i++) {
-    const { field, dir } = keys[i];
+    const field = encodeKey(keys[i].field);
+    const { dir } = keys[i];
     const v = values[i];
     let beyond: Filter | undefined;
     if (v === null) beyond = dir === 'asc' ? { [field]: { $ne: null } } : undefined;
     else if (dir === 'asc') beyond = { [field]: { $gt: v } };
     else beyond = { $or: [{ [field]: { $lt: v } }, { [field]: null }] };
     if (beyond) {
-      const equals = keys.slice(0, i).map((k, j) => ({ [k.field]: values[j] }));
+      const equals = keys.slice(0, i).map((k, j) => ({ [encodeKey(k.field)]: values[j] }));
       branches.push(equals.length === 0 ? beyond : { $and: [...equals, beyond] });
     }
   }
@@ -124,9 +169,9 @@ export function andFilters(...filters: Filter[]): Filter {
  * Output names are positional (`s0`, `s1`…) because field names may not be valid `$group` output names.
  */
 export function sumPipeline(query: SumQuery): Document[] {
-  const group: Document = { _id: query.groupBy ? `$${query.groupBy}` : null, count: { $sum: 1 } };
+  const group: Document = { _id: query.groupBy ? `$${encodeKey(query.groupBy)}` : null, count: { $sum: 1 } };
   query.fields.forEach((f, i) => {
-    group[`s${i}`] = { $sum: { $toDecimal: { $toLong: `$${f}` } } };
+    group[`s${i}`] = { $sum: { $toDecimal: { $toLong: `$${encodeKey(f)}` } } };
   });
   return [{ $match: whereToFilter(query.where) }, { $group: group }, { $sort: { _id: 1 } }];
 }
@@ -161,10 +206,11 @@ export function decimalStringToBigInt(text: string): bigint {
 
 /**
  * A document as MongoDB should store it: exactly what JSON would keep (as the SQLite adapter's JSON column
- * does: no undefined, Dates as ISO text), plus `_expires` as a Date when `expires_at` is a valid time.
+ * does: no undefined, Dates as ISO text), every key encoded (encodeKey), plus `_expires` as a Date when
+ * `expires_at` is a valid time.
  */
 export function toMongoDoc(doc: Doc): Document & { _id: string } {
-  const plain = JSON.parse(JSON.stringify(doc)) as Document & { _id: string };
+  const plain = encodeKeys(JSON.parse(JSON.stringify(doc))) as Document & { _id: string };
   delete plain[EXPIRES_FIELD];
   const at = plain.expires_at;
   if (typeof at === 'string' || typeof at === 'number') {
@@ -174,7 +220,7 @@ export function toMongoDoc(doc: Doc): Document & { _id: string } {
   return plain;
 }
 
-/** A stored document back to plain JSON: without `_expires`, without any BSON type leaking out. */
+/** A stored document back to plain JSON: keys decoded, without `_expires`, without any BSON type leaking out. */
 export function fromMongoDoc<T extends Doc>(stored: Document): T {
   const out = plainValue(stored) as Record<string, unknown>;
   delete out[EXPIRES_FIELD];
@@ -198,7 +244,7 @@ function plainValue(value: unknown): unknown {
       return String(value); // ObjectId and other exotic types: their canonical text
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = plainValue(v);
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, decodeKey(k), plainValue(v));
   return out;
 }
 

@@ -1,7 +1,9 @@
 /**
  * The read-store port on MongoDB through the `mongodb` driver (v7).
  *
- * One MongoDB collection per port collection, documents stored as they are (their `_id` is the port's `_id`),
+ * One MongoDB collection per port collection, documents stored as they are (their `_id` is the port's `_id`) but for
+ * their keys, encoded at every depth so that partner map keys (`$where`, `a.b`, NUL, `_bsontype`) are stored and
+ * read back exactly (query.ts `encodeKey`; field names the service queries encode to themselves),
  * one compound index per declared index, and for `expires` collections a TTL index on `_expires`, a Date copy of
  * `expires_at` kept in a side field and stripped on every read.
  *
@@ -31,6 +33,7 @@ import type {
 import {
   EXPIRES_FIELD,
   andFilters,
+  encodeKey,
   fromMongoDoc,
   idFilter,
   keysetFilter,
@@ -94,7 +97,7 @@ export class MongoReadStore implements ReadStore {
       }
       const c = coll(this.db, spec.name);
       for (const fields of spec.indexes) {
-        if (fields.length > 0) await c.createIndex(fields.map((f) => [f, 1] as [string, 1]));
+        if (fields.length > 0) await c.createIndex(fields.map((f) => [encodeKey(f), 1] as [string, 1]));
       }
       if ('expires' in spec && spec.expires) await c.createIndex([[EXPIRES_FIELD, 1]], { expireAfterSeconds: 0 });
     }

@@ -10,6 +10,10 @@
  * them and rejects anything else with a TypeError before it queries. It never passes an object or an array to its
  * engine as a value (to MongoDB, `{"$ne": null}` in a value's place is an operator), and an unknown operator key in
  * a condition is refused, not ignored.
+ * Keys below the top level are data: a document may hold partner maps whose keys are any string — `$where`, `a.b`,
+ * `""`, NUL, `__proto__`, `_bsontype` — and every adapter stores and returns them exactly (the MongoDB adapter
+ * encodes them; the contract suite checks it). Fields that are queried, indexed or sorted on are plain identifiers.
+ * Strings must be well-formed Unicode (no lone surrogate): MongoDB stores UTF-8, and the doors refuse the rest.
  */
 
 export type Scalar = string | number | boolean | null;

@@ -1,4 +1,4 @@
-import { Commission, DateTime, Domain, ExternalId, HttpsUrl, RejectionReason, Shipping, MAX_SAFE, SafeInt, Cursor, Limit, type JsonSchema } from './common.js';
+import { Commission, DateTime, Domain, MapKey, ExternalId, HttpsUrl, RejectionReason, Shipping, MAX_SAFE, SafeInt, Cursor, Limit, type JsonSchema } from './common.js';
 
 export const StoreInput: JsonSchema = {
   type: 'object',
@@ -49,6 +49,7 @@ const Rating: JsonSchema = {
 const StringMap = (maxKeys: number, maxValue: number): JsonSchema => ({
   type: 'object',
   maxProperties: maxKeys,
+  propertyNames: MapKey,
   additionalProperties: { type: 'string', maxLength: maxValue },
 });
 

@@ -15,6 +15,16 @@ export const HttpsUrl: JsonSchema = { type: 'string', format: 'uri', pattern: HT
 
 export const Domain: JsonSchema = { type: 'string', pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' };
 
+/**
+ * A key of a partner's map (`attributes`, `variant_attributes`): 1 to 80 characters, none a control character
+ * (U+0000–U+001F, U+007F). Any other text is partner data — `$where`, `a.b`, `__proto__` — and is stored and read back
+ * exactly (each read-store adapter's duty). Failures are `key_empty`, `key_too_long`, `key_control_character`
+ * (shared-schema/validation.ts).
+ */
+export const MAX_MAP_KEY_LENGTH = 80;
+export const MAP_KEY_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
+export const MapKey: JsonSchema = { type: 'string', minLength: 1, maxLength: MAX_MAP_KEY_LENGTH, pattern: MAP_KEY_PATTERN };
+
 export const DateTime: JsonSchema = { type: 'string', format: 'date-time' };
 
 export const MAX_SAFE = 9007199254740991;

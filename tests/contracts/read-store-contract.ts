@@ -113,6 +113,37 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(await store.count(c, { b: 'new' })).to.equal(1);
       });
 
+      it('keys are data: "$where", "a.b", NUL, "", "__proto__", "_bsontype", "%24" round-trip exactly, at any depth', async () => {
+        // Partner maps (product `attributes`) reach the store as keys. Built with JSON.parse so that `__proto__` is
+        // an own key, as it is in a parsed request body.
+        const hostile = ['$where', '$ref', '$id', 'a.b', '.', 'a\u0000b', '', '__proto__', '_bsontype', '%', '%24', '%2E', 'x%', '\\', 'Memória RAM', '2024'];
+        const map = Object.fromEntries(hostile.map((k, i) => [k, `v${i}`]));
+        const text = JSON.stringify({
+          _id: 'k1',
+          kind: 'hostile',
+          attributes: map,
+          nested: { list: [map, { inner: map }], ['__proto__']: { $gt: 1 }, _bsontype: { a: 1 } },
+        });
+        expect(text).to.contain('"__proto__":{"$gt":1}');
+        const doc = JSON.parse(text) as Doc;
+        const c = await collection([['kind']]);
+        await putAll(c, [doc]);
+        const got = await store.get(c, 'k1');
+        expect(JSON.stringify(got)).to.equal(text);
+        const attributes = got!.attributes as Record<string, unknown>;
+        expect(Object.getPrototypeOf(attributes)).to.equal(Object.prototype);
+        expect(Object.keys(attributes)).to.have.members(hostile);
+        expect(Object.prototype.hasOwnProperty.call(attributes, '__proto__')).to.equal(true);
+        expect(JSON.stringify(await store.find(c, { where: { kind: 'hostile' }, orderBy: [{ field: 'kind' }] }))).to.equal(`[${text}]`);
+        await store.transact(async (tx) => {
+          expect(JSON.stringify(await tx.get(c, 'k1'))).to.equal(text);
+        });
+        expect(await store.insertIfAbsent(c, JSON.parse(text.replace('"k1"', '"k2"')) as Doc)).to.equal(true);
+        expect(JSON.stringify(await store.get(c, 'k2'))).to.equal(text.replace('"k1"', '"k2"'));
+        expect(await store.replaceIf(c, doc, { kind: 'hostile' })).to.equal(true);
+        expect(JSON.stringify(await store.get(c, 'k1'))).to.equal(text);
+      });
+
       it('declaring the same collections again keeps their documents', async () => {
         const c = await collection([['a']]);
         await putAll(c, [{ _id: 'x', a: 1 }]);

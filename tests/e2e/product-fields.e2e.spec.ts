@@ -34,6 +34,39 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['attributes of 51 keys', { attributes: map(51) }, ['attributes:max_properties']],
   ['attribute value of 201', { attributes: { cor: s(201) } }, ['attributes.cor:max_length']],
   ['attribute value not a string', { attributes: { peso: 3 } }, ['attributes.peso:string']],
+  ['attribute value of 201 under a key of digits', { attributes: { '2024': s(201) } }, ['attributes["2024"]:max_length']],
+  // Map keys (issue 12): 1 to 80 characters, no control character; each bad key on its own path, JSON-quoted.
+  ['attribute key with NUL', { attributes: { 'a\u0000b': 'x', cor: 'azul' } }, ['attributes["a\\u0000b"]:key_control_character']],
+  ['attribute key of 80', { attributes: { [s(80, 'k')]: 'x' } }, []],
+  ['attribute key of 81', { attributes: { [s(81, 'k')]: 'x' } }, [`attributes.${s(81, 'k')}:key_too_long`]],
+  ['attribute key empty', { attributes: { '': 'x' } }, ['attributes[""]:key_empty']],
+  [
+    'every bad attribute key at once',
+    { attributes: { 'a\u0000b': 'x', 'tab\tname': 'x', 'del\u007f': 'x', 'line\nbreak': 'x', [s(81, 'k')]: 'x', '': 'x', [`${s(81, 'z')}\u001f`]: 'x', ok: 'x' } },
+    [
+      'attributes["a\\u0000b"]:key_control_character',
+      'attributes["tab\\tname"]:key_control_character',
+      'attributes["del\\u007f"]:key_control_character',
+      'attributes["line\\nbreak"]:key_control_character',
+      `attributes.${s(81, 'k')}:key_too_long`,
+      'attributes[""]:key_empty',
+      `attributes["${s(81, 'z')}\\u001f"]:key_control_character`,
+      `attributes["${s(81, 'z')}\\u001f"]:key_too_long`,
+    ],
+  ],
+  ['variant key with U+001F', { variant_attributes: { 'tam\u001f': 'P' } }, ['variant_attributes["tam\\u001f"]:key_control_character']],
+  ['variant key of 81', { variant_attributes: { [s(81, 'v')]: 'P' } }, [`variant_attributes.${s(81, 'v')}:key_too_long`]],
+  [
+    'attribute keys that document stores treat specially are data',
+    { attributes: { $where: '1', 'a.b': '2', ['__proto__']: '3', _bsontype: 'ObjectId', '%24': '4', 'Memória RAM': '8 GB' }, variant_attributes: { $size: 'M', '.': 'x' } },
+    [],
+  ],
+  // Lone surrogates (issue 15): refused in every string and key of a body.
+  ['title with a lone surrogate', { title: 'Camiseta \ud800 azul' }, ['title:unicode']],
+  ['title with a surrogate pair (emoji)', { title: 'Camiseta \u{1F600} azul' }, []],
+  ['attribute value with a lone low surrogate', { attributes: { cor: '\udc00' } }, ['attributes.cor:unicode']],
+  ['attribute key with a lone surrogate', { attributes: { 'a\ud800': 'x' } }, ['attributes["a\\ud800"]:unicode']],
+  ['unknown field with a lone surrogate in its name and value', { 'x\udfff': '\ud800' }, ['["x\\udfff"]:unicode', '["x\\udfff"]:unknown_field']],
   ['condition used', { condition: 'used' }, []],
   ['condition refurbished', { condition: 'refurbished' }, []],
   ['condition broken', { condition: 'broken' }, ['condition:enum']],
@@ -178,6 +211,45 @@ describe('product fields: every bound of Product input and Product patch (HTTP)'
     expectInvalid(await hub.api.get('/stores/a%20b?x=1'), ['store_id:pattern', 'x:unknown_field']);
     expect(await productEvents(t, hub, s(81))).to.deep.equal([]);
     expect(await productEvents(t, hub, 'a b')).to.deep.equal([]);
+  });
+
+  it('map keys such as "$where", "a.b", "__proto__", "_bsontype" are kept exactly: in the event and in the read model', async () => {
+    const body = JSON.parse(
+      '{"attributes":{"$where":"1","a.b":"2","__proto__":"3","_bsontype":"ObjectId","%24":"4","$ref":"5","2024":"ano","Memória RAM":"8 GB"},' +
+        '"variant_attributes":{"$size":"M","tam.br":"P"}}',
+    ) as Record<string, unknown>;
+    const text = (v: unknown) => JSON.stringify(v);
+    const r = await hub.api.put('/products/odd-keys', productBody('loja', body));
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    const [event] = await productEvents(t, hub, 'odd-keys');
+    expect(text(event!.data.product.attributes)).to.equal(text(body.attributes));
+    expect(text(event!.data.product.variant_attributes)).to.equal(text(body.variant_attributes));
+    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 60_000)).to.equal(true);
+    const doc = await t.service.reads.get<{ _id: string; product: Record<string, unknown> }>('products', `live:${hub.partnerId}:odd-keys`);
+    expect(text(doc!.product.attributes)).to.equal(text(body.attributes));
+    expect(text(doc!.product.variant_attributes)).to.equal(text(body.variant_attributes));
+    expect(Object.prototype.hasOwnProperty.call(doc!.product.attributes, '__proto__')).to.equal(true);
+    expect((await hub.api.get('/products/odd-keys')).status).to.equal(200);
+  });
+
+  it('batch: a bad key and a lone surrogate of an item are listed once each, on the item\'s path', async () => {
+    const r = await hub.api.post('/products/batch', {
+      items: [
+        { op: 'upsert', sku: 'b-ok', product: productBody('loja') },
+        { op: 'upsert', sku: 'b-bad', product: productBody('loja', { title: 'Camiseta \ud800', attributes: { 'a.b': 'ok', 'a\u0000b': 'x' } }) },
+        { op: 'delete', sku: 'b-del\udc00' },
+      ],
+    });
+    expectInvalid(r, [
+      'items[1].product.title:unicode',
+      'items[1].product.attributes["a\\u0000b"]:key_control_character',
+      'items[2].sku:unicode',
+      'items[2].sku:pattern',
+    ]);
+  });
+
+  it('admin bodies refuse a lone surrogate too (a partner name reaches the read models)', async () => {
+    expectInvalid(await t.admin.post('/partners', { name: 'Loja \ud800', partner_type: 'hub' }), ['name:unicode']);
   });
 
   describe('PATCH', () => {

@@ -6,11 +6,13 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Decimal128, Long } from 'mongodb';
+import { BSON, Decimal128, Long } from 'mongodb';
 import type { Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
 import {
   andFilters,
   decimalStringToBigInt,
+  decodeKey,
+  encodeKey,
   fromMongoDoc,
   idFilter,
   keysetFilter,
@@ -184,5 +186,62 @@ describe('MongoDB query translation', () => {
       _expires: new Date(0),
     });
     expect(doc).to.deep.equal({ _id: 'k1', n: 42, nested: { big: 9007199254740991, list: [1, 'a', null] } });
+  });
+
+  describe('keys: partner map keys survive BSON (issue 12)', () => {
+    // Keys a partner may send in `attributes`: BSON refuses NUL in a key; `$…` and `a.b` are operators and paths to
+    // MongoDB; the driver reads an object holding `_bsontype` as a BSON value. Built with JSON.parse, as a request
+    // body is, so `__proto__` is an own key.
+    const HOSTILE = ['$where', '$ref', '$id', '$db', 'a.b', '.', 'a\u0000b', '\u0000', '', '__proto__', '_bsontype', '%', '%24', '%2E', 'x%2', '%%', '2024', 'Memória RAM', 'é.$'];
+    const text = JSON.stringify({
+      _id: 'live:pt_1:sku',
+      product: { attributes: Object.fromEntries(HOSTILE.map((k, i) => [k, `v${i}`])), variant_attributes: { $size: 'M' } },
+      list: [{ 'a.b': { $gt: 1 } }],
+      ['__proto__']: { polluted: 'no' },
+    });
+    const bsonRoundTrip = (doc: Record<string, unknown>) => BSON.deserialize(BSON.serialize(doc, { checkKeys: true }));
+
+    it('without the encoding, BSON refuses such a document (the products projector threw, every read model stopped)', () => {
+      expect(() => BSON.serialize({ attributes: { 'a\u0000b': 'x' } })).to.throw(/null bytes/);
+      expect(() => BSON.serialize(JSON.parse(text) as Record<string, unknown>)).to.throw();
+      expect(() => BSON.serialize({ attributes: JSON.parse('{"_bsontype":"ObjectId"}') as unknown })).to.throw();
+      expect(() => BSON.serialize(JSON.parse('{"a":{"$where":"1"}}') as Record<string, unknown>, { checkKeys: true })).to.throw(/must not start with/);
+    });
+
+    it('encoded keys pass BSON with checkKeys on (no NUL, no leading $, no dot) and read back exactly', () => {
+      const stored = toMongoDoc(JSON.parse(text) as { _id: string });
+      const back = fromMongoDoc(bsonRoundTrip(stored));
+      expect(JSON.stringify(back)).to.equal(text);
+      const attributes = (back.product as { attributes: object }).attributes;
+      expect(Object.getPrototypeOf(attributes)).to.equal(Object.prototype);
+      expect(Object.keys(attributes)).to.have.members(HOSTILE);
+      expect(text).to.contain('"__proto__":{"polluted":"no"}');
+      expect(Object.prototype.hasOwnProperty.call(back, '__proto__')).to.equal(true);
+      expect((back as Record<string, unknown>).polluted).to.equal(undefined);
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    });
+
+    it('every string key round-trips, and no encoded key is special to BSON or MongoDB (property)', () => {
+      fc.assert(
+        fc.property(fc.string({ unit: fc.constantFrom('$', '.', '%', '\u0000', '_', 'b', 's', 'o', 'n', 't', 'y', 'p', 'e', '2', 'E', 'F', '5', 'é') }), fc.string(), (a, b) => {
+          for (const key of [a, b, `_bsontype${a}`, '_bsontype']) {
+            const encoded = encodeKey(key);
+            expect(decodeKey(encoded)).to.equal(key);
+            expect(encoded).to.not.match(/^\$|[.\u0000]/);
+            expect(encoded).to.not.equal('');
+            expect(encoded).to.not.equal('_bsontype');
+          }
+          const doc = JSON.parse(JSON.stringify({ _id: 'x', m: { [a]: 1, [b]: { [a]: [a] } } })) as { _id: string };
+          expect(JSON.stringify(fromMongoDoc(bsonRoundTrip(toMongoDoc(doc))))).to.equal(JSON.stringify(doc));
+        }),
+        { seed: 12, numRuns: 500 },
+      );
+    });
+
+    it("the service's own field names encode to themselves, so indexes, filters and sorts name them as they are", () => {
+      for (const f of ['_id', 'partner_id', 'env', 'sku', 'base_state', 'cover_checked_at', 'expires_at', '_expires']) expect(encodeKey(f)).to.equal(f);
+      expect(whereToFilter({ partner_id: 'p', 'a.b': 1, $where: { gt: 2 } })).to.deep.equal({ partner_id: 'p', 'a%2Eb': 1, '%24where': { $gt: 2 } });
+      expect(toSort(sortKeys([{ field: 'sku', dir: 'desc' }]))).to.deep.equal([['sku', -1], ['_id', 1]]);
+    });
   });
 });
