@@ -211,12 +211,8 @@ export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as c
 
 /** Reads and parses a JSON body: 413 above the limit, 422 `content_type` / `json`. Nothing is written before. */
 export async function readJsonBody(ctx: DoorContext, limit: number): Promise<unknown> {
-  const declared = Number(ctx.get('Content-Length') || '0');
-  if (declared > limit) {
-    discard(ctx.req);
-    throw tooLarge(limit);
-  }
-  const raw = await readBody(ctx.req, limit);
+  const raw = Number(ctx.get('Content-Length') || '0') > limit ? undefined : await readBody(ctx.req, limit);
+  if (raw === undefined) throw await refuse(ctx, limit);
   ctx.state.rawBody = raw;
   const type = ctx.get('Content-Type');
   if (!/^application\/(problem\+)?json\s*(;.*)?$/i.test(type)) {
@@ -247,8 +243,11 @@ export function writeQueryErrors(ctx: DoorContext): FieldError[] {
   return Object.keys(ctx.query).map((name) => fieldError(name, 'unknown_field', `${name} is not a parameter of this route`));
 }
 
-/** The whole body, with plain stream events (cheaper per request than an async iterator); 413 above `limit`. */
-function readBody(req: DoorContext['req'], limit: number): Promise<Buffer> {
+/**
+ * The whole body, with plain stream events (cheaper per request than an async iterator); undefined once it grows
+ * above `limit` (the rest is left to `refuse`).
+ */
+function readBody(req: DoorContext['req'], limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     if (req.readableEnded) return resolve(Buffer.alloc(0));
     const chunks: Buffer[] = [];
@@ -263,8 +262,7 @@ function readBody(req: DoorContext['req'], limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         done();
-        discard(req);
-        reject(tooLarge(limit));
+        resolve(undefined);
         return;
       }
       chunks.push(chunk);
@@ -289,20 +287,32 @@ function readBody(req: DoorContext['req'], limit: number): Promise<Buffer> {
 }
 
 /**
- * Reads and drops the rest of a refused body, so that the client, still sending, reads the 413 instead of a reset;
- * a client that goes on past DISCARD_BYTES is cut off.
+ * How much of a refused body is still read, and dropped, after the refusal: 32 MiB (a batch of up to 37 MiB, any
+ * other body of up to 33 MiB, gets a readable 413). Past it the connection is cut. docs/decisions.md, "Oversized
+ * bodies".
  */
-const DISCARD_BYTES = 8 * 1024 * 1024;
-function discard(req: DoorContext['req']): void {
-  let dropped = 0;
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > DISCARD_BYTES) req.destroy();
-  });
-  req.on('error', () => undefined);
-  req.resume();
-}
+export const DISCARD_BYTES = 32 * 1024 * 1024;
 
-function tooLarge(limit: number): ProblemError {
-  return new ProblemError(413, [], `The body is larger than ${limit / (1024 * 1024)} MB.`, { Connection: 'close' });
+/**
+ * The 413 for a body above `limit`; its rest is read and dropped. Node's server destroys the socket as soon as it
+ * has sent an answer on a connection it will not keep (`Connection: close`, HTTP/1.0), and a client still uploading
+ * then gets a reset (`write EPIPE`) instead of the answer. So the 413 carries no `Connection: close` and goes out at
+ * once on a kept connection (the body is drained behind it, and the connection serves the next request); on one the
+ * client closes, it goes out once the body is read. A client that sends more than DISCARD_BYTES is cut off.
+ */
+async function refuse(ctx: DoorContext, limit: number): Promise<ProblemError> {
+  const req = ctx.req;
+  const drained = new Promise<void>((resolve) => {
+    let dropped = 0;
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DISCARD_BYTES) req.destroy();
+    });
+    req.on('error', () => undefined);
+    req.once('end', resolve);
+    req.once('close', resolve);
+    req.resume();
+  });
+  if (!ctx.res.shouldKeepAlive) await drained;
+  return new ProblemError(413, [], `The body is larger than ${limit / (1024 * 1024)} MB.`);
 }

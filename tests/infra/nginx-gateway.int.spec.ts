@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { renderNginxConf, templatePath } from '../../infra/deploy/render-nginx.js';
+import { upload } from '../support/upload.js';
 
 interface Seen {
   side: 'command' | 'query';
@@ -221,6 +222,35 @@ if (!nginx) {
       expect(tooBig.status).to.equal(413);
       await tooBig.arrayBuffer();
       expect(seen).to.have.length(1);
+    });
+
+    it('lets a client still uploading read the 413: fetch streamed, and a client that writes the whole body first', async () => {
+      const MiB = 1024 * 1024;
+      const expectProblem = (status: number, contentType: string | null | undefined, text: string) => {
+        expect(status).to.equal(413);
+        expect(contentType).to.match(/^application\/problem\+json/);
+        expect(JSON.parse(text)).to.include({ type: 'https://api.test/v1/problemas/413', status: 413 });
+      };
+      for (const [route, method, bytes] of [['/v1/products/batch', 'POST', 6 * MiB], ['/v1/products/sku-1', 'PUT', 1.5 * MiB]] as const) {
+        let sent = 0;
+        const chunk = new Uint8Array(64 * 1024).fill(0x20);
+        const body = new ReadableStream<Uint8Array<ArrayBuffer>>({
+          pull(controller) {
+            if (sent >= bytes) return controller.close();
+            sent += chunk.length;
+            controller.enqueue(chunk);
+          },
+        });
+        const init: RequestInit & { duplex: 'half' } = { method, body, duplex: 'half' };
+        const res = await fetch(`${base}${route}`, init);
+        expectProblem(res.status, res.headers.get('content-type'), await res.text());
+        for (const chunked of [false, true]) {
+          const result = await upload({ method, url: `${base}${route}`, headers: { 'Content-Type': 'application/json' }, bytes, chunked, readAfterUpload: true });
+          expect(result.error, `${method} ${route} chunked=${chunked}`).to.equal(undefined);
+          expectProblem(result.answer!.status, result.answer!.headers['content-type'], result.answer!.body);
+        }
+      }
+      expect(seen).to.deep.equal([]);
     });
 
     it('keeps connections to the services open between requests', async () => {
