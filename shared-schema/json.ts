@@ -1,9 +1,40 @@
-/** Canonical JSON (sorted keys) so that the same body in another key order is the same body. */
+/** A piece of output text on the work stack of canonicalJson (values parsed from JSON are never one). */
+class Text {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Canonical JSON (sorted keys) so that the same body in another key order is the same body. Written with its own
+ * stack instead of recursion: the Idempotency-Key fingerprint reads bodies before they are validated, and a body
+ * of 1 MB can nest 100 000 levels deep, far below what the call stack holds (a RangeError there was a 500).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out: string[] = [];
+  const work: unknown[] = [value];
+  while (work.length > 0) {
+    const v = work.pop();
+    if (v instanceof Text) {
+      out.push(v.text);
+    } else if (Array.isArray(v)) {
+      // Pushed in reverse: `[`, then each element after a `,`, then `]` come off the stack in order.
+      work.push(new Text(']'));
+      for (let i = v.length - 1; i >= 0; i--) {
+        work.push(i in v ? v[i] : new Text('')); // a hole reads as nothing, as `Array.prototype.map` left it
+        if (i > 0) work.push(new Text(','));
+      }
+      work.push(new Text('['));
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      work.push(new Text('}'));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, item] = entries[i]!;
+        work.push(item, new Text(`${JSON.stringify(k)}:`));
+        if (i > 0) work.push(new Text(','));
+      }
+      work.push(new Text('{'));
+    } else {
+      out.push(JSON.stringify(v) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
