@@ -96,31 +96,42 @@ export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(t
  */
 export function unicodeErrors(value: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  const stack: [unknown, PathSegment[]][] = [[value, []]];
-  while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
+  // Each entry links to its parent instead of copying the path: a body nested 100 000 deep costs a step per level,
+  // not a copy of the whole path per level. A path is spelled out only for an error.
+  type At = { segment: PathSegment; parent: At | null } | null;
+  const pathOf = (at: At): PathSegment[] => {
+    const out: PathSegment[] = [];
+    for (let n = at; n !== null; n = n.parent) out.push(n.segment);
+    return out.reverse();
+  };
+  const stack: [unknown, At][] = [[value, null]];
+  while (stack.length > 0 && errors.length < MAX_UNICODE_ERRORS) {
+    const [node, at] = stack.pop()!;
     if (typeof node === 'string') {
       if (hasLoneSurrogate(node)) {
-        const field = formatPath(path);
+        const field = formatPath(pathOf(at));
         errors.push({ field, code: 'unicode', message: `${field || 'body'} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
       }
     } else if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...path, i]]);
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], { segment: i, parent: at }]);
     } else if (node !== null && typeof node === 'object') {
       const keys = Object.keys(node);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        const at = [...path, key];
+        const child: At = { segment: key, parent: at };
         if (hasLoneSurrogate(key)) {
-          const field = formatPath(at);
+          const field = formatPath(pathOf(child));
           errors.push({ field, code: 'unicode', message: `The key of ${field} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
         }
-        stack.push([(node as Record<string, unknown>)[key], at]);
+        stack.push([(node as Record<string, unknown>)[key], child]);
       }
     }
   }
   return errors;
 }
+
+/** A body full of lone surrogates is refused on its first hundred; the rest would only lengthen the answer. */
+const MAX_UNICODE_ERRORS = 100;
 
 /** The errors of a map key (`propertyNames`: MapKey in schemas/common.ts), at the key's own path. */
 function keyError(e: ErrorObject, field: string): FieldError {

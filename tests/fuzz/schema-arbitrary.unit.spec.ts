@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { bodyValidator } from '../../shared-schema/validation.js';
+import { bodyValidator, unicodeErrors } from '../../shared-schema/validation.js';
 import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/schemas/catalog.js';
 import { BatchInput, ConversionEvent, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
 import { BatchShape } from '../../shared-schema/schemas/batch.js';
@@ -69,5 +69,18 @@ describe('schema-arbitrary: values from the request schemas', () => {
     const deep = text('deep_nesting', 1);
     expect(deep.length).to.equal('{"store_id":,"sku":"x"}'.length + 20_000);
     expect(deep.startsWith('{"store_id":[[[[')).to.equal(true);
+  });
+});
+
+describe('unicodeErrors (lone surrogates anywhere in a body)', () => {
+  it('walks a body nested 100 000 deep in one step per level (it copied the path per level: quadratic, found by the fuzz)', () => {
+    let deep: unknown = '\ud800';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const errors = unicodeErrors({ a: deep });
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.field).to.equal(`a${'[0]'.repeat(100_000)}`);
+  });
+  it('stops at a hundred errors', () => {
+    expect(unicodeErrors(Array.from({ length: 5000 }, () => '\udc00'))).to.have.length(100);
   });
 });
