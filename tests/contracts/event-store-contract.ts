@@ -234,8 +234,8 @@ export function eventStoreContract(
 
         const pending = iterator.next();
         await subscription.close();
-        expect((await within(pending, 2000, 'pending next() after close')).done).to.equal(true);
-        expect((await within(iterator.next(), 2000, 'next() after close')).done).to.equal(true);
+        expect((await within(pending, 20_000, 'pending next() after close')).done).to.equal(true);
+        expect((await within(iterator.next(), 20_000, 'next() after close')).done).to.equal(true);
       });
 
       it('unfiltered, delivers every event after the position to a for-await loop that close() ends', async () => {
@@ -247,13 +247,13 @@ export function eventStoreContract(
         const loop = (async () => {
           for await (const event of subscription) if (event.stream.startsWith(`${cat}-`)) seen.push(event);
         })();
-        await until(() => seen.length === 1, 5000, 'catch-up');
+        await until(() => seen.length === 1, 30_000, 'catch-up');
         const appended = await Promise.all(
           Array.from({ length: 20 }, (_, i) => store.appendToStream(`${cat}-${i % 4}`, [ev(`L${i}`)])),
         );
-        await until(() => seen.length === 21, 5000, 'live delivery');
+        await until(() => seen.length === 21, 30_000, 'live delivery');
         await subscription.close();
-        await within(loop, 2000, 'for-await loop after close');
+        await within(loop, 20_000, 'for-await loop after close');
         const livePositions = seen.slice(1).map((e) => e.position);
         expect(livePositions).to.deep.equal(appended.map((r) => r.position).sort((x, y) => x - y));
         expect(new Set(seen.map((e) => e.id)).size).to.equal(21);

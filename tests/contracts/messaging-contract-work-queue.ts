@@ -214,16 +214,22 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer, durabl
       for (let i = 0; i < 9; i++) await m.enqueue(queue, `c${i}`, String(i));
       let active = 0;
       let most = 0;
+      // The work waits at a gate until three items are in hand at once (not a pause that the next delivery has to
+      // beat): the limit is reached whatever the machine's speed; a fourth item handed out meanwhile shows in `most`.
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
       const { seen } = await consume(
         async () => {
           active += 1;
           most = Math.max(most, active);
-          await new Promise((resolve) => setTimeout(resolve, 60)); // the work itself
+          await gate; // the work itself
           active -= 1;
           return 'ack';
         },
         { concurrency: 3 },
       );
+      await waitFor(() => active === 3, 'three items in hand');
+      open();
       await waitFor(() => seen.length === 9 && active === 0, 'all nine items');
       expect(most).to.equal(3);
       expect(new Set(idsOf(seen)).size).to.equal(9);

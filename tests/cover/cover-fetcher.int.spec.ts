@@ -3,11 +3,11 @@
 // fallback is a stub that records the call and throws, so a typo cannot reach a real resolver.
 import { expect } from 'chai';
 import net from 'node:net';
-import { createCoverFetcher, type CoverCheckResult, type CoverFetcherOptions } from '../../infra/cover/cover-fetcher.js';
+import { COVER_FETCH_DEFAULTS, createCoverFetcher, type CoverCheckResult, type CoverFetcherOptions } from '../../infra/cover/cover-fetcher.js';
 import { startImageServers, type CountingListener, type ImageServers } from '../support/https-image-server.js';
 
 describe('cover fetcher (local HTTPS servers)', function () {
-  this.timeout(10_000);
+  this.timeout(40_000);
   let servers: ImageServers;
   let dnsCalls: string[];
   const STORE = ['shop.test'];
@@ -76,9 +76,10 @@ describe('cover fetcher (local HTTPS servers)', function () {
     });
 
     it('refuses a PNG whose header claims 60000×60000 without decoding it (image_unreachable)', async () => {
-      const started = Date.now();
+      // /huge.png is an IHDR and 64 bytes of image data: only a refusal read from the header can name the pixel
+      // count (a decode would fail on the missing rows, or try to allocate 10 GB). No wall-clock bound: how long
+      // the check takes says more about the machine than about the fetcher.
       expectReason(await check('/huge.png'), 'image_unreachable', /more than 100000000 pixels/);
-      expect(Date.now() - started).to.be.below(2000);
       expectReason(await check('/img/800x600.png', { maxPixels: 800 * 600 - 1 }), 'image_unreachable', /pixels/);
       expect(await check('/img/800x600.png', { maxPixels: 800 * 600 })).to.include({ ok: true });
     });
@@ -139,7 +140,8 @@ describe('cover fetcher (local HTTPS servers)', function () {
       for (const path of ['/trickle', '/hang']) {
         const started = Date.now();
         expectReason(await check(path, { totalTimeoutMs: 300 }), 'image_unreachable', /did not arrive within 300 ms/);
-        expect(Date.now() - started).to.be.within(250, 2000);
+        // Not before the deadline; and well before the default one (the option was used), however busy the machine.
+        expect(Date.now() - started).to.be.at.least(250).and.below(COVER_FETCH_DEFAULTS.totalTimeoutMs);
       }
     });
 

@@ -90,7 +90,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     const last = (await send('a')).position;
     await send('b');
     const head = (await send('c')).position;
-    await until(async () => (await checkpoint()) === head, 5_000, 'the checkpoint at the last send');
+    await until(async () => (await checkpoint()) === head, 30_000, 'the checkpoint at the last send');
     expect(await messaging.queueStats(COVER_QUEUE)).to.deep.equal({ pending: 3, deadLetters: 0 });
     expect(last).to.be.lessThan(head);
     let checked = 0;
@@ -98,7 +98,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
       checked += 1;
       return { ok: true, reasons: [] };
     });
-    await until(async () => (await results('a')) + (await results('b')) + (await results('c')) === 3, 5_000, 'three results');
+    await until(async () => (await results('a')) + (await results('b')) + (await results('c')) === 3, 30_000, 'three results');
     expect(checked).to.equal(3);
   });
 
@@ -119,15 +119,15 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     );
     r = await reactor(messaging, 1); // one send waiting at a time: a parked dead letter must not count
     const slow = (await send('slow')).position;
-    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 1, 5_000, 'the slow check in hand');
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 1, 30_000, 'the slow check in hand');
     expect(await checkpoint(), 'below the send being checked').to.be.lessThan(slow);
     release!();
-    await until(async () => (await checkpoint()) >= slow, 5_000, 'the checkpoint past the checked send');
+    await until(async () => (await checkpoint()) >= slow, 30_000, 'the checkpoint past the checked send');
 
     const dead = (await send('dead')).position;
-    await until(async () => (await messaging.deadLetters(COVER_QUEUE)).length === 1, 5_000, 'the dead letter');
+    await until(async () => (await messaging.deadLetters(COVER_QUEUE)).length === 1, 30_000, 'the dead letter');
     const after = (await send('after')).position;
-    await until(async () => (await results('after')) === 1, 5_000, 'a later send checked although the dead letter waits');
+    await until(async () => (await results('after')) === 1, 30_000, 'a later send checked although the dead letter waits');
     expect(await checkpoint(), 'held below the dead letter').to.equal(dead - 1);
     expect(after).to.be.greaterThan(dead);
   });
@@ -139,13 +139,14 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     const config = loadConfig({ DATA_DIR: dir, COVER_CHECK: 'on', COVER_CHECK_CONCURRENCY: '1', COVER_RECHECK_SCAN_MS: '3600000' });
     const byWorker: string[] = [];
     const byMain: string[] = [];
-    // Each consumer's first check waits (at most 5 s) until the other has one in hand: both can only if the queue
-    // hands items to both. Without that rule, an idle consumer would take everything in turn.
+    // Each consumer's first check waits until the other has one in hand: both can only if the queue hands items to
+    // both (if it did not, the checks would never end, and the wait for them below fails). No time limit on that
+    // wait: one would let a slow machine's consumer go on alone and take everything in turn.
     const started = { main: signal(), worker: signal() };
     const checkerOf = (mine: string[], me: Signal, other: Signal): CoverChecker => async (url) => {
       mine.push(url);
       me.fire();
-      await Promise.race([other.fired, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      await other.fired;
       return { ok: true, reasons: [] };
     };
     const depsOf = async (messaging: Messaging) => ({ events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: 'http://127.0.0.1' });
@@ -158,7 +159,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     closing.push(() => worker!.stop());
     const skus = Array.from({ length: 8 }, (_, i) => `p${i}`);
     for (const sku of skus) await send(sku);
-    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 10_000, 'every product checked');
+    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 30_000, 'every product checked');
     expect(byMain.length, 'the projections process checked some').to.be.greaterThan(0);
     expect(byWorker.length, 'the worker checked some').to.be.greaterThan(0);
     expect([...byMain, ...byWorker].sort()).to.deep.equal(skus.map((sku) => `https://shop.test/${sku}.jpg`).sort());

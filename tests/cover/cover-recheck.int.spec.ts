@@ -64,7 +64,7 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
   const now = () => clock.now().toISOString();
   async function append(stream: string, type: string, data: Record<string, unknown>) {
     const r = await events.appendToStream(stream, [{ type, data, metadata: { recorded_at: now() } }]);
-    await runner.waitFor(r.position, 5_000);
+    expect(await runner.waitFor(r.position, 30_000), `projected up to ${r.position}`).to.equal(true);
   }
   const send = (sku: string) =>
     append(streams.product(tenant, sku), 'ProductUpserted', {
@@ -76,7 +76,7 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
   const scan = async () => {
     checked = [];
     const position = await scheduler.scan();
-    if (position > 0) await runner.waitFor(position, 5_000);
+    if (position > 0) expect(await runner.waitFor(position, 30_000), `projected up to ${position}`).to.equal(true);
     return checked.map((u) => u.slice('https://shop.test/'.length, -4)).sort();
   };
 

@@ -64,7 +64,7 @@ describe('cover-check pool (SQLite event store)', () => {
   it('runs at most `concurrency` checks at once, against the store domains and image hosts, and records each', async () => {
     const jobs: Promise<JobOutcome>[] = [];
     for (let i = 0; i < 8; i++) jobs.push(work.submit(streams.product(tenant, `p${i}`), { kind: 'sent', revision: await send(`p${i}`, `https://cdn.test/${i}.jpg`) }));
-    await until(() => running.length === 3, 2_000);
+    await until(() => running.length === 3, 30_000);
     expect(running[0]!.hosts).to.deep.equal(['shop.test', 'cdn.test']);
     const recorded = async () => (await Promise.all(jobs.map((_, i) => checks(`p${i}`)))).every((c) => c.length === 1);
     await until(async () => {
@@ -81,7 +81,7 @@ describe('cover-check pool (SQLite event store)', () => {
     const revision = await send('one', 'https://cdn.test/1.jpg');
     const first = work.submit(stream, { kind: 'sent', revision });
     const second = work.submit(stream, { kind: 'sent', revision });
-    await until(() => running.length === 1, 2_000);
+    await until(() => running.length === 1, 30_000);
     finishAll({ ok: false, reasons: [{ code: 'image_type', field: 'image_urls[0]', message: 'gif' }] });
     await first;
     await second;
@@ -98,7 +98,7 @@ describe('cover-check pool (SQLite event store)', () => {
       work.submit(resentStream, { kind: 'sent', revision: await send('resent', 'https://cdn.test/b.jpg') }),
       work.submit(removedStream, { kind: 'sent', revision: await send('removed', 'https://cdn.test/c.jpg') }),
     ];
-    await until(() => running.length === 3, 2_000);
+    await until(() => running.length === 3, 30_000);
     await events.appendToStream(patchedStream, [{ type: 'ProductPatched', data: { sku: 'patched', patch: { price_cents: 5, updated_at: meta.recorded_at }, received_at: meta.recorded_at }, metadata: meta }]);
     await send('resent', 'https://cdn.test/b2.jpg');
     await events.appendToStream(removedStream, [{ type: 'ProductRemoved', data: { sku: 'removed', store_id: 's', removed_at: meta.recorded_at }, metadata: meta }]);
@@ -112,7 +112,7 @@ describe('cover-check pool (SQLite event store)', () => {
   it('on stop, lets running checks record their result and drops the queued ones', async () => {
     const jobs: Promise<JobOutcome>[] = [];
     for (let i = 0; i < 5; i++) jobs.push(work.submit(streams.product(tenant, `q${i}`), { kind: 'sent', revision: await send(`q${i}`, `https://cdn.test/q${i}.jpg`) }));
-    await until(() => running.length === 3, 2_000);
+    await until(() => running.length === 3, 30_000);
     const stopped = work.stop();
     finishAll();
     await stopped;

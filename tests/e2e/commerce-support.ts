@@ -36,7 +36,7 @@ export async function publish(t: TestService, p: Partner, env: Env, storeId: str
     { type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } },
   ]);
   expect((await t.approveStore(p, storeId, env)).status).to.equal(200);
-  expect(await t.service.runner.waitFor(appended.position, 5000)).to.equal(true);
+  expect(await t.service.runner.waitFor(appended.position, 30_000)).to.equal(true);
 }
 
 /** The public redirector's address of a product (`/p/{address}/{sku}`) on the test gateway. */

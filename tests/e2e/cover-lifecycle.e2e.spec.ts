@@ -43,7 +43,7 @@ describe('cover check and the product life cycle (e2e)', function () {
     hub.api.put(`/products/${sku}`, productBody(storeId, { image_urls: [coverUrl], updated_at: nextUpdatedAt(), ...overrides }));
   const read = async (sku: string) => (await hub.api.get(`/products/${sku}`)).body;
   const settledState = async (sku: string, state: string) => {
-    await until(async () => (await read(sku)).state === state, 10_000, `${sku} ${state}`, 25);
+    await until(async () => (await read(sku)).state === state, 30_000, `${sku} ${state}`, 100);
     return read(sku);
   };
   const coverChecks = async (sku: string) => {

@@ -3,14 +3,27 @@
  * to a loopback address however the name is mapped; and a restart in the middle of pending checks leaves no product
  * unchecked and checks none twice.
  */
+import http from 'node:http';
 import { expect } from 'chai';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
 import { until } from '../support/deadline.js';
+import { portOf } from '../../infra/gateway.js';
+
+/** Whether `url` answers 200 now, on a connection of its own (never a kept-alive one of a server that is closing). */
+function answers(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
+}
 
 describe('cover check safety (e2e)', function () {
-  this.timeout(30_000);
+  this.timeout(90_000);
   let servers: ImageServers;
   before(async () => {
     servers = await startImageServers();
@@ -49,7 +62,7 @@ describe('cover check safety (e2e)', function () {
         expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
       }
       for (const sku of Object.keys(covers)) {
-        await until(async () => (await hub.api.get(`/products/${sku}`)).body.state !== 'pending', 10_000, `${sku} checked`, 25);
+        await until(async () => (await hub.api.get(`/products/${sku}`)).body.state !== 'pending', 30_000, `${sku} checked`, 100);
         const got = (await hub.api.get(`/products/${sku}`)).body;
         expect(got.state, sku).to.equal('rejected');
         expect(got.reasons.map((r: { code: string }) => r.code), sku).to.deep.equal(['image_unreachable']);
@@ -64,24 +77,44 @@ describe('cover check safety (e2e)', function () {
   it('after a restart in the middle of pending checks, checks every pending product, none twice', async () => {
     const cover = coverTestEnv(servers, { extra: { COVER_CHECK_CONCURRENCY: '2' } });
     const { t, hub } = await serviceWith(cover);
-    const path = '/delay/120/img/800x600.jpg';
+    // Every cover waits at a gate of the image server until the test lets it through: which checks are done, in
+    // flight or not begun at the restart is arranged, not left to how fast the machine happens to be.
+    const gate = servers.gate('restart');
+    const path = '/gate/restart/img/800x600.jpg';
     const skus = Array.from({ length: 16 }, (_, i) => `r-${i}`);
+    const checked = async () => (await Promise.all(skus.map((sku) => checksOf(t, hub, sku)))).filter((n) => n > 0).length;
     try {
       for (const sku of skus) {
         expect((await hub.api.put(`/products/${sku}`, productBody('s', { image_urls: [servers.url('cdn.shop.test', `${path}?${sku}`)] }))).status).to.equal(200);
       }
-      const accepted = async () => {
-        const page = await t.as(hub.key).get('/products?state=accepted&limit=200');
-        return page.body.data.length as number;
-      };
-      await until(async () => (await accepted()) >= 2, 10_000, 'two checked', 25);
-      await t.restart();
-      const afterRestart = await accepted();
-      expect(afterRestart, 'checks were still pending at the restart').to.be.lessThan(skus.length);
-      await until(async () => (await accepted()) === skus.length, 15_000, 'every product checked after the restart', 25);
+      // COVER_CHECK_CONCURRENCY=2: two checks reach the gate; let them through, and the next two reach it.
+      await until(() => gate.held() === 2, 20_000, 'two checks at the gate');
+      gate.release();
+      await until(async () => (await checked()) === 2 && gate.held() === 2, 20_000, 'two products checked and the next two checks at the gate', 25);
+      expect(servers.requests(path), 'two covers fetched, two being fetched, twelve not yet').to.equal(4);
+
+      // The restart. The two checks stay in flight until the process that runs them begins to shut down (its admin
+      // API stops answering: it cannot answer again before those checks end, as its stop waits for them); then the
+      // gate opens, and the checks in hand finish as a graceful stop lets them.
+      const live = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1/health/live`;
+      const restarted = t.restart();
+      let atShutdown: { held: number; fetched: number } | undefined;
+      try {
+        await until(async () => !(await answers(live)), 30_000, 'the checking process beginning to shut down', 10);
+        atShutdown = { held: gate.held(), fetched: servers.requests(path) };
+      } finally {
+        gate.open();
+      }
+      await restarted;
+      expect(atShutdown, 'at the restart: two checks in flight, twelve covers never fetched').to.deep.equal({ held: 2, fetched: 4 });
+
+      await until(async () => (await checked()) === skus.length, 30_000, 'every product checked after the restart', 25);
+      const accepted = async () => (await t.as(hub.key).get('/products?state=accepted&limit=200')).body.data.length as number;
+      await until(async () => (await accepted()) === skus.length, 30_000, 'every product accepted in the read model', 50);
       for (const sku of skus) expect(await checksOf(t, hub, sku), sku).to.equal(1);
       expect(servers.requests(path), 'no cover fetched twice').to.equal(skus.length);
     } finally {
+      gate.open();
       await t.close();
       cover.cleanup();
     }

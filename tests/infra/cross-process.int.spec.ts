@@ -50,9 +50,9 @@ describe('cross-process glue', () => {
       const watcher = await PositionWatcher.start({ reads, messaging, checkpointNames: ['a'], pollIntervalMs: 60_000 });
       const other = new InProcessMessaging(undefined, hub); // the projections process's connection
       try {
-        const waiting = watcher.waitFor(12, 5000);
+        const waiting = watcher.waitFor(12, 30_000); // below the 60 s poll: only the message can end it
         announceProjected(other, 12);
-        expect(await within(waiting, 1000, 'wait on the message')).to.equal(true);
+        expect(await within(waiting, 30_000, 'wait on the message')).to.equal(true);
       } finally {
         await other.close();
         await watcher.close();
@@ -62,10 +62,10 @@ describe('cross-process glue', () => {
     it('resolves by polling the checkpoints when the message is lost', async () => {
       const watcher = await PositionWatcher.start({ reads, messaging, checkpointNames: ['a', 'b'], pollIntervalMs: 5 });
       try {
-        const waiting = watcher.waitFor(7, 5000);
+        const waiting = watcher.waitFor(7, 30_000);
         await checkpoint('a', 9);
         await checkpoint('b', 7);
-        expect(await within(waiting, 1000, 'wait on the poll')).to.equal(true);
+        expect(await within(waiting, 30_000, 'wait on the poll')).to.equal(true);
         expect(watcher.position).to.equal(7);
       } finally {
         await watcher.close();

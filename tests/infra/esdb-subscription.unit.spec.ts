@@ -27,7 +27,7 @@ class FakeClient {
   }
 
   async nthSubscription(n: number): Promise<FakeSub> {
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 20_000;
     while (this.subs.length < n) {
       if (Date.now() > deadline) throw new Error(`no subscription #${n}`);
       await new Promise<void>((resolve) => {

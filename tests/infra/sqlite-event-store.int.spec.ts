@@ -72,14 +72,14 @@ describe('SqliteEventStore', function () {
     expect((await within(polling[Symbol.asyncIterator]().next(), 5000, 'polled delivery')).value).to.include({ type: 'A' });
     const next = notified[Symbol.asyncIterator]().next();
     opened[2]!.notifyAppended();
-    expect((await within(next, 2000, 'notified delivery')).value).to.include({ type: 'A' });
+    expect((await within(next, 20_000, 'notified delivery')).value).to.include({ type: 'A' });
   });
 
   it('ends subscriptions when the store closes', async () => {
     const store = open();
     const pending = store.subscribeToAll()[Symbol.asyncIterator]().next();
     await store.close();
-    expect((await within(pending, 2000, 'next() after store close')).done).to.equal(true);
+    expect((await within(pending, 20_000, 'next() after store close')).done).to.equal(true);
   });
 
   it('with two writer processes on one file, a subscriber sees every event once, in position order, with no gap', async () => {
@@ -97,7 +97,7 @@ describe('SqliteEventStore', function () {
     expect(new Set(all.map((e) => (e.data as { pid: number }).pid)).size).to.equal(2);
     await until(() => seen.length >= all.length, 10_000, 'subscriber caught up');
     await subscription.close();
-    await within(loop, 2000, 'subscription loop end');
+    await within(loop, 20_000, 'subscription loop end');
     expect(seen.map((e) => e.id)).to.deep.equal(all.map((e) => e.id));
   });
 

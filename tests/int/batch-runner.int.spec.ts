@@ -108,7 +108,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     const { store, counter } = flaky(events, (i) => failing && i >= 10 && i < 40);
     const job = await submitBatch(deps, tenant, batch('a'), meta());
     await runner(depsWith(store), 5);
-    await until(() => counter.rejected > 0, 5000, 'a write failed');
+    await until(() => counter.rejected > 0, 30_000, 'a write failed');
     failing = false;
     expect(await doneTotals(job.view.job_id)).to.deep.equal(expected);
     await expectEachItemOnce('a');
@@ -120,8 +120,8 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     const job = await submitBatch(deps, tenant, batch('b'), meta());
     const first = await runner(depsWith(store), 60_000);
     // The first pass holds items 0..49 but the repeats (25 waits); those from 20 on fail.
-    await until(() => counter.rejected >= 28, 5000, 'the first pass failed');
-    await until(async () => (await productEvents('b-19')).length === 1, 5000, 'items before 20 applied');
+    await until(() => counter.rejected >= 28, 30_000, 'the first pass failed');
+    await until(async () => (await productEvents('b-19')).length === 1, 30_000, 'items before 20 applied');
     await first.stop();
     const log = await jobEvents(job.view.job_id);
     expect(log.map((e) => e.type)).to.not.include('BatchChunkProcessed');
@@ -138,7 +138,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     const ok = await submitBatch(deps, tenant, [{ op: 'delete', sku: 'c-1' }], meta());
     await runner(deps, 5);
     expect(await doneTotals(ok.view.job_id)).to.deep.equal({ received: 1, accepted: 0, rejected: 0, pending: 0, removed: 1 });
-    await until(async () => (await events.readStream(stream)).some((e) => e.type === 'BatchFailed'), 5000, 'job failed');
+    await until(async () => (await events.readStream(stream)).some((e) => e.type === 'BatchFailed'), 30_000, 'job failed');
     const failed = (await events.readStream(stream)).find((e) => e.type === 'BatchFailed')!;
     expect((failed.data as { reason: string }).reason).to.contain('incomplete');
   });

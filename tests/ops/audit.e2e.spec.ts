@@ -20,7 +20,7 @@ describe('audit: export and verify', function () {
     expect((await t.approveStore(hub, 'loja-a')).status).to.equal(200);
     for (const sku of ['sku-a1', 'sku-a2', 'sku-a3']) expect((await hub.api.put(`/products/${sku}`, productBody('loja-a'))).status).to.equal(200);
     expect((await other.api.put('/stores/loja-o', storeBody())).status).to.equal(200);
-    await t.service.runner.waitFor(await t.service.events.headPosition(), 5000);
+    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
   });
   after(async () => t.close());
 

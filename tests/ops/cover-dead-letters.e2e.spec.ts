@@ -52,7 +52,7 @@ let prefixes = 0;
 
 for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetStream', nats: true }] as const) {
   describe(`cover-check work queue and its dead letters (${variant.queue})`, function () {
-    this.timeout(30_000);
+    this.timeout(60_000);
     let nats: NatsServer | undefined;
     let t: TestService;
     let hub: Partner;
@@ -87,6 +87,15 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
     /** The cover results in the product's stream (the log, not a read model: polling it costs no rate brake). */
     const results = async (sku: string) =>
       (await t.service.events.readStream(stream(sku))).filter((e) => e.type === 'CoverChecked').map((e) => (e.data as { ok: boolean }).ok);
+    /**
+     * The product as the partner API shows it, once the projections have read the whole log: the result waited
+     * for is in the log first, and the read model follows when the projections get to it.
+     */
+    const product = async (sku: string) => {
+      const head = await t.service.events.headPosition();
+      expect(await t.service.runner.waitFor(head, 20_000), `the projections at position ${head}`).to.equal(true);
+      return (await t.as(hub.key).get(`/products/${sku}`)).body;
+    };
     const deadLetters = async () => (await t.admin.get('/cover-checks/dead-letters')).body as { total: number; dead_letters: { id: string }[] };
     const deadLetterCount = async () => (await deadLetters()).total;
     const scrape = async () => parsePrometheus(await (await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/metrics`)).text());
@@ -107,29 +116,29 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
     it('retries a check whose checker threw, and records one result when a later delivery succeeds', async () => {
       faults.fail(cover('flaky'), 2);
       await put('flaky');
-      await until(async () => (await results('flaky')).length === 1, 10_000, 'the result');
+      await until(async () => (await results('flaky')).length === 1, 20_000, 'the result');
       expect(await results('flaky')).to.deep.equal([true]);
       expect(faults.calls(cover('flaky')), 'two failures, then the check that passed').to.equal(3);
-      expect((await hub.api.get('/products/flaky')).body.state).to.equal('accepted');
+      expect((await product('flaky')).state).to.equal('accepted');
       expect(await deadLetterCount()).to.equal(0);
     });
 
     it('records a judged rejection as a result at once: no retry, no dead letter', async () => {
       await put('gif', cover('gif', 'gif'));
-      await until(async () => (await results('gif')).length === 1, 10_000, 'the result');
+      await until(async () => (await results('gif')).length === 1, 20_000, 'the result');
       expect(await results('gif')).to.deep.equal([false]);
       expect(faults.calls(cover('gif', 'gif'))).to.equal(1);
-      expect((await hub.api.get('/products/gif')).body.state).to.equal('rejected');
+      expect((await product('gif')).state).to.equal('rejected');
       expect(await deadLetterCount()).to.equal(0);
     });
 
     it(`ends a check that always fails as a dead letter after ${MAX_DELIVERIES} deliveries, shown to the operator, and runs it again on requeue`, async () => {
       faults.fail(cover('poison'), Infinity);
       await put('poison');
-      await until(async () => (await deadLetterCount()) === 1, 10_000, 'the dead letter');
+      await until(async () => (await deadLetterCount()) === 1, 20_000, 'the dead letter');
       expect(faults.calls(cover('poison'))).to.equal(MAX_DELIVERIES);
       expect(await results('poison')).to.deep.equal([]);
-      expect((await hub.api.get('/products/poison')).body.state).to.equal('pending');
+      expect((await product('poison')).state).to.equal('pending');
 
       const listed = await t.admin.get('/cover-checks/dead-letters');
       expect(listed.status).to.equal(200);
@@ -147,14 +156,14 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       expect(shown.json).to.deep.equal(listed.body);
       expect((await scrape()).value('pc_work_queue_dead_letters', { queue: 'cover_check' })).to.equal(1);
       // NATS acks the item just after it stored the dead letter: the depth follows a moment later.
-      await until(async () => (await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' }) === 0, 5_000, 'no item left in the queue');
+      await until(async () => (await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' }) === 0, 20_000, 'no item left in the queue');
 
       faults.fix(cover('poison'));
       const requeued = await ops(['cover', 'requeue', id]);
       expect(requeued.code, requeued.out).to.equal(0);
       expect(requeued.json.requeued.map((d: { id: string }) => d.id)).to.deep.equal([id]);
       expect(requeued.json.not_found).to.deep.equal([]);
-      await until(async () => (await results('poison')).length === 1, 10_000, 'the result after the requeue');
+      await until(async () => (await results('poison')).length === 1, 20_000, 'the result after the requeue');
       expect(await results('poison')).to.deep.equal([true]);
       expect(faults.calls(cover('poison'))).to.equal(MAX_DELIVERIES + 1);
       expect(await deadLetterCount()).to.equal(0);
@@ -167,7 +176,7 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
         faults.fail(cover(sku), Infinity);
         await put(sku);
       }
-      await until(async () => (await deadLetterCount()) === 2, 10_000, 'two dead letters');
+      await until(async () => (await deadLetterCount()) === 2, 20_000, 'two dead letters');
       for (const body of [{}, { ids: [] }, { ids: 'x' }, { all: false }, { all: true, ids: ['x'] }, { every: true }]) {
         const refused = await t.admin.post('/cover-checks/dead-letters/requeue', body);
         expect(refused.status, JSON.stringify(body)).to.equal(422);
@@ -180,7 +189,7 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       const all = await ops(['cover', 'requeue-all']);
       expect(all.code, all.out).to.equal(0);
       expect(all.json.requeued.map((d: { sku: string }) => d.sku).sort()).to.deep.equal(['all-1', 'all-2']);
-      await until(async () => (await results('all-1')).length === 1 && (await results('all-2')).length === 1, 10_000, 'both results');
+      await until(async () => (await results('all-1')).length === 1 && (await results('all-2')).length === 1, 20_000, 'both results');
       expect(await deadLetterCount()).to.equal(0);
     });
 
@@ -191,20 +200,20 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       async () => {
         faults.fail(cover('across'), Infinity);
         await put('across');
-        await until(async () => (await deadLetterCount()) === 1, 10_000, 'the dead letter');
+        await until(async () => (await deadLetterCount()) === 1, 20_000, 'the dead letter');
         await t.restart();
         await put('after-restart'); // a barrier: once checked, the reactor has read past every earlier send
-        await until(async () => (await results('after-restart')).length === 1, 10_000, 'the check of a later send');
+        await until(async () => (await results('after-restart')).length === 1, 20_000, 'the check of a later send');
         if (variant.nats) {
           expect((await deadLetters()).dead_letters.map((d) => d.id)).to.deep.equal([`${stream('across')}@0`]);
           expect(faults.calls(cover('across')), 'not checked again by itself').to.equal(MAX_DELIVERIES);
         } else {
-          await until(async () => (await deadLetterCount()) === 1, 10_000, 'the dead letter, made again after the restart');
+          await until(async () => (await deadLetterCount()) === 1, 20_000, 'the dead letter, made again after the restart');
           expect(faults.calls(cover('across')), 'checked again after the restart').to.equal(2 * MAX_DELIVERIES);
         }
         faults.fix(cover('across'));
         expect((await t.admin.post('/cover-checks/dead-letters/requeue', { all: true })).status).to.equal(200);
-        await until(async () => (await results('across')).length === 1, 10_000, 'the result after the requeue');
+        await until(async () => (await results('across')).length === 1, 20_000, 'the result after the requeue');
         expect(await results('across')).to.deep.equal([true]);
         for (const sku of ['flaky', 'gif', 'poison', 'all-1', 'all-2', 'after-restart']) expect(await results(sku), `${sku}: checked once, whatever the restart replayed`).to.have.length(1);
       },

@@ -32,7 +32,7 @@ describe('health and metrics on the admin port', function () {
     const live = await get('/admin/v1/health/live');
     expect(live.status).to.equal(200);
     expect(await live.json()).to.deep.equal({ status: 'live' });
-    await until(async () => (await ready()).status === 200, 5000, 'ready');
+    await until(async () => (await ready()).status === 200, 30_000, 'ready');
     const r = await ready();
     expect(r.body.status).to.equal('ready');
     expect(r.body.checks).to.deep.include({ shutting_down: false, event_store: 'ok', read_store: 'ok' });
@@ -52,7 +52,7 @@ describe('health and metrics on the admin port', function () {
     } finally {
       release();
     }
-    await until(async () => (await ready()).status === 200, 5000, 'ready again');
+    await until(async () => (await ready()).status === 200, 30_000, 'ready again');
   });
 
   it('serves Prometheus metrics: requests by route and status with latency, projections, queues, cover checks, rate-brake refusals', async () => {
@@ -71,7 +71,7 @@ describe('health and metrics on the admin port', function () {
       statuses.push(...(await Promise.all(Array.from({ length: 50 }, () => braked.api.delete('/nowhere')))).map((r) => r.status));
     }
     expect(statuses.filter((s) => s === 429)).to.have.length(650 - 600);
-    await t.service.runner.waitFor(await t.service.events.headPosition(), 5000);
+    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
 
     const m = await scrape();
     expect(m.types).to.include({

@@ -17,10 +17,14 @@ import { until, within } from '../support/deadline.js';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../infra/main.js');
 const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
-const SHUTDOWN_BOUND_MS = 5000;
+/**
+ * The process's own shutdown bound (SHUTDOWN_TIMEOUT_MS): it exits 1 when the graceful stop has not finished by then,
+ * so exit code 0 is the proof that it stopped in time. Generous, so that a busy machine does not make it exit 1.
+ */
+const SHUTDOWN_BOUND_MS = 20_000;
 
 describe('the service process: logs and graceful shutdown', function () {
-  this.timeout(30_000);
+  this.timeout(90_000);
   let dir: string;
   let child: ChildProcess;
   let stdout = '';
@@ -52,7 +56,7 @@ describe('the service process: logs and graceful shutdown', function () {
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    await until(() => /"msg":"partner commerce service started"/.test(stdout), 10_000, 'service started');
+    await until(() => /"msg":"partner commerce service started"/.test(stdout), 20_000, 'service started');
     const started = JSON.parse(stdout.split('\n').find((l) => l.includes('partner commerce service started'))!) as { api: string; admin: string };
     api = started.api;
     admin = client(started.admin, ADMIN_TOKEN);
@@ -120,20 +124,19 @@ describe('the service process: logs and graceful shutdown', function () {
       // The server has the request (headers read, handler waiting for the body): now stop it, then send the body.
       req.on('continue', () => {
         child.kill('SIGTERM');
-        until(() => stdout.includes('"msg":"shutting down"'), 5000, 'shutdown began').then(
+        until(() => stdout.includes('"msg":"shutting down"'), SHUTDOWN_BOUND_MS, 'shutdown began').then(
           () => req.end(body),
           (err: unknown) => reject(err),
         );
       });
       req.flushHeaders();
     });
-    const started = Date.now();
     const r = await within(answer, SHUTDOWN_BOUND_MS, 'the request in flight');
     expect(r.status, r.body).to.equal(200);
     expect(JSON.parse(r.body)).to.include({ sku: 'sku-inflight' });
     const exit = await within(exited, SHUTDOWN_BOUND_MS + 1000, 'process exit');
+    // 0: the graceful stop ended within SHUTDOWN_TIMEOUT_MS (the process measures it; past it, it exits 1).
     expect(exit).to.deep.equal({ code: 0, signal: null });
-    expect(Date.now() - started).to.be.below(SHUTDOWN_BOUND_MS);
     // The work is on disk: every projection's checkpoint reached the head of the log, the product is in the model.
     const events = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
     const reads = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });

@@ -41,7 +41,7 @@ describe('projection rebuild without downtime', function () {
     for (const c of collections) out[c] = (await t.service.reads.find<Doc>(c, { orderBy: [{ field: '_id' }] })).map(canonical);
     return out;
   };
-  const caughtUp = async () => t.service.runner.waitFor(await t.service.events.headPosition(), 5000);
+  const caughtUp = async () => expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
 
   it('lists each projection with its checkpoint, lag and state', async () => {
     await caughtUp();
@@ -78,7 +78,7 @@ describe('projection rebuild without downtime', function () {
     expect(s.collections).to.deep.equal(['products__g1', 'product_store_facts__g1']);
     expect(await snapshot(collections)).to.deep.equal(before);
     const raw = t.service.operations.reads.inner;
-    await until(async () => (await raw.count('products')) === 0, 5000, 'old generation emptied');
+    await until(async () => (await raw.count('products')) === 0, 30_000, 'old generation emptied');
     expect(await raw.count('products__g1')).to.equal(SKUS.length);
     const list = await hub.api.get('/products?limit=100');
     expect(list.body.data.map((p: { sku: string }) => p.sku)).to.have.members(SKUS);
@@ -121,7 +121,7 @@ describe('projection rebuild without downtime', function () {
       }
     })();
     try {
-      await until(() => last.get(SKUS[0]!)! > 1000, 5000, 'traffic started');
+      await until(() => last.get(SKUS[0]!)! > 1000, 30_000, 'traffic started');
       rebuilding = true;
       const started = await t.admin.post('/projections/products/rebuild', {});
       expect(started.status).to.equal(202);
@@ -129,10 +129,10 @@ describe('projection rebuild without downtime', function () {
       await until(async () => (await statusOf('products')).rebuild?.state === 'done', 20_000, 'rebuild under traffic done');
       rebuilding = false;
       duringRebuild = { writes: writesDuring, reads: readsDuring };
-      await until(() => readsDuring > 0 && writesDuring > 0, 5000, 'traffic after the switch');
+      await until(() => readsDuring > 0 && writesDuring > 0, 30_000, 'traffic after the switch');
       const more = writesDuring + 3;
       rebuilding = true;
-      await until(() => writesDuring >= more, 5000, 'writes after the switch');
+      await until(() => writesDuring >= more, 30_000, 'writes after the switch');
     } finally {
       stop = true;
       await Promise.all([writer, readerLoop]);

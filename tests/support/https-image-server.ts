@@ -11,7 +11,9 @@
 // no-location}, /redirect/chain/N (N ≥ 1 redirects, the last to the 800×600 JPEG), /endless (a body that never ends),
 // /trickle (one byte every 50 ms, forever), /hang (never answers), /oversized and /oversized-chunked
 // (OVERSIZED_BYTES, with and without Content-Length), /switch/{name} (answers what `setSwitch(name, …)` says: an
-// image of /img/ or `status:NNN`; 404 until set), /delay/{ms}/{route} (any route above, answered `ms` later).
+// image of /img/ or `status:NNN`; 404 until set), /delay/{ms}/{route} (any route above, answered `ms` later),
+// /gate/{name}/{route} (any route above, held until the test lets it through: `gate(name)`; a gate is shut until
+// opened, so a test can keep a check provably in flight for as long as it needs, whatever the machine's speed).
 // Every listener counts requests by path (query string dropped): `requests(path)`.
 import https from 'node:https';
 import net from 'node:net';
@@ -43,11 +45,23 @@ export interface ImageServers {
   hostMap: Record<string, string>;
   /** What /switch/{name} answers from now on: an image name of /img/ (`'800x600.jpg'`) or `'status:404'`. */
   setSwitch(name: string, answer: string): void;
+  /**
+   * The gate of /gate/{name}/…: `held()` requests are waiting at it now; `release()` lets those through (later
+   * ones wait again); `open()` lets those and every later one through. A request whose client goes away stops
+   * being held.
+   */
+  gate(name: string): Gate;
   /** Requests received for `path` (without query string) by every listener together. */
   requests(path: string): number;
   /** `https://{host}:{listener.port}{path}`, listener defaulting to main. */
   url(host: string, path: string, listener?: CountingListener): string;
   close(): Promise<void>;
+}
+
+export interface Gate {
+  held(): number;
+  release(): void;
+  open(): void;
 }
 
 interface Started extends CountingListener {
@@ -61,16 +75,39 @@ export async function startImageServers(): Promise<ImageServers> {
   const switches = new Map<string, string>();
   const counts = new Map<string, number>();
   const handle = routes(images, ports, switches);
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    counts.set(path, (counts.get(path) ?? 0) + 1);
+  const gates = new Map<string, { open: boolean; waiting: Set<() => void> }>();
+  const gateNamed = (name: string) => {
+    let g = gates.get(name);
+    if (!g) gates.set(name, (g = { open: false, waiting: new Set() }));
+    return g;
+  };
+  /** Answers `path` (counted once, by the handler); a gate or a delay answers its inner route later. */
+  const serve = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const gated = /^\/gate\/([^/]+)(\/.*)$/.exec(path);
+    if (gated) {
+      const g = gateNamed(gated[1]!);
+      const pass = () => {
+        g.waiting.delete(pass);
+        req.url = gated[2];
+        serve(req, res, gated[2]!);
+      };
+      if (g.open) return pass();
+      g.waiting.add(pass);
+      res.on('close', () => g.waiting.delete(pass));
+      return;
+    }
     const delayed = /^\/delay\/(\d+)(\/.*)$/.exec(path);
-    if (!delayed) return handle(req, res);
+    if (!delayed) return void handle(req, res);
     const timer = setTimeout(() => {
       req.url = delayed[2];
       handle(req, res);
     }, Number(delayed[1]));
     res.on('close', () => clearTimeout(timer));
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    serve(req, res, path);
   };
   const makeHttps = () => https.createServer({ key, cert }, handler);
 
@@ -101,6 +138,14 @@ export async function startImageServers(): Promise<ImageServers> {
       'v6.shop.test': '::1',
     },
     setSwitch: (name, answer) => void switches.set(name, answer),
+    gate: (name) => ({
+      held: () => gateNamed(name).waiting.size,
+      release: () => [...gateNamed(name).waiting].forEach((pass) => pass()),
+      open: () => {
+        gateNamed(name).open = true;
+        [...gateNamed(name).waiting].forEach((pass) => pass());
+      },
+    }),
     requests: (path) => counts.get(path) ?? 0,
     url: (host, path, listener = main) => `https://${host}:${listener.port}${path}`,
     close: async () => {
