@@ -6,13 +6,14 @@
  *
  * Hook into the `ops` entry point (infra/ops.ts):
  *
- *   import { runOperationsCommand, OPERATIONS_USAGE } from './ops-audit.js';
+ *   import { runOperationsCommand } from './ops-audit.js';
  *   const code = await runOperationsCommand(process.argv.slice(2), { adminUrl, token, out: process.stdout, err: process.stderr });
  *   if (code !== null) process.exit(code); // null: not one of these commands
  *
  * Exit codes: 0 done (verify: no difference), 1 failed (verify: differences found), 2 wrong usage.
  */
 import type { Writable } from 'node:stream';
+import { OPS_USAGE, problemMessage } from './ops-commands.js';
 
 export interface OpsIo {
   /** Origin of the admin port, e.g. `http://127.0.0.1:8081`. */
@@ -26,17 +27,8 @@ export interface OpsIo {
   pollMs?: number;
 }
 
-export const OPERATIONS_USAGE = `operations commands:
-  ops history --partner P [--env live|test] [--limit N] [--cursor C]   operation history, newest first
-  ops projections [list]                                                checkpoint, lag and state of each projection
-  ops projections rebuild NAME [--wait]                                 rebuild one read model without stopping reads
-  ops projections parked [--projection NAME] [--limit N]                events a projection could not apply (parked)
-  ops projections retry-parked ID... | --all                            apply parked events again (after a fix);
-                                                                        exit 1 when one still fails or is unknown
-  ops streams export --partner P [--env live|test]                      the partner's events, NDJSON in log order
-  ops audit verify                                                      replay every stream, report every difference
-  ops health                                                            readiness of the service
-  ops metrics                                                           the Prometheus metrics text`;
+/** The whole usage of `ops` (generated from the command table in infra/ops-commands.ts). */
+export const OPERATIONS_USAGE = OPS_USAGE;
 
 class UsageError extends Error {}
 
@@ -79,7 +71,14 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
     });
   const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
   const fail = async (r: Response): Promise<number> => {
-    io.err.write(`${r.status} ${await r.text()}\n`);
+    const text = await r.text();
+    let body: unknown = text;
+    try {
+      body = text ? (JSON.parse(text) as unknown) : undefined;
+    } catch {
+      /* not JSON: shown as text */
+    }
+    io.err.write(`${problemMessage(r.status, body)}\n`);
     return 1;
   };
   try {
@@ -164,7 +163,7 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err.write(`${err.message}\n\n${OPERATIONS_USAGE}\n`);
+      io.err.write(`ops: ${err.message}\n${OPS_USAGE}\n`);
       return 2;
     }
     throw err;

@@ -4,23 +4,17 @@
  *
  *   node dist/infra/ops.js <command>        (or: npm run ops -- <command>)
  *
- *   partners create --name N --type hub|store
- *   keys issue --partner P --env live|test [--scopes catalog,clicks]   prints the API key (shown only this once)
- *   keys revoke KEY_ID
- *   stores approve|suspend|reinstate --partner P --env live|test --store S
- *   stores approve-domain --partner P --env live|test --store S --domain D
- *   clock get
- *   clock advance MS                                                    only on a service started with CLOCK=manual
- *   streams read STREAM                                                 e.g. product-live:pt_X:sku-1
- *   cover dead-letters [--limit N]                                      cover checks that failed every delivery
- *   cover requeue ID                                                    run one dead letter again (after a fix)
- *   cover requeue-all                                                   run every dead letter again
+ * The commands are listed in one table, infra/ops-commands.ts (`ops help` prints it; so does every usage error).
+ * This file runs the commands that are one admin request each; infra/ops-audit.ts runs history, projections, export,
+ * audit, health and metrics.
  *
  * Environment: ADMIN_URL (default http://127.0.0.1:8081/admin/v1); the token is ADMIN_TOKEN, else the file
  * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
  * Exit status: 0 done; 1 the service answered a problem (message on stderr) or could not be reached; 2 usage error.
  */
-import { OPERATIONS_USAGE, runOperationsCommand } from './ops-audit.js';
+import { runOperationsCommand } from './ops-audit.js';
+import { OPS_USAGE, isOperationsCommand, problemMessage } from './ops-commands.js';
+import { streams, type Environment, type Tenant } from '../shared-schema/streams.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,19 +29,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const USAGE = `usage: ops <command>
-  partners create --name N --type hub|store
-  keys issue --partner P --env live|test [--scopes a,b]
-  keys revoke KEY_ID
-  stores approve|suspend|reinstate --partner P --env live|test --store S
-  stores approve-domain --partner P --env live|test --store S --domain D
-  clock get
-  clock advance MS
-  streams read STREAM
-  cover dead-letters [--limit N]
-  cover requeue ID
-  cover requeue-all
-env: ADMIN_URL (default http://127.0.0.1:8081/admin/v1), ADMIN_TOKEN or $DATA_DIR/admin-token`;
+/** Every command (generated from the table in infra/ops-commands.ts). */
+export const USAGE = OPS_USAGE;
 
 /** Splits `--flag value` / `--flag=value` options from positional words; every flag takes a value. */
 function parseArgs(args: readonly string[]): { words: string[]; flags: Map<string, string> } {
@@ -71,70 +54,164 @@ function parseArgs(args: readonly string[]): { words: string[]; flags: Map<strin
 
 const seg = encodeURIComponent;
 
+/** What a command's planner reads of its command line. */
+interface Line {
+  action: string;
+  /** The value of a required option (checked against `allowed`); marks it used. */
+  flag(name: string, allowed?: readonly string[]): string;
+  /** The value of an optional option, or undefined; marks it used. */
+  optional(name: string, allowed?: readonly string[]): string | undefined;
+  /** Exactly `count` words after the command's two. */
+  positional(count: number): string[];
+  /** The words after the command's two. */
+  rest: readonly string[];
+}
+
+const ENVS = ['live', 'test'] as const;
+
+function wholeNumber(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number`);
+  return value;
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+const STREAM_KINDS = ['store', 'product', 'order', 'job', 'click'] as const;
+
+/** The stream `streams read` names: the old positional name, or one built from partner/env/store/sku/order/job/click. */
+function streamName(line: Line): string {
+  if (line.rest.length > 0) {
+    const [stream] = line.positional(1);
+    return stream!;
+  }
+  const partnerId = line.flag('partner');
+  const given = STREAM_KINDS.filter((k) => line.optional(k) !== undefined);
+  const envRaw = line.optional('env', ENVS);
+  if (given.length === 0) {
+    if (envRaw !== undefined) throw new UsageError(`--env goes with one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}`);
+    return streams.partner(partnerId);
+  }
+  if (given.length > 1) throw new UsageError(`give one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}, not ${given.length}`);
+  if (envRaw === undefined) throw new UsageError('--env is required');
+  const tenant: Tenant = { partnerId, env: envRaw as Environment };
+  const kind = given[0]!;
+  const value = line.flag(kind);
+  switch (kind) {
+    case 'store':
+      return streams.store(tenant, value);
+    case 'product':
+      return streams.product(tenant, value);
+    case 'job':
+      return streams.job(tenant, value);
+    case 'click':
+      return streams.click(tenant, value);
+    case 'order': {
+      const colon = value.indexOf(':');
+      if (colon <= 0 || colon === value.length - 1) throw new UsageError('--order takes STORE:ORDER (the store id, a colon, the order id)');
+      return streams.order(tenant, value.slice(0, colon), value.slice(colon + 1));
+    }
+  }
+}
+
+const storeAction = (line: Line): AdminRequest => {
+  line.positional(0);
+  const base = `/partners/${seg(line.flag('partner'))}/${seg(line.flag('env', ENVS))}/stores/${seg(line.flag('store'))}`;
+  const tail = line.action === 'approve-domain' ? `/domains/${seg(line.flag('domain'))}/approve` : `/${line.action}`;
+  return { method: 'POST', path: base + tail, body: {} };
+};
+
+const listQuery = (line: Line, extra: Record<string, string | undefined> = {}): string =>
+  query({ ...extra, partner_id: line.optional('partner'), env: line.optional('env', ENVS), limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') });
+
+/**
+ * The planners of the commands this file runs, by command name. Their names are exactly the `ops` entries of
+ * OPS_COMMANDS but `help` (tests/ops/ops-usage.unit.spec.ts holds them together).
+ */
+export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = {
+  'partners create': (line) => {
+    line.positional(0);
+    return { method: 'POST', path: '/partners', body: { name: line.flag('name'), partner_type: line.flag('type', ['hub', 'store']) } };
+  },
+  'partners list': (line) => {
+    line.positional(0);
+    return { method: 'GET', path: `/partners${query({ limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') })}` };
+  },
+  'keys issue': (line) => {
+    line.positional(0);
+    const body: Record<string, unknown> = { environment: line.flag('env', ENVS) };
+    const scopes = line.optional('scopes');
+    if (scopes !== undefined) body.scopes = scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    return { method: 'POST', path: `/partners/${seg(line.flag('partner'))}/keys`, body };
+  },
+  'keys revoke': (line) => ({ method: 'DELETE', path: `/keys/${seg(line.positional(1)[0]!)}` }),
+  'stores pending': (line) => {
+    line.positional(0);
+    return { method: 'GET', path: `/stores${listQuery(line, { status: 'pending_review' })}` };
+  },
+  'stores approve': storeAction,
+  'stores suspend': storeAction,
+  'stores reinstate': storeAction,
+  'stores approve-domain': storeAction,
+  'domains pending': (line) => {
+    line.positional(0);
+    return { method: 'GET', path: `/domains/pending${listQuery(line)}` };
+  },
+  'clock get': (line) => {
+    line.positional(0);
+    return { method: 'GET', path: '/clock' };
+  },
+  'clock advance': (line) => {
+    const raw = line.positional(1)[0]!;
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('clock advance takes a whole number of milliseconds');
+    return { method: 'POST', path: '/clock', body: { advance_ms: Number(raw) } };
+  },
+  'streams read': (line) => ({ method: 'GET', path: `/streams/${seg(streamName(line))}` }),
+  'cover dead-letters': (line) => {
+    line.positional(0);
+    const limit = wholeNumber('limit', line.optional('limit'));
+    return { method: 'GET', path: `/cover-checks/dead-letters${query({ limit })}` };
+  },
+  'cover requeue': (line) => ({ method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [line.positional(1)[0]!] } }),
+  'cover requeue-all': (line) => {
+    line.positional(0);
+    return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { all: true } };
+  },
+};
+
 /** Turns the command line (without `node ops.js`) into one admin API request. Throws UsageError. */
 export function planRequest(args: readonly string[]): AdminRequest {
   const { words, flags } = parseArgs(args);
   const used = new Set<string>();
-  const flag = (name: string, allowed?: readonly string[]): string => {
+  const optional = (name: string, allowed?: readonly string[]): string | undefined => {
     const value = flags.get(name);
-    if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+    if (value === undefined) return undefined;
+    if (value === '') throw new UsageError(`--${name} needs a value`);
     if (allowed && !allowed.includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
     used.add(name);
     return value;
   };
-  const positional = (count: number): string[] => {
-    if (words.length !== 2 + count) throw new UsageError(`${words.slice(0, 2).join(' ')} takes ${count} argument(s)`);
-    return words.slice(2);
+  const name = words.slice(0, 2).join(' ');
+  const line: Line = {
+    action: words[1] ?? '',
+    flag: (flagName, allowed) => {
+      const value = optional(flagName, allowed);
+      if (value === undefined) throw new UsageError(`--${flagName} is required`);
+      return value;
+    },
+    optional,
+    positional: (count) => {
+      if (words.length !== 2 + count) throw new UsageError(`${name} takes ${count} argument(s)`);
+      return words.slice(2);
+    },
+    rest: words.slice(2),
   };
-  const request = ((): AdminRequest => {
-    const [group, action] = words;
-    switch (`${group} ${action}`) {
-      case 'partners create':
-        positional(0);
-        return { method: 'POST', path: '/partners', body: { name: flag('name'), partner_type: flag('type', ['hub', 'store']) } };
-      case 'keys issue': {
-        positional(0);
-        const body: Record<string, unknown> = { environment: flag('env', ['live', 'test']) };
-        if (flags.has('scopes')) body.scopes = flag('scopes').split(',').map((s) => s.trim()).filter(Boolean);
-        return { method: 'POST', path: `/partners/${seg(flag('partner'))}/keys`, body };
-      }
-      case 'keys revoke':
-        return { method: 'DELETE', path: `/keys/${seg(positional(1)[0]!)}` };
-      case 'stores approve':
-      case 'stores suspend':
-      case 'stores reinstate':
-      case 'stores approve-domain': {
-        positional(0);
-        const base = `/partners/${seg(flag('partner'))}/${seg(flag('env', ['live', 'test']))}/stores/${seg(flag('store'))}`;
-        const tail = action === 'approve-domain' ? `/domains/${seg(flag('domain'))}/approve` : `/${action}`;
-        return { method: 'POST', path: base + tail, body: {} };
-      }
-      case 'clock get':
-        positional(0);
-        return { method: 'GET', path: '/clock' };
-      case 'clock advance': {
-        const raw = positional(1)[0]!;
-        if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('clock advance takes a whole number of milliseconds');
-        return { method: 'POST', path: '/clock', body: { advance_ms: Number(raw) } };
-      }
-      case 'streams read':
-        return { method: 'GET', path: `/streams/${seg(positional(1)[0]!)}` };
-      case 'cover dead-letters': {
-        positional(0);
-        if (!flags.has('limit')) return { method: 'GET', path: '/cover-checks/dead-letters' };
-        const limit = flag('limit');
-        if (!/^\d+$/.test(limit)) throw new UsageError('--limit takes a whole number');
-        return { method: 'GET', path: `/cover-checks/dead-letters?limit=${limit}` };
-      }
-      case 'cover requeue':
-        return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [positional(1)[0]!] } };
-      case 'cover requeue-all':
-        positional(0);
-        return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { all: true } };
-      default:
-        throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${words.slice(0, 2).join(' ')}`);
-    }
-  })();
+  const planner = Object.hasOwn(PLANNERS, name) ? PLANNERS[name] : undefined;
+  if (!planner) throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${name}`);
+  const request = planner(line);
   const unknown = [...flags.keys()].filter((f) => !used.has(f));
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((f) => `--${f}`).join(', ')}`);
   return request;
@@ -153,7 +230,7 @@ export function adminToken(env: NodeJS.ProcessEnv): string {
   throw new UsageError(`no admin token: set ADMIN_TOKEN or DATA_DIR (looked for ${file})`);
 }
 
-interface Output {
+export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -204,37 +281,29 @@ export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io
   return 0;
 }
 
-function problemMessage(status: number, body: unknown): string {
-  if (!body || typeof body !== 'object') return `ops: HTTP ${status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`;
-  const p = body as { title?: string; detail?: string; errors?: { field: string; code: string; message: string }[]; request_id?: string };
-  const lines = [`ops: HTTP ${status} ${p.title ?? ''}${p.detail ? `: ${p.detail}` : ''}`.trimEnd()];
-  for (const e of p.errors ?? []) lines.push(`  ${e.field || '(body)'}: ${e.code} — ${e.message}`);
-  if (p.request_id) lines.push(`  request id: ${p.request_id}`);
-  return lines.join('\n');
-}
-
-/** The operations commands of infra/ops-audit.ts first (history, projections, export, audit, health, metrics), then ours. */
-async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (argv.length > 0 && argv[0] !== 'help' && argv[0] !== '--help') {
-    let token = '';
+/**
+ * Routes the command to infra/ops-audit.ts (history, projections, streams export, audit, health, metrics) or to
+ * runOps (the rest); `help` and every usage error print the whole usage.
+ */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
+  if (argv.length > 0 && isOperationsCommand(argv)) {
+    let token: string;
     try {
       token = adminToken(env);
-    } catch {
-      /* runOps explains the missing token */
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      io.err(`ops: ${err.message}\n${USAGE}\n`);
+      return 2;
     }
-    if (token) {
-      const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '').replace(/\/admin\/v1$/, '');
-      const io = { adminUrl, token, out: process.stdout, err: process.stderr, ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}) };
-      const code = await runOperationsCommand(argv, io);
-      if (code !== null) return code;
-    }
+    const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '').replace(/\/admin\/v1$/, '');
+    const code = await runOperationsCommand(argv, { adminUrl, token, out: process.stdout, err: process.stderr, ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}) });
+    if (code !== null) return code;
   }
-  if (argv[0] === 'help' || argv[0] === '--help') process.stdout.write(OPERATIONS_USAGE + '\n');
-  return runOps(argv, env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+  return runOps(argv, env, io);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main(process.argv.slice(2), process.env).then(
+  main(process.argv.slice(2), process.env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }).then(
     (code) => {
       process.exitCode = code;
     },

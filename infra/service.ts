@@ -143,7 +143,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
 
   const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
-  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
+  const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);
 
   let closed = false;
   return {

@@ -1,7 +1,7 @@
 /** The operator's partner and key commands (the admin API and `ops` call these). */
 import { streams } from '../../shared-schema/streams.js';
 import type { Environment } from '../../shared-schema/streams.js';
-import { ALL_SCOPES, type PartnerType, type Scope } from '../../shared-schema/events/partner.js';
+import { DEFAULT_SCOPES, type PartnerType, type Scope } from '../../shared-schema/events/partner.js';
 import { newApiKey, newKeyId, newPartnerId, sha256Hex } from '../../shared-schema/ids.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { decidePartner, partnerAggregate } from '../deciders/partner.js';
@@ -15,11 +15,11 @@ export async function createPartner(deps: CommandDeps, name: string, partnerType
   return { partner: { partner_id: partnerId, name, partner_type: partnerType, created_at: meta.recorded_at }, position: handled.position };
 }
 
-/** Issues a key; the key is returned only here, and only its hash is stored. */
+/** Issues a key; the key is returned only here, and only its hash is stored. Without `scopes`: DEFAULT_SCOPES. */
 export async function issueKey(deps: CommandDeps, partnerId: string, environment: Environment, scopes: Scope[] | undefined, meta: EventMetadata) {
   const apiKey = newApiKey(environment);
   const keyId = newKeyId();
-  const granted = scopes ?? [...ALL_SCOPES];
+  const granted = scopes ?? [...DEFAULT_SCOPES];
   const handled = await deps.repo.handle(streams.partner(partnerId), partnerAggregate, (s) =>
     decidePartner({ type: 'IssueKey', keyId, keyHash: sha256Hex(apiKey), environment, scopes: granted, now: meta.recorded_at, meta }, s),
   );

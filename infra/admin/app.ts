@@ -18,6 +18,7 @@ import { operateStore } from '../../command-api/services/stores.js';
 import type { StoreCommand } from '../../command-api/deciders/store.js';
 import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
 import { unicodeErrors } from '../../shared-schema/validation.js';
+import { adminListRoutes } from './lists.js';
 
 export interface AdminOptions {
   deps: CommandDeps;
@@ -62,6 +63,25 @@ function environmentParam(raw: string | undefined): Environment {
   return raw as Environment;
 }
 
+/** The problem of a status the router set without a body: 404 (no such path), 405 with `Allow`, 501. */
+function statusProblem(ctx: Koa.Context): ProblemError {
+  if (ctx.status === 405) {
+    const allow = ctx.response.get('Allow');
+    return new ProblemError(405, [], `${ctx.method} is not allowed here; allowed: ${allow}.`, { Allow: allow });
+  }
+  if (ctx.status === 404) return notFound('No such admin resource.');
+  if (ctx.status === 501) return new ProblemError(501, [], `The method ${ctx.method} is not implemented.`);
+  return new ProblemError(ctx.status, []);
+}
+
+/** An error some middleware threw with an exposed 4xx status (http-errors style), as a problem; else null (a 500). */
+function exposedProblem(err: unknown): ProblemError | null {
+  if (!err || typeof err !== 'object') return null;
+  const { status, expose, message } = err as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499 || expose !== true) return null;
+  return new ProblemError(status, [], typeof message === 'string' && message ? message : undefined);
+}
+
 export function createAdminApi(options: AdminOptions): Koa {
   const { deps } = options;
   const app = new Koa();
@@ -75,14 +95,16 @@ export function createAdminApi(options: AdminOptions): Koa {
       const got = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
       if (!timingSafeEqual(digest(got), expected)) throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.', { ...BEARER_CHALLENGE });
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such admin resource.');
+      // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
     } catch (err) {
-      const problem = err instanceof ProblemError ? err : new ProblemError(500, [], 'Internal error.');
-      if (!(err instanceof ProblemError)) options.log.error({ err, request_id: requestId }, 'admin error');
-      ctx.status = problem.status;
-      for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
+      const problem = err instanceof ProblemError ? err : exposedProblem(err);
+      if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
+      const answer = problem ?? new ProblemError(500, [], 'Internal error.');
+      ctx.status = answer.status;
+      for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
       ctx.type = 'application/problem+json';
-      ctx.body = problem.toBody(options.problemBaseUrl, requestId);
+      ctx.body = answer.toBody(options.problemBaseUrl, requestId);
     } finally {
       options.log.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'admin request');
     }
@@ -160,6 +182,7 @@ export function createAdminApi(options: AdminOptions): Koa {
     ctx.body = { now: now.toISOString(), manual: true };
   });
 
+  adminListRoutes(router, deps.reads);
   options.extend?.(router);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -49,7 +49,7 @@ runProcess('projections', async ({ config, settings, log }) => {
   const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory, metrics: operations.metrics });
 
   const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
-  const admin = await listen(operations.adminHandler(adminApp.callback()), config.adminPort, config.adminHost);
+  const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);
   let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const ok = !stopping && !failed;

@@ -14,6 +14,7 @@
 import type http from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Operations } from './operations.js';
+import { ProblemError } from '../../shared-schema/problems.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -24,13 +25,22 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
   res.end(head ? undefined : body);
 }
 
-export function healthAndMetricsHandler(ops: Operations, admin: Handler): Handler {
+/**
+ * `problemBaseUrl`: the partner API's `{base_url}`; the 401 and 500 of `/metrics` are problem+json with
+ * `type` `{base_url}/problemas/<status>` like every other admin error. (Readiness's 503 is the probe's answer, not
+ * an error: it keeps its `{status, checks}` body.)
+ */
+export function healthAndMetricsHandler(ops: Operations, admin: Handler, problemBaseUrl = ''): Handler {
   const metricsToken = ops.settings.metricsToken ? digest(ops.settings.metricsToken) : null;
   return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) return admin(req, res);
     const json = (status: number, body: unknown) => send(res, status, 'application/json', JSON.stringify(body), head);
+    const problem = (status: number, detail: string, headers: Record<string, string> = {}) => {
+      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+      send(res, status, 'application/problem+json', JSON.stringify(new ProblemError(status, [], detail).toBody(problemBaseUrl)), head);
+    };
     switch (path) {
       case '/admin/v1/health/live':
         return json(200, { status: 'live' });
@@ -43,11 +53,11 @@ export function healthAndMetricsHandler(ops: Operations, admin: Handler): Handle
       case '/metrics': {
         if (metricsToken) {
           const got = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-          if (!timingSafeEqual(digest(got), metricsToken)) return json(401, { error: 'Send Authorization: Bearer <METRICS_TOKEN>.' });
+          if (!timingSafeEqual(digest(got), metricsToken)) return problem(401, 'Send `Authorization: Bearer <METRICS_TOKEN>`.', { 'WWW-Authenticate': 'Bearer realm="metrics"' });
         }
         ops.metrics.text().then(
           (m) => send(res, 200, m.contentType, m.body, head),
-          () => json(500, { error: 'metrics unavailable' }),
+          () => problem(500, 'Metrics unavailable.'),
         );
         return;
       }

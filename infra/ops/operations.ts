@@ -177,8 +177,8 @@ export class Operations {
   readonly adminRoutes = (router: Router): void => operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
 
   /** Serves health and metrics on the admin port in front of the admin app. */
-  adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
-    return healthAndMetricsHandler(this, admin);
+  adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void, problemBaseUrl?: string): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+    return healthAndMetricsHandler(this, admin, problemBaseUrl);
   }
 
   /** Readiness answers 503 from now on (load balancers stop sending). */

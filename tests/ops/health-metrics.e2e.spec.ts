@@ -112,7 +112,10 @@ describe('health and metrics on the admin port', function () {
     const guarded = await startTestService({}, undefined, { operations: { metricsToken: 'metrics-token-0123456789' } });
     try {
       const url = `http://127.0.0.1:${portOf(guarded.service.admin)}`;
-      expect((await fetch(`${url}/metrics`)).status).to.equal(401);
+      const refused = await fetch(`${url}/metrics`);
+      expect(refused.status).to.equal(401);
+      expect(refused.headers.get('content-type')).to.contain('application/problem+json');
+      expect(((await refused.json()) as { type: string }).type).to.match(/^https?:\/\/.+\/problemas\/401$/);
       expect((await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${guarded.service.adminToken}` } })).status).to.equal(401);
       const ok = await fetch(`${url}/metrics`, { headers: { Authorization: 'Bearer metrics-token-0123456789' } });
       expect(ok.status).to.equal(200);

@@ -1,0 +1,136 @@
+/**
+ * The one table of `ops` commands. The usage text (`ops help`, and the text printed after any usage error) is
+ * generated from it, and the dispatchers are checked against it (tests/ops/ops-usage.unit.spec.ts): a command cannot
+ * exist without being listed, nor be listed without existing.
+ *
+ * `module`: which file runs it — `ops` (infra/ops.ts: one admin request per command) or `operations`
+ * (infra/ops-audit.ts: history, projections, export, audit, health, metrics).
+ */
+
+export interface OpsCommand {
+  /** The command words, e.g. `partners list`. */
+  name: string;
+  /** Options and arguments, as shown in the usage. */
+  args: string;
+  summary: string;
+  module: 'ops' | 'operations';
+  /** One valid invocation (without `ops`), used by the tests that hold the table and the dispatchers together. */
+  example: readonly string[];
+}
+
+const STREAM_BY = '--store S | --product SKU | --order STORE:ORDER | --job JOB | --click ID';
+
+export const OPS_COMMANDS: readonly OpsCommand[] = [
+  { name: 'partners create', args: '--name N --type hub|store', summary: 'a new partner', module: 'ops', example: ['partners', 'create', '--name', 'Loja', '--type', 'hub'] },
+  {
+    name: 'partners list',
+    args: '[--limit N] [--cursor C]',
+    summary: 'partners with their key counts and their stores by status per environment',
+    module: 'ops',
+    example: ['partners', 'list'],
+  },
+  {
+    name: 'keys issue',
+    args: '--partner P --env live|test [--scopes a,b]',
+    summary: 'prints the API key (shown only this once); default scopes: catalog, clicks, conversions, reports',
+    module: 'ops',
+    example: ['keys', 'issue', '--partner', 'pt_x', '--env', 'test'],
+  },
+  { name: 'keys revoke', args: 'KEY_ID', summary: 'revoke a key', module: 'ops', example: ['keys', 'revoke', 'key_x'] },
+  {
+    name: 'stores pending',
+    args: '[--partner P] [--env live|test] [--limit N] [--cursor C]',
+    summary: 'stores awaiting approval (pending_review), across partners',
+    module: 'ops',
+    example: ['stores', 'pending'],
+  },
+  { name: 'stores approve', args: '--partner P --env live|test --store S', summary: 'store → active, every declared domain approved', module: 'ops', example: ['stores', 'approve', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
+  { name: 'stores suspend', args: '--partner P --env live|test --store S', summary: 'store → suspended', module: 'ops', example: ['stores', 'suspend', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
+  { name: 'stores reinstate', args: '--partner P --env live|test --store S', summary: 'store → active', module: 'ops', example: ['stores', 'reinstate', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
+  {
+    name: 'stores approve-domain',
+    args: '--partner P --env live|test --store S --domain D',
+    summary: 'approve one declared domain',
+    module: 'ops',
+    example: ['stores', 'approve-domain', '--partner', 'pt_x', '--env', 'live', '--store', 's', '--domain', 'shop.test'],
+  },
+  {
+    name: 'domains pending',
+    args: '[--partner P] [--env live|test] [--limit N] [--cursor C]',
+    summary: 'declared domains not yet approved, one line per domain',
+    module: 'ops',
+    example: ['domains', 'pending'],
+  },
+  { name: 'clock get', args: '', summary: 'the service clock', module: 'ops', example: ['clock', 'get'] },
+  { name: 'clock advance', args: 'MS', summary: 'move a manual clock (only on a service started with CLOCK=manual)', module: 'ops', example: ['clock', 'advance', '1000'] },
+  {
+    name: 'streams read',
+    args: `--partner P [--env live|test (${STREAM_BY})]`,
+    summary: 'the events of one stream, in order (--partner alone: the partner and its keys)',
+    module: 'ops',
+    example: ['streams', 'read', '--partner', 'pt_x', '--env', 'test', '--product', 'sku-1'],
+  },
+  { name: 'streams read', args: 'STREAM', summary: 'the same, by the stream name itself (e.g. product-test:pt_X:sku-1)', module: 'ops', example: ['streams', 'read', 'partner-pt_x'] },
+  {
+    name: 'streams export',
+    args: '--partner P [--env live|test]',
+    summary: "the partner's events, NDJSON in log order",
+    module: 'operations',
+    example: ['streams', 'export', '--partner', 'pt_x'],
+  },
+  { name: 'history', args: '--partner P [--env live|test] [--limit N] [--cursor C]', summary: 'operation history, newest first', module: 'operations', example: ['history', '--partner', 'pt_x'] },
+  { name: 'projections list', args: '', summary: 'checkpoint, lag and state of each projection (also: ops projections)', module: 'operations', example: ['projections', 'list'] },
+  { name: 'projections rebuild', args: 'NAME [--wait]', summary: 'rebuild one read model without stopping reads', module: 'operations', example: ['projections', 'rebuild', 'stores'] },
+  { name: 'projections parked', args: '[--projection NAME] [--limit N]', summary: 'events a projection could not apply (parked)', module: 'operations', example: ['projections', 'parked'] },
+  {
+    name: 'projections retry-parked',
+    args: 'ID... | --all',
+    summary: 'apply parked events again (after a fix); exit 1 when one still fails or is unknown',
+    module: 'operations',
+    example: ['projections', 'retry-parked', '--all'],
+  },
+  { name: 'audit verify', args: '', summary: 'replay every stream, report every difference (exit 1 when one is found)', module: 'operations', example: ['audit', 'verify'] },
+  { name: 'cover dead-letters', args: '[--limit N]', summary: 'cover checks that failed every delivery', module: 'ops', example: ['cover', 'dead-letters'] },
+  { name: 'cover requeue', args: 'ID', summary: 'run one dead letter again (after a fix)', module: 'ops', example: ['cover', 'requeue', 'x'] },
+  { name: 'cover requeue-all', args: '', summary: 'run every dead letter again', module: 'ops', example: ['cover', 'requeue-all'] },
+  { name: 'health', args: '', summary: 'readiness of the service', module: 'operations', example: ['health'] },
+  { name: 'metrics', args: '', summary: 'the Prometheus metrics text', module: 'operations', example: ['metrics'] },
+  { name: 'help', args: '', summary: 'this text', module: 'ops', example: ['help'] },
+];
+
+function usageText(): string {
+  const lines = OPS_COMMANDS.map((c) => [`ops ${c.name}${c.args ? ` ${c.args}` : ''}`, c.summary] as const);
+  const width = Math.min(Math.max(...lines.map(([l]) => l.length)), 78);
+  const body = lines.map(([l, s]) => (l.length > width ? `  ${l}\n  ${' '.repeat(width)}  ${s}` : `  ${l.padEnd(width)}  ${s}`));
+  return [
+    'usage: ops <command>',
+    ...body,
+    'env: ADMIN_URL (default http://127.0.0.1:8081/admin/v1), ADMIN_TOKEN or $DATA_DIR/admin-token (DATA_DIR default ./data),',
+    '     METRICS_TOKEN for `ops metrics` when the service sets one',
+    'exit: 0 done; 1 the service answered a problem or could not be reached; 2 usage error',
+  ].join('\n');
+}
+
+/** Every command, generated from OPS_COMMANDS. */
+export const OPS_USAGE = usageText();
+
+/** The first words of the commands infra/ops-audit.ts runs (`streams export` is matched on two words). */
+export function isOperationsCommand(argv: readonly string[]): boolean {
+  return OPS_COMMANDS.some((c) => {
+    if (c.module !== 'operations') return false;
+    const [first, second] = c.name.split(' ');
+    if (first !== argv[0]) return false;
+    // `projections` alone, and `projections` with any sub-command, is the operations module's.
+    return first !== 'streams' || second === argv[1];
+  });
+}
+
+/** A problem+json answer (or any other) in a few lines for stderr; never the request's token. */
+export function problemMessage(status: number, body: unknown): string {
+  if (!body || typeof body !== 'object') return `ops: HTTP ${status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`;
+  const p = body as { title?: string; detail?: string; errors?: { field: string; code: string; message: string }[]; request_id?: string };
+  const lines = [`ops: HTTP ${status} ${p.title ?? ''}${p.detail ? `: ${p.detail}` : ''}`.trimEnd()];
+  for (const e of p.errors ?? []) lines.push(`  ${e.field || '(body)'}: ${e.code} — ${e.message}`);
+  if (p.request_id) lines.push(`  request id: ${p.request_id}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,222 @@
+/**
+ * The operator's tools (issue 13 point 10): partner and approval lists on the admin API and in `ops`, stream names
+ * built from partner/env/store/sku, problem+json on every admin error (404 and 405 included), the whole usage after
+ * every usage error, and the default scopes of a key.
+ */
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { portOf } from '../../infra/gateway.js';
+import { OPS_COMMANDS } from '../../infra/ops-commands.js';
+import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+
+const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+const BASE = 'https://api.example.test/v1';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+describe("the operator's tools (admin lists, problems, ops usage, default scopes)", function () {
+  let t: TestService;
+  let adminUrl: string;
+  let hub: Partner;
+  let shop: Partner;
+
+  const ops = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+    new Promise((resolve) => {
+      const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: t.service.adminToken, ...env };
+      execFile(process.execPath, [OPS, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      });
+    });
+
+  before(async () => {
+    t = await startTestService({ API_BASE_URL: BASE });
+    t.clock.set(new Date('2026-01-02T00:00:00Z'));
+    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`;
+    hub = await t.partner({ type: 'hub', name: 'Hub Listado', env: 'test' });
+    await t.key(hub.partnerId, 'live');
+    const revoked = await t.key(hub.partnerId, 'live');
+    expect((await t.admin.delete(`/keys/${revoked.keyId}`)).status).to.equal(204);
+    shop = await t.partner({ type: 'store', name: 'Loja Sozinha', env: 'live' });
+    // hub, test: two stores pending, one approved; shop, live: one store with one of its two domains approved.
+    expect((await hub.api.put('/stores/a-pending', storeBody({ domains: ['a.test'] }))).status).to.equal(200);
+    expect((await hub.api.put('/stores/b-pending', storeBody({ domains: ['b.test', 'b2.test'] }))).status).to.equal(200);
+    expect((await hub.api.put('/stores/c-active', storeBody({ domains: ['c.test'] }))).status).to.equal(200);
+    expect((await t.approveStore(hub, 'c-active', 'test')).status).to.equal(200);
+    expect((await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test'] }))).status).to.equal(200);
+    expect((await t.admin.post(`/partners/${shop.partnerId}/live/stores/unica/approve`, {})).status).to.equal(200);
+    expect((await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test', 'new.test'] }))).status).to.equal(200);
+  });
+  after(async () => t.close());
+
+  describe('admin API lists', () => {
+    it('GET /partners lists partners with key counts and stores by status per environment', async () => {
+      const r = await t.admin.get('/partners');
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body.next_cursor).to.equal(null);
+      const h = r.body.partners.find((p: { partner_id: string }) => p.partner_id === hub.partnerId);
+      expect(h).to.include({ name: 'Hub Listado', partner_type: 'hub', created_at: '2026-01-02T00:00:00.000Z' });
+      expect(h.keys).to.deep.equal({ active: 2, revoked: 1 });
+      expect(h.stores).to.deep.equal({
+        live: { pending_review: 0, active: 0, suspended: 0, total: 0 },
+        test: { pending_review: 2, active: 1, suspended: 0, total: 3 },
+      });
+      const s = r.body.partners.find((p: { partner_id: string }) => p.partner_id === shop.partnerId);
+      expect(s.stores.live).to.deep.equal({ pending_review: 0, active: 1, suspended: 0, total: 1 });
+    });
+
+    it('pages GET /partners with limit and next_cursor', async () => {
+      const first = await t.admin.get('/partners?limit=1');
+      expect(first.body.partners).to.have.length(1);
+      expect(first.body.next_cursor).to.be.a('string');
+      const second = await t.admin.get(`/partners?limit=1&cursor=${first.body.next_cursor}`);
+      expect(second.body.partners).to.have.length(1);
+      expect(second.body.next_cursor).to.equal(null);
+      expect([first.body.partners[0].partner_id, second.body.partners[0].partner_id]).to.have.members([hub.partnerId, shop.partnerId]);
+      expect((await t.admin.get('/partners?cursor=bm9wZQ')).status).to.equal(422);
+      expect((await t.admin.get('/partners?limit=0')).status).to.equal(422);
+    });
+
+    it('GET /stores?status=pending_review lists the stores awaiting approval across partners', async () => {
+      const r = await t.admin.get('/stores?status=pending_review');
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body.stores.map((s: { partner_id: string; environment: string; store_id: string; status: string }) => [s.partner_id, s.environment, s.store_id, s.status])).to.deep.equal([
+        [hub.partnerId, 'test', 'a-pending', 'pending_review'],
+        [hub.partnerId, 'test', 'b-pending', 'pending_review'],
+      ]);
+      expect(r.body.stores[0]).to.include({ partner_name: 'Hub Listado', name: 'Loja Exemplo' });
+      const paged = await t.admin.get('/stores?status=pending_review&limit=1');
+      expect(paged.body.stores.map((s: { store_id: string }) => s.store_id)).to.deep.equal(['a-pending']);
+      const rest = await t.admin.get(`/stores?status=pending_review&limit=1&cursor=${paged.body.next_cursor}`);
+      expect(rest.body.stores.map((s: { store_id: string }) => s.store_id)).to.deep.equal(['b-pending']);
+      expect(rest.body.next_cursor).to.equal(null);
+      expect((await t.admin.get('/stores?status=closed')).status).to.equal(422);
+    });
+
+    it('GET /domains/pending lists declared domains not yet approved, one per line', async () => {
+      const r = await t.admin.get('/domains/pending');
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body.domains.map((d: { partner_id: string; store_id: string; domain: string; store_status: string }) => [d.partner_id === hub.partnerId ? 'hub' : 'shop', d.store_id, d.domain, d.store_status])).to.have.deep.members([
+        ['hub', 'a-pending', 'a.test', 'pending_review'],
+        ['hub', 'b-pending', 'b.test', 'pending_review'],
+        ['hub', 'b-pending', 'b2.test', 'pending_review'],
+        ['shop', 'unica', 'new.test', 'active'],
+      ]);
+      const onlyShop = await t.admin.get(`/domains/pending?partner_id=${shop.partnerId}&env=live`);
+      expect(onlyShop.body.domains).to.deep.equal([{ partner_id: shop.partnerId, partner_name: 'Loja Sozinha', environment: 'live', store_id: 'unica', store_status: 'active', domain: 'new.test' }]);
+    });
+  });
+
+  describe('admin errors are problem+json', () => {
+    const expectProblem = (r: { status: number; headers: Headers; body: any }, status: number) => {
+      expect(r.headers.get('content-type')).to.contain('application/problem+json');
+      expect(r.body).to.include({ type: `${BASE}/problemas/${status}`, status });
+      expect(r.body.title).to.be.a('string');
+      expect(r.body.request_id).to.equal(r.headers.get('x-request-id'));
+    };
+
+    it('answers 405 with Allow and a problem for a known path with another method', async () => {
+      const r = await t.admin.request('DELETE', '/partners');
+      expect(r.status).to.equal(405);
+      expectProblem(r, 405);
+      expect(r.headers.get('allow')?.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'POST']);
+      const clock = await t.admin.request('PUT', '/clock', { body: '{}', headers: { 'Content-Type': 'application/json' } });
+      expect(clock.status).to.equal(405);
+      expectProblem(clock, 405);
+      expect(clock.headers.get('allow')?.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'POST']);
+    });
+
+    it('answers 404 with a problem for an unknown path, and 401 before either', async () => {
+      const r = await t.admin.get('/nothing/here');
+      expect(r.status).to.equal(404);
+      expectProblem(r, 404);
+      const noToken = await client(adminUrl).request('DELETE', '/partners');
+      expect(noToken.status).to.equal(401);
+      expectProblem(noToken, 401);
+    });
+
+    it('answers a problem for a 422 of the lists', async () => {
+      const r = await t.admin.get('/stores?env=prod');
+      expect(r.status).to.equal(422);
+      expectProblem(r, 422);
+      expect(r.body.errors[0]).to.include({ field: 'env', code: 'enum' });
+    });
+  });
+
+  describe('ops', () => {
+    it('ops partners list prints the partners with their counts', async () => {
+      const r = await ops(['partners', 'list']);
+      expect(r.code, r.stderr).to.equal(0);
+      const h = r.json.partners.find((p: { partner_id: string }) => p.partner_id === hub.partnerId);
+      expect(h.stores.test.pending_review).to.equal(2);
+    });
+
+    it('ops stores pending and ops domains pending print what awaits approval', async () => {
+      const stores = await ops(['stores', 'pending']);
+      expect(stores.code, stores.stderr).to.equal(0);
+      expect(stores.json.stores.map((s: { store_id: string }) => s.store_id)).to.deep.equal(['a-pending', 'b-pending']);
+      const narrowed = await ops(['stores', 'pending', '--partner', shop.partnerId]);
+      expect(narrowed.json.stores).to.deep.equal([]);
+      const domains = await ops(['domains', 'pending', '--partner', shop.partnerId, '--env', 'live']);
+      expect(domains.code, domains.stderr).to.equal(0);
+      expect(domains.json.domains.map((d: { domain: string }) => d.domain)).to.deep.equal(['new.test']);
+    });
+
+    it('ops streams read builds the stream name from partner, env and store / product', async () => {
+      const put = await hub.api.put('/products/sku-lido', productBody('c-active', { product_url: 'https://c.test/p/1' }));
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+      const product = await ops(['streams', 'read', '--product', 'sku-lido', '--partner', hub.partnerId, '--env', 'test']);
+      expect(product.code, product.stderr).to.equal(0);
+      expect(product.json.stream).to.equal(`product-test:${hub.partnerId}:sku-lido`);
+      expect(product.json.events[0].type).to.be.a('string');
+      const store = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'test', '--store', 'c-active']);
+      expect(store.code, store.stderr).to.equal(0);
+      expect(store.json.events.map((e: { type: string }) => e.type)).to.deep.equal(['StoreRegistered', 'StoreApproved']);
+      const partner = await ops(['streams', 'read', '--partner', hub.partnerId]);
+      expect(partner.code, partner.stderr).to.equal(0);
+      expect(partner.json.stream).to.equal(`partner-${hub.partnerId}`);
+      expect(partner.json.events.map((e: { type: string }) => e.type)).to.include('KeyRevoked');
+      const missing = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'live', '--product', 'sku-lido']);
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.contain('HTTP 404');
+      const both = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'test', '--store', 'x', '--product', 'y']);
+      expect(both.code).to.equal(2);
+    });
+
+    it('ops help and every usage error list every command of the table', async () => {
+      const help = await ops(['help']);
+      expect(help.code).to.equal(0);
+      const errors = [await ops([]), await ops(['nope']), await ops(['partners', 'list', '--bogus', '1']), await ops(['history']), await ops(['projections', 'rebuild'])];
+      for (const text of [help.stdout, ...errors.map((e) => e.stderr)]) {
+        for (const c of OPS_COMMANDS) expect(text).to.contain(`ops ${c.name}`);
+        for (const name of ['partners list', 'stores pending', 'domains pending', 'streams read', 'streams export', 'history', 'projections rebuild', 'audit verify', 'cover requeue-all', 'health', 'metrics']) {
+          expect(text).to.contain(`ops ${name}`);
+        }
+      }
+      for (const e of errors) expect(e.code, e.stderr).to.equal(2);
+    });
+
+    it('ops keys issue gives the guide\'s four scopes by default, promotions only when asked', async () => {
+      const plain = await ops(['keys', 'issue', '--partner', shop.partnerId, '--env', 'test']);
+      expect(plain.code, plain.stderr).to.equal(0);
+      expect(plain.json.scopes).to.deep.equal(['catalog', 'clicks', 'conversions', 'reports']);
+      const me = await client(t.api, plain.json.api_key).get('/me');
+      expect(me.body.scopes).to.deep.equal(['catalog', 'clicks', 'conversions', 'reports']);
+      const asked = await ops(['keys', 'issue', '--partner', shop.partnerId, '--env', 'test', '--scopes', 'catalog,promotions']);
+      expect(asked.code, asked.stderr).to.equal(0);
+      expect(asked.json.scopes).to.deep.equal(['catalog', 'promotions']);
+    });
+  });
+});
