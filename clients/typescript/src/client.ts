@@ -58,7 +58,7 @@ export interface ClientOptions {
 }
 
 export interface CallOptions {
-  /** An abort signal for the call, waits included. */
+  /** Aborts the call: passed to fetch and checked before each attempt (a wait in progress is not cut short). */
   signal?: AbortSignal;
 }
 
