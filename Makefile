@@ -5,7 +5,7 @@ MOCHA := node_modules/.bin/mocha
 TSC := node_modules/.bin/tsc
 
 .PHONY: run test build install bench clean test-unit test-int test-e2e deps-system \
-	run-command-api run-query-api run-projections test-topology
+	run-command-api run-query-api run-projections test-topology client
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -15,6 +15,11 @@ install: $(NODE_MODULES)
 
 build: install
 	$(TSC) -p tsconfig.json
+
+# The typed client's generated types (clients/typescript/src/schema.d.ts) from the published document, built
+# in-process (starts nothing). Commit the result: a test of `make test` fails while the committed copy is out of date.
+client: build
+	node clients/typescript/generate.mjs
 
 # System packages some tests need (real nats-server, nginx); installed from Debian when missing.
 deps-system:
