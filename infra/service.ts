@@ -106,7 +106,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const stores = await openStores(config, 'embedded', clock);
+  const stores = await openStores(config, 'embedded', clock, log);
   const { events } = stores;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
@@ -118,7 +118,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const keyCache = new KeyCache();
   const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
     ...operations.runnerHooks(),
-    onError: (err) => log.error({ err }, 'projection stopped'),
+    onError: (err) => operations.projectionStopped(err), // logs 'projection stopped'; readiness answers 503
     onCommitted: (batch) => {
       if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();
     },

@@ -276,7 +276,7 @@ export async function retryParked(
   records.sort((a, b) => a.position - b.position);
   for (const record of records) {
     const projector = projectors.find((p) => p.name === record.projection)!;
-    const [event] = await events.readAll({ afterPosition: record.position - 1, maxCount: 1 });
+    const [event] = await events.readAll({ fromPosition: record.position, maxCount: 1 }); // positions are opaque: no - 1
     if (!event || event.position !== record.position || event.id !== record.event_id) {
       result.still_failing.push(parkedView({ ...record, error: `event ${record.event_id} is not at position ${record.position} of the log` }));
       continue;

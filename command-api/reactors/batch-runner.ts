@@ -9,8 +9,9 @@
  * first item without an outcome; items of an interrupted pass that already reached their product stream (tagged
  * with `job_id` and `job_item`) are recognised and counted, never applied twice.
  *
- * Checkpoint (`reactor:batch-runner` in the read store): just below the oldest unfinished job's `BatchQueued`, so a
- * restart rediscovers every unfinished job and few finished ones. The job stream itself is always the authority.
+ * Checkpoint (`reactor:batch-runner` in the read store): the position of the `job` event delivered just before the
+ * oldest unfinished job's `BatchQueued` (positions are opaque tokens: no arithmetic), so a restart rediscovers
+ * every unfinished job and few finished ones. The job stream itself is always the authority.
  */
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
@@ -34,8 +35,12 @@ export interface BatchRunnerOptions {
 
 interface ActiveJob {
   stream: string;
-  /** Position of `BatchQueued` (the checkpoint stays below the oldest unfinished one). */
-  queuedAt: number;
+  /**
+   * Position of the event the subscription delivered just before `BatchQueued` (or the position it started after):
+   * the checkpoint stays at or below it for the oldest unfinished job, so a restart delivers `BatchQueued` again.
+   * Positions are opaque tokens: "just below BatchQueued" is this, never `BatchQueued's position - 1`.
+   */
+  resumeAfter: number;
   state: JobState | null;
   revision: number;
   /** Position of the job stream's last event: an interrupted pass wrote its items after it. */
@@ -96,9 +101,10 @@ export class BatchRunner {
 
   private async discover(subscription: Subscription): Promise<void> {
     for await (const e of subscription) {
+      const before = this.seen;
       this.seen = e.position;
       if (e.type !== 'BatchQueued' || this.active.has(e.stream)) continue;
-      const job: ActiveJob = { stream: e.stream, queuedAt: e.position, state: null, revision: -1, lastPosition: 0, verify: false, failures: 0, notBefore: 0 };
+      const job: ActiveJob = { stream: e.stream, resumeAfter: before, state: null, revision: -1, lastPosition: 0, verify: false, failures: 0, notBefore: 0 };
       this.active.set(e.stream, job);
       this.ready.push(job);
       this.wake();
@@ -233,7 +239,7 @@ export class BatchRunner {
   /** Best effort: a checkpoint left behind only makes the next start re-read a few finished jobs. */
   private async saveCheckpoint(): Promise<void> {
     let below = this.seen;
-    for (const j of this.active.values()) below = Math.min(below, j.queuedAt - 1);
+    for (const j of this.active.values()) below = Math.min(below, j.resumeAfter);
     if (below <= this.saved) return;
     try {
       await this.deps.reads.transact((tx) => tx.setCheckpoint(BATCH_RUNNER_CHECKPOINT, below));

@@ -33,10 +33,11 @@ export interface CoverReactorOptions {
 
 /**
  * Positions of sends not yet safe; the checkpoint stays below the oldest. A parked one (a dead letter) holds the
- * checkpoint but does not count as waiting.
+ * checkpoint but does not count as waiting. "Below a send" is the position of the event delivered just before it
+ * (positions are opaque tokens: never the send's position - 1, which EventStoreDB refuses as a start).
  */
 class Watermark {
-  private readonly pending = new Map<number, { parked: boolean }>();
+  private readonly pending = new Map<number, { parked: boolean; before: number }>();
   private waiting = 0;
   private lastSeen: number;
   constructor(start: number) {
@@ -47,9 +48,10 @@ class Watermark {
     return this.waiting;
   }
   seen(position: number, needsWork: boolean): void {
+    const before = this.lastSeen;
     this.lastSeen = position;
     if (!needsWork) return;
-    this.pending.set(position, { parked: false });
+    this.pending.set(position, { parked: false, before });
     this.waiting += 1;
   }
   done(position: number): void {
@@ -64,10 +66,13 @@ class Watermark {
     entry.parked = true;
     this.waiting -= 1;
   }
-  /** Every event at or below this position is safe (a Map iterates in insertion order: oldest first). */
+  /**
+   * Every event at or below this position is safe (a Map iterates in insertion order: oldest first). It is always
+   * a position the subscription delivered, or the one it started after.
+   */
   get safe(): number {
-    const oldest = this.pending.keys().next();
-    return oldest.done ? this.lastSeen : oldest.value - 1;
+    const oldest = this.pending.values().next();
+    return oldest.done ? this.lastSeen : oldest.value.before;
   }
 }
 

@@ -24,7 +24,7 @@ export interface DoorProcess {
 export async function openDoorProcess(config: Config, settings: OperationsSettings, log: Logger): Promise<DoorProcess> {
   requireSharedMessaging(config);
   const clock = processClock(config);
-  const stores = await openStores(config, 'configured', clock);
+  const stores = await openStores(config, 'configured', clock, log);
   const { events, messaging } = stores;
   const ops = await startDoorOperations({ log, clock, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
   const reads = ops.reads;

@@ -25,7 +25,7 @@ import { runProcess } from './process.js';
 runProcess('projections', async ({ config, settings, log }) => {
   requireSharedMessaging(config);
   const clock = processClock(config);
-  const stores = await openStores(config, 'configured', clock);
+  const stores = await openStores(config, 'configured', clock, log);
   const { events, messaging } = stores;
   const operations = await Operations.create({ log, clock, events, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
   const reads = operations.reads;

@@ -25,7 +25,7 @@ import {
   jsonEvent,
 } from '@eventstore/db-client';
 import type { JSONType, Position, ReadPosition } from '@eventstore/db-client';
-import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
+import { WrongExpectedRevisionError, startOf } from '../../shared-schema/ports/event-store.js';
 import type {
   AppendResult,
   EventStore,
@@ -61,7 +61,10 @@ export interface EsdbEventStoreOptions {
   maxAppendBytes?: number;
   /** Events per page of `readAll` and `headPosition`. Default 500. */
   pageSize?: number;
-  /** Called when a live subscription loses its connection and is about to resubscribe. */
+  /**
+   * Called when a live subscription loses its connection and is about to resubscribe (the wiring logs a warning).
+   * Other errors are not retried: they end the subscription's iteration with the error.
+   */
   onSubscriptionDrop?: (error: unknown, attempt: number) => void;
 }
 
@@ -96,6 +99,7 @@ export class EsdbEventStore implements EventStore {
     const bytes = appendBytes(events);
     if (bytes > this.maxAppendBytes) throw new AppendTooLargeError(stream, bytes, this.maxAppendBytes);
     const name = this.prefix + stream;
+    if (events.length === 0) return this.emptyAppend(stream, expectedRevision);
     const data = events.map((e) =>
       jsonEvent({ id: uuidv7(), type: e.type, data: (e.data ?? null) as JSONType, metadata: e.metadata }),
     );
@@ -114,12 +118,35 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
+   * An append of nothing, as the port defines it: the stream's current state, the expected revision checked. Not sent
+   * to the server: for a missing stream its answer carries `no_stream`, which the driver (v6 append.js:
+   * `BigInt(success.getCurrentRevision())`) reads as revision 0, and it carries no position. One read of the
+   * stream's last event answers both, and nothing is written, so checking against that read is exact.
+   */
+  private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
+    toEsdbExpected(expected); // the same RangeError as a real append for a bad expected revision
+    let last: RecordedEvent | undefined;
+    try {
+      for await (const resolved of this.client.readStream(this.prefix + stream, { fromRevision: END, maxCount: 1, direction: BACKWARDS })) {
+        last = toRecorded(resolved, { streamPrefix: this.prefix });
+      }
+    } catch (err) {
+      if (!(err instanceof StreamNotFoundError)) throw err;
+    }
+    const actual = last ? last.revision : 'no_stream';
+    const matches =
+      expected === 'any' ||
+      (expected === 'no_stream' ? actual === 'no_stream' : expected === 'stream_exists' ? actual !== 'no_stream' : actual === expected);
+    if (!matches) throw new WrongExpectedRevisionError(stream, expected, actual);
+    return last ? { nextRevision: last.revision, position: last.position } : { nextRevision: -1, position: 0 };
+  }
+
+  /**
    * The position of the LAST event appended, which read-your-writes waits for. For one event the append answer
    * carries it; for several, the server's answer may carry the first event's, so read the last one back by its
    * exact revision (no race: that revision can only hold our event).
    */
   private async positionOfAppend(name: string, last: bigint, count: number, reported?: Position): Promise<number> {
-    if (count === 0) return this.headPosition(); // nothing written: the log is where it was
     if (count === 1 && reported) return positionToNumber(reported);
     if (count > 1) {
       for await (const resolved of this.client.readStream(name, { fromRevision: last, maxCount: 1, direction: FORWARDS })) {
@@ -152,14 +179,17 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
-   * `afterPosition` must be 0 or a position this store returned (an event's or an append's): the server can only
-   * start reading at the boundary of a record of its log.
+   * `afterPosition`/`fromPosition` must be 0 or a position this store returned (an event's or an append's): the
+   * server can only start reading at the boundary of a record of its log, and refuses any other position
+   * (InvalidArgument "Trying to read from an invalid position").
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const scope: EventScope = { streamPrefix: this.prefix, categories: options.categories };
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     const out: RecordedEvent[] = [];
-    let after = options.afterPosition ?? 0;
+    const start = startOf(options);
+    let after = start.position;
+    let inclusive = start.inclusive; // the event AT `after` is wanted (first page only)
     let from: ReadPosition = after > 0 ? numberToPosition(after) : START;
     while (out.length < max) {
       let seen = 0;
@@ -168,13 +198,14 @@ export class EsdbEventStore implements EventStore {
         seen++;
         lastInPage = resolved.event?.position ?? lastInPage;
         const e = toRecorded(resolved, scope);
-        // `fromPosition` is inclusive: the event AT the position was already delivered (the port is exclusive).
-        if (!e || e.position <= after) continue;
+        // The driver's `fromPosition` is inclusive: the event AT the position is wanted only for an inclusive start.
+        if (!e || e.position < after || (e.position === after && !inclusive)) continue;
         out.push(e);
         if (out.length >= max) break;
       }
       if (seen < this.pageSize || !lastInPage) break;
       after = Math.max(after, positionToNumber(lastInPage));
+      inclusive = false;
       from = lastInPage;
     }
     return out;
@@ -203,7 +234,8 @@ export class EsdbEventStore implements EventStore {
     const sub = new EsdbSubscription({
       client: this.client,
       scope: { streamPrefix: this.prefix, categories: options.categories },
-      afterPosition: options.afterPosition ?? 0,
+      ...(options.afterPosition !== undefined ? { afterPosition: options.afterPosition } : {}),
+      ...(options.fromPosition !== undefined ? { fromPosition: options.fromPosition } : {}),
       onDrop: this.options.onSubscriptionDrop,
       onClose: () => this.subscriptions.delete(sub),
     });

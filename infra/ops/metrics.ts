@@ -26,6 +26,7 @@ export class ServiceMetrics {
   private readonly refusals: Counter<'door' | 'kind'>;
   private readonly coverChecks: Counter<'outcome'>;
   private readonly historyFailures: Counter<string>;
+  private readonly subscriptionStops: Counter<'subscriber'>;
   private readonly queues = new Map<string, () => number | Promise<number>>();
   private readonly deadLetters = new Map<string, () => number | Promise<number>>();
   private projections: () => Promise<{ head: number; projections: ProjectionSample[] }> = async () => ({ head: 0, projections: [] });
@@ -44,6 +45,12 @@ export class ServiceMetrics {
     });
     this.refusals = new Counter({ name: 'pc_rate_brake_refusals_total', help: 'Requests refused by the rate brake (429).', labelNames: ['door', 'kind'], registers: [registry] });
     this.coverChecks = new Counter({ name: 'pc_cover_checks_total', help: 'Cover checks by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.subscriptionStops = new Counter({
+      name: 'pc_subscription_stops_total',
+      help: 'Event-store subscriptions that ended on an error that retrying cannot cure (see the error log).',
+      labelNames: ['subscriber'],
+      registers: [registry],
+    });
     this.historyFailures = new Counter({ name: 'pc_history_write_failures_total', help: 'Operation history entries that could not be written.', registers: [registry] });
     const self = this;
     /** A gauge with one value per registered queue, read at each scrape. */
@@ -156,6 +163,10 @@ export class ServiceMetrics {
       if (this.queues.get(queue) === depth) this.queues.delete(queue);
       if (deadLetters && this.deadLetters.get(queue) === deadLetters) this.deadLetters.delete(queue);
     };
+  };
+
+  readonly subscriptionStopped = (subscriber: string): void => {
+    this.subscriptionStops.inc({ subscriber });
   };
 
   readonly historyWriteFailed = (): void => {

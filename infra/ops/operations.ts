@@ -50,7 +50,15 @@ export interface Readiness {
   ready: boolean;
   /** Ready but some projection has parked events: reads are served, some documents miss an event. */
   degraded: boolean;
-  checks: { shutting_down: boolean; event_store: string; read_store: string; projections: Record<string, string>; parked_events: number };
+  checks: {
+    shutting_down: boolean;
+    event_store: string;
+    read_store: string;
+    projections: Record<string, string>;
+    parked_events: number;
+    /** Set when the live projection runner stopped on an error: the read models no longer follow the log. */
+    projection_runner?: string;
+  };
 }
 
 export class Operations {
@@ -66,6 +74,7 @@ export class Operations {
   readonly metrics: ServiceMetrics;
   readonly rebuilder: ProjectionRebuilder;
   private shuttingDown = false;
+  private runnerStopped: string | null = null;
 
   private constructor(private readonly deps: OperationsDeps) {
     this.settings = { ...DEFAULT_OPERATIONS_SETTINGS, ...(deps.settings ?? {}) };
@@ -147,8 +156,20 @@ export class Operations {
     return result;
   }
 
+  /**
+   * The live projection runner stopped on an error (its subscription ended: a refused start position, a denied
+   * read…). Logged, counted, and readiness answers 503 from now on: the read models no longer follow the log, and
+   * a lag check alone would not see it until writes pile up.
+   */
+  projectionStopped(err: unknown): void {
+    this.runnerStopped = `stopped: ${err instanceof Error ? err.message : String(err)}`;
+    this.deps.log.error({ err }, 'projection stopped');
+    this.metrics.subscriptionStopped('projections');
+  }
+
   async readiness(): Promise<Readiness> {
     const checks: Readiness['checks'] = { shutting_down: this.shuttingDown, event_store: 'ok', read_store: 'ok', projections: {}, parked_events: 0 };
+    if (this.runnerStopped) checks.projection_runner = this.runnerStopped;
     const probe = async (what: () => Promise<unknown>): Promise<string> => {
       try {
         await withTimeout(what(), 2000);
@@ -159,7 +180,7 @@ export class Operations {
     };
     checks.event_store = await probe(() => this.deps.events.headPosition());
     checks.read_store = await probe(() => this.deps.reads.getCheckpoint('__ready'));
-    let ready = !this.shuttingDown && checks.event_store === 'ok' && checks.read_store === 'ok';
+    let ready = !this.shuttingDown && !this.runnerStopped && checks.event_store === 'ok' && checks.read_store === 'ok';
     if (checks.event_store === 'ok' && checks.read_store === 'ok') {
       const bound = this.settings.readyMaxLagEvents;
       for (const p of this.rebuilder.projectors) {

@@ -53,7 +53,12 @@ export class AppendWaker {
   }
 }
 
-export type PageReader = (afterPosition: number, categories: readonly string[] | undefined, maxCount: number) => RecordedEvent[];
+/** Events after row `afterRow` (the adapter's own dense row numbers), and the row of the last one. */
+export type PageReader = (
+  afterRow: number,
+  categories: readonly string[] | undefined,
+  maxCount: number,
+) => { events: RecordedEvent[]; lastRow: number };
 
 export class SqliteSubscription implements Subscription, AsyncIterator<RecordedEvent> {
   private buffer: RecordedEvent[] = [];
@@ -61,8 +66,11 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
   private pending: { release: () => void } | undefined;
   private chain: Promise<unknown> = Promise.resolve();
 
+  private afterRow: number | undefined;
+
   constructor(
-    private afterPosition: number,
+    /** The row after which to start; throws when the store refuses the start (the first next() rejects). */
+    private readonly start: () => number,
     private readonly categories: readonly string[] | undefined,
     private readonly readPage: PageReader,
     private readonly waker: AppendWaker,
@@ -75,7 +83,11 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
 
   /** Calls are served one after the other, so concurrent `next()` calls still get events in order. */
   next(): Promise<IteratorResult<RecordedEvent>> {
-    const result = this.chain.then(() => this.pull());
+    // A failure (a refused start, a read error) ends the subscription: later calls answer done.
+    const result = this.chain.then(() => this.pull()).catch(async (error: unknown) => {
+      await this.close();
+      throw error;
+    });
     this.chain = result.catch(() => undefined);
     return result;
   }
@@ -100,10 +112,11 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
       if (next) return { value: next, done: false };
       // The read and the registration of the wait happen in the same synchronous turn: no wake-up (local commit
       // or poll tick) can fall between them, so an event committed after this read always wakes us.
-      const page = this.readPage(this.afterPosition, this.categories, SUBSCRIPTION_PAGE_SIZE);
-      if (page.length > 0) {
-        this.buffer = page;
-        this.afterPosition = page[page.length - 1]!.position;
+      this.afterRow ??= this.start();
+      const page = this.readPage(this.afterRow, this.categories, SUBSCRIPTION_PAGE_SIZE);
+      if (page.events.length > 0) {
+        this.buffer = page.events;
+        this.afterRow = page.lastRow;
         continue;
       }
       const wait = this.waker.wait();

@@ -27,6 +27,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  startOf,
 } from '../../shared-schema/ports/event-store.js';
 import { openConnection } from './event-store-schema.js';
 import { AppendWaker, SqliteSubscription } from './event-store-subscription.js';
@@ -50,6 +51,12 @@ export interface SqliteEventStoreOptions {
   readOnly?: boolean;
   /** Commit groups in a worker thread, so that their fsync does not block the event loop. Default false. */
   writerThread?: boolean;
+  /**
+   * TESTS ONLY. Positions handed out are the row's number times this (default 1: dense), so that they look like
+   * EventStoreDB's byte offsets: a position that is not a multiple of it is refused as not being one of this store's,
+   * and any `position - 1` arithmetic in a caller breaks its tests. Every store opening one file must use the same.
+   */
+  positionSpacing?: number;
 }
 
 interface Row {
@@ -98,7 +105,9 @@ export class SqliteEventStore implements EventStore {
         ? new WriterThread({ path: options.path, synchronous: options.synchronous ?? 'FULL', busyTimeoutMs: options.busyTimeoutMs ?? 5000 })
         : new GroupWriter(db);
     }
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer);
+    const spacing = options.positionSpacing ?? 1;
+    if (!Number.isSafeInteger(spacing) || spacing < 1) throw new RangeError('positionSpacing must be a positive integer');
+    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer, spacing);
   }
 
   private constructor(
@@ -106,6 +115,7 @@ export class SqliteEventStore implements EventStore {
     pollIntervalMs: number,
     private readonly maxGroupEvents: number,
     writer: GroupWriter | WriterThread | null,
+    private readonly spacing: number,
   ) {
     this.writer = writer;
     this.stmt = {
@@ -137,7 +147,7 @@ export class SqliteEventStore implements EventStore {
   /**
    * Appends all of `events` or none. An empty `events` is allowed: it checks `expectedRevision`, writes nothing and
    * returns the stream's current state (`nextRevision` -1 and `position` 0 when the stream does not exist; else its
-   * last revision and that event's position).
+   * last revision and that event's position), as the port defines.
    */
   appendToStream(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is closed'));
@@ -161,22 +171,22 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const rows = this.stmt.readStream.all(stream, Math.max(0, options.fromRevision ?? 0), limitOf(options.maxCount));
-    return rows.map(toRecorded);
+    return rows.map((row) => this.toRecorded(row));
   }
 
   /** `categories: []` matches nothing; leave it out to read every category. */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.readPage(options.afterPosition ?? 0, options.categories, limitOf(options.maxCount));
+    return this.readPage(this.rowAfter(options), options.categories, limitOf(options.maxCount)).events;
   }
 
   async headPosition(): Promise<number> {
-    return this.stmt.head.get()?.head ?? 0;
+    return (this.stmt.head.get()?.head ?? 0) * this.spacing;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     if (this.closing) throw new Error('the event store is closed');
     const subscription = new SqliteSubscription(
-      options.afterPosition ?? 0,
+      () => this.rowAfter(options), // checked on the first next(): a refused start ends the iteration with the error
       options.categories,
       (after, categories, max) => this.readPage(after, categories, max),
       this.waker,
@@ -209,12 +219,42 @@ export class SqliteEventStore implements EventStore {
     return this.closed;
   }
 
-  private readPage(afterPosition: number, categories: readonly string[] | undefined, maxCount: number): RecordedEvent[] {
-    if (categories === undefined) return this.stmt.readAll.all(afterPosition, maxCount).map(toRecorded);
-    // One index range scan per category, merged by position; rows are parsed only once chosen.
-    const rows = this.readCategories(afterPosition, [...new Set(categories)], maxCount);
-    rows.sort((a, b) => a.position - b.position);
-    return (maxCount < 0 ? rows : rows.slice(0, maxCount)).map(toRecorded);
+  /**
+   * The row number after which a read starts (exclusive). Rows are dense, so "from row r inclusive" is "after r - 1"
+   * here, inside the adapter; the positions handed out are tokens (row × spacing) that callers may not count with.
+   */
+  private rowAfter(options: Pick<ReadAllOptions, 'afterPosition' | 'fromPosition'>): number {
+    const start = startOf(options);
+    if (start.position % this.spacing !== 0) {
+      throw new RangeError(`${start.position} is not a position of this event store (positions are opaque tokens)`);
+    }
+    const row = start.position / this.spacing;
+    return start.inclusive ? row - 1 : row;
+  }
+
+  /** Events after row `afterRow`, and the row of the last one (for the next page). */
+  private readPage(afterRow: number, categories: readonly string[] | undefined, maxCount: number): { events: RecordedEvent[]; lastRow: number } {
+    let rows: Row[];
+    if (categories === undefined) rows = this.stmt.readAll.all(afterRow, maxCount);
+    else {
+      // One index range scan per category, merged by position; rows are parsed only once chosen.
+      rows = this.readCategories(afterRow, [...new Set(categories)], maxCount);
+      rows.sort((a, b) => a.position - b.position);
+      if (maxCount >= 0) rows = rows.slice(0, maxCount);
+    }
+    return { events: rows.map((row) => this.toRecorded(row)), lastRow: rows.length > 0 ? rows[rows.length - 1]!.position : afterRow };
+  }
+
+  private toRecorded(row: Row): RecordedEvent {
+    return {
+      id: row.id,
+      stream: row.stream,
+      revision: row.revision,
+      position: row.position * this.spacing,
+      type: row.type,
+      data: JSON.parse(row.data) as unknown,
+      metadata: JSON.parse(row.metadata) as EventMetadata,
+    };
   }
 
   private dataVersion(): number {
@@ -261,8 +301,9 @@ export class SqliteEventStore implements EventStore {
     group.forEach((append, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) {
-        if (append.events.length > 0) written = Math.max(written, outcome.result.position);
-        append.resolve(outcome.result);
+        const result = { nextRevision: outcome.result.nextRevision, position: outcome.result.position * this.spacing };
+        if (append.events.length > 0) written = Math.max(written, result.position);
+        append.resolve(result);
       } else append.reject(outcome.error);
     });
     if (written > 0) {
@@ -303,16 +344,4 @@ function checkAppendArguments(stream: string, expected: ExpectedRevision): void 
 
 function limitOf(maxCount: number | undefined): number {
   return maxCount === undefined ? -1 : Math.max(0, Math.floor(maxCount));
-}
-
-function toRecorded(row: Row): RecordedEvent {
-  return {
-    id: row.id,
-    stream: row.stream,
-    revision: row.revision,
-    position: row.position,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-  };
 }

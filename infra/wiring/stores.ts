@@ -12,6 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
@@ -59,10 +60,17 @@ export function requireSharedMessaging(config: Config): void {
   if (!config.natsUrl) throw new ConfigError(['NATS_URL is required to run the services as separate processes']);
 }
 
-export async function openEventStore(config: Config, mode: StoreMode): Promise<EventStore> {
+/**
+ * `log` hears every dropped EventStoreDB subscription connection (a warning per attempt to resubscribe); errors that
+ * are not a lost connection end the subscription, and its consumer reports them (e.g. 'projection stopped').
+ */
+export async function openEventStore(config: Config, mode: StoreMode, log?: Pick<Logger, 'warn'>): Promise<EventStore> {
   if (adapterChoice(config, mode).events === 'esdb') {
     const { EsdbEventStore } = await import('../esdb/event-store.js'); // loaded only when used (its client is heavy)
-    return EsdbEventStore.connect(config.eventstoreUrl!);
+    return EsdbEventStore.connect(config.eventstoreUrl!, {
+      onSubscriptionDrop: (err, attempt) =>
+        log?.warn({ err, attempt }, 'event-store subscription lost its connection; subscribing again from the last event delivered'),
+    });
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   return SqliteEventStore.open({
@@ -118,10 +126,10 @@ export async function openMessaging(
 }
 
 /** Opens all three; on a failure, closes what was already open. */
-export async function openStores(config: Config, mode: StoreMode, clock: Clock): Promise<Stores> {
+export async function openStores(config: Config, mode: StoreMode, clock: Clock, log?: Pick<Logger, 'warn'>): Promise<Stores> {
   const opened: { close(): Promise<void> }[] = [];
   try {
-    const events = await openEventStore(config, mode);
+    const events = await openEventStore(config, mode, log);
     opened.push(events);
     const reads = await openReadStore(config, mode, clock);
     opened.push(reads);

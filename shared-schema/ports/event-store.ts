@@ -2,8 +2,15 @@
  * The event-store port, shaped like EventStoreDB: streams with revisions, one global log with positions,
  * optimistic concurrency by expected revision, and a catch-up-then-live subscription to the whole log.
  *
- * Revisions start at 0 for the first event of a stream. Positions are strictly increasing across the whole
- * log (not necessarily dense) and start above 0, so `fromPosition: 0` means "from the beginning".
+ * Revisions start at 0 for the first event of a stream and are dense: arithmetic on them is fine.
+ *
+ * Positions are OPAQUE, ORDERED TOKENS: strictly increasing across the whole log, > 0, NOT dense (on EventStoreDB
+ * they are byte offsets in the server's log). Compare them; never add to or subtract from them. A position given
+ * back to the store (`afterPosition`, `fromPosition`) must be 0 ("the start of the log") or a position this store
+ * returned (an event's, an append's, `headPosition()`'s). Anything else may be refused: `readAll` rejects, and a
+ * subscription's iteration throws (it ends; it is never retried). Negative or non-integer values are always refused
+ * with a RangeError. "Resume just before event X" is `fromPosition: X.position` (inclusive), or `afterPosition`
+ * the position of the event delivered before X — never `X.position - 1`.
  * Numbers are plain JS numbers: positions and revisions stay far below 2^53 on any one deployment.
  */
 
@@ -42,10 +49,15 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
   metadata: EventMetadata;
 }
 
+/**
+ * What an append answers. An empty append (no events) writes nothing, still checks the expected revision, and
+ * answers the stream's current state: its last revision and that event's position, or `nextRevision: -1` and
+ * `position: 0` when the stream does not exist.
+ */
 export interface AppendResult {
-  /** Revision of the last event appended (the stream's new current revision). */
+  /** Revision of the last event appended (the stream's new current revision); -1: empty append, no stream. */
   nextRevision: number;
-  /** Global position of the last event appended. */
+  /** Global position of the last event appended (of the stream's last event for an empty append; 0: none). */
   position: number;
 }
 
@@ -69,8 +81,13 @@ export interface ReadStreamOptions {
 }
 
 export interface ReadAllOptions {
-  /** Return events with a position strictly greater than this. Default 0 (from the start). */
+  /** Return events with a position strictly greater than this (exclusive). Default 0 (from the start). */
   afterPosition?: number;
+  /**
+   * Return events from this position on, the event AT it included (inclusive); 0 means the start. Give at most one
+   * of `afterPosition` and `fromPosition` (both: RangeError).
+   */
+  fromPosition?: number;
   maxCount?: number;
   /** Only events whose stream category (text before the first `-`) is in this list. */
   categories?: readonly string[];
@@ -91,9 +108,30 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the log (0 when empty). */
   headPosition(): Promise<number>;
-  /** Reads from `afterPosition`, then waits for new events and yields them live, in order, forever. */
+  /**
+   * Reads from `afterPosition`/`fromPosition`, then waits for new events and yields them live, in order, forever.
+   * A lost connection is retried by the adapter; any other failure (a start position the store refuses, a denied
+   * read) ends the iteration with that error.
+   */
   subscribeToAll(options?: SubscribeOptions): Subscription;
   close(): Promise<void>;
+}
+
+/**
+ * Where a read or subscription starts, checked: `{ position, inclusive }` (position 0 = the start of the log).
+ * Throws a RangeError for both options at once, or a negative / non-integer position.
+ */
+export function startOf(options: Pick<ReadAllOptions, 'afterPosition' | 'fromPosition'>): { position: number; inclusive: boolean } {
+  const { afterPosition, fromPosition } = options;
+  if (afterPosition !== undefined && fromPosition !== undefined) {
+    throw new RangeError('give afterPosition (exclusive) or fromPosition (inclusive), not both');
+  }
+  const inclusive = fromPosition !== undefined;
+  const position = fromPosition ?? afterPosition ?? 0;
+  if (!Number.isSafeInteger(position) || position < 0) {
+    throw new RangeError(`invalid log position ${String(position)}: positions are 0 or one the store returned`);
+  }
+  return { position, inclusive: inclusive && position > 0 };
 }
 
 /** The category of a stream: the text before the first `-` (as EventStoreDB reads it). */

@@ -72,7 +72,7 @@ export function eventStoreContract(
         const [read] = await store.readStream(s);
         expect(read!.data).to.deep.equal(data);
         expect(read!.metadata).to.deep.equal(metadata);
-        const [fromAll] = await store.readAll({ afterPosition: read!.position - 1, maxCount: 1 });
+        const [fromAll] = await store.readAll({ fromPosition: read!.position, maxCount: 1 });
         expect(fromAll).to.deep.equal(read);
       });
 
@@ -102,11 +102,26 @@ export function eventStoreContract(
 
       it('accepts an empty append: nothing written, the current revision returned, expected revision still checked', async () => {
         const s = newStream();
-        await store.appendToStream(s, [ev('A'), ev('B')]);
-        expect((await store.appendToStream(s, [], 'any')).nextRevision).to.equal(1);
+        const written = await store.appendToStream(s, [ev('A'), ev('B')]);
+        expect(await store.appendToStream(s, [], 'any')).to.deep.equal({ nextRevision: 1, position: written.position });
         expect((await store.appendToStream(s, [], 1)).nextRevision).to.equal(1);
+        expect((await store.appendToStream(s, [], 'stream_exists')).nextRevision).to.equal(1);
         await expectConflict(store.appendToStream(s, [], 5), 5, 1);
+        await expectConflict(store.appendToStream(s, [], 'no_stream'), 'no_stream', 1);
         expect(await store.readStream(s)).to.have.length(2);
+      });
+
+      it('an empty append to a missing stream answers revision -1 and position 0, creates nothing, checks the expectation', async () => {
+        const s = newStream();
+        const head = await store.headPosition();
+        expect(await store.appendToStream(s, [], 'any')).to.deep.equal({ nextRevision: -1, position: 0 });
+        expect(await store.appendToStream(s, [], 'no_stream')).to.deep.equal({ nextRevision: -1, position: 0 });
+        await expectConflict(store.appendToStream(s, [], 'stream_exists'), 'stream_exists', 'no_stream');
+        await expectConflict(store.appendToStream(s, [], 0), 0, 'no_stream');
+        expect(await store.readStream(s)).to.deep.equal([]);
+        expect(await store.headPosition()).to.equal(head);
+        // Still a new stream: 'no_stream' is accepted once.
+        expect((await store.appendToStream(s, [ev('A')], 'no_stream')).nextRevision).to.equal(0);
       });
     });
 
@@ -200,6 +215,77 @@ export function eventStoreContract(
         const [firstAfter, ...rest] = await store.readAll({ afterPosition: start, maxCount: 1 });
         expect(rest).to.deep.equal([]);
         expect(firstAfter!.position).to.equal(all[0]!.position);
+      });
+    });
+
+    describe('positions are opaque tokens', () => {
+      /** Three events of a fresh category and the head before them. */
+      async function three(): Promise<{ cat: string; start: number; events: RecordedEvent[] }> {
+        const cat = newCategory();
+        const start = await store.headPosition();
+        await store.appendToStream(`${cat}-1`, [ev('P0'), ev('P1')]);
+        await store.appendToStream(`${cat}-2`, [ev('P2')]);
+        return { cat, start, events: await store.readAll({ afterPosition: start, categories: [cat] }) };
+      }
+      const types = (events: RecordedEvent[]) => events.map((e) => e.type);
+
+      it('readAll: fromPosition includes the event at it, afterPosition excludes it, at the first event and between two', async () => {
+        const { cat, events } = await three();
+        expect(types(events)).to.deep.equal(['P0', 'P1', 'P2']);
+        const [p0, p1] = events;
+        expect(types(await store.readAll({ fromPosition: p0!.position, categories: [cat] }))).to.deep.equal(['P0', 'P1', 'P2']);
+        expect(types(await store.readAll({ afterPosition: p0!.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
+        expect(types(await store.readAll({ fromPosition: p1!.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
+        expect(types(await store.readAll({ afterPosition: p1!.position, categories: [cat] }))).to.deep.equal(['P2']);
+        // Unfiltered, the first event read from an event's position is that event.
+        const [at] = await store.readAll({ fromPosition: p1!.position, maxCount: 1 });
+        expect(at).to.deep.equal(p1);
+        // "Resume just before P1" without arithmetic: after the event before it.
+        expect(types(await store.readAll({ afterPosition: p0!.position, categories: [cat], maxCount: 1 }))).to.deep.equal(['P1']);
+      });
+
+      it('subscribeToAll: fromPosition includes the event at it, afterPosition excludes it, at the first event and between two', async () => {
+        const { cat, events } = await three();
+        const [p0, p1] = events;
+        const firstTypes = async (options: { afterPosition?: number; fromPosition?: number }, n: number) => {
+          const subscription = store.subscribeToAll({ ...options, categories: [cat] });
+          const iterator = subscription[Symbol.asyncIterator]();
+          const got: string[] = [];
+          try {
+            while (got.length < n) {
+              const r = await within(iterator.next(), 5000, 'subscription next()');
+              expect(r.done).to.equal(false);
+              got.push((r.value as RecordedEvent).type);
+            }
+          } finally {
+            await subscription.close();
+          }
+          return got;
+        };
+        expect(await firstTypes({ fromPosition: p0!.position }, 3)).to.deep.equal(['P0', 'P1', 'P2']);
+        expect(await firstTypes({ afterPosition: p0!.position }, 2)).to.deep.equal(['P1', 'P2']);
+        expect(await firstTypes({ fromPosition: p1!.position }, 2)).to.deep.equal(['P1', 'P2']);
+        expect(await firstTypes({ afterPosition: p1!.position }, 1)).to.deep.equal(['P2']);
+      });
+
+      it('refuses both start options at once, and a negative or fractional position', async () => {
+        const { events } = await three();
+        const p = events[0]!.position;
+        for (const bad of [{ afterPosition: p, fromPosition: p }, { afterPosition: -1 }, { fromPosition: -5 }, { afterPosition: 0.5 }]) {
+          const error = await store.readAll(bad).then(() => 'no error', (e: unknown) => e);
+          expect(error, JSON.stringify(bad)).to.be.instanceOf(RangeError);
+        }
+      });
+
+      it('a subscription whose start is refused ends with the error (no silent retry), then answers done', async () => {
+        for (const bad of [{ afterPosition: -1 }, { fromPosition: 1.5 }]) {
+          const subscription = store.subscribeToAll(bad);
+          const iterator = subscription[Symbol.asyncIterator]();
+          const error = await within(iterator.next(), 5000, 'refused subscription next()').then(() => 'no error', (e: unknown) => e);
+          expect(error, JSON.stringify(bad)).to.be.instanceOf(Error);
+          expect((await within(iterator.next(), 2000, 'next() after the error')).done).to.equal(true);
+          await subscription.close();
+        }
       });
     });
 

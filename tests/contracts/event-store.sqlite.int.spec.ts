@@ -4,11 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
+import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 
-for (const writerThread of [false, true]) {
-  eventStoreContract(writerThread ? 'SQLite, writer thread' : 'SQLite', async () => {
+for (const [label, writerThread, positionSpacing] of [
+  ['SQLite', false, 1],
+  ['SQLite, writer thread', true, 1],
+  ['SQLite, sparse positions', false, SPARSE_POSITIONS],
+] as const) {
+  eventStoreContract(label, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-contract-'));
-    const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), writerThread });
+    const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), writerThread, positionSpacing });
     return {
       store,
       cleanup: async () => {
@@ -18,6 +23,28 @@ for (const writerThread of [false, true]) {
     };
   });
 }
+
+describe('SQLite event store with sparse positions (a stand-in for byte offsets)', () => {
+  it('refuses a position that is not one of its own, in reads and as a subscription start', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-sparse-'));
+    const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS });
+    try {
+      const meta = { recorded_at: '2024-05-01T12:00:00.000Z' };
+      const { position } = await store.appendToStream('s-1', [{ type: 'A', data: {}, metadata: meta }, { type: 'B', data: {}, metadata: meta }]);
+      expect(position).to.equal(2 * SPARSE_POSITIONS);
+      expect(await store.headPosition()).to.equal(position);
+      const inside = position - 1; // what `queuedAt - 1` used to compute: inside a "record"
+      const error = await store.readAll({ afterPosition: inside }).then(() => 'no error', (e: unknown) => e);
+      expect(error).to.be.instanceOf(RangeError);
+      const iterator = store.subscribeToAll({ afterPosition: inside })[Symbol.asyncIterator]();
+      expect(await iterator.next().then(() => 'no error', (e: unknown) => e)).to.be.instanceOf(RangeError);
+      expect((await iterator.next()).done).to.equal(true);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('SQLite event store: a group as it crosses to the writer thread', () => {
   it('packs and unpacks any text (colons, digits, emoji, empty) and every kind of expected revision', async () => {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { productsProjector } from '../../projections/projectors/products.js';
@@ -31,7 +32,7 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cover-recheck-'));
-    events = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
+    events = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS }); // byte-offset-like positions: no `position - 1`
     reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
     runner = new ProjectionRunner(events, reads, [productsProjector]);
     await runner.start();

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { AggregateRepository } from '../../command-api/handler.js';
 import { CoverWork, type JobOutcome } from '../../command-api/reactors/cover-work.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
@@ -26,7 +27,7 @@ describe('cover-check pool (SQLite event store)', () => {
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cover-work-'));
-    events = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
+    events = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS }); // byte-offset-like positions: no `position - 1`
     running = [];
     maxAtOnce = 0;
     work = new CoverWork({

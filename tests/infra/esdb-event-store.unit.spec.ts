@@ -70,8 +70,9 @@ class FakeEsdb {
   }
 
   async *readStream(stream: string, options: ReadStreamOptions = {}) {
-    const recs = this.log.filter((r) => r.stream === stream);
+    let recs = this.log.filter((r) => r.stream === stream);
     if (recs.length === 0) throw new StreamNotFoundError(undefined, stream);
+    if (options.direction === 'backwards') recs = [...recs].reverse(); // only from END in these tests
     const from = typeof options.fromRevision === 'bigint' ? options.fromRevision : 0n;
     let n = 0;
     for (const r of recs) {
@@ -119,6 +120,30 @@ for (const inclusive of [true, false]) {
       const b = await store.appendToStream('job-1', [ev('D')], 2);
       expect(b.nextRevision).to.equal(3);
       expect(b.position).to.equal((await store.readStream('job-1', { fromRevision: 3 }))[0].position);
+    });
+
+    it('an empty append answers the stream as it is (-1 and 0 when missing), checks the expectation, sends nothing', async () => {
+      const before = fake.log.length;
+      expect(await store.appendToStream('job-9', [], 'any')).to.deep.equal({ nextRevision: -1, position: 0 });
+      expect(await store.appendToStream('job-9', [], 'no_stream')).to.deep.equal({ nextRevision: -1, position: 0 });
+      const missing = await store.appendToStream('job-9', [], 'stream_exists').catch((e: unknown) => e);
+      expect(missing).to.be.instanceOf(WrongExpectedRevisionError);
+      expect(missing).to.include({ expected: 'stream_exists', actual: 'no_stream' });
+      expect(fake.log.length).to.equal(before);
+      const written = await store.appendToStream('job-9', [ev('A'), ev('B')]);
+      expect(await store.appendToStream('job-9', [], 1)).to.deep.equal({ nextRevision: 1, position: written.position });
+      const wrong = await store.appendToStream('job-9', [], 0).catch((e: unknown) => e);
+      expect(wrong).to.include({ expected: 0, actual: 1 });
+    });
+
+    // Only over a stand-in that reads AT the position, as the server does (its IAllReader reads from the record at a
+    // "pre-position"): an inclusive start is then the read's own start.
+    (inclusive ? it : it.skip)('readAll fromPosition includes the event at the position, afterPosition excludes it', async () => {
+      await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')]);
+      const [a, b] = await store.readAll();
+      expect((await store.readAll({ fromPosition: b!.position })).map((e) => e.type)).to.deep.equal(['B', 'C']);
+      expect((await store.readAll({ afterPosition: b!.position })).map((e) => e.type)).to.deep.equal(['C']);
+      expect((await store.readAll({ fromPosition: a!.position, maxCount: 1 })).map((e) => e.type)).to.deep.equal(['A']);
     });
 
     it('turns a wrong expected revision into the port error with the actual revision', async () => {

@@ -4,10 +4,12 @@
  */
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { AccessDeniedError, UnavailableError } from '@eventstore/db-client';
-import type { EventStoreDBClient, ResolvedEvent, SubscribeToAllOptions } from '@eventstore/db-client';
+import { status, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
+import { AccessDeniedError, CancelledError, DeadlineExceededError, UnavailableError, UnknownError, convertToCommandError } from '@eventstore/db-client';
+import type { EventStoreDBClient, ReadAllOptions, ResolvedEvent, SubscribeToAllOptions } from '@eventstore/db-client';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import { EsdbSubscription } from '../../infra/esdb/subscription.js';
+import { EsdbSubscription, isConnectionDrop } from '../../infra/esdb/subscription.js';
 
 interface FakeSub extends PassThrough {
   unsubscribe(): Promise<void>;
@@ -15,6 +17,22 @@ interface FakeSub extends PassThrough {
 
 class FakeClient {
   readonly calls: SubscribeToAllOptions[] = [];
+  readonly reads: ReadAllOptions[] = [];
+  /** What a read of `$all` answers (reads start AT their position). */
+  records: ResolvedEvent[] = [];
+
+  async *readAll(options: ReadAllOptions) {
+    this.reads.push(options);
+    const from = options.fromPosition;
+    const start = from && typeof from === 'object' ? from.commit : 0n;
+    let n = 0;
+    for (const r of this.records) {
+      if (r.event!.position!.commit < start) continue;
+      if (n++ >= Number(options.maxCount ?? Infinity)) return;
+      yield r;
+    }
+  }
+
   readonly subs: FakeSub[] = [];
   private waiters: (() => void)[] = [];
 
@@ -141,5 +159,65 @@ describe('EventStoreDB subscription (resubscription and close)', () => {
     }
     expect(caught).to.be.instanceOf(AccessDeniedError);
     expect(client.subs).to.have.length(1);
+  });
+});
+
+/** What the driver makes of a gRPC status the server sends (its own conversion, not a guess). */
+function fromServer(code: status, details: string): Error {
+  const err = Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() }) as ServiceError;
+  return convertToCommandError(err);
+}
+
+describe('EventStoreDB subscription: which errors are retried', () => {
+  it('retries a lost connection, a deadline, a server cancel; not an unknown error, an invalid argument or a refusal', () => {
+    expect(isConnectionDrop(new UnavailableError(undefined, 'connection reset'))).to.equal(true);
+    expect(isConnectionDrop(new DeadlineExceededError(undefined))).to.equal(true);
+    expect(isConnectionDrop(new CancelledError(undefined))).to.equal(true);
+    expect(isConnectionDrop(fromServer(status.UNAVAILABLE, 'No connection established'))).to.equal(true);
+    const invalid = fromServer(status.INVALID_ARGUMENT, 'Trying to read from an invalid position');
+    expect(invalid).to.be.instanceOf(UnknownError); // the driver has no class for InvalidArgument
+    expect(isConnectionDrop(invalid)).to.equal(false);
+    expect(isConnectionDrop(fromServer(status.INTERNAL, 'boom'))).to.equal(false);
+    expect(isConnectionDrop(fromServer(status.FAILED_PRECONDITION, 'nope'))).to.equal(false);
+    expect(isConnectionDrop(new AccessDeniedError(undefined, 'access denied'))).to.equal(false);
+    expect(isConnectionDrop(new Error('bug'))).to.equal(false);
+  });
+
+  it('a start the server refuses (InvalidArgument) ends the iteration with the error: no resubscription, no drop reported', async () => {
+    const client = new FakeClient();
+    const drops: unknown[] = [];
+    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '' }, afterPosition: 1234, onDrop: (e) => drops.push(e) });
+    const it = sub[Symbol.asyncIterator]();
+    const pending = it.next();
+    const s1 = await client.nthSubscription(1);
+    s1.destroy(fromServer(status.INVALID_ARGUMENT, 'Trying to read from an invalid position'));
+    const caught = await pending.then(() => 'no error', (e: unknown) => e);
+    expect(caught).to.be.instanceOf(UnknownError);
+    expect((await it.next()).done).to.equal(true);
+    expect(client.subs).to.have.length(1);
+    expect(drops).to.deep.equal([]);
+  });
+
+  it('a negative start ends the iteration with a RangeError before anything is sent', async () => {
+    const client = new FakeClient();
+    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '' }, afterPosition: -1 });
+    const caught = await sub[Symbol.asyncIterator]().next().then(() => 'no error', (e: unknown) => e);
+    expect(caught).to.be.instanceOf(RangeError);
+    expect(client.subs).to.have.length(0);
+  });
+
+  it('fromPosition (inclusive) delivers the event at the position, read first, then subscribes after it', async () => {
+    const client = new FakeClient();
+    client.records = [ev('job-a', 100), ev('job-a', 200), ev('job-b', 300)];
+    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '', categories: ['job'] }, fromPosition: 200 });
+    const it = sub[Symbol.asyncIterator]();
+    const got = take(it, 2);
+    const s1 = await client.nthSubscription(1);
+    expect(client.reads[0]).to.deep.include({ fromPosition: { commit: 200n, prepare: 200n }, maxCount: 1 });
+    expect(client.calls[0].fromPosition).to.deep.equal({ commit: 200n, prepare: 200n });
+    s1.write(ev('job-a', 200)); // a server that starts AT the position: skipped, already delivered
+    s1.write(ev('job-b', 300));
+    expect(await got).to.deep.equal([200, 300]);
+    await sub.close();
   });
 });

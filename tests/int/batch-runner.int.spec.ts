@@ -8,11 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { PROJECTORS } from '../../infra/service.js';
 import { AggregateRepository } from '../../command-api/handler.js';
-import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
+import { BATCH_RUNNER_CHECKPOINT, BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { submitBatch } from '../../command-api/services/batch.js';
 import { registerStore } from '../../command-api/services/stores.js';
 import { upsertProduct } from '../../command-api/services/products.js';
@@ -88,7 +89,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-batch-runner-'));
-    events = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
+    events = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS }); // byte-offset-like positions: no `position - 1`
     reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
     await reads.ensureCollections(PROJECTORS.flatMap((p) => p.collections));
     const clock = new ManualClock(new Date('2026-01-02T00:00:00Z'));
@@ -128,6 +129,26 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     await runner(deps, 5);
     expect(await doneTotals(job.view.job_id)).to.deep.equal(expected);
     await expectEachItemOnce('b');
+  });
+
+  it('after a restart from a checkpoint held below an unfinished job, finds that job again (a checkpoint is a position of the log)', async () => {
+    await upsertProduct(deps, tenant, 'd-existing', productBody('loja') as never, meta());
+    const { store } = flaky(events, (i) => i >= 20);
+    const slow = await submitBatch(deps, tenant, batch('d'), meta());
+    const quick = await submitBatch(deps, tenant, [{ op: 'delete', sku: 'd-quick' }], meta());
+    const first = await runner(depsWith(store), 60_000);
+    await doneTotals(quick.view.job_id); // finishing it saves a checkpoint held below the unfinished slow job
+    await until(async () => (await reads.getCheckpoint(BATCH_RUNNER_CHECKPOINT)) > 0, 5000, 'a checkpoint saved');
+    await first.stop();
+    const saved = await reads.getCheckpoint(BATCH_RUNNER_CHECKPOINT);
+    const queued = (await jobEvents(slow.view.job_id)).find((e) => e.type === 'BatchQueued')!;
+    expect(saved).to.be.lessThan(queued.position);
+    // The store takes it back as a start, and the next job event after it is the unfinished job's BatchQueued.
+    const after = await events.readAll({ afterPosition: saved, categories: ['job'] });
+    expect(after.find((e) => e.type === 'BatchQueued')!.id).to.equal(queued.id);
+    await runner(deps, 5); // starts from the saved checkpoint
+    expect(await doneTotals(slow.view.job_id)).to.deep.equal(expected);
+    await expectEachItemOnce('d');
   });
 
   it('marks failed a job whose stored batch is incomplete, and goes on with the others', async () => {
