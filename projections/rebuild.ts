@@ -10,7 +10,7 @@
  *    exactly what the old one held at L, so a read after the switch never sees an older state than one before it.
  * 4. Announce the switch (other processes reload their map) and drop the old generation's collections after a grace period.
  *
- * A crash during 1–3 leaves the old generation serving; the partial one is emptied on the next start or attempt.
+ * A crash during 1–3 leaves the old generation serving; the partial one is dropped on the next start or attempt.
  */
 import { performance } from 'node:perf_hooks';
 import type { EventStore } from '../shared-schema/ports/event-store.js';
@@ -56,7 +56,7 @@ export interface RebuilderOptions {
   pageSize?: number;
   /** Speed limit of the catch-up (events per second; 0 or absent: none), to spare a busy store. */
   maxEventsPerSecond?: number;
-  /** How long an old generation stays after a switch before it is emptied (readers with a stale map). */
+  /** How long an old generation stays after a switch before it is dropped (readers with a stale map). */
   dropGraceMs?: number;
   onError?: (err: unknown, projection: string) => void;
   /** An event the rebuild parked in the new generation (it goes on past it). */
@@ -141,7 +141,7 @@ export class ProjectionRebuilder {
     return this.snapshot(run);
   }
 
-  /** Empties generations left behind: switched-away ones and partial ones from a crashed attempt. */
+  /** Drops generations left behind: switched-away ones and partial ones from a crashed attempt. */
   async cleanUp(): Promise<void> {
     for (const p of this.projectors) {
       const doc = await this.generationDoc(p.name);

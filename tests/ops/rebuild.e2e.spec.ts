@@ -52,7 +52,7 @@ describe('projection rebuild without downtime', function () {
     expect((await t.admin.post('/projections/nope/rebuild', {})).status).to.equal(404);
   });
 
-  it('builds a new generation equal to the current one, shows progress, switches, then empties the old one', async () => {
+  it('builds a new generation equal to the current one, shows progress, switches, then drops the old one', async () => {
     await caughtUp();
     const collections = ['products', 'product_store_facts'];
     const before = await snapshot(collections);
