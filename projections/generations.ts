@@ -35,7 +35,7 @@ export type GenerationDoc = {
   generation: number;
   /** Highest generation ever started (numbers are never reused). */
   highest: number;
-  /** Older generations whose collections are still to be emptied. */
+  /** Older generations whose collections are still to be dropped. */
   drop_pending: number[];
   switched_at: string | null;
   /** Live checkpoint at the moment of the switch. */

@@ -117,6 +117,7 @@ export async function applyInUnits(events: readonly RecordedEvent[], end: number
     for (let i = 0; i < applyAttempts; i++) {
       const got = await withStoreRetry(plan, () => probed(plan, attempt(pending, end, true, parks, plan)));
       if (got.ok) {
+        await committed(plan, pending, end, parks);
         all.push(...parks.values());
         return all;
       }
@@ -132,8 +133,10 @@ export async function applyInUnits(events: readonly RecordedEvent[], end: number
     if (f.index > 0) {
       // Commit what applied cleanly before the failing event; the event then opens the next unit.
       const before = pending.slice(0, f.index);
-      const got = await withStoreRetry(plan, () => probed(plan, attempt(before, before[before.length - 1]!.position, false, parks, plan)));
+      const through = before[before.length - 1]!.position;
+      const got = await withStoreRetry(plan, () => probed(plan, attempt(before, through, false, parks, plan)));
       if (got.ok) {
+        await committed(plan, before, through, parks);
         all.push(...parks.values());
         pending = pending.slice(f.index);
         parks = new Map();
@@ -183,8 +186,32 @@ async function attempt(events: readonly RecordedEvent[], through: number, final:
     if (err instanceof ApplyFailure) return { ok: false, failure: err };
     throw err;
   }
-  plan.committed?.(events, through, [...parks.values()]);
   return { ok: true };
+}
+
+/**
+ * After a unit committed: the work its events left (fan-outs in pages, `Projector.continueWork`) is finished, each
+ * page in a unit of its own, before anyone is told the unit's position is committed. A crash in between loses
+ * nothing: the cursor is in the read store, and the runner finishes the work at start.
+ */
+async function committed(plan: UnitPlan, events: readonly RecordedEvent[], through: number, parks: ReadonlyMap<string, ParkedEvent>): Promise<void> {
+  const owing = plan.projectors.filter((p) => p.continueWork && events.some((e) => p.leavesWork?.(e) ?? true));
+  await finishWork(plan.store, owing, plan);
+  plan.committed?.(events, through, [...parks.values()]);
+}
+
+/**
+ * Runs the projectors' `continueWork` until none has anything left, one unit per page (the read store's failures are
+ * retried as for any unit). Called by the runner at start, after a parked event is retried, and after units.
+ */
+export async function finishWork(store: ReadStore, projectors: readonly Projector[], retry: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'> = {}): Promise<void> {
+  for (const p of projectors) {
+    const next = p.continueWork?.bind(p);
+    if (!next) continue;
+    while (await withStoreRetry(retry, () => store.transact((tx) => next(tx)))) {
+      if (retry.stopped?.()) return;
+    }
+  }
 }
 
 /**
@@ -198,7 +225,7 @@ async function probed(plan: UnitPlan, result: Promise<Attempt>): Promise<Attempt
 }
 
 /** Runs `work`, trying again when the read store fails (an apply failure is an answer, not a store failure). */
-async function withStoreRetry<T>(plan: UnitPlan, work: () => Promise<T>): Promise<T> {
+async function withStoreRetry<T>(plan: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'>, work: () => Promise<T>): Promise<T> {
   const attempts = Math.max(1, plan.storeAttempts ?? 4);
   let pause = plan.retryPauseMs ?? 50;
   for (let i = 1; ; i++) {
@@ -300,6 +327,7 @@ export async function retryParked(
       result.still_failing.push(parkedView(failed));
       continue;
     }
+    await finishWork(store, [projector]);
     const later = (await events.readStream(record.stream)).filter((e) => e.position > record.position && projector.categories.includes(categoryOf(e.stream))).length;
     result.retried.push({ ...parkedView(record), rebuild_advised: later > 0, later_events: later });
   }

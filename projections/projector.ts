@@ -11,6 +11,18 @@ export interface Projector {
   /** Stream categories it follows. */
   categories: readonly string[];
   apply(event: RecordedEvent, tx: ReadTx): Promise<void>;
+  /**
+   * Work an applied event left for later units. An event that changes more documents than one unit should write
+   * (a store's status reaches every product of the store) is applied in pages: its unit writes the first page and,
+   * when more remain, a cursor in a collection of the projector's own, committed with the checkpoint that passes the
+   * event. `continueWork` writes the next page in `tx` (moving or deleting the cursor in it) and answers true while
+   * it did something. The runner calls it after each unit holding an event for which `leavesWork` is true, before
+   * telling anyone the unit's position is committed, and at start (a crash left a cursor). Pages are idempotent: a
+   * page applied again writes the same documents (they take the event's position only when it is higher).
+   */
+  continueWork?(tx: ReadTx): Promise<boolean>;
+  /** Whether applying this event may leave work for `continueWork` (other units need not look). */
+  leavesWork?(event: RecordedEvent): boolean;
 }
 
 /** Document ids scoped to environment and partner. */

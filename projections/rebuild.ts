@@ -8,9 +8,9 @@
  *    events up to the live checkpoint L, and in that same unit save N's checkpoint (= L) and the generation document
  *    naming N; then switch the in-memory map and let the live runner go on, now writing into N. Generation N holds
  *    exactly what the old one held at L, so a read after the switch never sees an older state than one before it.
- * 4. Announce the switch (other processes reload their map) and empty the old generation after a grace period.
+ * 4. Announce the switch (other processes reload their map) and drop the old generation's collections after a grace period.
  *
- * A crash during 1–3 leaves the old generation serving; the partial one is emptied on the next start or attempt.
+ * A crash during 1–3 leaves the old generation serving; the partial one is dropped on the next start or attempt.
  */
 import { performance } from 'node:perf_hooks';
 import type { EventStore } from '../shared-schema/ports/event-store.js';
@@ -56,7 +56,7 @@ export interface RebuilderOptions {
   pageSize?: number;
   /** Speed limit of the catch-up (events per second; 0 or absent: none), to spare a busy store. */
   maxEventsPerSecond?: number;
-  /** How long an old generation stays after a switch before it is emptied (readers with a stale map). */
+  /** How long an old generation stays after a switch before it is dropped (readers with a stale map). */
   dropGraceMs?: number;
   onError?: (err: unknown, projection: string) => void;
   /** An event the rebuild parked in the new generation (it goes on past it). */
@@ -141,13 +141,13 @@ export class ProjectionRebuilder {
     return this.snapshot(run);
   }
 
-  /** Empties generations left behind: switched-away ones and partial ones from a crashed attempt. */
+  /** Drops generations left behind: switched-away ones and partial ones from a crashed attempt. */
   async cleanUp(): Promise<void> {
     for (const p of this.projectors) {
       const doc = await this.generationDoc(p.name);
       if (!doc) continue;
       for (const g of doc.drop_pending) await this.dropGeneration(p, g);
-      if (doc.highest > doc.generation && !this.running(p.name)) await this.emptyGeneration(p, doc.highest);
+      if (doc.highest > doc.generation && !this.running(p.name)) await this.emptyGeneration(p, doc.highest, false);
     }
   }
 
@@ -186,7 +186,7 @@ export class ProjectionRebuilder {
     await reads.inner.transact(async (tx) => {
       await tx.put(GENERATIONS_COLLECTION, { ...(before ?? emptyDoc(name, from)), highest: next } satisfies GenerationDoc);
     });
-    await this.emptyGeneration(projector, next);
+    await this.emptyGeneration(projector, next, true);
     const target = reads.pinned(name, next);
     const onStep = (step: { position: number; applied: number }) => {
       run.progress.position = step.position;
@@ -260,17 +260,20 @@ export class ProjectionRebuilder {
     this.timers.add(timer);
   }
 
-  /** Empties the collections of one generation and resets its checkpoint. */
-  private async emptyGeneration(projector: Projector, generation: number): Promise<void> {
+  /**
+   * Drops the collections of one generation (documents and indexes) and resets its checkpoint. A generation about to
+   * be rebuilt into (`redeclare`) gets its collections back, empty, with their indexes; an old one stays gone.
+   */
+  private async emptyGeneration(projector: Projector, generation: number, redeclare: boolean): Promise<void> {
     if (generation === this.options.reads.generationOf(projector.name)) throw new Error('refusing to empty the serving generation');
     const view = this.options.reads.pinned(projector.name, generation);
-    await view.ensureCollections(projectorCollections(projector));
     for (const c of projectorCollections(projector)) await view.drop(c.name);
+    if (redeclare) await view.ensureCollections(projectorCollections(projector));
     await view.transact((tx) => tx.setCheckpoint(projector.name, 0));
   }
 
   private async dropGeneration(projector: Projector, generation: number): Promise<void> {
-    if (generation !== this.options.reads.generationOf(projector.name)) await this.emptyGeneration(projector, generation);
+    if (generation !== this.options.reads.generationOf(projector.name)) await this.emptyGeneration(projector, generation, false);
     await this.options.reads.inner.transact(async (tx) => {
       const doc = await tx.get<GenerationDoc>(GENERATIONS_COLLECTION, projector.name);
       if (doc) await tx.put(GENERATIONS_COLLECTION, { ...doc, drop_pending: doc.drop_pending.filter((g) => g !== generation) });

@@ -7,13 +7,17 @@
  * An event a projector cannot apply is parked for that projector (projections/parking.ts): the batch is split so
  * that the events before it are committed, the event is applied by every other projector, and its parked record is
  * committed with the checkpoint that passes it. The runner stops only when the read store itself keeps failing.
+ *
+ * Units stay bounded: an event that reaches many documents (a store's products) writes one page in its unit and
+ * leaves a cursor; the following pages are units of their own, finished before the position is reported committed
+ * (and at start, after a crash). See `Projector.continueWork`.
  */
 import type { EventStore, RecordedEvent, Subscription } from '../shared-schema/ports/event-store.js';
 import { categoryOf } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
 import { CATEGORIES } from '../shared-schema/streams.js';
-import { applyInUnits, projectorCollections, type ParkedEvent } from './parking.js';
+import { applyInUnits, finishWork, projectorCollections, type ParkedEvent } from './parking.js';
 
 export interface RunnerOptions {
   maxBatch?: number;
@@ -59,6 +63,14 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.reads.ensureCollections(this.projectors.flatMap(projectorCollections));
     for (const p of this.projectors) this.checkpoints.set(p.name, await this.reads.getCheckpoint(p.name));
+    // Work the last run left behind (a fan-out whose cursor committed before a crash) is finished first.
+    const o = this.options;
+    await finishWork(this.reads, this.projectors, {
+      ...(o.storeAttempts !== undefined ? { storeAttempts: o.storeAttempts } : {}),
+      ...(o.retryPauseMs !== undefined ? { retryPauseMs: o.retryPauseMs } : {}),
+      ...(o.onStoreRetry ? { onStoreRetry: o.onStoreRetry } : {}),
+      stopped: () => this.stopped,
+    });
     this.committed = Math.min(...this.checkpoints.values());
     // Follow every category of ours, not only the projectors' ones, so that the committed position passes every
     // position a write answer can carry (read-your-writes waits on it).

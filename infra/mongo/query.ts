@@ -8,7 +8,7 @@
  * encode to themselves, so indexes, filters and sorts name them as they are.
  */
 import type { Document } from 'mongodb';
-import type { Condition, Doc, Scalar, SortKey, SumQuery, Where } from '../../shared-schema/ports/read-store.js';
+import type { Condition, Doc, Scalar, SortKey, SumQuery, SumRow, Where } from '../../shared-schema/ports/read-store.js';
 
 /** Side field holding `expires_at` as a BSON Date, for the TTL index. Never returned to callers. */
 export const EXPIRES_FIELD = '_expires';
@@ -174,6 +174,25 @@ export function sumPipeline(query: SumQuery): Document[] {
     group[`s${i}`] = { $sum: { $toDecimal: { $toLong: `$${encodeKey(f)}` } } };
   });
   return [{ $match: whereToFilter(query.where) }, { $group: group }, { $sort: { _id: 1 } }];
+}
+
+/**
+ * The port's rows from the `$group` output of `sumPipeline`. An ungrouped sum is always one row: a `$group` with
+ * `_id: null` outputs nothing when nothing matched, where the port (and SQL's aggregate without GROUP BY) answers one
+ * row of zeros with count 0. A grouped sum over nothing is no rows, as in SQL.
+ */
+export function sumRows(query: SumQuery, rows: readonly Document[]): SumRow[] {
+  const out = rows.map((row) => {
+    const sums: Record<string, bigint> = {};
+    query.fields.forEach((f, i) => {
+      sums[f] = toBigInt(row[`s${i}`]);
+    });
+    return { key: toScalar(row._id), count: Number(row.count), sums };
+  });
+  if (!query.groupBy && out.length === 0) {
+    out.push({ key: null, count: 0, sums: Object.fromEntries(query.fields.map((f) => [f, 0n])) });
+  }
+  return out;
 }
 
 /** An integral number from MongoDB (number, Long, Int32, Double, Decimal128…) as an exact bigint. */

@@ -8,16 +8,19 @@
  * `expires_at` kept in a side field and stripped on every read.
  *
  * `transact` runs the unit in a MongoDB transaction: every read and write of the unit goes through the session,
- * so reads see the unit's own writes, and the checkpoint (collection `checkpoints`) commits with them.
- * MongoDB transactions need a replica set (or a sharded cluster): infra/deploy/compose.yaml starts MongoDB as a
- * one-node replica set for that reason. Against a standalone server `transactional` is false and units are applied
- * write by write with the checkpoint last: safe to replay for idempotent projectors after a crash, but a unit
- * that throws halfway keeps its earlier writes. The contract suite needs the replica set.
+ * so reads see the unit's own writes, and the checkpoint (collection `checkpoints`) commits with them. Writes are
+ * buffered and sent as ordered bulk writes (at most `FLUSH_OPS` at a time, and before every read of the unit), so a
+ * unit of 10^5 puts is a hundred round trips, not 10^5. A unit that meets a transient transaction error (a write
+ * conflict, an election: label TransientTransactionError) is run again from the start in a new transaction, a few
+ * times, as the driver's documented pattern does; a commit whose outcome is unknown is committed again.
+ * MongoDB transactions need a replica set (or a sharded cluster): `connect` refuses a standalone server with a
+ * message saying what to do (infra/deploy/compose.yaml starts MongoDB as a one-node replica set for that reason).
+ * There is no write-by-write fallback: it lost atomicity silently, and not every projector is idempotent per write.
  *
  * Units run one at a time per instance (projector semantics), behind a small mutex.
  */
-import { MongoClient, MongoServerError } from 'mongodb';
-import type { ClientSession, Db, Document } from 'mongodb';
+import { BSON, MongoClient, MongoError, MongoServerError } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb';
 import type {
   CollectionSpec,
   Doc,
@@ -40,9 +43,8 @@ import {
   matchFilter,
   sortKeys,
   sumPipeline,
-  toBigInt,
+  sumRows,
   toMongoDoc,
-  toScalar,
   toSort,
   whereToFilter,
 } from './query.js';
@@ -50,7 +52,49 @@ import {
 const CHECKPOINTS = 'checkpoints';
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
+const NAMESPACE_NOT_FOUND = 26;
 const DEFAULT_DB = 'partner_commerce';
+/** Buffered writes of a unit sent in one bulk write at most. */
+export const FLUSH_OPS = 1000;
+/** MongoDB's largest document (BSON), checked at `put` so that an oversized document fails its own event's apply. */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+export interface MongoReadStoreOptions {
+  /** Runs of a unit that meets transient transaction errors, the first included (default 5). */
+  unitAttempts?: number;
+  /** Pause before the second run, doubling after (default 20 ms). */
+  retryPauseMs?: number;
+}
+
+/** Whether the driver labelled this error as worth retrying the whole transaction for. */
+export function isTransientTransactionError(err: unknown): boolean {
+  return err instanceof MongoError && err.hasErrorLabel('TransientTransactionError');
+}
+
+function isUnknownCommitResult(err: unknown): boolean {
+  return err instanceof MongoError && err.hasErrorLabel('UnknownTransactionCommitResult');
+}
+
+/**
+ * Why a server cannot run the read store's units (null when it can), from its `hello` answer: transactions need a
+ * replica set member (`setName`) or a mongos (`msg: "isdbgrid"`).
+ */
+export function transactionsUnsupported(hello: Document): string | null {
+  if (hello.msg === 'isdbgrid' || typeof hello.setName === 'string') return null;
+  const fix =
+    'The read store commits each unit of work (documents and checkpoint) in one multi-document transaction, which MongoDB runs only on a ' +
+    'replica set or a sharded cluster; it does not fall back to unsafe write-by-write units. A one-node replica set is enough: ' +
+    'start mongod with --replSet rs0, run rs.initiate() once, and connect with ?replicaSet=rs0 in MONGO_URL (infra/deploy/compose.yaml does all three).';
+  if (hello.isreplicaset === true) return `MongoDB was started with --replSet but the replica set is not initiated: run rs.initiate() once. ${fix}`;
+  return `MongoDB is a standalone server. ${fix}`;
+}
+
+/** Asks the server (`hello` on `admin`) and throws when it cannot run transactions (see `transactionsUnsupported`). */
+export async function assertTransactions(admin: Pick<Db, 'command'>): Promise<void> {
+  const hello = await admin.command({ hello: 1 });
+  const why = transactionsUnsupported(hello);
+  if (why !== null) throw new Error(`refusing to start the MongoDB read store: ${why}`);
+}
 
 /** Every stored document has a string `_id` (the port's), never an ObjectId. */
 interface Stored extends Document {
@@ -63,16 +107,15 @@ export class MongoReadStore implements ReadStore {
   private readonly outside: SessionView;
 
   /**
-   * Connects and asks the server whether it can run transactions. `dbName` defaults to the database named in
-   * the URL, else `partner_commerce`.
+   * Connects and checks that the server runs transactions (refusing a standalone server). `dbName` defaults to the
+   * database named in the URL, else `partner_commerce`.
    */
-  static async connect(url: string, dbName?: string): Promise<MongoReadStore> {
+  static async connect(url: string, dbName?: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     const client = new MongoClient(url, { ignoreUndefined: true });
     await client.connect();
     try {
-      const hello = await client.db('admin').command({ hello: 1 });
-      const transactional = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-      return new MongoReadStore(client, client.db(dbName ?? dbNameFromUrl(url) ?? DEFAULT_DB), transactional);
+      await assertTransactions(client.db('admin'));
+      return new MongoReadStore(client, client.db(dbName ?? dbNameFromUrl(url) ?? DEFAULT_DB), options);
     } catch (err) {
       await client.close();
       throw err;
@@ -82,8 +125,7 @@ export class MongoReadStore implements ReadStore {
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-    /** True when units run in MongoDB transactions (replica set or sharded cluster). */
-    readonly transactional: boolean,
+    private readonly options: MongoReadStoreOptions = {},
   ) {
     this.outside = new SessionView(db, undefined);
   }
@@ -117,16 +159,34 @@ export class MongoReadStore implements ReadStore {
   }
 
   transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => (this.transactional ? this.inTransaction(work) : this.writeByWrite(work)));
+    const run = this.queue.then(() => this.withRetries(work));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   /**
-   * The unit runs once (not through `withTransaction`, which may run it again): a transient failure reaches the
-   * caller, who retries from its checkpoint. Only the commit is retried when its outcome is unknown, which is
-   * safe because committing twice commits once.
+   * The driver's documented pattern (what `session.withTransaction` does, with bounded runs and pauses): a unit whose
+   * transaction failed with the TransientTransactionError label is run again from the start, in a new transaction.
+   * A failure of the unit's own reads or writes counts even when `work` caught it or threw another error for it
+   * (the runner wraps a projector's errors): the transaction is aborted then anyway.
    */
+  private async withRetries<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
+    const attempts = Math.max(1, this.options.unitAttempts ?? 5);
+    let pause = this.options.retryPauseMs ?? 20;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.inTransaction(work);
+      } catch (err) {
+        const transient = err instanceof UnitFailure ? err.transient : isTransientTransactionError(err);
+        const cause = err instanceof UnitFailure ? err.error : err;
+        if (!transient || attempt >= attempts) throw cause;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 1000);
+      }
+    }
+  }
+
+  /** One run of the unit in one transaction. Only the commit is retried when its outcome is unknown (committing twice commits once). */
   private async inTransaction<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
     const tx = new UnitTx(this.db, session);
@@ -139,38 +199,26 @@ export class MongoReadStore implements ReadStore {
       let result: T;
       try {
         result = await work(tx);
+        tx.end();
+        await tx.flush();
+        await tx.flushCheckpoints();
       } catch (err) {
         tx.end();
         await session.abortTransaction().catch(() => undefined);
-        throw err;
+        throw new UnitFailure(err, tx.transient || isTransientTransactionError(err));
       }
-      tx.end();
-      await tx.flushCheckpoints();
       for (let attempt = 1; ; attempt++) {
         try {
           await session.commitTransaction();
           break;
         } catch (err) {
-          const unknown = err instanceof Error && 'hasErrorLabel' in err &&
-            (err as MongoServerError).hasErrorLabel('UnknownTransactionCommitResult');
-          if (!unknown || attempt >= 5) throw err;
+          if (isUnknownCommitResult(err) && attempt < 5) continue;
+          throw new UnitFailure(err, isTransientTransactionError(err));
         }
       }
       return result;
     } finally {
       await session.endSession();
-    }
-  }
-
-  private async writeByWrite<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
-    const tx = new UnitTx(this.db, undefined);
-    try {
-      const result = await work(tx);
-      tx.end();
-      await tx.flushCheckpoints();
-      return result;
-    } finally {
-      tx.end();
     }
   }
 
@@ -199,8 +247,13 @@ export class MongoReadStore implements ReadStore {
     await coll(this.db, collection).deleteOne(idFilter(id));
   }
 
+  /** Drops the collection with its indexes (a missing one quietly); `ensureCollections` declares it again. */
   async drop(collection: string): Promise<void> {
-    await coll(this.db, collection).deleteMany({});
+    try {
+      await coll(this.db, collection).drop();
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
+    }
   }
 
   /** Removes the whole database (tests use one database per store). */
@@ -211,6 +264,16 @@ export class MongoReadStore implements ReadStore {
   async close(): Promise<void> {
     await this.queue;
     await this.client.close();
+  }
+}
+
+/** A unit's failure, with whether its transaction met a transient error (then the unit may run again). */
+class UnitFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly transient: boolean,
+  ) {
+    super('unit of work failed');
   }
 }
 
@@ -225,40 +288,52 @@ class SessionView implements ReadView {
     return this.session ? { session: this.session } : {};
   }
 
-  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
-    const doc = await coll(this.db, collection).findOne(idFilter(id), this.opts());
-    return doc ? fromMongoDoc<T>(doc) : null;
+  /** Runs one operation of the view (the unit sends its buffered writes first and notes transient failures). */
+  protected async op<R>(run: () => Promise<R>): Promise<R> {
+    return run();
   }
 
-  async find<T extends Doc = Doc>(collection: string, query: Query = {}): Promise<T[]> {
-    if (query.limit !== undefined && query.limit <= 0) return [];
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    return this.op(async () => {
+      const doc = await coll(this.db, collection).findOne(idFilter(id), this.opts());
+      return doc ? fromMongoDoc<T>(doc) : null;
+    });
+  }
+
+  find<T extends Doc = Doc>(collection: string, query: Query = {}): Promise<T[]> {
+    if (query.limit !== undefined && query.limit <= 0) return Promise.resolve([]);
     const keys = sortKeys(query.orderBy);
     const filter = andFilters(whereToFilter(query.where), query.after ? keysetFilter(keys, query.after) : {});
-    const cursor = coll(this.db, collection).find(filter, { ...this.opts(), sort: toSort(keys) });
-    if (query.limit !== undefined) cursor.limit(query.limit);
-    return (await cursor.toArray()).map((d) => fromMongoDoc<T>(d));
+    return this.op(async () => {
+      const cursor = coll(this.db, collection).find(filter, { ...this.opts(), sort: toSort(keys) });
+      if (query.limit !== undefined) cursor.limit(query.limit);
+      return (await cursor.toArray()).map((d) => fromMongoDoc<T>(d));
+    });
   }
 
   count(collection: string, where?: Where): Promise<number> {
-    return coll(this.db, collection).countDocuments(whereToFilter(where), this.opts());
+    const filter = whereToFilter(where);
+    return this.op(() => coll(this.db, collection).countDocuments(filter, this.opts()));
   }
 
-  async sum(collection: string, query: SumQuery): Promise<SumRow[]> {
-    const rows = await coll(this.db, collection).aggregate(sumPipeline(query), this.opts()).toArray();
-    return rows.map((row) => {
-      const sums: Record<string, bigint> = {};
-      query.fields.forEach((f, i) => {
-        sums[f] = toBigInt(row[`s${i}`]);
-      });
-      return { key: toScalar(row._id), count: Number(row.count), sums };
-    });
+  sum(collection: string, query: SumQuery): Promise<SumRow[]> {
+    const pipeline = sumPipeline(query);
+    return this.op(async () => sumRows(query, await coll(this.db, collection).aggregate(pipeline, this.opts()).toArray()));
   }
 }
 
-/** The unit's view: reads and writes through the session; checkpoints are written last. */
+/**
+ * The unit's view: reads and writes through the session. Writes wait in a buffer, sent as ordered bulk writes when
+ * it holds `FLUSH_OPS`, before any read, and at the end; checkpoints are written last.
+ */
 class UnitTx extends SessionView implements ReadTx {
   private ended = false;
   private readonly checkpoints = new Map<string, number>();
+  /** Buffered writes, in order, grouped by collection (consecutive writes to one collection share a group). */
+  private readonly pending: { collection: string; ops: AnyBulkWriteOperation<Stored>[] }[] = [];
+  private pendingOps = 0;
+  /** True once an operation of this unit failed with TransientTransactionError (the transaction is then aborted). */
+  transient = false;
 
   end(): void {
     this.ended = true;
@@ -268,15 +343,49 @@ class UnitTx extends SessionView implements ReadTx {
     if (this.ended) throw new Error('this unit of work has ended; use the tx only inside transact()');
   }
 
+  protected override async op<R>(run: () => Promise<R>): Promise<R> {
+    this.open();
+    await this.flush();
+    return this.noting(run);
+  }
+
+  private async noting<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (err) {
+      if (isTransientTransactionError(err)) this.transient = true;
+      throw err;
+    }
+  }
+
+  private async buffer(collection: string, op: AnyBulkWriteOperation<Stored>): Promise<void> {
+    const last = this.pending[this.pending.length - 1];
+    if (last && last.collection === collection) last.ops.push(op);
+    else this.pending.push({ collection, ops: [op] });
+    this.pendingOps += 1;
+    if (this.pendingOps >= FLUSH_OPS) await this.flush();
+  }
+
+  /** Sends the buffered writes, in order. */
+  async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending.shift()!;
+      this.pendingOps -= group.ops.length;
+      await this.noting(() => coll(this.db, group.collection).bulkWrite(group.ops, { ...this.opts(), ordered: true }));
+    }
+  }
+
   async put(collection: string, doc: Doc): Promise<void> {
     this.open();
     const { _id, ...rest } = toMongoDoc(doc);
-    await coll(this.db, collection).replaceOne(idFilter(doc._id), rest, { ...this.opts(), upsert: true });
+    const size = BSON.calculateObjectSize(rest) + BSON.calculateObjectSize({ _id });
+    if (size > MAX_DOCUMENT_BYTES) throw new RangeError(`document ${collection}/${doc._id} is ${size} bytes as BSON; MongoDB stores at most ${MAX_DOCUMENT_BYTES}`);
+    await this.buffer(collection, { replaceOne: { filter: idFilter(doc._id), replacement: rest, upsert: true } });
   }
 
   async delete(collection: string, id: string): Promise<void> {
     this.open();
-    await coll(this.db, collection).deleteOne(idFilter(id), this.opts());
+    await this.buffer(collection, { deleteOne: { filter: idFilter(id) } });
   }
 
   async setCheckpoint(name: string, position: number): Promise<void> {
@@ -286,7 +395,7 @@ class UnitTx extends SessionView implements ReadTx {
 
   async flushCheckpoints(): Promise<void> {
     for (const [name, position] of this.checkpoints) {
-      await coll(this.db, CHECKPOINTS).updateOne({ _id: name }, { $set: { position } }, { ...this.opts(), upsert: true });
+      await this.noting(() => coll(this.db, CHECKPOINTS).updateOne({ _id: name }, { $set: { position } }, { ...this.opts(), upsert: true }));
     }
   }
 }

@@ -8,7 +8,7 @@ export interface OperationsSettings {
   rebuildPageSize: number;
   /** Speed limit of a rebuild's catch-up in events per second (0: none). */
   rebuildMaxEventsPerSecond: number;
-  /** How long an old generation is kept after a switch before it is emptied. */
+  /** How long an old generation is kept after a switch before its collections are dropped. */
   generationDropGraceMs: number;
   /** How often a process re-reads the generation map besides the switch message (0: only on the message). */
   generationRefreshMs: number;

@@ -169,8 +169,10 @@ export class SqliteConnection {
     this.run(`DELETE FROM ${tableOf(collection)} WHERE _id = ?`, [checkId(id)]);
   }
 
+  /** Drops the collection's table with its indexes (a missing one quietly). */
   drop(collection: string): void {
-    this.run(`DELETE FROM ${tableOf(collection)}`);
+    this.db.exec(`DROP TABLE IF EXISTS ${tableOf(collection)}`);
+    this.columns.delete(collection);
   }
 
   getCheckpoint(name: string): number {

@@ -210,8 +210,12 @@ export class SqliteReadStore implements ReadStore {
     return this.exclusive(() => this.writer.delete(collection, id));
   }
 
+  /** Drops the collection's table and indexes; `ensureCollections` declares it again (rebuilds drop old generations). */
   drop(collection: string): Promise<void> {
-    return this.exclusive(() => this.writer.drop(collection));
+    return this.exclusive(() => {
+      this.writer.drop(collection);
+      this.reader.forgetColumns();
+    });
   }
 
   /**

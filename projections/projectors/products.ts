@@ -35,6 +35,23 @@ export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
 
 const PRODUCTS = 'products';
 const STORE_FACTS = 'product_store_facts';
+/** Store events whose products are still to be re-saved (one cursor per store), see `continueWork`. */
+const FANOUTS = 'product_fanouts';
+
+/** Products re-saved per unit of work when a store event reaches every product of its store. */
+export const FANOUT_PAGE = 1000;
+
+/** The rest of a store event's fan-out: the products of the store after `after` (sort values sku, _id) in sku order. */
+export type FanOutDoc = {
+  _id: string;
+  partner_id: string;
+  env: 'live' | 'test';
+  store_id: string;
+  /** The store event's position and time (a product becoming accepted is published at that time). */
+  position: number;
+  at: string;
+  after: [string, string] | null;
+};
 
 /**
  * The store facts read in one unit of work, by id: a batch of writes to the products of one store parses its facts
@@ -100,7 +117,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   await save(tx, doc, store, recorded.metadata.recorded_at, recorded.position);
 }
 
-async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, page: number): Promise<void> {
   const e = { type: recorded.type, data: recorded.data } as StoreEvent;
   const { env, partnerId } = streamScope(recorded.stream);
   const id = scopedId(env, partnerId, e.data.store_id);
@@ -118,40 +135,79 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   next.position = recorded.position;
   await tx.put(STORE_FACTS, next);
   storeFactsSeen.get(tx)!.set(id, next);
-  // Every product of the store follows its store's status and domains.
-  let after: (string | null)[] | undefined;
-  for (;;) {
-    const page = await tx.find<ProductDoc>(PRODUCTS, {
-      where: { partner_id: partnerId, env, store_id: e.data.store_id },
-      orderBy: [{ field: 'sku' }],
-      ...(after ? { after } : {}),
-      limit: 500,
-    });
-    for (const doc of page) await save(tx, doc, next, recorded.metadata.recorded_at, Math.max(doc.position, recorded.position));
-    if (page.length < 500) break;
-    const last = page[page.length - 1]!;
-    after = [last.sku, last._id];
-  }
+  // Every product of the store follows its store's status and domains: the first page now, the rest in later units
+  // (a cursor in the same unit as the checkpoint that passes this event). A newer store event restarts the fan-out.
+  // The unit spends at most one page on fan-outs, whatever number of store events it holds; a fan-out it has no room
+  // for is left whole to the units that follow.
+  const fanOut: FanOutDoc = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, position: recorded.position, at: recorded.metadata.recorded_at, after: null };
+  const room = page - (inlineFannedOut.get(tx) ?? 0);
+  if (room <= 0) await tx.put(FANOUTS, fanOut);
+  else inlineFannedOut.set(tx, page - room + (await fanOutPage(tx, fanOut, next, room)));
 }
 
-export const productsProjector: Projector = {
-  name: 'products',
-  collections: [
-    {
-      name: PRODUCTS,
-      indexes: [
-        ['partner_id', 'env', 'sku'],
-        ['partner_id', 'env', 'store_id', 'sku'],
-        ['partner_id', 'env', 'base_state', 'sku'],
-        ['base_state', 'cover_checked_at'],
-        ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
-      ],
+/** Products a unit re-saved for store events (the unit's `tx` object), bounded by the page size. */
+const inlineFannedOut = new WeakMap<ReadTx, number>();
+
+/**
+ * Re-saves one page of a fan-out's products with the store's facts; moves the cursor on, or deletes it at the end.
+ * Returns the number of products re-saved.
+ */
+async function fanOutPage(tx: ReadTx, fanOut: FanOutDoc, facts: ProductStoreDoc, page: number): Promise<number> {
+  const docs = await tx.find<ProductDoc>(PRODUCTS, {
+    where: { partner_id: fanOut.partner_id, env: fanOut.env, store_id: fanOut.store_id },
+    orderBy: [{ field: 'sku' }],
+    ...(fanOut.after ? { after: fanOut.after } : {}),
+    limit: page,
+  });
+  for (const doc of docs) await save(tx, doc, facts, fanOut.at, Math.max(doc.position, fanOut.position));
+  const last = docs[docs.length - 1];
+  if (docs.length < page || !last) await tx.delete(FANOUTS, fanOut._id);
+  else await tx.put(FANOUTS, { ...fanOut, after: [last.sku, last._id] });
+  return docs.length;
+}
+
+/** The next page of the oldest pending fan-out; false when none is pending. */
+async function continueFanOut(tx: ReadTx, page: number): Promise<boolean> {
+  const [fanOut] = await tx.find<FanOutDoc>(FANOUTS, { limit: 1 });
+  if (!fanOut) return false;
+  const facts = await storeFacts(tx, fanOut._id);
+  if (!facts) await tx.delete(FANOUTS, fanOut._id);
+  else await fanOutPage(tx, fanOut, facts, page);
+  return true;
+}
+
+export interface ProductsProjectorOptions {
+  /** Products re-saved per unit when a store event reaches all of them (default FANOUT_PAGE). */
+  fanOutPage?: number;
+}
+
+export function createProductsProjector(options: ProductsProjectorOptions = {}): Projector {
+  const page = options.fanOutPage ?? FANOUT_PAGE;
+  if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`fanOutPage: ${page}`);
+  return {
+    name: 'products',
+    collections: [
+      {
+        name: PRODUCTS,
+        indexes: [
+          ['partner_id', 'env', 'sku'],
+          ['partner_id', 'env', 'store_id', 'sku'],
+          ['partner_id', 'env', 'base_state', 'sku'],
+          ['base_state', 'cover_checked_at'],
+          ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
+        ],
+      },
+      { name: STORE_FACTS, indexes: [] },
+      { name: FANOUTS, indexes: [] },
+    ],
+    categories: ['product', 'store'],
+    async apply(recorded, tx) {
+      if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+      return onStoreEvent(recorded, tx, page);
     },
-    { name: STORE_FACTS, indexes: [] },
-  ],
-  categories: ['product', 'store'],
-  async apply(recorded, tx) {
-    if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
-    return onStoreEvent(recorded, tx);
-  },
-};
+    continueWork: (tx) => continueFanOut(tx, page),
+    leavesWork: (recorded) => recorded.stream.startsWith('store-'),
+  };
+}
+
+export const productsProjector: Projector = createProductsProjector();

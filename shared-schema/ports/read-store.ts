@@ -88,7 +88,10 @@ export interface ReadStore extends ReadView {
   ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
   /**
    * Runs `work` as one atomic unit: every put/delete/setCheckpoint inside is committed together or not at all.
-   * Reads inside the unit see its own writes. Units run one at a time per store instance.
+   * Reads inside the unit see its own writes. Units run one at a time per store instance. A unit of 100 000 puts
+   * commits (the contract checks it); callers still keep units bounded (a fan-out goes in pages, projector.ts).
+   * After a transient failure of the store (a write conflict) an adapter may run `work` again from the start in a
+   * new transaction: `work` has no effects outside `tx` that a second run would harm.
    */
   transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T>;
   /** Last position saved by `setCheckpoint` for this name (0 when none). */
@@ -99,7 +102,11 @@ export interface ReadStore extends ReadView {
   replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean>;
   /** Delete outside a projection unit (records such as idempotency entries). */
   remove(collection: string, id: string): Promise<void>;
-  /** Remove every document of a collection (used by projection rebuilds into a new generation). */
+  /**
+   * Remove a collection: its documents and its indexes (a missing collection is dropped quietly). It no longer exists
+   * until `ensureCollections` declares it again; reading it meanwhile fails or answers empty, depending on the adapter.
+   * Used by projection rebuilds (a new generation starts from nothing; an old one goes once switched away from).
+   */
   drop(collection: string): Promise<void>;
   close(): Promise<void>;
 }

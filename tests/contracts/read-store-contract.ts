@@ -11,6 +11,16 @@ import type { Doc, ReadStore, Scalar, SortKey } from '../../shared-schema/ports/
 export interface OpenedStore {
   store: ReadStore;
   cleanup: () => Promise<void>;
+  /** What the engine itself holds, for the cases that check what the port cannot show (a dropped collection is gone). */
+  inspect?: {
+    /** Whether the engine has this collection (table), and how many secondary indexes it has (0 when missing). */
+    collection(name: string): Promise<{ exists: boolean; indexes: number }>;
+  };
+}
+
+export interface ContractOptions {
+  /** Puts in the "big unit" case: 100 000 by default (the size a store's fan-out reached in production). */
+  bigUnit?: number;
 }
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failure can be replayed. */
@@ -52,7 +62,7 @@ function sortInMemory(docs: readonly Doc[], orderBy: readonly SortKey[]): Doc[] 
 const ids = (docs: readonly Doc[]): string[] => docs.map((d) => d._id);
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export function readStoreContract(name: string, open: () => Promise<OpenedStore>): void {
+export function readStoreContract(name: string, open: () => Promise<OpenedStore>, options: ContractOptions = {}): void {
   describe(`ReadStore contract: ${name}`, function () {
     let opened: OpenedStore;
     let store: ReadStore;
@@ -362,6 +372,22 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(byKey).to.deep.equal(expected);
       });
 
+      it('an empty ungrouped sum is one row of zeros (an empty collection, a where matching nothing, inside a unit)', async () => {
+        // SQL answers one row for an aggregate without GROUP BY; MongoDB's $group with _id null answers none: the
+        // MongoDB adapter must add the row (issue 15, defect 3).
+        const empty = await collection([['store']]);
+        const zeros = [{ key: null, count: 0, sums: { amount: 0n, fee: 0n } }];
+        expect(await store.sum(empty, { fields: ['amount', 'fee'] })).to.deep.equal(zeros);
+        expect(await store.sum(empty, { where: { store: 's1' }, fields: ['amount', 'fee'] })).to.deep.equal(zeros);
+        expect(await store.sum(c, { where: { store: 'none' }, fields: ['amount', 'fee'] })).to.deep.equal(zeros);
+        expect(await store.sum(empty, { fields: [] })).to.deep.equal([{ key: null, count: 0, sums: {} }]);
+        await store.transact(async (tx) => {
+          expect(await tx.sum(empty, { fields: ['amount', 'fee'] })).to.deep.equal(zeros);
+          expect(await tx.sum(empty, { groupBy: 'store', fields: ['amount'] })).to.deep.equal([]);
+        });
+        expect(await store.sum(empty, { groupBy: 'store', fields: ['amount'] })).to.deep.equal([]);
+      });
+
       it('ungrouped sum over no documents is one row of zeros', async () => {
         expect(await store.sum(c, { where: { store: 'none' }, fields: ['amount'] })).to.deep.equal([
           { key: null, count: 0, sums: { amount: 0n } },
@@ -450,6 +476,43 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         }
       });
 
+      it(`a unit of ${(options.bigUnit ?? 100_000).toLocaleString('en')} puts commits, with its checkpoint, all or nothing`, async function () {
+        // A store's fan-out once put every product of the store in one unit; MongoDB then passed its transaction limits
+        // and the unit failed forever (issue 15, defect 5). Projectors now page fan-outs, but a big unit still commits.
+        this.timeout(120_000);
+        const size = options.bigUnit ?? 100_000;
+        const c = await collection([['g']]);
+        const cp = `${c}_cp`;
+        await store.transact(async (tx) => {
+          for (let i = 0; i < size; i++) await tx.put(c, { _id: `d${String(i).padStart(6, '0')}`, g: i % 10, v: i, name: `product ${i}` });
+          expect(await tx.count(c)).to.equal(size);
+          await tx.put(c, { _id: 'd000000', g: 0, v: 0, name: 'rewritten' });
+          await tx.delete(c, 'd000001');
+          await tx.setCheckpoint(cp, size);
+        });
+        expect(await store.count(c)).to.equal(size - 1);
+        expect(await store.count(c, { g: 3 })).to.equal(size / 10);
+        expect(await store.get(c, 'd000000')).to.deep.equal({ _id: 'd000000', g: 0, v: 0, name: 'rewritten' });
+        expect(await store.get(c, 'd000001')).to.equal(null);
+        const [row] = await store.sum(c, { fields: ['v'] });
+        expect(row.sums.v).to.equal(BigInt((size * (size - 1)) / 2 - 1));
+        expect(await store.getCheckpoint(cp)).to.equal(size);
+        const failure = new Error('fails after the last put');
+        let caught: unknown;
+        try {
+          await store.transact(async (tx) => {
+            for (let i = 0; i < size; i++) await tx.put(c, { _id: `e${i}`, g: 99 });
+            await tx.setCheckpoint(cp, size + 1);
+            throw failure;
+          });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).to.equal(failure);
+        expect(await store.count(c, { g: 99 })).to.equal(0);
+        expect(await store.getCheckpoint(cp)).to.equal(size);
+      });
+
       it('a checkpoint is 0 until saved, then the last saved value', async () => {
         const cp = `cp_${run}_${++seq}`;
         expect(await store.getCheckpoint(cp)).to.equal(0);
@@ -495,16 +558,25 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(ids(await store.find(c))).to.deep.equal(['b']);
       });
 
-      it('drop empties one collection, leaves others, and the collection stays usable', async () => {
-        const c = await collection([['v']]);
-        const other = await collection();
+      it('drop removes one collection with its indexes, leaves others; ensureCollections declares it again, empty and indexed', async () => {
+        const c = await collection([['v'], ['w', 'v']]);
+        const other = await collection([['v']]);
         await putAll(c, [{ _id: 'a', v: 1 }, { _id: 'b', v: 2 }]);
         await putAll(other, [{ _id: 'a', v: 1 }]);
+        const inspect = opened.inspect;
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });
         await store.drop(c);
-        expect(await store.count(c)).to.equal(0);
+        // Old generations of a rebuilt projection are dropped: nothing of them may be left behind (issue 15, defect 8).
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: false, indexes: 0 });
         expect(await store.count(other)).to.equal(1);
+        if (inspect) expect(await inspect.collection(other)).to.deep.equal({ exists: true, indexes: 1 });
+        await store.drop(c); // a missing collection is dropped quietly
+        await store.ensureCollections([{ name: c, indexes: [['v'], ['w', 'v']] }]);
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });
+        expect(await store.count(c)).to.equal(0);
         await putAll(c, [{ _id: 'c', v: 3 }]);
         expect(ids(await store.find(c, { where: { v: 3 } }))).to.deep.equal(['c']);
+        expect(ids(await store.find(c))).to.deep.equal(['c']);
       });
     });
   });

@@ -15,12 +15,24 @@ function tempDir(): { dir: string; remove: () => void } {
 
 readStoreContract('sqlite', async () => {
   const { dir, remove } = tempDir();
-  const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+  const file = path.join(dir, 'read.db');
+  const store = SqliteReadStore.open({ path: file, sweepIntervalMs: 0 });
+  const { default: Database } = await import('better-sqlite3');
+  const schema = new Database(file, { readonly: true });
   return {
     store,
     cleanup: async () => {
+      schema.close();
       await store.close();
       remove();
+    },
+    inspect: {
+      async collection(name: string) {
+        const table = `coll_${name}`;
+        const count = (type: string) =>
+          (schema.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name NOT LIKE 'sqlite_autoindex_%'").get(type, table) as { n: number }).n;
+        return { exists: count('table') === 1, indexes: count('index') };
+      },
     },
   };
 });
