@@ -1,0 +1,461 @@
+/**
+ * Starts the distributed topology on one machine, as child processes on loopback: a nats-server with JetStream
+ * (unless NATS_URL names one), N command-api replicas, M query-api replicas, one projections process
+ * (`node dist/infra/entry/*.js`) and nginx rendered from infra/deploy/nginx.conf.template as the gateway.
+ *
+ * Used by `make run-topology` (infra/entry/topology.ts) and by the test harness (tests/support/topology.ts), so the
+ * e2e suite runs against exactly what an operator starts. The environment is the one `make run` reads: PORT and
+ * HOST are the gateway's (nginx), ADMIN_PORT / ADMIN_HOST the admin API's (served by the projections process),
+ * DATA_DIR holds the SQLite files shared by the processes (unless EVENTSTORE_URL / MONGO_URL are set), NATS's
+ * JetStream store (`DATA_DIR/nats`) and nginx's run directory (`DATA_DIR/nginx`). The service processes listen on
+ * free loopback ports; a process started again (restart, supervisor) takes the ports of the one it replaces, so
+ * nginx needs no reload.
+ *
+ * Stopping (`stop()`): nginx first (SIGQUIT: it finishes the requests in flight and takes no more), then the doors
+ * (SIGTERM, graceful), the projections process, and the nats-server it started; each is SIGKILLed if it outlives
+ * its bound (nginx gets SIGTERM first, so that its workers go with it).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config.js';
+import { renderNginxConf } from '../deploy/render-nginx.js';
+
+export type Role = 'command-api' | 'query-api' | 'projections';
+
+export interface ServiceProcess {
+  role: Role;
+  /** 0-based, per role; kept by a restart. */
+  index: number;
+  /** `command-api.1`…: the prefix of its forwarded lines. */
+  label: string;
+  proc: ChildProcess;
+  port: number;
+  /** The admin API's port (projections only). */
+  adminPort?: number;
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
+  /** The last lines it wrote (for failure messages). */
+  output(): string;
+}
+
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface RestartPolicy {
+  /** A role whose processes exited unexpectedly this many times within `windowMs` stops the topology. */
+  maxRestarts: number;
+  windowMs: number;
+  /** Pause before starting the replacement. */
+  delayMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 5, windowMs: 60_000, delayMs: 500 };
+
+export interface LaunchOptions {
+  /** The environment of every service process, read like `make run` reads it (PORT: the gateway's; 0 = free port). */
+  env: Readonly<Record<string, string | undefined>>;
+  commandReplicas?: number;
+  queryReplicas?: number;
+  /** nginx `worker_processes` (the template's own value is `auto`). */
+  nginxWorkers?: number | 'auto';
+  /** JetStream's store directory. Default `DATA_DIR/nats`. */
+  natsStoreDir?: string;
+  /** nginx's pid file and temp directories. Default `DATA_DIR/nginx`. */
+  nginxRunDir?: string;
+  /** Start every child in its own process group (a terminal's Ctrl-C then reaches only the launcher, which stops them in order). */
+  detached?: boolean;
+  /** Start a service process again, on its ports, when it exits without being asked to. Default: no restart. */
+  restart?: RestartPolicy;
+  /** Every line a child writes (`source`: `command-api.1`, `projections.1`, `nginx`, `nats`). */
+  onLine?: (source: string, stream: OutputStream, line: string) => void;
+  /** A service process exited without being asked to (before any restart). */
+  onUnexpectedExit?: (source: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** The topology cannot go on (nginx or nats-server died, a role exhausted its restarts). It is already stopping. */
+  onFatal?: (reason: string) => void;
+}
+
+export interface Topology {
+  dataDir: string;
+  nats: { url: string; /** Absent when NATS_URL named an outside server. */ pid?: number };
+  /** The gateway: `http://<HOST>:<PORT>` (nginx). */
+  gateway: string;
+  /** The service processes running now. */
+  children: ServiceProcess[];
+  replicas(role: Role): ServiceProcess[];
+  /** The admin API, served by the projections process: `http://<ADMIN_HOST>:<port>/admin/v1`. */
+  adminUrl(): string;
+  /** The pid of nginx's master process. */
+  nginxPid(): number | undefined;
+  /** Every process the launcher started that is running: nats-server, nginx's master, the service processes. */
+  pids(): number[];
+  /** Starts one more process of `role`; with `like`, on the ports of that (stopped) one: a restart. */
+  start(role: Role, like?: ServiceProcess): Promise<ServiceProcess>;
+  /** Stops one process: SIGTERM (graceful) or SIGKILL (crash). Not restarted by the supervisor. */
+  kill(child: ServiceProcess, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Stops and starts every service process again, on the same ports (same DATA_DIR, NATS and gateway). */
+  restartServices(): Promise<void>;
+  /** Stops everything it started (see the module comment). Idempotent. */
+  stop(): Promise<void>;
+}
+
+const START_DEADLINE_MS = 20_000;
+const STOP_DEADLINE_MS = 10_000;
+const LOOPBACK = '127.0.0.1';
+/** dist/infra/topology → dist/infra/entry/<role>.js */
+const ENTRY = (role: Role) => fileURLToPath(new URL(`../entry/${role}.js`, import.meta.url));
+
+export function findNginx(): string | undefined {
+  const which = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
+  if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
+  return ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((p) => fs.existsSync(p));
+}
+
+export function findNatsServer(): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin', '/usr/local/bin'];
+  return dirs.filter(Boolean).map((d) => path.join(d, 'nats-server')).find((p) => fs.existsSync(p));
+}
+
+export async function launchTopology(options: LaunchOptions): Promise<Topology> {
+  const nginxBinary = findNginx();
+  if (!nginxBinary) throw new Error('nginx is not installed (make deps-system installs it)');
+  const config = loadConfig(options.env); // throws ConfigError, as make run does
+  const dataDir = config.dataDir;
+  fs.mkdirSync(dataDir, { recursive: true });
+  const runDir = options.nginxRunDir ?? path.join(dataDir, 'nginx');
+  fs.mkdirSync(runDir, { recursive: true });
+  const detached = options.detached ?? false;
+  const onLine = options.onLine ?? (() => undefined);
+
+  const children: ServiceProcess[] = [];
+  let nginx: ChildProcess | undefined;
+  let nats: ChildProcess | undefined;
+  let stopping = false;
+  const asked = new WeakSet<ChildProcess>(); // processes we stopped on purpose
+  const killAll = () => {
+    for (const c of children) c.proc.kill('SIGKILL');
+    nginx?.kill('SIGTERM'); // the master takes its workers with it; SIGKILL would orphan them
+    nats?.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+
+  const gatewayPort = config.port === 0 ? await freePort(config.host) : config.port;
+  const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const urlHost = config.host === '0.0.0.0' || config.host === '::' ? LOOPBACK : hostInUrl;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options.env)) if (v !== undefined) env[k] = v;
+  env.DATA_DIR = dataDir;
+  env.HOST = LOOPBACK; // the services listen on loopback only; partners come through nginx
+  env.PORT = '0';
+  env.ADMIN_HOST = config.adminHost;
+  // What partners see is the gateway: the services' default base addresses are nginx's, not their own.
+  env.API_BASE_URL = options.env.API_BASE_URL || `http://${urlHost}:${gatewayPort}/v1`;
+  env.PUBLIC_BASE_URL = options.env.PUBLIC_BASE_URL || `http://${urlHost}:${gatewayPort}`;
+
+  const spawned: Partial<Record<Role, number>> = {};
+  const restarts: Partial<Record<Role, number[]>> = {};
+  let fatal: ((reason: string) => void) | undefined;
+
+  const pipeLines = (proc: ChildProcess, source: string, keep: (s: string) => void, onStdoutLine?: (line: string) => void) => {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const readable = proc[stream];
+      if (!readable) continue;
+      let buffer = '';
+      readable.on('data', (chunk: Buffer) => {
+        const text = chunk.toString();
+        keep(text);
+        buffer += text;
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (stream === 'stdout') onStdoutLine?.(line);
+          onLine(source, stream, line);
+        }
+      });
+      readable.once('end', () => {
+        if (buffer) onLine(source, stream, buffer);
+        buffer = '';
+      });
+    }
+  };
+
+  const spawnChild = async (role: Role, like?: ServiceProcess): Promise<ServiceProcess> => {
+    const index = like?.index ?? (spawned[role] = (spawned[role] ?? 0) + 1) - 1;
+    const label = `${role}.${index + 1}`;
+    const ports: Record<string, string> = { PORT: String(like?.port ?? 0) };
+    if (role === 'projections') ports.ADMIN_PORT = String(like?.adminPort ?? config.adminPort);
+    const proc = spawn(process.execPath, [ENTRY(role)], {
+      env: { ...env, NATS_URL: natsUrl, ...ports },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
+    });
+    let tail = '';
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    const ready = new Promise<{ port: number; admin_port?: number }>((resolve, reject) => {
+      pipeLines(
+        proc,
+        label,
+        (text) => (tail = (tail + text).slice(-8000)),
+        (line) => {
+          if (line.startsWith('{"ready"')) resolve(JSON.parse(line) as { port: number; admin_port?: number });
+        },
+      );
+      void exited.then(() => reject(new Error(`${label} exited with ${proc.exitCode ?? proc.signalCode} before it was ready:\n${tail}`)));
+    });
+    try {
+      const line = await deadline(ready, START_DEADLINE_MS, () => `${label} not ready within ${START_DEADLINE_MS} ms:\n${tail}`);
+      const child: ServiceProcess = { role, index, label, proc, port: line.port, exited, output: () => tail };
+      if (line.admin_port !== undefined) child.adminPort = line.admin_port;
+      children.push(child);
+      void exited.then(() => supervise(child));
+      return child;
+    } catch (err) {
+      proc.kill('SIGKILL');
+      await exited;
+      throw err;
+    }
+  };
+
+  /** A service process exited: asked to (nothing to do), or not (report; restart on its ports if so configured). */
+  const supervise = (child: ServiceProcess) => {
+    if (asked.has(child.proc) || stopping) return;
+    options.onUnexpectedExit?.(child.label, child.proc.exitCode, child.proc.signalCode);
+    const policy = options.restart;
+    if (!policy) return;
+    const now = Date.now();
+    const recent = (restarts[child.role] ?? []).filter((at) => now - at < policy.windowMs);
+    if (recent.length >= policy.maxRestarts) {
+      fatal?.(`${child.role} exited ${recent.length + 1} times within ${policy.windowMs} ms; stopping the topology`);
+      return;
+    }
+    restarts[child.role] = [...recent, now];
+    const i = children.indexOf(child);
+    if (i >= 0) children.splice(i, 1);
+    setTimeout(() => {
+      if (stopping) return;
+      onLine('launcher', 'stderr', `restarting ${child.label} on port ${child.port}`);
+      spawnChild(child.role, child).catch((err: unknown) => fatal?.(`${child.label} could not be restarted: ${(err as Error).message}`));
+    }, policy.delayMs);
+  };
+
+  const stopChild = async (child: ServiceProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
+    const i = children.indexOf(child);
+    if (i >= 0) children.splice(i, 1);
+    asked.add(child.proc);
+    await stopProcess(child.proc, [signal, 'SIGKILL']);
+  };
+
+  const stopAll = async () => {
+    stopping = true;
+    await stopProcess(nginx, ['SIGQUIT', 'SIGTERM', 'SIGKILL']);
+    await Promise.all(children.filter((c) => c.role !== 'projections').map((c) => stopChild(c)));
+    await Promise.all([...children].map((c) => stopChild(c)));
+    await stopProcess(nats, ['SIGTERM', 'SIGKILL']);
+    process.removeListener('exit', killAll);
+  };
+
+  let natsUrl = config.natsUrl ?? '';
+  try {
+    if (!config.natsUrl) {
+      const started = await startNats(options.natsStoreDir ?? path.join(dataDir, 'nats'), detached, (line, stream) => onLine('nats', stream, line));
+      nats = started.proc;
+      natsUrl = started.url;
+    }
+    // The projections process first: it creates the read models the doors read.
+    await spawnChild('projections');
+    const doors: Role[] = [
+      ...Array<Role>(options.commandReplicas ?? 2).fill('command-api'),
+      ...Array<Role>(options.queryReplicas ?? 2).fill('query-api'),
+    ];
+    await Promise.all(doors.map((role) => spawnChild(role)));
+
+    const conf = path.join(runDir, 'nginx.conf');
+    const upstreams = (role: Role) => children.filter((c) => c.role === role).map((c) => `${LOOPBACK}:${c.port}`);
+    let rendered = renderNginxConf({
+      LISTEN: `${hostInUrl}:${gatewayPort}`,
+      COMMAND_UPSTREAMS: upstreams('command-api'),
+      QUERY_UPSTREAMS: upstreams('query-api'),
+      RUN_DIR: runDir,
+      // The gateway's own problems (413, 503) carry `${PUBLIC_BASE_URL}/v1/problemas/…`: the services' API base.
+      PUBLIC_BASE_URL: env.API_BASE_URL.replace(/\/v1\/?$/, ''),
+    });
+    if (options.nginxWorkers !== undefined) rendered = rendered.replace('worker_processes auto;', `worker_processes ${options.nginxWorkers};`);
+    // Started as root, nginx runs its workers as `nobody`, who may not enter DATA_DIR: they run as the launcher's user.
+    if (process.getuid?.() === 0) rendered = `user root;\n${rendered}`;
+    fs.writeFileSync(conf, rendered);
+    const gw = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'], detached });
+    nginx = gw;
+    let nginxTail = '';
+    pipeLines(gw, 'nginx', (text) => (nginxTail = (nginxTail + text).slice(-4000)));
+    await waitForPort(urlHost.replace(/^\[|\]$/g, ''), gatewayPort, START_DEADLINE_MS, gw, () => nginxTail);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  let stopped: Promise<void> | undefined;
+  const topology: Topology = {
+    dataDir,
+    nats: nats?.pid !== undefined ? { url: natsUrl, pid: nats.pid } : { url: natsUrl },
+    gateway: `http://${urlHost}:${gatewayPort}`,
+    children,
+    replicas: (role) => children.filter((c) => c.role === role),
+    adminUrl() {
+      const projections = children.find((c) => c.role === 'projections' && c.adminPort !== undefined);
+      if (!projections) throw new Error('the projections process (which serves the admin API) is not running');
+      const adminHost = config.adminHost === '0.0.0.0' || config.adminHost === '::' ? LOOPBACK : config.adminHost.includes(':') ? `[${config.adminHost}]` : config.adminHost;
+      return `http://${adminHost}:${projections.adminPort}/admin/v1`;
+    },
+    nginxPid: () => (nginx && nginx.exitCode === null && nginx.signalCode === null ? nginx.pid : undefined),
+    pids() {
+      const running = [nats, nginx, ...children.map((c) => c.proc)].filter((p): p is ChildProcess => p !== undefined && p.exitCode === null && p.signalCode === null);
+      return running.map((p) => p.pid).filter((pid): pid is number => pid !== undefined);
+    },
+    start: (role, like) => spawnChild(role, like),
+    kill: stopChild,
+    async restartServices() {
+      // Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload.
+      const running = [...children];
+      await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => stopChild(c)));
+      await Promise.all(running.filter((c) => c.role === 'projections').map((c) => stopChild(c)));
+      await Promise.all(running.filter((c) => c.role === 'projections').map((c) => spawnChild(c.role, c)));
+      await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => spawnChild(c.role, c)));
+    },
+    stop() {
+      stopped ??= stopAll();
+      return stopped;
+    },
+  };
+  fatal = (reason) => {
+    if (stopping) return;
+    void topology.stop();
+    options.onFatal?.(reason);
+  };
+  for (const [proc, name] of [
+    [nginx, 'nginx'],
+    [nats, 'nats-server'],
+  ] as const) {
+    proc?.once('exit', (code, signal) => {
+      if (!stopping) fatal(`${name} exited (${code ?? signal}); stopping the topology`);
+    });
+  }
+  return topology;
+}
+
+/** Sends each signal in turn, waiting up to STOP_DEADLINE_MS after each for the process to exit. */
+async function stopProcess(proc: ChildProcess | undefined, signals: NodeJS.Signals[]): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  for (const signal of signals) {
+    proc.kill(signal);
+    const done = await Promise.race([exited.then(() => true), sleep(STOP_DEADLINE_MS).then(() => false)]);
+    if (done) return;
+  }
+  await exited;
+}
+
+async function startNats(
+  storeDir: string,
+  detached: boolean,
+  onLine: (line: string, stream: OutputStream) => void,
+): Promise<{ url: string; proc: ChildProcess }> {
+  const binary = findNatsServer();
+  if (!binary) throw new Error('nats-server is not installed (make deps-system installs it), and NATS_URL is not set');
+  fs.mkdirSync(storeDir, { recursive: true });
+  // A free port can be taken between our probe and the server's bind: try a few.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort(LOOPBACK);
+    const proc = spawn(binary, ['-a', LOOPBACK, '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'], detached });
+    let tail = '';
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let buffer = '';
+      proc[stream]?.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString()).slice(-4000);
+        buffer += chunk.toString();
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          onLine(buffer.slice(0, nl), stream);
+          buffer = buffer.slice(nl + 1);
+        }
+      });
+    }
+    try {
+      await waitUntil(async () => {
+        if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`exited with ${proc.exitCode ?? proc.signalCode}`);
+        return greets(port);
+      }, START_DEADLINE_MS);
+      return { url: `nats://${LOOPBACK}:${port}`, proc };
+    } catch (err) {
+      await stopProcess(proc, ['SIGTERM', 'SIGKILL']);
+      if (attempt < 3) continue;
+      throw new Error(`nats-server did not start: ${(err as Error).message}\n${tail}`);
+    }
+  }
+}
+
+/** Ready when a client connection gets the server's INFO line. */
+function greets(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.createConnection({ host: LOOPBACK, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (chunk: Buffer) => done(chunk.toString().startsWith('INFO')));
+  });
+}
+
+export function freePort(host = LOOPBACK): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+async function waitForPort(host: string, port: number, ms: number, proc: ChildProcess, tail: () => string): Promise<void> {
+  try {
+    await waitUntil(async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`nginx exited with ${proc.exitCode ?? proc.signalCode}`);
+      return new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, host);
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+    }, ms);
+  } catch (err) {
+    throw new Error(`nginx did not listen on ${host}:${port}: ${(err as Error).message}\n${tail()}`);
+  }
+}
+
+async function waitUntil(condition: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`not ready after ${ms} ms`);
+    await sleep(25);
+  }
+}
+
+async function deadline<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message())), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
