@@ -721,7 +721,7 @@ function writeDocs(seconds: number, loadBefore: number, kinds: string): void {
     `| Acknowledged writes lost | ${figures.losses.length} |`,
     `| Writes applied twice | ${figures.doubles.length} |`,
     `| Read models differing from a replay of the log | ${figures.replayMismatches.length} (${figures.replayDocuments} documents compared over the trials) |`,
-    `| Kills with a batch job queued or mid-chunk | ${figures.killsMidBatch} of ${figures.trials} |`,
+    `| Kills with a batch job acknowledged and not yet seen done (queued or mid-chunk) | ${figures.killsMidBatch} of ${figures.trials} |`,
     `| Kills with cover checks owed or in flight (image not yet answered) | ${figures.killsWithCoverInFlight} of ${figures.trials} (${figures.coversInFlight} covers) |`,
     `| Unacknowledged conversion events resent after the restart, applied once | ${figures.unackedResolved} |`,
     '',
