@@ -6,7 +6,7 @@ TSC := node_modules/.bin/tsc
 
 .PHONY: run test build install bench clean test-unit test-int test-e2e deps-system \
 	run-command-api run-query-api run-projections test-topology client \
-	run-topology test-engines
+	run-topology test-engines soak
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -71,6 +71,13 @@ test-unit: build
 
 bench: build
 	node dist/tests/bench/run.js
+
+# Crash trials at volume (not part of make test): SOAK_TRIALS SIGKILLs under mixed load (default 100), each restarted
+# and checked (acknowledged writes kept, nothing applied twice, read models equal a replay). SOAK_SEED (default 1),
+# SOAK_TRIALS_PER_DIR (default 25), SOAK_KILL_MS (default 300-2500). A passing run of 100+ trials writes the
+# "Crash soak" section of docs/benchmarks.md (SOAK_WRITE_DOCS=0 to skip). tests/soak/crash-soak.ts.
+soak: build
+	node dist/tests/soak/crash-soak.js
 
 clean:
 	rm -rf dist

@@ -326,7 +326,11 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '',
   ].join('\n');
   fs.mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), md);
+  // Sections other runs write (`make soak`: "## Crash soak") are kept after this report.
+  const file = path.join(ROOT, 'docs', 'benchmarks.md');
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const soak = previous.indexOf('\n## Crash soak');
+  fs.writeFileSync(file, soak < 0 ? md : `${md}${previous.slice(soak)}`);
 }
 
 main().catch((err: unknown) => {
