@@ -151,6 +151,79 @@ function keyError(e: ErrorObject, field: string): FieldError {
   }
 }
 
+/** The value at a JSON pointer of the validated body (for messages that quote it), or undefined. */
+function valueAt(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
+  let node = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+const FORMAT_MESSAGES: Record<string, (field: string) => string> = {
+  'date-time': (field) =>
+    `${field} must be an ISO 8601 date-time with its offset, such as 2026-03-01T14:30:00Z or 2026-03-01T11:30:00-03:00 (the offset is required).`,
+  uri: (field) => `${field} must be an absolute URL such as https://loja.example/p/1.`,
+};
+
+/** "must be integer" for money says what an integer of cents is: 29.99 is 2999. */
+function typeMessage(field: string, types: readonly string[], nullable: boolean, value: unknown): string {
+  const name = field || 'The body';
+  const expected = types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`)).join(' or ');
+  const orNull = nullable ? ' or null' : '';
+  if (types.length === 1 && types[0] === 'integer' && /_cents$/.test(field)) {
+    const example = typeof value === 'number' && Number.isFinite(value) ? `${value} is ${Math.round(value * 100)}` : 'R$ 29,99 is 2999';
+    return `${name} must be an integer of cents${orNull}: ${example}.`;
+  }
+  return `${name} must be ${expected}${orNull}.`;
+}
+
+/** Bounds and sets in the partner's words, with the limit the contract sets. */
+function boundMessage(e: ErrorObject, field: string): string {
+  const params = e.params as Record<string, unknown>;
+  const name = field || 'The body';
+  const limit = params.limit;
+  switch (e.keyword) {
+    case 'minimum':
+      return `${name} must be at least ${String(limit)}.`;
+    case 'maximum':
+      return `${name} must be at most ${String(limit)}.`;
+    case 'exclusiveMinimum':
+      return `${name} must be greater than ${String(limit)}.`;
+    case 'exclusiveMaximum':
+      return `${name} must be less than ${String(limit)}.`;
+    case 'minLength':
+      return `${name} takes at least ${String(limit)} character${limit === 1 ? '' : 's'}.`;
+    case 'maxLength':
+      return `${name} takes at most ${String(limit)} characters.`;
+    case 'minItems':
+      return `${name} takes at least ${String(limit)} item${limit === 1 ? '' : 's'}.`;
+    case 'maxItems':
+      return `${name} takes at most ${String(limit)} items.`;
+    case 'minProperties':
+      return field === ''
+        ? `Send updated_at and at least one field to change (the body needs at least ${String(limit)} fields).`
+        : `${name} needs at least ${String(limit)} entries.`;
+    case 'maxProperties':
+      return `${name} takes at most ${String(limit)} entries.`;
+    case 'enum':
+      return `${name} must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'const':
+      return `${name} must be ${JSON.stringify(params.allowedValue)}.`;
+    case 'multipleOf':
+      return params.multipleOf === 0.01
+        ? `${name} takes at most two decimal places (12.34, not 12.345).`
+        : `${name} must be a multiple of ${String(params.multipleOf)}.`;
+    case 'uniqueItems':
+      return `${name} must not repeat an item (items ${String(params.j)} and ${String(params.i)} are equal).`;
+    default:
+      return `${name} ${e.message ?? 'is invalid'}.`;
+  }
+}
+
 function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
   const params = e.params as Record<string, unknown>;
   const path = (child?: string) => jsonPath(e.instancePath, child, root);
@@ -165,11 +238,11 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
       return null;
     case 'required': {
       const field = path(String(params.missingProperty));
-      return { field, code: 'required', message: `${field} is required` };
+      return { field, code: 'required', message: `${field} is required.` };
     }
     case 'additionalProperties': {
       const field = path(String(params.additionalProperty));
-      return { field, code: 'unknown_field', message: `${field} is not a field of this contract` };
+      return { field, code: 'unknown_field', message: `${field} is not a field of this contract: remove it (the contract accepts no other field).` };
     }
     case 'type': {
       const field = path();
@@ -177,21 +250,21 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
       const t = typeof params.type === 'string' ? params.type.split(',') : params.type;
       const named = Array.isArray(t) ? t.filter((x) => x !== 'null') : [];
       const code = named.length === 1 ? String(named[0]) : 'type';
-      return { field, code, message: `${field || 'body'} must be ${Array.isArray(t) ? t.join(' or ') : String(t)}` };
+      return { field, code, message: typeMessage(field, named.length > 0 ? named : (t as string[]), Array.isArray(t) && t.includes('null'), valueAt(root, e.instancePath)) };
     }
     case 'pattern': {
       const field = path();
-      if (params.pattern === HTTPS_PATTERN) return { field, code: 'https', message: `${field} must be an https:// URL` };
-      return { field, code: 'pattern', message: `${field} must match ${String(params.pattern)}` };
+      if (params.pattern === HTTPS_PATTERN) return { field, code: 'https', message: `${field} must be an https:// URL.` };
+      return { field, code: 'pattern', message: `${field} must match ${String(params.pattern)}.` };
     }
     case 'format': {
       const field = path();
       const format = String(params.format);
-      return { field, code: format.replace(/-/g, '_'), message: `${field} must be a valid ${format}` };
+      return { field, code: format.replace(/-/g, '_'), message: FORMAT_MESSAGES[format]?.(field) ?? `${field} must be a valid ${format}.` };
     }
     default: {
       const field = path();
-      return { field, code: CODES[e.keyword] ?? e.keyword, message: `${field || 'body'} ${e.message ?? 'is invalid'}` };
+      return { field, code: CODES[e.keyword] ?? e.keyword, message: boundMessage(e, field) };
     }
   }
 }

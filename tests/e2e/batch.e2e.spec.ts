@@ -133,7 +133,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
         const r = await a.api.post('/products/batch', body);
         expect(r.status, JSON.stringify(body)).to.equal(422);
       }
-      expect((await a.api.post('/products/batch', { items: [] })).body.errors).to.deep.equal([{ field: 'items', code: 'min_items', message: 'items must NOT have fewer than 1 items' }]);
+      expect((await a.api.post('/products/batch', { items: [] })).body.errors).to.deep.equal([{ field: 'items', code: 'min_items', message: 'items takes at least 1 item.' }]);
     });
   });
 

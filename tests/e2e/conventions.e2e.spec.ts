@@ -173,6 +173,21 @@ describe('conventions of every route (HTTP)', function () {
   });
 
   describe('bodies', () => {
+    it('words every 422 for partners: the allowed values, the offset a date needs, cents, the fields a PATCH needs', async () => {
+      const message = (a: Answer, field: string) => (a.body.errors as { field: string; message: string }[]).find((e) => e.field === field)?.message;
+      const put = await hub.api.put('/products/x', productBody('loja', { price_cents: 29.99, updated_at: '2026-01-01T10:00:00', condition: 'novo', title: 'abc' }));
+      expect(message(put, 'price_cents')).to.equal('price_cents must be an integer of cents: 29.99 is 2999.');
+      expect(message(put, 'updated_at')).to.match(/offset, such as 2026-03-01T14:30:00Z or 2026-03-01T11:30:00-03:00 \(the offset is required\)/);
+      expect(message(put, 'condition')).to.equal('condition must be one of: "new", "used", "refurbished".');
+      expect(message(put, 'title')).to.equal('title takes at least 5 characters.');
+      expect(put.body.detail).to.match(/^4 problems in /);
+      const patch = await hub.api.patch('/products/x', { updated_at: '2026-01-01T10:00:00Z' });
+      expect(message(patch, '')).to.match(/^Send updated_at and at least one field to change/);
+      const list = await hub.api.get('/products?state=vivo');
+      expect(message(list, 'state')).to.equal('state must be one of: "pending", "accepted", "rejected", "stale", "removed".');
+      for (const a of [put, patch, list]) for (const e of a.body.errors as { message: string }[]) expect(e.message).not.to.match(/must NOT|allowed values|must be a valid/);
+    });
+
     it('refuses a body that is not JSON with 422 {field: "", code: "json"}', async () => {
       for (const body of ['{"store_id":', 'not json', '']) {
         const r = await hub.api.request('PUT', '/products/j', { body, headers: { 'Content-Type': 'application/json' } });
