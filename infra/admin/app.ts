@@ -36,15 +36,20 @@ export interface AdminOptions {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+const ADMIN_BODY_LIMIT = 64 * 1024;
+
 /** The request body as a JSON object (at most 64 KiB); an empty body is `{}`; lone surrogates are 422 `unicode`. */
 export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of ctx.req) {
     size += (c as Buffer).length;
-    if (size > 64 * 1024) throw new ProblemError(413, [], 'Body too large.');
-    chunks.push(c as Buffer);
+    // Past the limit the rest is read and dropped (up to a bound), so a client still sending reads the 413: leaving
+    // the loop here would destroy the request and reset the connection under it.
+    if (size > ADMIN_BODY_LIMIT * 16) break;
+    if (size <= ADMIN_BODY_LIMIT) chunks.push(c as Buffer);
   }
+  if (size > ADMIN_BODY_LIMIT) throw new ProblemError(413, [], `The body is larger than ${ADMIN_BODY_LIMIT / 1024} KiB.`);
   if (size === 0) return {};
   let parsed: unknown;
   try {

@@ -127,6 +127,14 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
       expect(r.body.request_id).to.equal(r.headers.get('x-request-id'));
     };
 
+    it('answers a body above 64 KiB with a readable 413 problem, the connection kept for the next call', async () => {
+      const big = JSON.stringify({ name: 'x'.repeat(300 * 1024), partner_type: 'hub' });
+      const r = await t.admin.request('POST', '/partners', { body: big, headers: { 'Content-Type': 'application/json' } });
+      expect(r.status).to.equal(413);
+      expect(r.body.type).to.equal(`${BASE}/problemas/413`);
+      expect((await t.admin.get('/partners?limit=1')).status).to.equal(200);
+    });
+
     it('answers 405 with Allow and a problem for a known path with another method', async () => {
       const r = await t.admin.request('DELETE', '/partners');
       expect(r.status).to.equal(405);
