@@ -39,7 +39,14 @@ export interface Config {
    */
   sqliteMaxGroupEvents: number;
   eventstoreUrl: string | undefined;
+  /**
+   * EVENTSTORE_STREAM_PREFIX: a namespace put before every stream name on EventStoreDB (letters, digits, `_`; '' by
+   * default), so that several deployments or test services share one server without seeing each other's events.
+   */
+  eventstoreStreamPrefix: string;
   mongoUrl: string | undefined;
+  /** MONGO_DB: the read store's database (default: the one named in MONGO_URL, else `partner_commerce`). */
+  mongoDb: string | undefined;
   natsUrl: string | undefined;
   /** The cover check (reactor and re-check scheduler) runs; `COVER_CHECK=off` only outside production. */
   coverCheck: boolean;
@@ -88,6 +95,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`${name} must be a URL, got "${raw}"`);
     }
     return raw.replace(/\/+$/, '');
+  };
+  /** A namespace or database name: letters, digits and `_` (no `-`: it would change EventStoreDB categories). */
+  const name = (variable: string, minLength: number): string | undefined => {
+    const raw = env[variable];
+    if (raw === undefined || (raw === '' && minLength > 0)) return undefined;
+    if (!/^[A-Za-z0-9_]*$/.test(raw) || raw.length < minLength || raw.length > 60) {
+      problems.push(`${variable} must be letters, digits and _ (at most 60), got "${raw}"`);
+    }
+    return raw;
   };
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
@@ -142,7 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteWriterThread,
     sqliteMaxGroupEvents: integer('SQLITE_MAX_GROUP_EVENTS', sqliteWriterThread ? 32 : 5000, 1, 100_000),
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
+    eventstoreStreamPrefix: name('EVENTSTORE_STREAM_PREFIX', 0) ?? '',
     mongoUrl: url('MONGO_URL', undefined),
+    mongoDb: name('MONGO_DB', 1),
     natsUrl: url('NATS_URL', undefined),
     coverCheck,
     coverFetch,

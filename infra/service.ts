@@ -32,7 +32,7 @@ import { reportProjector } from '../projections/projectors/report.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
-import { openStores } from './wiring/stores.js';
+import { openStores, type StoreMode } from './wiring/stores.js';
 import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, KeyCache, type DoorParts } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
 import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
@@ -92,6 +92,12 @@ export function resolveCursorSecret(config: Config): CursorSecret {
 
 export interface StartOptions {
   log?: Logger;
+  /**
+   * 'embedded' (default, `make run`): the SQLite files of DATA_DIR and in-process messaging, whatever the URLs say.
+   * 'configured': EVENTSTORE_URL / MONGO_URL / NATS_URL when set (the e2e harness on real engines, each test service
+   * in its own EVENTSTORE_STREAM_PREFIX and MONGO_DB).
+   */
+  storeMode?: StoreMode;
   operations?: Partial<OperationsSettings>;
   /**
    * Tests only: messaging to use instead of the in-process adapter (e.g. NATS, to run the embedded service's
@@ -106,7 +112,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const stores = await openStores(config, 'embedded', clock, log);
+  const stores = await openStores(config, options.storeMode ?? 'embedded', clock, log);
   const { events } = stores;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;

@@ -8,8 +8,13 @@
  *   below 2^53, NOT dense).
  * - The server refuses an append above `MaxAppendSize` (1 MiB by default). Callers must split larger work into
  *   several appends; an append above the limit fails here, before it is sent, with `AppendTooLargeError`.
- * - `readAll` pages through `$all` and filters on our side (client v6 has no server-side filter for reads);
- *   `subscribeToAll` filters on the server by stream-name prefix, then re-checks each event on our side.
+ * - `readAll` of the whole log (no namespace, no categories) pages through `$all`; a read by categories or in a
+ *   namespace is filtered ON THE SERVER (a filtered catch-up subscription read up to the head: filtered-read.ts),
+ *   since client v6's `readAll` sends no filter. `subscribeToAll` filters on the server by stream-name prefix; every
+ *   event is re-checked on our side.
+ * - `headPosition` reads one backwards page of `$all`; in a namespace whose newest event is not in it, a filtered
+ *   read from the newest position of ours this store has seen (0 at first) to the head of the log: only our events
+ *   cross the wire, the server scans the log from there (see `headPosition`).
  *
  * Every method needs a server: the contract suite runs against one when EVENTSTORE_URL is set.
  */
@@ -50,6 +55,7 @@ import {
 } from './mapping.js';
 import type { EventScope } from './mapping.js';
 import { EsdbSubscription } from './subscription.js';
+import { logHead, readFiltered } from './filtered-read.js';
 
 export interface EsdbEventStoreOptions {
   /**
@@ -73,6 +79,8 @@ export class EsdbEventStore implements EventStore {
   private readonly maxAppendBytes: number;
   private readonly pageSize: number;
   private readonly subscriptions = new Set<EsdbSubscription>();
+  /** The newest position of ours this store has seen (appends, reads): a valid start for a filtered read. */
+  private floor = 0;
 
   /** `url` is an `esdb://` connection string, e.g. `esdb://127.0.0.1:2113?tls=false`. */
   static connect(url: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
@@ -114,7 +122,8 @@ export class EsdbEventStore implements EventStore {
       throw err;
     }
     const nextRevision = Number(result.nextExpectedRevision);
-    return { nextRevision, position: await this.positionOfAppend(name, result.nextExpectedRevision, events.length, result.position) };
+    const position = await this.positionOfAppend(name, result.nextExpectedRevision, events.length, result.position);
+    return { nextRevision, position: this.saw(position) };
   }
 
   /**
@@ -186,8 +195,15 @@ export class EsdbEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const scope: EventScope = { streamPrefix: this.prefix, categories: options.categories };
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const out: RecordedEvent[] = [];
     const start = startOf(options);
+    if (scope.categories || scope.streamPrefix) {
+      // Filtered on the server: only our events (of these categories) cross the wire, up to the head seen now.
+      const head = await logHead(this.client);
+      const events = await readFiltered({ client: this.client, scope, start, head, maxCount: max });
+      if (events.length > 0) this.saw(events[events.length - 1]!.position);
+      return events;
+    }
+    const out: RecordedEvent[] = [];
     let after = start.position;
     let inclusive = start.inclusive; // the event AT `after` is wanted (first page only)
     let from: ReadPosition = after > 0 ? numberToPosition(after) : START;
@@ -211,23 +227,49 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
-  /** Position of the last event of this store (system events and other namespaces are not ours), 0 when none. */
+  /**
+   * Position of the last event of this store (system events and other namespaces are not ours), 0 when none.
+   *
+   * One backwards page of `$all` (64 records) answers when our newest event is among the newest records: always in
+   * production, where every non-system event is ours. Otherwise (a namespace on a shared server whose newest records
+   * are others'), the backwards scan would pull the whole log over the wire (client v6 has no filtered reads);
+   * instead a filtered read from the newest position of ours this store has already seen (`floor`: its appends and
+   * reads; 0 for a store that has seen none) up to the head keeps only the last match. Over the wire: our events
+   * after `floor` and a few checkpoints. On the server: a scan from `floor`, bounded by the log after it; for a
+   * namespace that has written nothing, the whole log, once per call, until it writes.
+   */
   async headPosition(): Promise<number> {
     const scope: EventScope = { streamPrefix: this.prefix };
     const page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
     let from: ReadPosition = END;
+    let newest: number | undefined;
     for (;;) {
       let seen = 0;
       let oldest: Position | undefined;
       for await (const resolved of this.client.readAll({ fromPosition: from, maxCount: page, direction: BACKWARDS })) {
         seen++;
         oldest = resolved.event?.position ?? oldest;
+        if (newest === undefined && oldest) newest = positionToNumber(oldest);
         const e = toRecorded(resolved, scope);
-        if (e) return e.position;
+        if (e) return this.saw(e.position);
       }
-      if (seen < page || !oldest) return 0;
-      from = oldest;
+      if (seen < page || !oldest || newest === undefined) return 0; // the whole log was read: nothing of ours
+      if (this.prefix) break; // a namespace: filtered on the server from here
+      from = oldest; // the whole log (production): its newest non-system event is close, keep paging back
     }
+    const [last] = await readFiltered({
+      client: this.client,
+      scope,
+      start: { position: this.floor, inclusive: false },
+      head: newest,
+      keep: 'last',
+    });
+    return last ? this.saw(last.position) : this.floor;
+  }
+
+  private saw(position: number): number {
+    if (position > this.floor) this.floor = position;
+    return position;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {

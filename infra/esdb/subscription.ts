@@ -14,12 +14,13 @@
  * An inclusive start (`fromPosition`) first reads the one record at that position (reads of `$all` start AT the
  * position), then subscribes after it, whatever the server's subscription does with its start position.
  */
-import { ErrorType, FORWARDS, START, isCommandError } from '@eventstore/db-client';
+import { ErrorType, START, isCommandError } from '@eventstore/db-client';
 import type { AllStreamSubscription, EventStoreDBClient, ReadPosition } from '@eventstore/db-client';
 import { startOf } from '../../shared-schema/ports/event-store.js';
 import type { RecordedEvent, Subscription } from '../../shared-schema/ports/event-store.js';
 import { numberToPosition, serverFilter, toRecorded } from './mapping.js';
 import type { EventScope } from './mapping.js';
+import { readAt, stopSubscription } from './filtered-read.js';
 
 export interface EsdbSubscriptionParams {
   client: EventStoreDBClient;
@@ -104,14 +105,9 @@ export class EsdbSubscription implements Subscription {
     }
   }
 
-  /** The event of ours at exactly `position`, if the record there is one (reads of `$all` start AT the position). */
-  private async readAt(position: number): Promise<RecordedEvent | undefined> {
-    const read = this.params.client.readAll({ fromPosition: numberToPosition(position), maxCount: 1, direction: FORWARDS });
-    for await (const resolved of read) {
-      const event = toRecorded(resolved, this.params.scope);
-      return event && event.position === position ? event : undefined;
-    }
-    return undefined;
+  /** The event of ours at exactly `position`, if the record there is one. */
+  private readAt(position: number): Promise<RecordedEvent | undefined> {
+    return readAt(this.params.client, this.params.scope, position);
   }
 
   async close(): Promise<void> {
@@ -156,15 +152,5 @@ export function isConnectionDrop(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
-/**
- * Cancels the gRPC call and ends the stream, so that a `for await` waiting on it returns (cancelling alone does
- * not promise that the readable ends).
- */
-async function stop(sub: AllStreamSubscription): Promise<void> {
-  try {
-    await sub.unsubscribe();
-  } catch {
-    // already gone
-  }
-  if (!sub.destroyed) sub.destroy();
-}
+/** Cancels the gRPC call and ends the stream (see `stopSubscription`). */
+const stop = stopSubscription;

@@ -68,6 +68,7 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
   if (adapterChoice(config, mode).events === 'esdb') {
     const { EsdbEventStore } = await import('../esdb/event-store.js'); // loaded only when used (its client is heavy)
     return EsdbEventStore.connect(config.eventstoreUrl!, {
+      streamPrefix: config.eventstoreStreamPrefix,
       onSubscriptionDrop: (err, attempt) =>
         log?.warn({ err, attempt }, 'event-store subscription lost its connection; subscribing again from the last event delivered'),
     });
@@ -89,7 +90,7 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
 export async function openReadStore(config: Config, mode: StoreMode, clock: Clock): Promise<ReadStore> {
   if (adapterChoice(config, mode).reads === 'mongo') {
     const { MongoReadStore } = await import('../mongo/read-store.js');
-    return MongoReadStore.connect(config.mongoUrl!);
+    return MongoReadStore.connect(config.mongoUrl!, config.mongoDb);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL', clock });

@@ -218,6 +218,28 @@ export function eventStoreContract(
       });
     });
 
+    describe('reads that end at the head of a shared log', () => {
+      // On EventStoreDB, a namespaced or category read is a filtered subscription read up to the head of `$all`,
+      // and the head of a namespace a filtered scan: both must end, and see nothing of the other store, when the
+      // newest records of the server's log are not ours.
+      it("a category read and the head end and ignore another store's events written after ours", async () => {
+        const other = await open();
+        try {
+          const cat = newCategory();
+          const start = await store.headPosition();
+          const mine = await store.appendToStream(`${cat}-1`, [ev('M1'), ev('M2')]);
+          for (let i = 0; i < 70; i++) await other.store.appendToStream(`${cat}-1`, [ev('Other')]);
+          const types = (events: RecordedEvent[]) => events.map((e) => e.type);
+          expect(types(await within(store.readAll({ afterPosition: start, categories: [cat] }), 10_000))).to.deep.equal(['M1', 'M2']);
+          expect(types(await within(store.readAll({ afterPosition: start }), 10_000))).to.deep.equal(['M1', 'M2']);
+          expect(await within(store.headPosition(), 10_000)).to.equal(mine.position);
+          expect(await within(store.readAll({ afterPosition: mine.position, categories: [cat] }), 10_000)).to.deep.equal([]);
+        } finally {
+          await other.cleanup();
+        }
+      });
+    });
+
     describe('positions are opaque tokens', () => {
       /** Three events of a fresh category and the head before them. */
       async function three(): Promise<{ cat: string; start: number; events: RecordedEvent[] }> {

@@ -5,9 +5,12 @@
  * adapter must be right either way. The real driver and server run in the contract suite (EVENTSTORE_URL).
  */
 import { expect } from 'chai';
+import { Readable } from 'node:stream';
 import { StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
 import type {
+  AllStreamSubscription,
   AppendToStreamOptions,
+  SubscribeToAllOptions,
   EventData,
   EventStoreDBClient,
   ReadAllOptions,
@@ -29,9 +32,65 @@ interface Rec {
   id: string;
 }
 
+/**
+ * A filtered catch-up subscription as the server and driver 6.2 run it: the server scans the log after the start
+ * (exclusive), sends only events whose stream name starts with a prefix, a checkpoint every `window` records
+ * considered and one at the end of the catch-up, then "caught up" (servers >= 24.2; `caughtUp: false` plays an older
+ * one), then stays live. The checkpoint callback is awaited and 'caughtUp' emitted in order with the events, as
+ * the driver's Transform does.
+ */
+class FakeFilteredSub extends Readable {
+  constructor(
+    private readonly fake: FakeEsdb,
+    options: SubscribeToAllOptions,
+  ) {
+    super({ objectMode: true });
+    void this.feed(options);
+  }
+
+  private async feed(options: SubscribeToAllOptions): Promise<void> {
+    const filter = options.filter;
+    if (!filter || !('prefixes' in filter)) throw new Error('the stand-in plays stream-name prefix filters only');
+    const from = options.fromPosition;
+    const start = from === undefined || from === 'start' || from === 'end' ? -1n : from.commit;
+    const window = filter.maxSearchWindow ?? 32;
+    let considered = 0;
+    let checkpoint = start;
+    await Promise.resolve();
+    for (const r of [...this.fake.log]) {
+      if (this.destroyed) return;
+      if (r.pos <= start) continue;
+      considered++;
+      checkpoint = r.pos;
+      if (filter.prefixes.some((p) => r.stream.startsWith(p))) {
+        this.fake.wire++;
+        this.push(this.fake.resolved(r));
+      }
+      if (considered % (window * filter.checkpointInterval) === 0) await filter.checkpointReached?.(this as unknown as AllStreamSubscription, { commit: r.pos, prepare: r.pos });
+      await Promise.resolve();
+    }
+    if (this.destroyed) return;
+    await filter.checkpointReached?.(this as unknown as AllStreamSubscription, { commit: checkpoint, prepare: checkpoint });
+    if (this.fake.caughtUp) this.emit('caughtUp');
+    // live from here: nothing more unless the test writes
+  }
+
+  override _read(): void {}
+
+  async unsubscribe(): Promise<void> {
+    this.fake.unsubscribed++;
+  }
+}
+
 class FakeEsdb {
   readonly log: Rec[] = [];
   private next = 1000n;
+  /** Events a filtered subscription sent, records the reads of `$all` sent, subscriptions closed. */
+  wire = 0;
+  readAllRecords = 0;
+  unsubscribed = 0;
+  caughtUp = true;
+  readonly subscribeCalls: SubscribeToAllOptions[] = [];
   constructor(private readonly inclusive: boolean) {
     this.write('$settings', '$settings', {});
   }
@@ -44,7 +103,12 @@ class FakeEsdb {
     return rec;
   }
 
-  private resolved(r: Rec): ResolvedEvent {
+  subscribeToAll(options: SubscribeToAllOptions): FakeFilteredSub {
+    this.subscribeCalls.push(options);
+    return new FakeFilteredSub(this, options);
+  }
+
+  resolved(r: Rec): ResolvedEvent {
     return {
       event: {
         streamId: r.stream, id: r.id, isJson: true, revision: r.revision, type: r.type, created: new Date(0),
@@ -94,6 +158,7 @@ class FakeEsdb {
     for (const r of ordered) {
       if (!after(r)) continue;
       if (n++ >= Number(options.maxCount ?? Infinity)) return;
+      this.readAllRecords++;
       yield this.resolved(r);
     }
   }
@@ -192,6 +257,59 @@ for (const inclusive of [true, false]) {
       expect((await mine.readAll()).map((e) => [e.stream, e.type])).to.deep.equal([['job-1', 'Mine']]);
       expect((await mine.readStream('job-1')).map((e) => e.type)).to.deep.equal(['Mine']);
       expect(await mine.headPosition()).to.equal((await mine.readAll())[0].position);
+    });
+
+    it('reads by category in a namespace filtered on the server, ending at the head even when it is not ours', async () => {
+      const mine = new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_', pageSize: 2 });
+      for (let i = 0; i < 50; i++) await store.appendToStream(`store-${i}`, [ev('Other')]); // another namespace
+      await mine.appendToStream('store-1', [ev('S1')]);
+      await mine.appendToStream('job-1', [ev('J1')]);
+      await mine.appendToStream('store-2', [ev('S2')]);
+      for (let i = 0; i < 50; i++) await store.appendToStream(`store-${i}`, [ev('Other')]);
+      fake.write('$stats-node', '$statistics-collected', {}); // the newest record is a system one
+      fake.wire = 0;
+      fake.readAllRecords = 0;
+      const stores = await mine.readAll({ categories: ['store'] });
+      expect(stores.map((e) => [e.stream, e.type])).to.deep.equal([['store-1', 'S1'], ['store-2', 'S2']]);
+      expect(fake.wire, 'only matching events crossed the wire').to.equal(2);
+      expect(fake.readAllRecords, 'one record read: the head').to.equal(1);
+      expect(fake.unsubscribed, 'the subscription was closed').to.equal(1);
+      const all = await mine.readAll();
+      expect(all.map((e) => e.type)).to.deep.equal(['S1', 'J1', 'S2']);
+      expect((await mine.readAll({ afterPosition: all[0]!.position, categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S2']);
+      // An inclusive start reads the record AT the position first, as the server does (see the test above).
+      if (inclusive) expect((await mine.readAll({ fromPosition: all[2]!.position })).map((e) => e.type)).to.deep.equal(['S2']);
+      expect((await mine.readAll({ categories: ['store', 'job'], maxCount: 2 })).map((e) => e.type)).to.deep.equal(['S1', 'J1']);
+      expect(await mine.readAll({ afterPosition: all[2]!.position })).to.deep.equal([]);
+    });
+
+    it('without "caught up" (servers before 24.2) a filtered read ends on the checkpoint at the head', async () => {
+      fake.caughtUp = false;
+      const mine = new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' });
+      await mine.appendToStream('store-1', [ev('S1')]);
+      for (let i = 0; i < 40; i++) await store.appendToStream(`store-${i}`, [ev('Other')]);
+      expect((await mine.readAll({ categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S1']);
+      expect(await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't2_' }).readAll()).to.deep.equal([]);
+    });
+
+    it('headPosition of a namespace reads one page back, then filters on the server from the newest position it saw', async () => {
+      const mine = new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' });
+      for (let i = 0; i < 200; i++) await store.appendToStream(`job-${i}`, [ev('Other')]);
+      fake.readAllRecords = 0;
+      fake.wire = 0;
+      expect(await mine.headPosition(), 'an empty namespace').to.equal(0);
+      expect(fake.readAllRecords, 'one backwards page, not the whole log').to.be.at.most(64);
+      expect(fake.wire).to.equal(0);
+      const written = await mine.appendToStream('job-1', [ev('Mine')]);
+      expect(await mine.headPosition()).to.equal(written.position);
+      for (let i = 0; i < 200; i++) await store.appendToStream(`job-${i}`, [ev('Other')]);
+      fake.readAllRecords = 0;
+      expect(await mine.headPosition()).to.equal(written.position);
+      expect(fake.readAllRecords).to.be.at.most(64);
+      const last = fake.subscribeCalls[fake.subscribeCalls.length - 1]!.fromPosition;
+      expect(last, 'the scan starts at the newest event of ours already seen').to.deep.equal({ commit: BigInt(written.position), prepare: BigInt(written.position) });
+      // A fresh store of the same namespace (another process) finds it too, from the start.
+      expect(await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' }).headPosition()).to.equal(written.position);
     });
   });
 }

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../infra/config.js';
+import { engineEnv } from './engines.js';
 import { startService, type Service } from '../../infra/service.js';
 import { portOf } from '../../infra/gateway.js';
 import type { ManualClock } from '../../shared-schema/ports/clock.js';
@@ -132,14 +133,17 @@ export async function startTestService(
     return startMultiTestService(env, keepDir, { operations: serviceOptions.operations ?? {} });
   }
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
+  const engines = engineEnv(process.env, dataDir);
   // The cover check is off unless a test turns it on with its own COVER_FETCH_* settings: with it on, a product's
   // cover host would be looked up in the DNS, and tests never send traffic outside loopback.
   const configFor = () =>
-    loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...env });
+    loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...engines, ...env });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const { messaging: openMessaging, ...rest } = serviceOptions;
-  const start = async (c: typeof config) => startService(c, { log, ...rest, ...(openMessaging ? { messaging: await openMessaging() } : {}) });
+  const storeMode = Object.keys(engines).length > 0 ? ('configured' as const) : ('embedded' as const);
+  const start = async (c: typeof config) =>
+    startService(c, { log, storeMode, ...rest, ...(openMessaging ? { messaging: await openMessaging() } : {}) });
   let service = await start(config);
   const t: TestService = {
     service,

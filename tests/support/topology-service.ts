@@ -8,6 +8,7 @@
  * a NATS connection) and the clock; `runner` only has `waitFor` and `position` (the projections process's, as the
  * doors see it), `gateway` and `admin` only `address()`; `operations` exists only in the embedded service.
  */
+import { engineEnv } from './engines.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -53,7 +54,8 @@ export async function startMultiTestService(
     if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN, NATS_URL: topology.nats.url, ...processEnv });
+  // The same servers and namespace as the processes (startTopology adds them for this DATA_DIR).
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN, NATS_URL: topology.nats.url, ...engineEnv(process.env, dataDir), ...processEnv });
   const stores = await openStores(config, 'configured', clock);
   // Tests read the read models by their logical names, in the generation the projections process serves.
   const reads = new GenerationalReadStore(stores.reads, PROJECTORS);

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { engineEnv } from './engines.js';
 import { findNatsServer, findNginx, launchTopology, type Role, type ServiceProcess, type Topology as Launched } from '../../infra/topology/launcher.js';
 
 export { findNginx };
@@ -56,6 +57,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     ADMIN_HOST: '127.0.0.1',
     ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...engineEnv(process.env, dataDir), // EVENTSTORE_URL / MONGO_URL set: this topology's own namespace on them
     ...(options.env ?? {}),
   };
   let launched: Launched;
