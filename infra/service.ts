@@ -29,6 +29,7 @@ import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { clicksProjector } from '../projections/projectors/clicks.js';
 import { ordersProjector } from '../projections/projectors/orders.js';
 import { reportProjector } from '../projections/projectors/report.js';
+import { offersProjector } from '../projections/projectors/offers.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
@@ -62,7 +63,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector, clicksProjector, ordersProjector, reportProjector];
+export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector, clicksProjector, ordersProjector, reportProjector, offersProjector];
 
 /** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
 export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes };

@@ -24,6 +24,7 @@ import type {
   Where,
 } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
+import { isTextSearchable, TextSearchUnavailable, type TextQuery, type TextSearchable } from '../shared-schema/ports/text-search.js';
 import { parkedCollection } from './parking.js';
 
 export const GENERATIONS_COLLECTION = 'projection_generations';
@@ -49,7 +50,7 @@ export const physicalName = (name: string, generation: number): string => (gener
 export type NameMap = (name: string) => string;
 
 /** A ReadStore that renames collections and checkpoints on the way to the inner store. */
-export abstract class MappedReadStoreBase implements ReadStore {
+export abstract class MappedReadStoreBase implements ReadStore, TextSearchable {
   constructor(readonly inner: ReadStore) {}
   protected abstract mapName(name: string): string;
   private readonly map: NameMap = (name) => this.mapName(name);
@@ -86,6 +87,11 @@ export abstract class MappedReadStoreBase implements ReadStore {
   }
   sum(collection: string, query: SumQuery): Promise<SumRow[]> {
     return this.inner.sum(this.map(collection), query);
+  }
+  /** Text search through the name map, when the inner store offers it (TextSearchUnavailable otherwise). */
+  textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
+    if (!isTextSearchable(this.inner)) return Promise.reject(new TextSearchUnavailable());
+    return this.inner.textSearch<T>(this.map(collection), query);
   }
   close(): Promise<void> {
     return this.inner.close();

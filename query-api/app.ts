@@ -14,6 +14,7 @@ import type { Clock } from '../shared-schema/ports/clock.js';
 import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
+import { shopperRoutes } from './public/search.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -68,6 +69,7 @@ export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
   const app = new Koa<DoorState>();
   app.proxy = true;
   app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
+  app.use(shopperRoutes(deps)); // public shopper routes outside /v1 (no key): /api/search
   app.use(authenticate(options.keys));
   app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());

@@ -12,6 +12,7 @@ import {
   docFieldExpr,
   fieldExpr,
   fieldOfColumn,
+  ftsTableOf,
   keysetSegments,
   orderByClause,
   sortKeys,
@@ -171,7 +172,8 @@ export class SqliteConnection {
 
   /** Drops the collection's table with its indexes (a missing one quietly). */
   drop(collection: string): void {
-    this.db.exec(`DROP TABLE IF EXISTS ${tableOf(collection)}`);
+    this.db.exec(`DROP TABLE IF EXISTS ${tableOf(collection)}`); // its text-index triggers go with it
+    this.db.exec(`DROP TABLE IF EXISTS ${ftsTableOf(collection)}`);
     this.columns.delete(collection);
   }
 

@@ -249,3 +249,38 @@ export function indexName(collection: string, fields: readonly string[], kind: '
   for (const ch of fields.join(',')) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return `"ix_${collection}__${fields.join('__')}__${hash.toString(16)}${kind === 'columns' ? '__c' : ''}"`;
 }
+
+/**
+ * The text index of a collection with `text` fields (ports/text-search.ts): an FTS5 table `fts_<collection>` whose
+ * rowid is the collection row's rowid, folded by `unicode61 remove_diacritics 2`, kept in step by triggers on the
+ * collection's table (so inside the same transaction as every put and delete). The link is the rowid: the read store
+ * never runs VACUUM (which may renumber rowids of tables without an INTEGER PRIMARY KEY); a rebuild is the way to
+ * compact. An UPDATE re-indexes only when a text field changed (a price PATCH leaves the index alone).
+ */
+export function ftsTableOf(collection: string): string {
+  return `"fts_${checkCollection(collection)}"`;
+}
+
+export function textIndexSql(collection: string, fields: readonly string[]): string[] {
+  if (fields.length === 0 || fields.length > 8) throw new RangeError(`collection ${collection}: 1..8 text fields`);
+  fields.forEach(checkField);
+  const table = tableOf(collection);
+  const fts = ftsTableOf(collection);
+  const name = checkCollection(collection);
+  const cols = fields.map((f) => `t_${f}`);
+  const values = (row: 'new' | 'old') => fields.map((f) => `coalesce(json_extract(${row}.doc, '$.${f}'), '')`).join(', ');
+  const changed = fields.map((f) => `json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}')`).join(' OR ');
+  return [
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${cols.join(', ')}, tokenize = 'unicode61 remove_diacritics 2', prefix = '3')`,
+    `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ai" AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
+    `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ad" AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; END`,
+    `CREATE TRIGGER IF NOT EXISTS "fts_${name}_au" AFTER UPDATE ON ${table} WHEN ${changed} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
+  ];
+}
+
+/** The FTS5 MATCH text of a checked query: each folded word quoted (no operator can reach the engine). */
+export function ftsMatch(words: readonly string[], prefixLast: boolean, minPrefix: number): string {
+  return words
+    .map((w, i) => `"${w.replace(/"/g, '""')}"${prefixLast && i === words.length - 1 && w.length >= minPrefix ? '*' : ''}`)
+    .join(' ');
+}

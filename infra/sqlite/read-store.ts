@@ -26,7 +26,8 @@ import type {
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
 import { enableWal } from './wal.js';
-import { checkField, columnOf, docFieldExpr, fieldExpr, fieldOfColumn, indexName, tableOf } from './read-store-sql.js';
+import { checkField, columnOf, docFieldExpr, fieldExpr, fieldOfColumn, ftsMatch, ftsTableOf, indexName, tableOf, textIndexSql } from './read-store-sql.js';
+import { checkTextQuery, MIN_PREFIX_LENGTH, type TextQuery, type TextSearchable } from '../../shared-schema/ports/text-search.js';
 
 export interface SqliteReadStoreOptions {
   /** The database file (created with its directory when missing). */
@@ -58,7 +59,7 @@ class Mutex {
   }
 }
 
-export class SqliteReadStore implements ReadStore {
+export class SqliteReadStore implements ReadStore, TextSearchable {
   private readonly mutex = new Mutex();
   /** Set inside a unit of work, to refuse calls that would wait for the mutex the unit holds (`detectReentry`). */
   private readonly inUnit: AsyncLocalStorage<true> | null;
@@ -145,6 +146,17 @@ export class SqliteReadStore implements ReadStore {
             db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
             db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index, 'columns')} ON ${table} (${columns.join(', ')})`);
           }
+          if (spec.text && spec.text.length > 0) {
+            const fts = ftsTableOf(spec.name).slice(1, -1);
+            const existed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(fts) !== undefined;
+            for (const sql of textIndexSql(spec.name, spec.text)) db.exec(sql);
+            if (!existed) {
+              // Documents written before the collection had a text index (or by a version without it) join it now.
+              const cols = spec.text.map((f) => `t_${f}`).join(', ');
+              const values = spec.text.map((f) => `coalesce(json_extract(doc, '$.${f}'), '')`).join(', ');
+              db.exec(`INSERT INTO ${ftsTableOf(spec.name)} (rowid, ${cols}) SELECT rowid, ${values} FROM ${table}`);
+            }
+          }
         }
       }).immediate();
       this.writer.forgetColumns();
@@ -191,6 +203,19 @@ export class SqliteReadStore implements ReadStore {
   async sum(collection: string, query: SumQuery): Promise<SumRow[]> {
     this.assertOpen();
     return this.reader.sum(collection, query);
+  }
+
+  /**
+   * Documents of `collection` whose text fields hold every word (the last one as a prefix when asked), at most
+   * `limit`, in no promised order (the first ones FTS5 finds: the cost is bounded by the limit, not by the matches).
+   */
+  async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
+    this.assertOpen();
+    checkTextQuery(query);
+    const fts = ftsTableOf(collection);
+    const sql = `SELECT c.doc FROM ${fts} f JOIN ${tableOf(collection)} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`;
+    const rows = this.reader.statement(sql, 'pluck').all(ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH), query.limit) as string[];
+    return rows.map((json) => JSON.parse(json) as T);
   }
 
   async getCheckpoint(name: string): Promise<number> {

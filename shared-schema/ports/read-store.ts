@@ -29,6 +29,11 @@ export interface CollectionSpec {
   indexes: readonly (readonly string[])[];
   /** Documents whose `expires_at` (ISO string or epoch ms) is in the past may be removed by the store. */
   expires?: boolean;
+  /**
+   * Top-level string fields kept in a text index, for stores that offer `textSearch` (text-search.ts); others
+   * ignore it. Plain identifiers, at most 8.
+   */
+  text?: readonly string[];
 }
 
 /** A condition on one top-level field: equality, or a range / set. */

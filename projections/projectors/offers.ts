@@ -1,0 +1,102 @@
+/**
+ * The offers read model (the shopper side, SHOPPER.md): one document per live SKU with the facts search needs — the
+ * product as sent without its commission, removal, the cover verdict, the time of the last applied write, the text
+ * index fields — and, in a collection of its own, the facts of each live store (name, status, declared and approved
+ * domains). Whether an offer is searchable is not stored: the search derives it from these facts and the clock with
+ * the partner API's own derivation of `state` (shared-schema/shopper/offer-facts.ts).
+ *
+ * Store facts are joined at search time instead of being copied into every offer, so a store event writes one
+ * document (no fan-out over the store's products). The test area is not kept (visible to nobody). Times come from
+ * the events only, so a replay gives the same documents. The text index (`text` fields) is kept in the same unit
+ * of work by the read store (ports/text-search.ts).
+ */
+import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { ReadTx } from '../../shared-schema/ports/read-store.js';
+import type { ProductEvent } from '../../shared-schema/events/product.js';
+import type { StoreEvent } from '../../shared-schema/events/store.js';
+import { applyPatch } from '../../shared-schema/product-status.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
+import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { scopedId, streamScope, type Projector } from '../projector.js';
+
+export const OFFERS = 'offers';
+export const OFFER_STORES = 'offer_stores';
+
+function withText(doc: OfferDoc): OfferDoc {
+  const live = !doc.removed;
+  return { ...doc, gtin: doc.product.gtin ?? null, text_title: live ? doc.product.title : '', text_other: live ? otherText(doc.product) : '' };
+}
+
+async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const { env, partnerId } = streamScope(recorded.stream);
+  if (env !== 'live') return;
+  const e = { type: recorded.type, data: recorded.data } as ProductEvent;
+  const id = scopedId(env, partnerId, e.data.sku);
+  const current = await tx.get<OfferDoc>(OFFERS, id);
+  if (current && current.position >= recorded.position) return;
+  let next: OfferDoc | null = null;
+  switch (e.type) {
+    case 'ProductUpserted': {
+      const product = offerProduct(e.data.product);
+      next = {
+        _id: id,
+        partner_id: partnerId,
+        sku: e.data.sku,
+        store_id: product.store_id,
+        store_key: scopedId(env, partnerId, product.store_id),
+        gtin: null,
+        product,
+        removed: false,
+        cover: current?.cover ?? null, // as the products projector: only a check of the current cover address counts
+        last_write_at: e.data.received_at,
+        text_title: '',
+        text_other: '',
+        position: 0,
+      };
+      break;
+    }
+    case 'ProductPatched':
+      if (current) {
+        const { commission: _ignored, ...patch } = e.data.patch;
+        next = { ...current, product: offerProduct(applyPatch(current.product, patch)), last_write_at: e.data.received_at };
+      }
+      break;
+    case 'ProductRemoved':
+      if (current) next = { ...current, removed: true };
+      break;
+    case 'CoverChecked':
+      if (current) next = { ...current, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+      break;
+  }
+  if (next) await tx.put(OFFERS, { ...withText(next), position: recorded.position });
+}
+
+async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const { env, partnerId } = streamScope(recorded.stream);
+  if (env !== 'live') return;
+  const e = { type: recorded.type, data: recorded.data } as StoreEvent;
+  if (!('store_id' in e.data)) return;
+  const id = scopedId(env, partnerId, e.data.store_id);
+  const current = await tx.get<OfferStoreDoc>(OFFER_STORES, id);
+  if (current && current.position >= recorded.position) return;
+  const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
+  if (!current && !declares) return;
+  const standing = evolveStanding(current ?? NEW_STANDING, e);
+  const next: OfferStoreDoc = declares
+    ? { _id: id, store_id: e.data.store_id, name: e.data.store.name, domains: [...e.data.store.domains], ...standing, position: recorded.position }
+    : { ...current!, ...standing, position: recorded.position };
+  await tx.put(OFFER_STORES, next);
+}
+
+export const offersProjector: Projector = {
+  name: 'offers',
+  collections: [
+    { name: OFFERS, indexes: [['gtin']], text: ['text_title', 'text_other'] },
+    { name: OFFER_STORES, indexes: [] },
+  ],
+  categories: ['product', 'store'],
+  async apply(recorded, tx) {
+    if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+    return onStoreEvent(recorded, tx);
+  },
+};

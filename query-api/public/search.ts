@@ -1,0 +1,135 @@
+/**
+ * `GET /api/search?q=&limit=&cursor=` (SHOPPER.md): public, no key, outside `/v1`. Served by the query door (the
+ * gateway and nginx send GET/HEAD there), in front of its authentication.
+ *
+ * The answer: the offers whose text holds every word of `q` (text index of the offers model, at most
+ * CANDIDATES of them, plus the offers sharing a gtin with those), kept while searchable at the service clock's now,
+ * grouped, filtered by rule 5 and the condition rule, ranked (shared-schema/shopper/), then paged by a signed cursor.
+ * A rate brake per client address: 120 searches per minute by the service clock.
+ */
+import type { Next } from 'koa';
+import type { DoorContext } from '../../shared-schema/http/context.js';
+import { fieldError, invalid, invalidField, ProblemError } from '../../shared-schema/problems.js';
+import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
+import { isTextSearchable, MAX_QUERY_WORDS, MIN_PREFIX_LENGTH, TextSearchUnavailable, textWords } from '../../shared-schema/ports/text-search.js';
+import type { FieldError } from '../../shared-schema/problems.js';
+import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
+import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { rankProducts, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
+import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
+import { OFFER_STORES, OFFERS } from '../../projections/projectors/offers.js';
+import type { QueryDeps } from '../app.js';
+
+export const SEARCH_PATH = '/api/search';
+export const MAX_Q_LENGTH = 200;
+export const DEFAULT_SEARCH_LIMIT = 20;
+export const MAX_SEARCH_LIMIT = 50;
+/** Offers read from the text index per search (the bound on a search's cost). */
+export const CANDIDATES = 1000;
+/** Searches per minute per client address (`/api/search` and, later, `/busca`). */
+export const PUBLIC_SEARCHES_PER_MINUTE = 120;
+const WINDOW_MS = 60_000;
+const GTIN_CHUNK = 200;
+
+type SearchParams = { q: string; words: string[]; limit: number; offset: number };
+
+function one(ctx: DoorContext, name: string, errors: FieldError[]): string | undefined {
+  const v = ctx.query[name];
+  if (Array.isArray(v)) {
+    errors.push(fieldError(name, 'invalid', `Send \`${name}\` once.`));
+    return undefined;
+  }
+  return v;
+}
+
+function cursorScope(words: readonly string[]): CursorScope {
+  return { tenant: { env: 'live', partnerId: 'public' }, list: 'shopper-search', filters: { q: words.join(' ') } };
+}
+
+function parse(ctx: DoorContext, deps: QueryDeps): SearchParams {
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(ctx.query)) {
+    if (k !== 'q' && k !== 'limit' && k !== 'cursor') errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of this search.`));
+  }
+  const rawQ = one(ctx, 'q', errors);
+  const q = rawQ?.trim() ?? '';
+  let words: string[] = [];
+  if (rawQ === undefined) errors.push(fieldError('q', 'required', 'Send `q`, the words to search for.'));
+  else if (q.length === 0) errors.push(fieldError('q', 'invalid', '`q` is empty.'));
+  else if (q.length > MAX_Q_LENGTH) errors.push(fieldError('q', 'too_long', `\`q\` takes at most ${MAX_Q_LENGTH} characters.`));
+  else {
+    words = textWords(q);
+    if (words.length > MAX_QUERY_WORDS) errors.push(fieldError('q', 'too_many_words', `\`q\` takes at most ${MAX_QUERY_WORDS} words.`));
+  }
+  const rawLimit = one(ctx, 'limit', errors);
+  let limit = DEFAULT_SEARCH_LIMIT;
+  if (rawLimit !== undefined) {
+    limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (!(limit >= 1 && limit <= MAX_SEARCH_LIMIT)) errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_SEARCH_LIMIT}.`));
+  }
+  const cursor = one(ctx, 'cursor', errors);
+  if (errors.length > 0) throw invalid(errors);
+  let offset = 0;
+  if (cursor !== undefined) offset = decodeCursor(deps.cursorSecret, cursorScope(words), cursor, ['number'])[0] as number;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
+  return { q, words, limit, offset };
+}
+
+async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
+  const now = deps.clock.now().getTime();
+  const window = Math.floor(now / WINDOW_MS);
+  const count = await deps.messaging.increment(`pubrate:${ctx.ip}:search:${window}`, 1, WINDOW_MS * 2);
+  if (count > PUBLIC_SEARCHES_PER_MINUTE) {
+    const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+    throw new ProblemError(429, [], `Rate brake: at most ${PUBLIC_SEARCHES_PER_MINUTE} searches per minute per address.`, { 'Retry-After': String(retryAfter) });
+  }
+}
+
+/** The searchable offers for the words: text matches, then the other offers of their gtins. */
+export async function findOffers(reads: ReadStore, words: readonly string[], now: Date): Promise<SearchOffer[]> {
+  if (!isTextSearchable(reads)) throw new TextSearchUnavailable();
+  const found = new Map<string, OfferDoc>();
+  for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, { words, prefixLast: true, limit: CANDIDATES })) found.set(d._id, d);
+  const gtins = [...new Set([...found.values()].map((d) => d.gtin).filter((g): g is string => g !== null))];
+  for (let i = 0; i < gtins.length; i += GTIN_CHUNK) {
+    const more = await reads.find<OfferDoc & Doc>(OFFERS, { where: { gtin: { in: gtins.slice(i, i + GTIN_CHUNK) } }, limit: CANDIDATES });
+    for (const d of more) found.set(d._id, d);
+  }
+  const stores = new Map<string, OfferStoreDoc | null>();
+  const result: SearchOffer[] = [];
+  for (const doc of found.values()) {
+    if (!stores.has(doc.store_key)) stores.set(doc.store_key, await reads.get<OfferStoreDoc & Doc>(OFFER_STORES, doc.store_key));
+    const store = stores.get(doc.store_key) ?? null;
+    if (store && isSearchable(doc, store, now)) result.push(searchOfferOf(doc, store));
+  }
+  return result;
+}
+
+export async function search(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
+  const ranked = params.words.length === 0 ? [] : rankProducts(params.words, await findOffers(deps.reads, params.words, deps.clock.now()), MIN_PREFIX_LENGTH);
+  const page = ranked.slice(params.offset, params.offset + params.limit);
+  const end = params.offset + page.length;
+  return {
+    query: params.q,
+    results: page.map((p) => productView(p, deps.publicBaseUrl)),
+    next_cursor: end < ranked.length ? encodeCursor(deps.cursorSecret, cursorScope(params.words), [end]) : null,
+  };
+}
+
+/** The public shopper routes, in front of the query door's authentication; other paths go on. */
+export function shopperRoutes(deps: QueryDeps) {
+  return async (ctx: DoorContext, next: Next): Promise<void> => {
+    if (ctx.path !== SEARCH_PATH && !ctx.path.startsWith('/api/')) return next();
+    if (ctx.path !== SEARCH_PATH) throw new ProblemError(404, [], 'No such resource.');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    await brake(ctx, deps);
+    const params = parse(ctx, deps);
+    try {
+      ctx.body = await search(deps, params);
+    } catch (err) {
+      if (err instanceof TextSearchUnavailable) throw new ProblemError(503, [], 'Search is not available on this deployment yet.');
+      throw err;
+    }
+    ctx.set('Cache-Control', 'no-store');
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The facts of the offers read model (projections/projectors/offers.ts) and whether an offer is searchable, derived
+ * at search time from them and the service clock with the partner API's own derivation of `state`
+ * (product-status.ts): searchable exactly while the state reads `accepted` at `now` (not pending, rejected, removed,
+ * nor stale: 48 h to the millisecond) and `available` is true (SHOPPER.md, "What is searchable"). The model holds
+ * live offers only (the test area is visible to nobody). No field here holds a commission.
+ */
+import type { ProductInput } from '../events/product.js';
+import type { StoreStatus } from '../events/store.js';
+import { deriveBaseState, withClock, type CoverFacts, type ProductState } from '../product-status.js';
+
+/** What the partner sent, without its commission (search never reads one). */
+export type OfferProduct = Omit<ProductInput, 'commission'>;
+
+export type OfferDoc = {
+  _id: string;
+  partner_id: string;
+  sku: string;
+  store_id: string;
+  /** The `_id` of the store's facts in the offers model (`live:<partner>:<store_id>`). */
+  store_key: string;
+  gtin: string | null;
+  product: OfferProduct;
+  removed: boolean;
+  /** The cover verdict that applies (a check of an older address does not count). */
+  cover: CoverFacts | null;
+  /** The time of the last applied PUT/PATCH (the 48-hour rule). */
+  last_write_at: string;
+  /** Text index fields (ports/text-search.ts); empty for a removed offer. */
+  text_title: string;
+  text_other: string;
+  position: number;
+};
+
+export type OfferStoreDoc = {
+  _id: string;
+  store_id: string;
+  name: string;
+  status: StoreStatus;
+  domains: string[];
+  domains_approved: string[];
+  position: number;
+};
+
+/** Strips the commission: the offers model never holds one. */
+export function offerProduct(product: ProductInput): OfferProduct {
+  const { commission: _omitted, ...rest } = product;
+  return rest;
+}
+
+/** The words of the offer that are not its title: brand, model, category, attribute values, gtin. */
+export function otherText(p: OfferProduct): string {
+  return [p.brand, p.model, p.category, ...Object.values(p.attributes ?? {}), p.gtin].filter((s): s is string => typeof s === 'string').join(' ');
+}
+
+/** The state `GET /v1/products/{sku}` would answer at `now`, from the same facts and the same functions. */
+export function offerState(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): ProductState {
+  const { state } = deriveBaseState(
+    { product: offer.product, removed: offer.removed, cover: offer.cover },
+    store ? { status: store.status, domains: store.domains, domains_approved: store.domains_approved } : null,
+  );
+  return withClock(state, offer.last_write_at, now);
+}
+
+export function isSearchable(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): boolean {
+  return offer.product.available === true && offerState(offer, store, now) === 'accepted';
+}

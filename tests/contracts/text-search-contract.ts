@@ -1,0 +1,80 @@
+/**
+ * The text-search extension of the read-store port (shared-schema/ports/text-search.ts), for any adapter that offers
+ * it: folding (case, accents), every word required, prefix only on the last word and from MIN_PREFIX_LENGTH, the
+ * index following put / delete / rollback in the same unit of work, a re-indexed update, bounds refused, drop.
+ * The SQLite adapter runs it (text-search.sqlite.int.spec.ts); a MongoDB adapter is still to come.
+ */
+import { expect } from 'chai';
+import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
+import { isTextSearchable, type TextQuery } from '../../shared-schema/ports/text-search.js';
+
+export function textSearchContract(name: string, open: () => Promise<ReadStore>): void {
+  describe(`text search contract: ${name}`, () => {
+    let store: ReadStore;
+    const C = 'texts';
+    const ids = async (words: string[], prefixLast = true, limit = 100) => {
+      if (!isTextSearchable(store)) throw new Error('not text searchable');
+      const q: TextQuery = { words, prefixLast, limit };
+      return (await store.textSearch<Doc>(C, q)).map((d) => d._id).sort();
+    };
+    beforeEach(async () => {
+      store = await open();
+      await store.ensureCollections([{ name: C, indexes: [], text: ['title', 'other'] }]);
+      await store.transact(async (tx) => {
+        await tx.put(C, { _id: 'a', title: 'Café Torrado', other: 'Marca Boa', price: 1 });
+        await tx.put(C, { _id: 'b', title: 'CAMISETA azul', other: '7891234567895' });
+        await tx.put(C, { _id: 'c', title: 'Cafeteira', other: null });
+      });
+    });
+    afterEach(async () => store.close());
+
+    it('folds case and accents on both sides, needs every word, searches every text field', async () => {
+      expect(await ids(['cafe'], false)).to.deep.equal(['a']);
+      expect(await ids(['camiseta'], false)).to.deep.equal(['b']);
+      expect(await ids(['cafe', 'boa'], false)).to.deep.equal(['a']);
+      expect(await ids(['cafe', 'azul'], false)).to.deep.equal([]);
+      expect(await ids(['7891234567895'], false)).to.deep.equal(['b']);
+    });
+    it('prefix only on the last word and from 3 characters', async () => {
+      expect(await ids(['caf'])).to.deep.equal(['a', 'c']);
+      expect(await ids(['caf'], false)).to.deep.equal([]);
+      expect(await ids(['ca'])).to.deep.equal([]);
+      expect(await ids(['caf', 'torrado'])).to.deep.equal([]); // the first word is never a prefix
+    });
+    it('follows puts, updates and deletes of committed units, and nothing of a failed one', async () => {
+      await store.transact(async (tx) => {
+        await tx.put(C, { _id: 'a', title: 'Chá verde', other: '' });
+        await tx.delete(C, 'b');
+      });
+      expect(await ids(['cafe'], false)).to.deep.equal([]);
+      expect(await ids(['cha'], false)).to.deep.equal(['a']);
+      expect(await ids(['camiseta'], false)).to.deep.equal([]);
+      await store
+        .transact(async (tx) => {
+          await tx.put(C, { _id: 'd', title: 'Chá preto', other: '' });
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      expect(await ids(['cha'], false)).to.deep.equal(['a']);
+      await store.transact(async (tx) => tx.put(C, { _id: 'a', title: 'Chá verde', other: '', price: 2 })); // text unchanged
+      expect(await ids(['cha', 'verde'], false)).to.deep.equal(['a']);
+    });
+    it('bounds the limit and refuses what is not a folded word (no engine syntax gets through)', async () => {
+      expect(await ids(['caf'], true, 1)).to.have.length(1);
+      for (const bad of [[], ['Café'], ['a b'], ['"x" OR y'], ['x*'], Array(13).fill('x')]) {
+        await ids(bad).then(
+          () => expect.fail(`accepted ${JSON.stringify(bad)}`),
+          (err: Error) => expect(err).to.be.instanceOf(RangeError),
+        );
+      }
+      await ids(['x'], false, 0).then(() => expect.fail('limit 0'), (err: Error) => expect(err).to.be.instanceOf(RangeError));
+    });
+    it('drop removes the index; declaring again indexes documents already there', async () => {
+      await store.drop(C);
+      await store.ensureCollections([{ name: C, indexes: [] }]);
+      await store.transact(async (tx) => tx.put(C, { _id: 'z', title: 'Zebra', other: '' }));
+      await store.ensureCollections([{ name: C, indexes: [], text: ['title', 'other'] }]);
+      expect(await ids(['zebra'], false)).to.deep.equal(['z']);
+    });
+  });
+}
