@@ -26,6 +26,11 @@ export interface Config {
   logLevel: string;
   /** Rate brake per key and minute (RATE_LIMIT_WRITES / RATE_LIMIT_READS); defaults are the contract's 600 / 1200. */
   rateLimits: { write: number; read: number };
+  /**
+   * Proxies in front of the doors whose `X-Forwarded-For` entry is trusted (TRUSTED_PROXY_HOPS, 0 to 5, default 0):
+   * the client address of the per-address rate brakes is the entry the last of them added, never one a client wrote.
+   */
+  trustedProxyHops: number;
   clock: 'system' | 'manual';
   production: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -151,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
     publicBaseUrl: publicBase,
     rateLimits: { write: positive('RATE_LIMIT_WRITES', 600), read: positive('RATE_LIMIT_READS', 1200) },
+    trustedProxyHops: integer('TRUSTED_PROXY_HOPS', 0, 0, 5),
     logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     clock,
     production,

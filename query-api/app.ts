@@ -52,6 +52,8 @@ export interface QueryApiOptions {
   onCompleted?: (request: CompletedRequest) => void;
   /** Default: the contract's RATE_LIMITS. */
   rateLimits?: RateLimits;
+  /** See Config.trustedProxyHops. */
+  trustedProxyHops?: number;
 }
 
 const validators = new WeakMap<JsonSchema, Validator<unknown>>();
@@ -67,7 +69,10 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
   const { deps } = options;
   const app = new Koa<DoorState>();
-  app.proxy = true;
+  // Behind N trusted proxies the client is the address the last of them appended to X-Forwarded-For; with none, the
+  // socket's peer. A client cannot choose its address for the per-address brake either way.
+  app.proxy = (options.trustedProxyHops ?? 0) > 0;
+  app.maxIpsCount = options.trustedProxyHops ?? 0;
   app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
   app.use(shopperRoutes(deps)); // public shopper routes outside /v1 (no key): /api/search
   app.use(authenticate(options.keys));

@@ -148,6 +148,7 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
   env.DATA_DIR = dataDir;
   env.HOST = LOOPBACK; // the services listen on loopback only; partners come through nginx
   env.PORT = '0';
+  env.TRUSTED_PROXY_HOPS = '1'; // nginx, the only way in: its X-Forwarded-For entry is the client's address
   env.ADMIN_HOST = config.adminHost;
   // What partners see is the gateway: the services' default base addresses are nginx's, not their own.
   env.API_BASE_URL = options.env.API_BASE_URL || `http://${urlHost}:${gatewayPort}/v1`;

@@ -101,6 +101,7 @@ export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute
     routes,
     publicDocuments: publicDocuments(config.apiBaseUrl),
     rateLimits: config.rateLimits,
+    trustedProxyHops: config.trustedProxyHops,
     ...hooks,
   });
 }
