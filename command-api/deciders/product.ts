@@ -7,8 +7,7 @@ import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/eve
 import type { ProductEvent, ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
 import { applyPatch, type CoverFacts } from '../../shared-schema/product-status.js';
 import { conflict, notFound, invalidField } from '../../shared-schema/problems.js';
-import type { Decision } from '../handler.js';
-import type { Aggregate } from '../handler.js';
+import type { Aggregate, Decision } from '../aggregate-repository.js';
 import { asUnion, event, unreachable } from './events.js';
 
 export interface ProductState {
