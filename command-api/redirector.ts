@@ -35,11 +35,6 @@ type ProductTarget = {
   published_at: string | null;
 };
 
-export const REDIRECT_PREFIXES = ['/p/', '/test/p/'] as const;
-
-export const isRedirectPath = (url: string | undefined): boolean =>
-  url !== undefined && REDIRECT_PREFIXES.some((p) => url.startsWith(p));
-
 /** `url` with `svc_click=<id>` in its query: any existing svc_click removed, every other parameter kept as sent. */
 export function withClickParam(url: string, clickId: string): string {
   const hashAt = url.indexOf('#');

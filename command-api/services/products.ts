@@ -15,7 +15,7 @@ import {
   type StoreFacts,
 } from '../../shared-schema/product-status.js';
 import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
-import { decideProduct, productAggregate, type ProductCommand, type ProductState } from '../deciders/product.js';
+import { decideProduct, productAggregate, skuStoreConflict, type ProductCommand, type ProductState } from '../deciders/product.js';
 import { storeAggregate, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
@@ -90,9 +90,7 @@ export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: stri
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
     const existing = await deps.repo.load(streams.product(tenant, sku), productAggregate);
-    if (existing.state.exists && existing.state.storeId !== input.store_id) {
-      decideProduct({ type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta }, existing.state);
-    }
+    if (existing.state.exists && existing.state.storeId !== input.store_id) throw skuStoreConflict(existing.state.storeId);
     throw invalid(errors);
   }
   return decideOnProduct(deps, tenant, sku, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta });

@@ -36,7 +36,3 @@ export const storesProjector: Projector = {
     await tx.put('stores', { ...base, input, ...standing, position: recorded.position });
   },
 };
-
-export function storeDocView(doc: StoreDoc) {
-  return { store_id: doc.store_id, ...doc.input, status: doc.status, domains_approved: doc.domains_approved };
-}
