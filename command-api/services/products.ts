@@ -15,6 +15,7 @@ import {
   type StoreFacts,
 } from '../../shared-schema/product-status.js';
 import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
+import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { decideProduct, productAggregate, skuStoreConflict, type ProductCommand, type ProductState } from '../deciders/product.js';
 import { storeAggregate, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
@@ -59,9 +60,7 @@ export async function statusOf(
   const facts = storeFacts(store);
   const base = deriveBaseState({ product: product.product!, removed: product.removed, cover: product.cover }, facts);
   // `published_at` is set by the projection once the product is accepted, which takes a passed cover check.
-  const doc = product.coverEverPassed
-    ? await deps.reads.get<{ _id: string; published_at?: string | null }>('products', `${tenant.env}:${tenant.partnerId}:${product.sku}`)
-    : null;
+  const doc = product.coverEverPassed ? await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(tenant, product.sku)) : null;
   const view: Parameters<typeof productStatusView>[0] = {
     sku: product.sku,
     product: product.product!,
