@@ -17,28 +17,11 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import { newRequestId } from '../shared-schema/ids.js';
 import { tenantKey } from '../shared-schema/http/context.js';
-import { storeAddress, withClock, type BaseState } from '../shared-schema/product-status.js';
+import { storeAddress, withClock } from '../shared-schema/product-status.js';
+import { PRODUCTS, type ProductDoc } from '../shared-schema/read-models/products.js';
 import type { Tenant } from '../shared-schema/streams.js';
 import { recordClick } from './services/clicks.js';
 import type { CommandDeps } from './services/context.js';
-
-/** What the redirector reads of a `products` document (owned by the products projector). */
-type ProductTarget = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  sku: string;
-  store_id: string;
-  product: { product_url: string; price_cents: number };
-  base_state: BaseState;
-  last_write_at: string;
-  published_at: string | null;
-};
-
-export const REDIRECT_PREFIXES = ['/p/', '/test/p/'] as const;
-
-export const isRedirectPath = (url: string | undefined): boolean =>
-  url !== undefined && REDIRECT_PREFIXES.some((p) => url.startsWith(p));
 
 /** `url` with `svc_click=<id>` in its query: any existing svc_click removed, every other parameter kept as sent. */
 export function withClickParam(url: string, clickId: string): string {
@@ -77,9 +60,9 @@ function parse(url: string): { address: string; sku: string } | null {
  * The live product behind an address and SKU, accepted now. Store addresses are unique per partner; should two
  * partners publish the same address and SKU, the product published first keeps the link (then the lower partner id).
  */
-export async function findLiveTarget(deps: CommandDeps, address: string, sku: string): Promise<ProductTarget | null> {
+export async function findLiveTarget(deps: CommandDeps, address: string, sku: string): Promise<ProductDoc | null> {
   const now = deps.clock.now();
-  const docs = await deps.reads.find<ProductTarget>('products', { where: { sku, env: 'live', base_state: 'accepted' }, limit: 100 });
+  const docs = await deps.reads.find<ProductDoc>(PRODUCTS, { where: { sku, env: 'live', base_state: 'accepted' }, limit: 100 });
   const live = docs
     .filter((d) => storeAddress(d.store_id) === address && withClock(d.base_state, d.last_write_at, now) === 'accepted')
     .sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? '') || a.partner_id.localeCompare(b.partner_id));

@@ -8,6 +8,7 @@ import type { ProductInput, ProductPatch } from '../shared-schema/events/product
 import type { StoreInput } from '../shared-schema/events/store.js';
 import { fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
 import { isValidCnpj, normalizeCnpj } from '../shared-schema/cnpj.js';
+import { notHigher } from '../shared-schema/product-rules.js';
 
 const storeInput = bodyValidator<StoreInput>(StoreInputSchema);
 const productInput = bodyValidator<ProductInput>(ProductInputSchema);
@@ -35,16 +36,17 @@ function futureCheck(body: Record<string, unknown>, now: Date, errors: FieldErro
   }
 }
 
+function priceCheck(body: Record<string, unknown>, errors: FieldError[]): void {
+  const error = notHigher(body.price_cents, body.original_price_cents);
+  if (error && !hasField(errors, error.field)) errors.push(error);
+}
+
 /** A product of a PUT or of a batch upsert; `prefix` places the errors (`items[3].product.`). */
 export function productInputErrors(body: unknown, now: Date, prefix = ''): FieldError[] {
   const errors = productInput(body);
   if (isObject(body)) {
     futureCheck(body, now, errors);
-    const price = body.price_cents;
-    const original = body.original_price_cents;
-    if (typeof price === 'number' && typeof original === 'number' && !hasField(errors, 'original_price_cents') && original <= price) {
-      errors.push(fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents."));
-    }
+    priceCheck(body, errors);
   }
   return prefix ? errors.map((e) => ({ ...e, field: joinPath(prefix, e.field) })) : errors;
 }
@@ -59,11 +61,7 @@ export function validateProductPatch(body: unknown, now: Date): ProductPatch {
   const errors = productPatch(body);
   if (isObject(body)) {
     futureCheck(body, now, errors);
-    const price = body.price_cents;
-    const original = body.original_price_cents;
-    if (typeof price === 'number' && typeof original === 'number' && original <= price && !hasField(errors, 'original_price_cents')) {
-      errors.push(fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents."));
-    }
+    priceCheck(body, errors);
   }
   if (errors.length > 0) throw invalid(errors);
   return body as ProductPatch;

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../shared-schema/ports/event-store.js';
 import type { CollectionSpec, ReadTx } from '../shared-schema/ports/read-store.js';
+import type { Environment } from '../shared-schema/streams.js';
 
 /**
  * A projector keeps one read model: it applies events in log order inside the runner's unit of work, and owns the
@@ -25,12 +26,15 @@ export interface Projector {
   leavesWork?(event: RecordedEvent): boolean;
 }
 
-/** Document ids scoped to environment and partner. */
-export const scopedId = (env: string, partnerId: string, id: string): string => `${env}:${partnerId}:${id}`;
+/**
+ * Projectors are idempotent by position: a document that holds this event's position, or a later one, already has
+ * the event applied (a replay or a redelivery changes nothing).
+ */
+export const alreadyApplied = (doc: { position: number } | null, recorded: RecordedEvent): boolean => doc !== null && doc.position >= recorded.position;
 
 /** Splits `product-test:pt_X:sku` into its parts (partner ids and envs contain no `:`). */
-export function streamScope(stream: string): { env: 'live' | 'test'; partnerId: string; rest: string } {
+export function streamScope(stream: string): { env: Environment; partnerId: string; rest: string } {
   const body = stream.slice(stream.indexOf('-') + 1);
   const [env, partnerId, ...rest] = body.split(':');
-  return { env: env as 'live' | 'test', partnerId: partnerId!, rest: rest.join(':') };
+  return { env: env as Environment, partnerId: partnerId!, rest: rest.join(':') };
 }

@@ -44,7 +44,7 @@ export class ProblemError extends Error {
     readonly detail?: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(detail ?? errors.map((e) => `${e.field}: ${e.code}`).join('; ') ?? TITLES[status]);
+    super(detail ?? errors.map((e) => `${e.field}: ${e.code}`).join('; '));
     this.name = 'ProblemError';
   }
 

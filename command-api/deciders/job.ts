@@ -11,7 +11,7 @@ import type { EventMetadata, NewEvent, RecordedEvent } from '../../shared-schema
 import type { BatchItem, ItemOutcome, JobEvent, JobStateName, JobTotals } from '../../shared-schema/events/job.js';
 import { BATCH_CHUNK_ITEMS } from '../../shared-schema/schemas/batch.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import type { Aggregate, Decision } from '../handler.js';
+import type { Aggregate, Decision } from '../aggregate-repository.js';
 import { asUnion, event, unreachable } from './events.js';
 
 export interface JobState {

@@ -3,7 +3,7 @@ import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/eve
 import type { PartnerEvent, PartnerType, Scope } from '../../shared-schema/events/partner.js';
 import type { Environment } from '../../shared-schema/streams.js';
 import { ProblemError, notFound } from '../../shared-schema/problems.js';
-import type { Aggregate, Decision } from '../handler.js';
+import type { Aggregate, Decision } from '../aggregate-repository.js';
 import { asUnion, event, unreachable } from './events.js';
 
 export interface KeyState {

@@ -6,9 +6,9 @@
 import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ProductEvent, ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
 import { applyPatch, type CoverFacts } from '../../shared-schema/product-status.js';
-import { conflict, notFound, invalidField } from '../../shared-schema/problems.js';
-import type { Decision } from '../handler.js';
-import type { Aggregate } from '../handler.js';
+import { conflict, notFound, invalid } from '../../shared-schema/problems.js';
+import { notHigher } from '../../shared-schema/product-rules.js';
+import type { Aggregate, Decision } from '../aggregate-repository.js';
 import { asUnion, event, unreachable } from './events.js';
 
 export interface ProductState {
@@ -94,9 +94,8 @@ export function decideProduct(c: ProductCommand, s: ProductState): Decision<Prod
       if (!s.exists || s.removed || !s.product) throw notFound('No such product.');
       if (Date.parse(c.patch.updated_at) < s.lastUpdatedAt) return { events: [], result: { ignoredStale: true } };
       const merged = applyPatch(s.product, c.patch);
-      if (merged.original_price_cents !== undefined && merged.original_price_cents <= merged.price_cents) {
-        throw invalidField('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents.");
-      }
+      const priceError = notHigher(merged.price_cents, merged.original_price_cents);
+      if (priceError) throw invalid([priceError]);
       return {
         events: [event<ProductEvent>({ type: 'ProductPatched', data: { sku: c.sku, patch: c.patch, received_at: c.now } }, c.meta)],
         result: { ignoredStale: false },

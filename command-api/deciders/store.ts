@@ -3,7 +3,7 @@ import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/eve
 import type { StoreEvent, StoreInput, StoreStatus } from '../../shared-schema/events/store.js';
 import { ProblemError, notFound, conflict } from '../../shared-schema/problems.js';
 import { canonicalJson } from '../../shared-schema/json.js';
-import type { Aggregate, Decision } from '../handler.js';
+import type { Aggregate, Decision } from '../aggregate-repository.js';
 import { asUnion, event, unreachable } from './events.js';
 import { evolveStanding } from '../../shared-schema/store-standing.js';
 

@@ -15,7 +15,7 @@
  */
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
-import { ConflictsExhausted } from '../handler.js';
+import { ConflictsExhausted } from '../aggregate-repository.js';
 import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent, type Subscription } from '../../shared-schema/ports/event-store.js';
 import type { ItemOutcome } from '../../shared-schema/events/job.js';
 import { brokenBecause, decideJob, isFinished, jobAggregate, JobInvariantError, nextWave, type JobCommand, type JobState, type WaveItem } from '../deciders/job.js';

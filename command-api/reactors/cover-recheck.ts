@@ -12,13 +12,12 @@
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
 import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
-import { streams, type Environment } from '../../shared-schema/streams.js';
+import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { streams } from '../../shared-schema/streams.js';
 import { RECHECK_ACCEPTED_MS, RECHECK_REJECTED_MS, type CoverTrigger, type CoverWork } from './cover-work.js';
 
 export const UNCHECKED_AFTER_MS = 10 * 60 * 1000;
 
-/** The fields of the products read model (projections/projectors/products.ts) the scan reads. */
-type DueProduct = { _id: string; partner_id: string; env: Environment; sku: string; cover_checked_at: string | null };
 
 export interface RecheckOptions {
   reads: ReadView;
@@ -81,7 +80,7 @@ export class CoverRecheckScheduler {
     const running = new Set<Promise<void>>();
     let highest = 0;
     for (const [where, trigger] of due) {
-      const rows = await this.options.reads.find<DueProduct>('products', { where, orderBy: [{ field: 'cover_checked_at' }], limit: this.options.batch ?? 500 });
+      const rows = await this.options.reads.find<ProductDoc>(PRODUCTS, { where, orderBy: [{ field: 'cover_checked_at' }], limit: this.options.batch ?? 500 });
       for (const row of rows) {
         while (running.size >= work.slotCount) await Promise.race(running);
         const stream = streams.product({ partnerId: row.partner_id, env: row.env }, row.sku);

@@ -15,7 +15,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { ProductEvent, RejectionReason } from '../../shared-schema/events/product.js';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
-import type { Aggregate, AggregateRepository } from '../handler.js';
+import type { Aggregate, AggregateRepository } from '../aggregate-repository.js';
 import { storeAggregate } from '../deciders/store.js';
 import { asUnion, event } from '../deciders/events.js';
 

@@ -2,7 +2,7 @@ import type { EventMetadata, EventStore } from '../../shared-schema/ports/event-
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
-import type { AggregateRepository } from '../handler.js';
+import type { AggregateRepository } from '../aggregate-repository.js';
 
 /** Everything the write side needs, passed in (no module-level clients). */
 export interface CommandDeps {

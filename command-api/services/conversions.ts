@@ -37,7 +37,7 @@ import {
 import { asUnion, event } from '../deciders/events.js';
 import { productAggregate } from '../deciders/product.js';
 import { storeAggregate } from '../deciders/store.js';
-import type { Aggregate } from '../handler.js';
+import type { Aggregate } from '../aggregate-repository.js';
 import type { CommandDeps } from './context.js';
 
 export const orderAggregate: Aggregate<OrderState> = {

@@ -15,7 +15,8 @@ import {
   type StoreFacts,
 } from '../../shared-schema/product-status.js';
 import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
-import { decideProduct, productAggregate, type ProductCommand, type ProductState } from '../deciders/product.js';
+import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { decideProduct, productAggregate, skuStoreConflict, type ProductCommand, type ProductState } from '../deciders/product.js';
 import { storeAggregate, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
@@ -59,9 +60,7 @@ export async function statusOf(
   const facts = storeFacts(store);
   const base = deriveBaseState({ product: product.product!, removed: product.removed, cover: product.cover }, facts);
   // `published_at` is set by the projection once the product is accepted, which takes a passed cover check.
-  const doc = product.coverEverPassed
-    ? await deps.reads.get<{ _id: string; published_at?: string | null }>('products', `${tenant.env}:${tenant.partnerId}:${product.sku}`)
-    : null;
+  const doc = product.coverEverPassed ? await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(tenant, product.sku)) : null;
   const view: Parameters<typeof productStatusView>[0] = {
     sku: product.sku,
     product: product.product!,
@@ -90,9 +89,7 @@ export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: stri
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
     const existing = await deps.repo.load(streams.product(tenant, sku), productAggregate);
-    if (existing.state.exists && existing.state.storeId !== input.store_id) {
-      decideProduct({ type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta }, existing.state);
-    }
+    if (existing.state.exists && existing.state.storeId !== input.store_id) throw skuStoreConflict(existing.state.storeId);
     throw invalid(errors);
   }
   return decideOnProduct(deps, tenant, sku, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta });

@@ -10,7 +10,7 @@ import { fieldError, invalid, type FieldError } from '../../shared-schema/proble
 import { storeAddress } from '../../shared-schema/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import type { Aggregate } from '../handler.js';
+import type { Aggregate } from '../aggregate-repository.js';
 import { asUnion, event } from '../deciders/events.js';
 import { decideStore, storeAggregate, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';

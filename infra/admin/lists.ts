@@ -15,8 +15,8 @@ import { fieldError, invalid } from '../../shared-schema/problems.js';
 import { ENVIRONMENTS, type Environment } from '../../shared-schema/streams.js';
 import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
 import type { StoreStatus } from '../../shared-schema/events/store.js';
-import type { PartnerDoc } from '../../projections/projectors/partners.js';
-import type { StoreDoc } from '../../projections/projectors/stores.js';
+import type { PartnerDoc } from '../../shared-schema/read-models/partners.js';
+import type { StoreDoc } from '../../shared-schema/read-models/stores.js';
 
 const STATUSES: readonly StoreStatus[] = ['pending_review', 'active', 'suspended'];
 

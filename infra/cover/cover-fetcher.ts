@@ -9,7 +9,8 @@
 // 5. At most `maxRedirects` redirects; each new URL goes through 1–4 again. A loop, or one more, is refused.
 // 6. Connect (TCP + TLS) timeout, one total deadline for the whole check, a byte cap on the body.
 // 7. Type and size come from the BYTES: a magic-number sniff first (only JPEG, PNG, WebP ever reach libvips),
-//    then sharp's header-only `metadata()` with a pixel cap. Content-Type is never read.
+//    then sharp's header-only `metadata()` with a pixel cap. Content-Type is never read. The verdict on them is the
+//    contract's rule, `judgeCover` (shared-schema/product-rules.ts).
 // A bad remote never throws: every failure becomes a reason. Only bad local configuration throws.
 import https from 'node:https';
 import net from 'node:net';
@@ -18,6 +19,7 @@ import type { IncomingMessage } from 'node:http';
 import sharp from 'sharp';
 import { hostMatchesDomains, normalizeHost } from '../../shared-schema/host-match.js';
 import { addressRefusal } from './address-guard.js';
+import { judgeCover, type CoverFormat } from '../../shared-schema/product-rules.js';
 
 export type CoverReasonCode = 'image_unreachable' | 'image_type' | 'image_too_small';
 export interface CoverReason {
@@ -28,7 +30,7 @@ export interface CoverReason {
 export interface CoverCheckResult {
   ok: boolean;
   reasons: CoverReason[];
-  format?: 'jpeg' | 'png' | 'webp';
+  format?: CoverFormat;
   width?: number;
   height?: number;
 }
@@ -53,7 +55,6 @@ export interface CoverFetcherOptions {
 
 export type CoverFetcher = (url: string, allowedHosts: readonly string[]) => Promise<CoverCheckResult>;
 
-export const COVER_MIN_SIDE = 500;
 export const COVER_FETCH_DEFAULTS = {
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 15_000,
@@ -244,7 +245,7 @@ function checkTarget(url: URL, allowedHosts: readonly string[], redirected: bool
  */
 async function inspect(body: Buffer, maxPixels: number): Promise<CoverCheckResult> {
   const sniffed = sniffFormat(body);
-  if (sniffed === null) throw new CoverFailure('image_type', 'the cover is not a JPEG, PNG or WebP image');
+  if (sniffed === null) return verdict(null, 0, 0);
   let width: number | undefined;
   let height: number | undefined;
   let format: string | undefined;
@@ -256,15 +257,18 @@ async function inspect(body: Buffer, maxPixels: number): Promise<CoverCheckResul
   }
   if (format !== sniffed || !width || !height) throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
   if (width * height > maxPixels) throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
-  const image = { format: sniffed, width, height };
-  if (Math.min(width, height) < COVER_MIN_SIDE) {
-    const message = `the cover is ${width}×${height} px; its shorter side must be at least ${COVER_MIN_SIDE} px`;
-    return { ok: false, reasons: [reason('image_too_small', message)], ...image };
-  }
-  return { ok: true, reasons: [], ...image };
+  return verdict(sniffed, width, height);
 }
 
-function sniffFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
+/** The cover rules' verdict on the image the bytes hold (format null: none the check could read). */
+function verdict(format: CoverFormat | null, width: number, height: number): CoverCheckResult {
+  const refusal = judgeCover(format, width, height);
+  const image = format === null ? {} : { format, width, height };
+  return refusal ? { ok: false, reasons: [reason(refusal.code, refusal.message)], ...image } : { ok: true, reasons: [], ...image };
+}
+
+/** Which cover format the bytes start with (a magic number of each of COVER_FORMATS), null for any other. */
+function sniffFormat(b: Buffer): CoverFormat | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';

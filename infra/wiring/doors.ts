@@ -11,7 +11,7 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CompletedRequest, KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
 import type { DoorState } from '../../shared-schema/http/context.js';
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { createCommandApi, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { createQueryApi, type QueryDeps, type ReadRoute } from '../../query-api/app.js';

@@ -1,40 +1,19 @@
-/** Clicks as `GET /clicks` lists them: one document per click, ordered by occurred_at, store_id, click_id. */
+/** Clicks as `GET /clicks` lists them (the model: shared-schema/read-models/clicks.ts). */
+import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
-
-export type ClickDoc = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  click_id: string;
-  store_id: string;
-  sku: string;
-  price_cents: number | null;
-  occurred_at: string;
-  position: number;
-};
-
-export const CLICKS = 'clicks';
+import { CLICKS, CLICK_COLLECTIONS, clickDocId, type ClickDoc } from '../../shared-schema/read-models/clicks.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 export const clicksProjector: Projector = {
   name: 'clicks',
-  collections: [
-    {
-      name: CLICKS,
-      indexes: [
-        ['partner_id', 'env', 'occurred_at', 'store_id'],
-        ['partner_id', 'env', 'store_id', 'occurred_at'],
-      ],
-    },
-  ],
+  collections: CLICK_COLLECTIONS,
   categories: ['click'],
   async apply(recorded, tx) {
-    const e = { type: recorded.type, data: recorded.data } as ClickEvent;
+    const e = asUnion<ClickEvent>(recorded);
     if (e.type !== 'ClickRecorded') return;
     const { env, partnerId } = streamScope(recorded.stream);
-    const id = scopedId(env, partnerId, e.data.click_id);
-    const current = await tx.get<ClickDoc>(CLICKS, id);
-    if (current && current.position >= recorded.position) return;
+    const id = clickDocId({ env, partnerId }, e.data.click_id);
+    if (alreadyApplied(await tx.get<ClickDoc>(CLICKS, id), recorded)) return;
     const doc: ClickDoc = {
       _id: id,
       partner_id: partnerId,

@@ -1,24 +1,20 @@
-/** The Job read model served by GET /jobs/{job_id}: one document per job, created by `BatchQueued` only. */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import type { ReadTx } from '../../shared-schema/ports/read-store.js';
+/** The Job read model (shared-schema/read-models/jobs.ts): one document per job, created by `BatchQueued` only. */
+import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { JobEvent } from '../../shared-schema/events/job.js';
-import { queuedJobView, type JobView } from '../../shared-schema/job-view.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
-
-export type JobDoc = JobView & { _id: string; partner_id: string; env: 'live' | 'test'; position: number };
-
-export const JOBS = 'jobs';
+import { queuedJobView } from '../../shared-schema/job-view.js';
+import { JOBS, JOB_COLLECTIONS, jobDocId, type JobDoc } from '../../shared-schema/read-models/jobs.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 export const jobsProjector: Projector = {
   name: 'jobs',
-  collections: [{ name: JOBS, indexes: [] }],
+  collections: JOB_COLLECTIONS,
   categories: ['job'],
-  async apply(recorded: RecordedEvent, tx: ReadTx) {
-    const e = { type: recorded.type, data: recorded.data } as JobEvent;
+  async apply(recorded, tx) {
+    const e = asUnion<JobEvent>(recorded);
     const { env, partnerId } = streamScope(recorded.stream);
-    const id = scopedId(env, partnerId, e.data.job_id);
+    const id = jobDocId({ env, partnerId }, e.data.job_id);
     const current = await tx.get<JobDoc>(JOBS, id);
-    if (current && current.position >= recorded.position) return; // already applied
+    if (alreadyApplied(current, recorded)) return;
     let next: JobDoc | null = null;
     switch (e.type) {
       case 'BatchPartStored':

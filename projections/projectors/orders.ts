@@ -1,47 +1,20 @@
-/**
- * Orders as `GET /conversions` and `GET /conversions/{order_id}` read them: one document per order holding the
- * OrderView of its last event applied to the balance (audit-only events change nothing). Ids sort by store then
- * order inside one partner and environment, so `_id` is the list's last tie-breaker.
- */
-import { APPLIED_ORDER_EVENTS, type OrderEvent, type OrderView } from '../../shared-schema/events/order.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
-
-export type OrderDoc = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  store_id: string;
-  order_id: string;
-  paid_at: string;
-  order: OrderView;
-  position: number;
-};
-
-export const ORDERS = 'orders';
-
-export const orderDocId = (env: string, partnerId: string, storeId: string, orderId: string): string =>
-  scopedId(env, partnerId, `${storeId}:${orderId}`);
+/** Orders as `GET /conversions` reads them (the model: shared-schema/read-models/orders.ts); audit-only events change nothing. */
+import { asUnion } from '../../shared-schema/ports/event-store.js';
+import { APPLIED_ORDER_EVENTS, type OrderEvent } from '../../shared-schema/events/order.js';
+import { ORDERS, ORDER_COLLECTIONS, orderDocId, type OrderDoc } from '../../shared-schema/read-models/orders.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 export const ordersProjector: Projector = {
   name: 'orders',
-  collections: [
-    {
-      name: ORDERS,
-      indexes: [
-        ['partner_id', 'env', 'paid_at', 'store_id'],
-        ['partner_id', 'env', 'store_id', 'paid_at'],
-      ],
-    },
-  ],
+  collections: ORDER_COLLECTIONS,
   categories: ['order'],
   async apply(recorded, tx) {
-    const e = { type: recorded.type, data: recorded.data } as OrderEvent;
+    const e = asUnion<OrderEvent>(recorded);
     if (!APPLIED_ORDER_EVENTS.includes(e.type)) return;
     const { env, partnerId } = streamScope(recorded.stream);
     const order = e.data.order;
-    const id = orderDocId(env, partnerId, order.store_id, order.order_id);
-    const current = await tx.get<OrderDoc>(ORDERS, id);
-    if (current && current.position >= recorded.position) return;
+    const id = orderDocId({ env, partnerId }, order.store_id, order.order_id);
+    if (alreadyApplied(await tx.get<OrderDoc>(ORDERS, id), recorded)) return;
     const doc: OrderDoc = {
       _id: id,
       partner_id: partnerId,

@@ -1,57 +1,29 @@
 /**
- * Product status: the materialized base state (pending / accepted / rejected / removed) with its reasons, kept
- * current when the product, its cover check, its store's status or its domains change. `stale` is not stored: the
- * query door reads it off `last_write_at` and the clock. The store facts this needs are kept in this projector's
- * own collection so it can be rebuilt alone.
+ * Product status (the model: shared-schema/read-models/products.ts): the materialized base state (pending /
+ * accepted / rejected / removed) with its reasons, kept current when the product, its cover check, its store's status
+ * or its domains change.
  */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
-import type { ProductEvent, ProductInput, RejectionReason } from '../../shared-schema/events/product.js';
+import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
-import { applyPatch, currentCover, deriveBaseState, type BaseState, type CoverFacts, type StoreFacts } from '../../shared-schema/product-status.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
+import { applyPatch, currentCover, deriveBaseState, type StoreFacts } from '../../shared-schema/product-status.js';
+import {
+  FANOUTS,
+  PRODUCTS,
+  PRODUCT_COLLECTIONS,
+  STORE_FACTS,
+  productDocId,
+  storeFactsId,
+  type FanOutDoc,
+  type ProductDoc,
+  type ProductStoreDoc,
+} from '../../shared-schema/read-models/products.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
-
-export type ProductDoc = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  sku: string;
-  store_id: string;
-  product: ProductInput;
-  removed: boolean;
-  cover: CoverFacts | null;
-  /** When the current cover address was last checked (null: never): what the re-check scheduler scans. */
-  cover_checked_at: string | null;
-  base_state: BaseState;
-  reasons: RejectionReason[];
-  received_at: string;
-  last_write_at: string;
-  published_at: string | null;
-  position: number;
-};
-
-export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
-
-const PRODUCTS = 'products';
-const STORE_FACTS = 'product_store_facts';
-/** Store events whose products are still to be re-saved (one cursor per store), see `continueWork`. */
-const FANOUTS = 'product_fanouts';
 
 /** Products re-saved per unit of work when a store event reaches every product of its store. */
 export const FANOUT_PAGE = 1000;
-
-/** The rest of a store event's fan-out: the products of the store after `after` (sort values sku, _id) in sku order. */
-export type FanOutDoc = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  store_id: string;
-  /** The store event's position and time (a product becoming accepted is published at that time). */
-  position: number;
-  at: string;
-  after: [string, string] | null;
-};
 
 /**
  * The store facts read in one unit of work, by id: a batch of writes to the products of one store parses its facts
@@ -76,11 +48,11 @@ async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: s
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
-  const e = { type: recorded.type, data: recorded.data } as ProductEvent;
+  const e = asUnion<ProductEvent>(recorded);
   const { env, partnerId } = streamScope(recorded.stream);
-  const id = scopedId(env, partnerId, e.data.sku);
+  const id = productDocId({ env, partnerId }, e.data.sku);
   const current = await tx.get<ProductDoc>(PRODUCTS, id);
-  if (current && current.position >= recorded.position) return;
+  if (alreadyApplied(current, recorded)) return;
   let doc: ProductDoc | null = null;
   switch (e.type) {
     case 'ProductUpserted':
@@ -113,16 +85,16 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
       break;
   }
   if (!doc) return;
-  const store = await storeFacts(tx, scopedId(env, partnerId, doc.store_id));
+  const store = await storeFacts(tx, storeFactsId({ env, partnerId }, doc.store_id));
   await save(tx, doc, store, recorded.metadata.recorded_at, recorded.position);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, page: number): Promise<void> {
-  const e = { type: recorded.type, data: recorded.data } as StoreEvent;
+  const e = asUnion<StoreEvent>(recorded);
   const { env, partnerId } = streamScope(recorded.stream);
-  const id = scopedId(env, partnerId, e.data.store_id);
+  const id = storeFactsId({ env, partnerId }, e.data.store_id);
   const current = await storeFacts(tx, id);
-  if (current && current.position >= recorded.position) return;
+  if (alreadyApplied(current, recorded)) return;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
   if (!current && !declares) return;
   const standing = evolveStanding(current ?? NEW_STANDING, e);
@@ -186,20 +158,7 @@ export function createProductsProjector(options: ProductsProjectorOptions = {}):
   if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`fanOutPage: ${page}`);
   return {
     name: 'products',
-    collections: [
-      {
-        name: PRODUCTS,
-        indexes: [
-          ['partner_id', 'env', 'sku'],
-          ['partner_id', 'env', 'store_id', 'sku'],
-          ['partner_id', 'env', 'base_state', 'sku'],
-          ['base_state', 'cover_checked_at'],
-          ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
-        ],
-      },
-      { name: STORE_FACTS, indexes: [] },
-      { name: FANOUTS, indexes: [] },
-    ],
+    collections: PRODUCT_COLLECTIONS,
     categories: ['product', 'store'],
     async apply(recorded, tx) {
       if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);

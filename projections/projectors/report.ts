@@ -12,6 +12,7 @@
  * buckets, never changes). Clicks only ever add one. Every write of one event happens in the runner's unit of work,
  * and the item's `position` makes a replayed event change nothing.
  */
+import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
 import { APPLIED_ORDER_EVENTS, type OrderEvent } from '../../shared-schema/events/order.js';
@@ -27,7 +28,8 @@ import {
   REPORT,
   type ReportFigures,
 } from '../../shared-schema/report.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
+import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 export const REPORT_ITEMS = REPORT.items;
 export const REPORT_HOURS = REPORT.hours;
@@ -44,7 +46,7 @@ async function addToBuckets(tx: ReadTx, owner: Owner, at: string, delta: ReportF
   for (const level of [1, 2] as const) {
     const { collection, field } = LEVELS[level];
     const period = periodOf(level, at);
-    const id = scopedId(owner.env, owner.partner_id, `${owner.store_id}:${period}`);
+    const id = scopedId({ env: owner.env, partnerId: owner.partner_id }, `${owner.store_id}:${period}`);
     const current = await tx.get<ReportBucketDoc>(collection, id);
     const next = combine(current ? figuresOf(current) : zeroFigures(), delta);
     await tx.put(collection, { _id: id, ...owner, [field]: period, ...storedFields(next) });
@@ -78,11 +80,12 @@ export const reportProjector: Projector = {
   ],
   categories: ['click', 'order'],
   async apply(recorded, tx) {
-    const { env, partnerId } = streamScope(recorded.stream);
+    const scope = streamScope(recorded.stream);
+    const { env, partnerId } = scope;
     if (recorded.stream.startsWith('click-')) {
-      const e = { type: recorded.type, data: recorded.data } as ClickEvent;
+      const e = asUnion<ClickEvent>(recorded);
       if (e.type !== 'ClickRecorded') return;
-      const id = scopedId(env, partnerId, `c:${e.data.click_id}`);
+      const id = scopedId(scope, `c:${e.data.click_id}`);
       if (await tx.get(REPORT_ITEMS, id)) return; // a click is recorded once
       const base = { partner_id: partnerId, env, store_id: e.data.store_id };
       const figures = clickFigures();
@@ -91,12 +94,12 @@ export const reportProjector: Projector = {
       await addToBuckets(tx, base, item.at, figures);
       return;
     }
-    const e = { type: recorded.type, data: recorded.data } as OrderEvent;
+    const e = asUnion<OrderEvent>(recorded);
     if (!APPLIED_ORDER_EVENTS.includes(e.type)) return;
     const order = e.data.order;
-    const id = scopedId(env, partnerId, `o:${order.store_id}:${order.order_id}`);
+    const id = scopedId(scope, `o:${order.store_id}:${order.order_id}`);
     const current = await tx.get<ReportItemDoc>(REPORT_ITEMS, id);
-    if (current && current.position >= recorded.position) return;
+    if (alreadyApplied(current, recorded)) return;
     const base = { partner_id: partnerId, env, store_id: order.store_id };
     const before = current ? figuresOf(current) : zeroFigures();
     const after = orderFigures(order);

@@ -1,31 +1,20 @@
-/** The Store read model served by GET /stores and GET /stores/{store_id}. */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import type { ReadTx } from '../../shared-schema/ports/read-store.js';
-import type { StoreEvent, StoreInput, StoreStatus } from '../../shared-schema/events/store.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
+/** The Store read model (shared-schema/read-models/stores.ts). */
+import { asUnion } from '../../shared-schema/ports/event-store.js';
+import type { StoreEvent } from '../../shared-schema/events/store.js';
+import { STORES, STORE_COLLECTIONS, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
-
-export type StoreDoc = {
-  _id: string;
-  partner_id: string;
-  env: 'live' | 'test';
-  store_id: string;
-  input: StoreInput;
-  status: StoreStatus;
-  domains_approved: string[];
-  position: number;
-};
 
 export const storesProjector: Projector = {
   name: 'stores',
-  collections: [{ name: 'stores', indexes: [['partner_id', 'env', 'store_id']] }],
+  collections: STORE_COLLECTIONS,
   categories: ['store'],
-  async apply(recorded: RecordedEvent, tx: ReadTx) {
-    const e = { type: recorded.type, data: recorded.data } as StoreEvent;
+  async apply(recorded, tx) {
+    const e = asUnion<StoreEvent>(recorded);
     const { env, partnerId } = streamScope(recorded.stream);
-    const id = scopedId(env, partnerId, e.data.store_id);
-    const current = await tx.get<StoreDoc>('stores', id);
-    if (current && current.position >= recorded.position) return; // already applied
+    const id = storeDocId({ env, partnerId }, e.data.store_id);
+    const current = await tx.get<StoreDoc>(STORES, id);
+    if (alreadyApplied(current, recorded)) return;
     let base: StoreDoc;
     if (current) base = current;
     else if (e.type === 'StoreRegistered') {
@@ -33,10 +22,6 @@ export const storesProjector: Projector = {
     } else return;
     const standing = evolveStanding(base, e);
     const input = e.type === 'StoreRegistered' || e.type === 'StoreReplaced' ? e.data.store : base.input;
-    await tx.put('stores', { ...base, input, ...standing, position: recorded.position });
+    await tx.put(STORES, { ...base, input, ...standing, position: recorded.position });
   },
 };
-
-export function storeDocView(doc: StoreDoc) {
-  return { store_id: doc.store_id, ...doc.input, status: doc.status, domains_approved: doc.domains_approved };
-}

@@ -3,27 +3,12 @@ import { callerOf, type DoorContext } from '../../shared-schema/http/context.js'
 import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type CursorScope, type CursorValue } from '../../shared-schema/http/pagination.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
-import { productStatusView, withClock, STALE_AFTER_MS, type StoreFacts } from '../../shared-schema/product-status.js';
+import { productStatusView, withClock, STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { PRODUCTS, STORE_FACTS, productDocId, storeFactsId, type ProductDoc, type ProductStoreDoc } from '../../shared-schema/read-models/products.js';
+import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
-
-// Read-model document shapes owned by the projectors (this door only reads them).
-type StoreDoc = { _id: string; store_id: string; input: Record<string, unknown>; status: string; domains_approved: string[] };
-type ProductDoc = {
-  _id: string;
-  sku: string;
-  store_id: string;
-  product: Parameters<typeof productStatusView>[0]['product'];
-  base_state: 'pending' | 'accepted' | 'rejected' | 'removed';
-  reasons: Parameters<typeof productStatusView>[0]['reasons'];
-  received_at: string;
-  last_write_at: string;
-  published_at: string | null;
-};
-type StoreFactsDoc = { _id: string } & StoreFacts;
-
-const id = (t: Tenant, key: string) => `${t.env}:${t.partnerId}:${key}`;
 
 /** A validated query parameter: a string, or undefined when absent. */
 export const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -63,10 +48,10 @@ export async function listPage<T extends { _id: string }>(
 
 async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
   const now = deps.clock.now();
-  const stores = new Map<string, StoreFactsDoc | null>();
+  const stores = new Map<string, ProductStoreDoc | null>();
   const out = [];
   for (const doc of docs) {
-    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await deps.reads.get<StoreFactsDoc>('product_store_facts', id(tenant, doc.store_id)));
+    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await deps.reads.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, doc.store_id)));
     out.push(
       productStatusView({
         sku: doc.sku,
@@ -96,8 +81,8 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: ListStoresQuery,
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
-      const { rows, next_cursor } = await listPage<StoreDoc & { store_id: string }>(
-        ctx, deps, { list: 'stores', filters: {}, shape: ['string', 'string'] }, 'stores', { partner_id: c.partnerId, env: c.env },
+      const { rows, next_cursor } = await listPage<StoreDoc>(
+        ctx, deps, { list: 'stores', filters: {}, shape: ['string', 'string'] }, STORES, { partner_id: c.partnerId, env: c.env },
         [{ field: 'store_id' }], (r) => [r.store_id], query,
       );
       return { data: rows.map(storeView), next_cursor };
@@ -107,8 +92,8 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const storeId = ctx.state.params.store_id!;
-      const doc = await deps.reads.get<StoreDoc>('stores', id(callerOf(ctx), storeId));
-      if (!doc) throw await notFoundHere(deps, callerOf(ctx), 'stores', (t) => id(t, storeId), 'store');
+      const doc = await deps.reads.get<StoreDoc>(STORES, storeDocId(callerOf(ctx), storeId));
+      if (!doc) throw await notFoundHere(deps, callerOf(ctx), STORES, (t) => storeDocId(t, storeId), 'store');
       return storeView(doc);
     },
   },
@@ -135,7 +120,7 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       }
       const filters = { store_id: textOf(query.store_id), state: textOf(query.state) };
       const cursor: ListCursor = { list: 'products', filters, shape: ['string', 'string'] };
-      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, cursor, 'products', where, [{ field: 'sku' }], (r) => [r.sku], query);
+      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, cursor, PRODUCTS, where, [{ field: 'sku' }], (r) => [r.sku], query);
       return { data: await productViews(deps, c, rows), next_cursor };
     },
   },
@@ -144,8 +129,8 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
       const sku = ctx.state.params.sku!;
-      const doc = await deps.reads.get<ProductDoc>('products', id(c, sku));
-      if (!doc) throw await notFoundHere(deps, c, 'products', (t) => id(t, sku), 'product');
+      const doc = await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(c, sku));
+      if (!doc) throw await notFoundHere(deps, c, PRODUCTS, (t) => productDocId(t, sku), 'product');
       const [view] = await productViews(deps, c, [doc]);
       return view;
     },

@@ -9,7 +9,8 @@ import { encodeWindowCursor, pageWindow, resolveWindow, type Window } from '../.
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import type { OrderView } from '../../shared-schema/events/order.js';
+import { CLICKS, type ClickDoc } from '../../shared-schema/read-models/clicks.js';
+import { ORDERS, orderDocId, type OrderDoc } from '../../shared-schema/read-models/orders.js';
 import { CommissionReportQuery, GetConversionQuery, ListClicksQuery, ListConversionsQuery } from '../../shared-schema/schemas/commerce.js';
 import {
   combine,
@@ -24,11 +25,6 @@ import {
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
 import { textOf } from './catalog.js';
-
-// Read-model documents owned by the clicks and orders projectors (this door only reads them).
-type ClickDoc = { _id: string; click_id: string; store_id: string; sku: string; price_cents: number | null; occurred_at: string };
-type OrderDoc = { _id: string; store_id: string; paid_at: string; order: OrderView };
-const orderDocId = (t: Tenant, storeId: string, orderId: string) => `${t.env}:${t.partnerId}:${storeId}:${orderId}`;
 
 const json = (ctx: DoorContext, body: unknown): string => {
   ctx.type = JSON_TYPE;
@@ -122,7 +118,7 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
   'GET /clicks': {
     query: ListClicksQuery,
     handle: async (ctx, query, deps) => {
-      const { rows, next_cursor, window } = await windowPage<ClickDoc>(ctx, deps, 'clicks', 'clicks', 'occurred_at', query);
+      const { rows, next_cursor, window } = await windowPage<ClickDoc>(ctx, deps, 'clicks', CLICKS, 'occurred_at', query);
       const data = rows.map((r) => ({ click_id: r.click_id, store_id: r.store_id, sku: r.sku, price_cents: r.price_cents, occurred_at: r.occurred_at }));
       return { data, next_cursor, since: window.since, until: window.until };
     },
@@ -130,7 +126,7 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
   'GET /conversions': {
     query: ListConversionsQuery,
     handle: async (ctx, query, deps) => {
-      const { rows, next_cursor, window } = await windowPage<OrderDoc>(ctx, deps, 'conversions', 'orders', 'paid_at', query);
+      const { rows, next_cursor, window } = await windowPage<OrderDoc>(ctx, deps, 'conversions', ORDERS, 'paid_at', query);
       return json(ctx, { data: rows.map((r) => r.order), next_cursor, since: window.since, until: window.until });
     },
   },
@@ -138,8 +134,8 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
     query: GetConversionQuery,
     handle: async (ctx, query, deps) => {
       const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id!];
-      const doc = await deps.reads.get<OrderDoc>('orders', orderDocId(callerOf(ctx), storeId, orderId));
-      if (!doc) throw await notFoundHere(deps, callerOf(ctx), 'orders', (t) => orderDocId(t, storeId, orderId), 'order of this store');
+      const doc = await deps.reads.get<OrderDoc>(ORDERS, orderDocId(callerOf(ctx), storeId, orderId));
+      if (!doc) throw await notFoundHere(deps, callerOf(ctx), ORDERS, (t) => orderDocId(t, storeId, orderId), 'order of this store');
       return json(ctx, doc.order);
     },
   },

@@ -1,12 +1,9 @@
 /** GET /jobs/{job_id}: the job of this partner and environment only (404 otherwise). */
 import { callerOf } from '../../shared-schema/http/context.js';
-import type { Tenant } from '../../shared-schema/streams.js';
 import type { JobView } from '../../shared-schema/job-view.js';
+import { JOBS, jobDocId, type JobDoc } from '../../shared-schema/read-models/jobs.js';
 import { NO_QUERY, type ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
-
-// Read-model document shape owned by projections/projectors/jobs.ts (this door only reads it).
-type JobDoc = JobView & { _id: string; partner_id: string; env: string; position: number };
 
 export const jobsReadRoutes: Record<string, ReadRoute> = {
   'GET /jobs/:job_id': {
@@ -14,9 +11,8 @@ export const jobsReadRoutes: Record<string, ReadRoute> = {
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
       const jobId = ctx.state.params.job_id!;
-      const jobDocId = (t: Tenant) => `${t.env}:${t.partnerId}:${jobId}`;
-      const doc = await deps.reads.get<JobDoc>('jobs', jobDocId(c));
-      if (!doc) throw await notFoundHere(deps, c, 'jobs', jobDocId, 'job');
+      const doc = await deps.reads.get<JobDoc>(JOBS, jobDocId(c, jobId));
+      if (!doc) throw await notFoundHere(deps, c, JOBS, (t) => jobDocId(t, jobId), 'job');
       const view: JobView = {
         job_id: doc.job_id,
         state: doc.state,

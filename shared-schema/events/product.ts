@@ -39,13 +39,6 @@ export interface ProductPatch {
   updated_at: string;
 }
 
-export type RejectionCode =
-  | 'store_not_active'
-  | 'domain_not_approved'
-  | 'image_unreachable'
-  | 'image_too_small'
-  | 'image_type';
-
 export interface RejectionReason {
   code: string;
   field?: string;

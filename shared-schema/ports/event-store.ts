@@ -49,6 +49,11 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
   metadata: EventMetadata;
 }
 
+/** Views a recorded event as a member of a typed union (the stream's category guarantees the union). */
+export function asUnion<E extends { type: string; data: unknown }>(e: RecordedEvent): E {
+  return { type: e.type, data: e.data } as E;
+}
+
 /**
  * What an append answers. An empty append (no events) writes nothing, still checks the expected revision, and
  * answers the stream's current state: its last revision and that event's position, or `nextRevision: -1` and

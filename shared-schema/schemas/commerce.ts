@@ -249,6 +249,3 @@ export const windowPage = (item: JsonSchema): JsonSchema => ({
 
 export const ClickPage: JsonSchema = windowPage(PartnerClick);
 export const ConversionPage: JsonSchema = windowPage(OrderView);
-
-/** Upper bound of a conversion's total (sum of `quantity × unit_price_cents`), checked in code. */
-export const MAX_CONVERSION_TOTAL_CENTS = 1_000_000_000_000;

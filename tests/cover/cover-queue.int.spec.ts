@@ -15,7 +15,7 @@ import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { NatsMessaging } from '../../infra/messaging/nats.js';
 import { loadConfig } from '../../infra/config.js';
 import { startCoverChecks, startCoverWorker } from '../../infra/cover/cover-checks.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CoverWork } from '../../command-api/reactors/cover-work.js';
 import { COVER_REACTOR_CHECKPOINT, CoverCheckReactor } from '../../command-api/reactors/cover-check.js';
 import { COVER_QUEUE, CoverQueueConsumer } from '../../command-api/reactors/cover-queue.js';

@@ -11,7 +11,7 @@ import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { productsProjector } from '../../projections/projectors/products.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CoverWork } from '../../command-api/reactors/cover-work.js';
 import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';

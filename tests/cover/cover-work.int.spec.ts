@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CoverWork, type JobOutcome } from '../../command-api/reactors/cover-work.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { CoverVerdict } from '../../shared-schema/ports/cover-checker.js';

@@ -1,6 +1,6 @@
-/** Given events / when command / then events or problem — for the deciders built on command-api/handler.ts. */
+/** Given events / when command / then events or problem — for the deciders built on command-api/aggregate-repository.ts. */
 import { expect } from 'chai';
-import type { Aggregate, Decision } from '../../command-api/handler.js';
+import type { Aggregate, Decision } from '../../command-api/aggregate-repository.js';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 

@@ -1,9 +1,9 @@
-/** command-api/handler.ts on a real event store, with two repositories standing for two writer processes. */
+/** command-api/aggregate-repository.ts on a real event store, with two repositories standing for two writer processes. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AggregateRepository, ConflictsExhausted, retryOnConflict, type Aggregate } from '../../command-api/handler.js';
+import { AggregateRepository, ConflictsExhausted, retryOnConflict, type Aggregate } from '../../command-api/aggregate-repository.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';

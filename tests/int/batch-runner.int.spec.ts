@@ -12,7 +12,7 @@ import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { PROJECTORS } from '../../infra/service.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { BATCH_RUNNER_CHECKPOINT, BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { submitBatch } from '../../command-api/services/batch.js';
 import { registerStore } from '../../command-api/services/stores.js';

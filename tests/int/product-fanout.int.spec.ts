@@ -11,7 +11,8 @@ import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { MappedReadStoreBase } from '../../projections/generations.js';
-import { createProductsProjector, type FanOutDoc, type ProductDoc } from '../../projections/projectors/products.js';
+import { createProductsProjector } from '../../projections/projectors/products.js';
+import type { FanOutDoc, ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { Doc, ReadStore, ReadTx } from '../../shared-schema/ports/read-store.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 

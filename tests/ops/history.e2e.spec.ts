@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { queuedJobView } from '../../shared-schema/job-view.js';
 import { createCommandApi } from '../../command-api/app.js';
-import { AggregateRepository } from '../../command-api/handler.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { keyLookup } from '../../infra/service.js';
 import { listen, portOf, closeServer } from '../../infra/gateway.js';
 import type { HistoryEntry } from '../../infra/ops/history.js';

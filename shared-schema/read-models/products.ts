@@ -1,0 +1,58 @@
+/**
+ * The products read model, written by projections/projectors/products.ts: one document per SKU with its base state
+ * (`stale` is not stored: readers apply the clock), the store facts it was derived from, and the cursors of store
+ * events whose products are still to be re-saved.
+ */
+import type { CollectionSpec } from '../ports/read-store.js';
+import type { ProductInput, RejectionReason } from '../events/product.js';
+import type { BaseState, CoverFacts, StoreFacts } from '../product-status.js';
+import type { Tenant } from '../streams.js';
+import { scopedId, type ScopedDoc } from './scoped-id.js';
+
+export const PRODUCTS = 'products';
+/** The facts of each store its products' state needs, kept here so the model can be rebuilt alone. */
+export const STORE_FACTS = 'product_store_facts';
+/** Store events whose products are still to be re-saved (one cursor per store). */
+export const FANOUTS = 'product_fanouts';
+
+export type ProductDoc = ScopedDoc & {
+  sku: string;
+  store_id: string;
+  product: ProductInput;
+  removed: boolean;
+  cover: CoverFacts | null;
+  /** When the current cover address was last checked (null: never): what the re-check scheduler scans. */
+  cover_checked_at: string | null;
+  base_state: BaseState;
+  reasons: RejectionReason[];
+  received_at: string;
+  last_write_at: string;
+  published_at: string | null;
+};
+
+export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
+
+/**
+ * The rest of a store event's fan-out: the products of the store after `after` (sort values sku, _id) in sku order.
+ * `position` and `at` are the store event's (a product becoming accepted is published at that time).
+ */
+export type FanOutDoc = ScopedDoc & { store_id: string; at: string; after: [string, string] | null };
+
+export const productDocId = (t: Tenant, sku: string): string => scopedId(t, sku);
+/** The id of a store's facts, and of its fan-out cursor. */
+export const storeFactsId = (t: Tenant, storeId: string): string => scopedId(t, storeId);
+
+export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
+  {
+    name: PRODUCTS,
+    indexes: [
+      ['partner_id', 'env', 'sku'],
+      ['partner_id', 'env', 'store_id', 'sku'],
+      ['partner_id', 'env', 'base_state', 'sku'],
+      ['base_state', 'cover_checked_at'],
+      ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
+    ],
+  },
+  { name: STORE_FACTS, indexes: [] },
+  { name: FANOUTS, indexes: [] },
+];
