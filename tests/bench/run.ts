@@ -326,11 +326,11 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '',
   ].join('\n');
   fs.mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
-  // Sections other runs write (`make soak`: "## Crash soak") are kept after this report.
+  // Sections other runs write (`make soak`: "## Crash soak", `make bench-scale`: "## Scale benchmark") are kept after this report.
   const file = path.join(ROOT, 'docs', 'benchmarks.md');
   const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const soak = previous.indexOf('\n## Crash soak');
-  fs.writeFileSync(file, soak < 0 ? md : `${md}${previous.slice(soak)}`);
+  const kept = ['\n## Crash soak', '\n## Scale benchmark'].map((h) => previous.indexOf(h)).filter((i) => i >= 0);
+  fs.writeFileSync(file, kept.length === 0 ? md : `${md}${previous.slice(Math.min(...kept))}`);
 }
 
 main().catch((err: unknown) => {

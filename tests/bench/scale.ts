@@ -1,0 +1,472 @@
+/**
+ * `make bench-scale` (node dist/tests/bench/scale.js): the service at scale, as issue 16 models it. Not in make test.
+ *
+ * The embedded default runs as its own process (`node dist/infra/main.js`, fresh DATA_DIR, real clock, contract
+ * rate brake 600 writes a minute per key, cover check on against a loopback HTTPS image server whose test CA is
+ * trusted with COVER_FETCH_CA_FILE, test names mapped with COVER_FETCH_HOSTS, COVER_FETCH_ALLOW_PRIVATE=1: test-only
+ * settings). The load generator is its own process (tests/bench/scale-load.ts); the bare node:http yardstick is a
+ * third (this file with --bare). SCALE_PARTNERS partners (default 300; a third hubs with 1–5 stores, the rest direct
+ * stores), each with a live key (catalog) and a test key (sandbox click, conversions).
+ *   A  initial load: SCALE_SKUS items in 1,000-item batches (partners drawn with a Zipf law), POST → every job done
+ *   P  PUT of new SKUs only over every partner, closed loop: saturation, beside the bare server
+ *   B  the mix (60 % PATCH Zipf, 10 % PUT new, 20 % reads, 5 % conversions, 5 % batches): saturation (closed
+ *      loop), then p50/p99 and projection lag at half of it (open loop)
+ *   D  restart on the log of A+P+B → ready; rebuild of every projection → events/s; `ops audit verify`
+ *   C  a fresh service loaded with 10,000 SKUs, the same mix: saturation, for the ratio B / C
+ * Environment: SCALE_SKUS (default 1,000,000), SCALE_SECONDS per measuring run (default 20), SCALE_CONNECTIONS
+ * (default 64), SCALE_PARTNERS, SCALE_WRITE_DOCS=0 to skip docs/benchmarks.md, BENCH_TARGET=http://127.0.0.1:PORT
+ * (a running `make run-topology`: nothing is started, BENCH_ADMIN=http://127.0.0.1:ADMIN_PORT and ADMIN_TOKEN
+ * needed, BENCH_PIDS=pid,pid for RSS/CPU; phases C and the restart of D are not run).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { client, storeBody, type Client } from '../support/service.js';
+import { spawnService, type ChildService } from '../support/child-service.js';
+import { startImageServers, type ImageServers } from '../support/https-image-server.js';
+import { coverTestEnv } from '../support/cover-env.js';
+import { SCALE_WORKER_FLAG, type Mix, type PartnerPlan, type ScaleJob, type ScaleResult, type Stat } from './scale-load.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../../..');
+const SKUS = Number(process.env.SCALE_SKUS || 1_000_000);
+const SECONDS = Number(process.env.SCALE_SECONDS || 20);
+const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS || 64);
+const PARTNERS = Number(process.env.SCALE_PARTNERS || 300);
+const SMALL_SKUS = 10_000;
+const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
+const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
+const ADMIN_TOKEN = 'scale-bench-admin-token-0123456789';
+const T0 = Date.now();
+const step = (what: string) => process.stderr.write(`bench-scale: ${what} (${Math.round((Date.now() - T0) / 1000)} s)\n`);
+const f0 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(0) : '-');
+const f1 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(1) : '-');
+const f2 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(2) : '-');
+
+// ------------------------------------------------------------------------------------------------ bare server
+
+if (process.argv.includes('--bare')) {
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = text ? (JSON.parse(text) as { price_cents?: number }) : {};
+      res.writeHead(req.method === 'POST' && req.url?.endsWith('/batch') ? 202 : 200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, price_cents: body.price_cents ?? null, job_id: 'j', state: 'done', data: [], next_cursor: null }));
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
+  process.on('disconnect', () => process.exit(0));
+} else {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench-scale failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------ processes
+
+class Generator {
+  private readonly child: ChildProcess = fork(path.join(HERE, 'scale-load.js'), [SCALE_WORKER_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  run(job: ScaleJob): Promise<ScaleResult> {
+    return new Promise((resolve, reject) => {
+      this.child.once('message', (m: { ok: boolean; result?: ScaleResult; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
+      this.child.send(job);
+    });
+  }
+  close(): void {
+    this.child.disconnect();
+  }
+}
+
+async function startBare(): Promise<{ base: string; pid: number; close(): void }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--bare'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  return { base: `http://127.0.0.1:${port}/v1`, pid: child.pid!, close: () => child.disconnect() };
+}
+
+/** CPU (all threads, and the main thread: the event loop) and RSS of processes, from /proc, over one run. */
+interface Usage {
+  cpuMs: number;
+  mainCpuMs: number;
+  rssMaxMb: number;
+}
+
+function ticks(file: string): number {
+  try {
+    const stat = fs.readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime (USER_HZ 100) → ms
+  } catch {
+    return NaN;
+  }
+}
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+async function watched<T>(pids: number[], work: () => Promise<T>): Promise<{ result: T; usage: Usage }> {
+  const cpu = () => pids.reduce((s, p) => s + ticks(`/proc/${p}/stat`), 0);
+  const main = () => pids.reduce((s, p) => s + ticks(`/proc/${p}/task/${p}/stat`), 0);
+  const c0 = cpu();
+  const m0 = main();
+  let rssMax = pids.reduce((s, p) => s + rssMb(p), 0);
+  const timer = setInterval(() => (rssMax = Math.max(rssMax, pids.reduce((s, p) => s + rssMb(p), 0))), 200);
+  try {
+    const result = await work();
+    return { result, usage: { cpuMs: cpu() - c0, mainCpuMs: main() - m0, rssMaxMb: rssMax } };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ set-up
+
+interface Target {
+  api: string;
+  adminBase: string;
+  admin: Client;
+  pids: number[];
+  service?: ChildService;
+  dataDir?: string;
+}
+
+async function startTarget(env: Record<string, string>, dataDir: string): Promise<Target> {
+  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000);
+  service.process.stdout!.resume();
+  return { api: service.api, adminBase: service.admin, admin: client(service.admin, ADMIN_TOKEN), pids: [service.process.pid!], service, dataDir };
+}
+
+/** Partner i's catalog share: a Zipf law over partners (a few large catalogs, a long tail). */
+function catalogCounts(partners: number, skus: number): number[] {
+  const counts = new Array<number>(partners).fill(0);
+  const batches = Math.ceil(skus / 1000);
+  const weights = Array.from({ length: partners }, (_, i) => 1 / (i + 1) ** 0.7);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let left = skus;
+  for (let b = 0; b < batches; b++) {
+    // deterministic: batch b goes to the partner whose cumulative share first passes (b + 0.5) / batches
+    let u = ((b + 0.5) / batches) * sum;
+    let p = 0;
+    while (p < partners - 1 && (u -= weights[p]!) > 0) p++;
+    const n = Math.min(1000, left);
+    counts[p]! += n;
+    left -= n;
+  }
+  return counts;
+}
+
+async function setUpPartners(t: Target, skus: number): Promise<PartnerPlan[]> {
+  const counts = catalogCounts(PARTNERS, skus);
+  const plans: PartnerPlan[] = [];
+  const one = async (i: number): Promise<PartnerPlan> => {
+    const hub = i % 3 === 0;
+    const created = await t.admin.post('/partners', { name: `Scale ${i}`, partner_type: hub ? 'hub' : 'store' });
+    if (created.status !== 201 && created.status !== 200) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
+    const partnerId = created.body.partner_id as string;
+    const live = (await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'live' })).body.api_key as string;
+    const test = (await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'test' })).body.api_key as string;
+    const stores = Array.from({ length: hub ? 1 + (i % 5) : 1 }, (_, s) => `loja-${s}`);
+    const liveApi = client(t.api, live);
+    for (const s of stores) {
+      const put = await liveApi.put(`/stores/${s}`, storeBody({ default_commission: { type: 'percentage', rate: 8 } }));
+      if (put.status !== 200 && put.status !== 201) throw new Error(`store: ${put.status} ${JSON.stringify(put.body)}`);
+      const ok = await t.admin.post(`/partners/${partnerId}/live/stores/${s}/approve`, {});
+      if (ok.status >= 300) throw new Error(`approve: ${ok.status} ${JSON.stringify(ok.body)}`);
+    }
+    const testApi = client(t.api, test);
+    const ts = await testApi.put('/stores/loja-t', storeBody());
+    if (ts.status >= 300) throw new Error(`test store: ${ts.status} ${JSON.stringify(ts.body)}`);
+    const tp = await testApi.put('/products/tp-1', { store_id: 'loja-t', title: 'Produto de teste', product_url: 'https://shop.test/p/tp-1', image_urls: ['https://cdn.shop.test/img/800x600.jpg'], price_cents: 1990, available: true, updated_at: new Date(Date.now() - 120_000).toISOString() });
+    if (tp.status >= 300) throw new Error(`test product: ${tp.status} ${JSON.stringify(tp.body)}`);
+    const click = await testApi.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'tp-1' });
+    if (click.status >= 300) throw new Error(`sandbox click: ${click.status} ${JSON.stringify(click.body)}`);
+    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i]! };
+  };
+  for (let i = 0; i < PARTNERS; i += 16) plans.push(...(await Promise.all(Array.from({ length: Math.min(16, PARTNERS - i) }, (_, j) => one(i + j)))));
+  return plans;
+}
+
+function batchList(plans: PartnerPlan[]): { partner: number; from: number; items: number }[] {
+  const out: { partner: number; from: number; items: number }[] = [];
+  plans.forEach((p, i) => {
+    for (let from = 0; from < p.count; from += 1000) out.push({ partner: i, from, items: Math.min(1000, p.count - from) });
+  });
+  // interleave partners: batch k of every partner before batch k+1 of any
+  return out.sort((a, b) => a.from - b.from || a.partner - b.partner);
+}
+
+function diskBytes(dataDir: string): { events: number; reads: number; other: number; files: Record<string, number> } {
+  const files: Record<string, number> = {};
+  let events = 0;
+  let reads = 0;
+  let other = 0;
+  for (const f of fs.readdirSync(dataDir)) {
+    const st = fs.statSync(path.join(dataDir, f));
+    if (!st.isFile()) continue;
+    files[f] = st.size;
+    if (/^events?/.test(f)) events += st.size;
+    else if (/^read/.test(f)) reads += st.size;
+    else other += st.size;
+  }
+  return { events, reads, other, files };
+}
+
+async function waitReady(adminBase: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      http.get(`${adminBase}/health/ready`, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      }).on('error', () => resolve(false));
+    });
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------------------------------------ phases
+
+interface Row {
+  phase: string;
+  what: string;
+  figure: string;
+  detail: string;
+  target?: string;
+}
+
+const perReq = (u: Usage, n: number) => `${f0((u.cpuMs * 1000) / Math.max(1, n))} µs CPU/answer (event loop ${f0((u.mainCpuMs * 1000) / Math.max(1, n))} µs), RSS max ${f0(u.rssMaxMb)} MB`;
+const stat = (s: Stat | undefined) => (s ? `p50 ${f2(s.p50)} ms, p99 ${f2(s.p99)} ms (n ${s.count})` : '-');
+const bad = (r: ScaleResult) => {
+  const list = Object.entries(r.statuses).filter(([k]) => !/ 2\d\d$/.test(k) && !/^2\d\d$/.test(k)).map(([k, n]) => `${n}× ${k}`);
+  return list.length || r.errors ? `; not 2xx: ${list.join(', ') || 'none'}${r.errors ? `, ${r.errors} connection errors` : ''}` : '';
+};
+
+async function mixRun(gen: Generator, base: string, brake: boolean, mix: Mix, extra: Partial<Extract<ScaleJob, { kind: 'mix' }>> = {}): Promise<ScaleResult> {
+  return gen.run({ kind: 'mix', base, brake, mix, concurrency: CONNECTIONS, durationMs: SECONDS * 1000, batchItems: MIX_BATCH_ITEMS, lagEvery: 0, ...extra });
+}
+
+async function main(): Promise<void> {
+  const target = process.env.BENCH_TARGET;
+  const images: ImageServers = await startImageServers();
+  const cover = coverTestEnv(images);
+  const imageBase = `https://cdn.shop.test:${images.main.port}`;
+  const bare = await startBare();
+  const gen = new Generator();
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const dirs: string[] = [];
+  const env = { ...cover.env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  try {
+    let t: Target;
+    if (target) {
+      const adminBase = `${process.env.BENCH_ADMIN ?? 'http://127.0.0.1:8081'}/admin/v1`;
+      t = { api: `${target}/v1`, adminBase, admin: client(adminBase, process.env.ADMIN_TOKEN ?? ''), pids: (process.env.BENCH_PIDS ?? '').split(',').filter(Boolean).map(Number) };
+      notes.push(`BENCH_TARGET=${target}: the service was not started here; its cover check reaches the image server of this run only if it was started with the cover env printed above.`);
+      process.stderr.write(`bench-scale: cover env for the target: ${JSON.stringify(env)}\n`);
+    } else {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-scale-'));
+      dirs.push(dir);
+      t = await startTarget(env, dir);
+    }
+    const pids = () => t.pids;
+
+    step(`set-up: ${PARTNERS} partners, their stores, keys, sandbox clicks`);
+    const plans = await setUpPartners(t, SKUS);
+    await gen.run({ kind: 'init', partners: plans, imageBase });
+    const hubs = plans.filter((_, i) => i % 3 === 0);
+    notes.push(`${PARTNERS} partners: ${hubs.length} hubs with 1–5 stores (${hubs.reduce((s, p) => s + p.stores.length, 0)} stores), ${PARTNERS - hubs.length} direct stores; catalog sizes by a Zipf law over partners (largest ${Math.max(...plans.map((p) => p.count))} SKUs, ${plans.filter((p) => p.count === 0).length} partners start empty and grow by PUT).`);
+
+    // ---- A
+    const list = batchList(plans);
+    step(`A) initial load: ${SKUS} SKUs in ${list.length} batches`);
+    const a = await watched(pids(), () => gen.run({ kind: 'batches', base: t.api, brake: true, batches: list, concurrency: 4, waitDone: true, timeoutMs: 3_600_000 }));
+    const aBare = await watched([bare.pid], () => gen.run({ kind: 'batches', base: bare.base, brake: false, batches: list.slice(0, 40), concurrency: 4, waitDone: false, timeoutMs: 600_000 }));
+    const coverCheckLag = await drainCovers(t);
+    rows.push({
+      phase: 'A',
+      what: `initial load, ${list.length} batches of ≤ 1,000 (4 in flight)`,
+      figure: `${f0(a.result.itemsPerSec)} items/s`,
+      detail: `POST → every job done, ${f1(a.result.elapsedMs / 1000)} s; ${perReq(a.usage, a.result.answered * 1000)} per item; bare node:http answers the same POSTs at ${f0(aBare.result.itemsPerSec)} items/s; cover-check queue empty ${coverCheckLag}${bad(a.result)}`,
+      target: '≥ 20,000 items/s (0 → 1,000,000)',
+    });
+
+    // ---- P: PUT of new SKUs only
+    step('P) PUT of new SKUs over every partner, saturation; then the bare server');
+    const putMix: Mix = { patch: 0, put: 1, read: 0, conversion: 0, batch: 0 };
+    const p = await watched(pids(), () => mixRun(gen, t.api, true, putMix));
+    const pBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, putMix));
+    const pRate = (p.result.answered / p.result.elapsedMs) * 1000;
+    const pBareRate = (pBare.result.answered / pBare.result.elapsedMs) * 1000;
+    rows.push({ phase: 'P', what: `PUT new SKUs, ${PARTNERS} keys under the brake, cover on, ${CONNECTIONS} connections`, figure: `${f0(pRate)} PUT/s`, detail: `${stat(p.result.byType.put)}; ${perReq(p.usage, p.result.answered)}${bad(p.result)}` });
+    rows.push({ phase: 'P', what: 'bare node:http, same client and mix', figure: `${f0(pBareRate)} req/s`, detail: `${stat(pBare.result.byType.put)}; ${perReq(pBare.usage, pBare.result.answered)}` });
+    rows.push({ phase: 'P', what: 'ratio service / bare', figure: f2(pRate / pBareRate), detail: '', target: '≥ 0.25' });
+
+    // ---- B
+    const b = await mixPhase('B', gen, t, bare, pids(), rows, true);
+
+    // ---- D
+    if (t.service && t.dataDir) {
+      const disk = diskBytes(t.dataDir);
+      const skus = plans.reduce((s, p) => s + p.count, 0) + p.result.answered + (b.result.byType.put?.count ?? 0);
+      rows.push({ phase: 'A+P+B', what: `bytes on disk per SKU (${skus} SKUs)`, figure: `${f0((disk.events + disk.reads + disk.other) / skus)} B`, detail: `event log ${f0(disk.events / skus)} B/SKU, read models ${f0(disk.reads / skus)} B/SKU, other ${f0(disk.other / skus)} B/SKU; files: ${Object.entries(disk.files).map(([f, n]) => `${f} ${f1(n / 2 ** 20)} MB`).join(', ')}` });
+      step('D) restart on the log of A, P and B');
+      const head = await headPosition(t);
+      t.service.process.kill('SIGTERM');
+      await t.service.exited;
+      const r0 = performance.now();
+      const again = await startTarget(env, t.dataDir);
+      const started = performance.now() - r0;
+      const ready = await waitReady(again.adminBase, 600_000);
+      const readyMs = performance.now() - r0;
+      t = again;
+      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]!))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
+      await rebuildAll(t, rows);
+      step('D) ops audit verify');
+      const v0 = performance.now();
+      const verify = await runOps(t.adminBase, ['audit', 'verify']);
+      rows.push({ phase: 'D', what: '`ops audit verify`', figure: `${f2((performance.now() - v0) / 1000)} s`, detail: `exit ${verify.code}; ${verify.out.slice(0, 200).replace(/\s+/g, ' ')}` });
+      t.service!.process.kill('SIGTERM');
+      await t.service!.exited;
+
+      // ---- C
+      step(`C) a fresh service with ${SMALL_SKUS} SKUs, the same mix`);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-scale-small-'));
+      dirs.push(dir);
+      const small = await startTarget(env, dir);
+      const smallPlans = await setUpPartners(small, SMALL_SKUS);
+      await gen.run({ kind: 'init', partners: smallPlans, imageBase });
+      const ca = await gen.run({ kind: 'batches', base: small.api, brake: true, batches: batchList(smallPlans), concurrency: 4, waitDone: true, timeoutMs: 3_600_000 });
+      rows.push({ phase: 'C', what: `initial load of ${SMALL_SKUS}`, figure: `${f0(ca.itemsPerSec)} items/s`, detail: bad(ca) });
+      await drainCovers(small);
+      const c = await mixPhase('C', gen, small, bare, small.pids, rows, false);
+      rows.push({ phase: 'B/C', what: `mix at ${SKUS} SKUs ÷ mix at ${SMALL_SKUS}`, figure: f2(b.rate / c.rate), detail: `saturation ${f0(b.rate)} vs ${f0(c.rate)} req/s`, target: '≥ 0.7 (at 1,000,000)' });
+      small.service!.process.kill('SIGTERM');
+      await small.service!.exited;
+    } else {
+      notes.push('Against BENCH_TARGET: no restart and no phase C (the benchmark does not own the processes).');
+      await rebuildAll(t, rows);
+    }
+  } finally {
+    gen.close();
+    bare.close();
+    await images.close();
+    cover.cleanup();
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
+  report(rows, notes);
+}
+
+async function mixPhase(phase: string, gen: Generator, t: Target, bare: { base: string; pid: number }, pids: number[], rows: Row[], half: boolean): Promise<{ rate: number; result: ScaleResult }> {
+  step(`${phase}) the mix, saturation (closed loop, ${CONNECTIONS} connections); then the bare server`);
+  const sat = await watched(pids, () => mixRun(gen, t.api, true, MIX));
+  const rate = (sat.result.answered / sat.result.elapsedMs) * 1000;
+  const satBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, MIX));
+  const bareRate = (satBare.result.answered / satBare.result.elapsedMs) * 1000;
+  const types = (r: ScaleResult) => Object.entries(r.byType).filter(([k]) => k !== 'all').map(([k, s]) => `${k} ${s.count}`).join(', ');
+  rows.push({ phase, what: 'mix at saturation', figure: `${f0(rate)} req/s`, detail: `${stat(sat.result.byType.all)}; ${types(sat.result)}; ${perReq(sat.usage, sat.result.answered)}; ${sat.result.budgetRedraws} draws redrawn for a key without budget${bad(sat.result)}` });
+  rows.push({ phase, what: 'bare node:http, same mix', figure: `${f0(bareRate)} req/s`, detail: `${stat(satBare.result.byType.all)}; ${perReq(satBare.usage, satBare.result.answered)}; ratio service / bare ${f2(rate / bareRate)}` });
+  if (half) {
+    step(`${phase}) the mix at half of saturation (${f0(rate / 2)} req/s, open loop), projection lag sampled`);
+    const h = await watched(pids, () => mixRun(gen, t.api, true, MIX, { ratePerSec: rate / 2, lagEvery: 10 }));
+    const hBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, MIX, { ratePerSec: rate / 2 }));
+    const hr = h.result;
+    rows.push({ phase, what: `mix at half (${f0((hr.answered / hr.elapsedMs) * 1000)} req/s done)`, figure: `PATCH p99 ${f2(hr.byType.patch?.p99)} ms`, detail: `PATCH ${stat(hr.byType.patch)}; ${perReq(h.usage, hr.answered)}${bad(hr)}`, target: 'PATCH p99 ≤ 25 ms' });
+    for (const k of ['put', 'get-product', 'list-products', 'list-clicks', 'conversion-paid', 'conversion-refund', 'batch']) {
+      rows.push({ phase, what: `  ${k} at half`, figure: `p99 ${f2(hr.byType[k]?.p99)} ms`, detail: `${stat(hr.byType[k])}${k === 'list-products' ? `; pages reached up to depth ${hr.maxDepth} (limit 200)` : ''}`, ...(k === 'list-products' ? { target: 'p99 ≤ 20 ms at any depth' } : {}) });
+    }
+    rows.push({ phase, what: 'projection lag at half (PATCH answered → GET of it answered)', figure: `p99 ${f2(hr.lag?.p99)} ms`, detail: `${stat(hr.lag)}; an upper bound: includes one GET round trip (read-your-writes waits for the projections)`, target: 'p99 ≤ 50 ms' });
+    rows.push({ phase, what: 'bare node:http at the same rate', figure: `p99 ${f2(hBare.result.byType.all?.p99)} ms`, detail: `${stat(hBare.result.byType.all)}; ${perReq(hBare.usage, hBare.result.answered)}` });
+  }
+  return { rate, result: sat.result };
+}
+
+async function drainCovers(t: Target): Promise<string> {
+  // The cover-check backlog is not exposed as one figure here; wait until the projections are live (ready).
+  const t0 = performance.now();
+  const ok = await waitReady(t.adminBase, 600_000);
+  return ok ? `(ready ${f1((performance.now() - t0) / 1000)} s after the last job)` : '(not ready within 600 s)';
+}
+
+async function headPosition(t: Target): Promise<number> {
+  const r = await t.admin.get('/projections');
+  return Math.max(0, ...(r.body.projections as { head: number }[]).map((p) => p.head));
+}
+
+async function rebuildAll(t: Target, rows: Row[]): Promise<void> {
+  const names = ((await t.admin.get('/projections')).body.projections as { name: string }[]).map((p) => p.name);
+  for (const name of names) {
+    step(`D) rebuild ${name}`);
+    const t0 = performance.now();
+    const started = await t.admin.post(`/projections/${name}/rebuild`, {});
+    if (started.status !== 202) {
+      rows.push({ phase: 'D', what: `rebuild ${name}`, figure: '-', detail: `answered ${started.status}` });
+      continue;
+    }
+    type Progress = { state: string; events_applied: number; events_per_second: number };
+    let progress: Progress | null = null;
+    for (let i = 0; i < 36_000; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const s: { name: string; rebuild: Progress | null } | undefined = ((await t.admin.get('/projections')).body.projections as { name: string; rebuild: Progress | null }[]).find((p) => p.name === name);
+      progress = s?.rebuild ?? null;
+      if (progress && progress.state !== 'rebuilding' && progress.state !== 'switching') break;
+    }
+    const ms = performance.now() - t0;
+    const n = progress?.events_applied ?? 0;
+    rows.push({ phase: 'D', what: `rebuild ${name}`, figure: `${f0((n / ms) * 1000)} events/s`, detail: `${n} events in ${f2(ms / 1000)} s (POST → switched, state ${progress?.state}); the service's own figure ${f0(progress?.events_per_second)} events/s`, target: '≥ 100,000 events/s' });
+  }
+}
+
+function runOps(adminBase: string, args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/ops.js'), ...args], { env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+function report(rows: Row[], notes: string[]): void {
+  const table = rows.map((r) => `| ${r.phase} | ${r.what} | ${r.figure} | ${r.target ?? ''} | ${r.detail} |`).join('\n');
+  process.stdout.write(`\n${rows.map((r) => `${r.phase.padEnd(5)} ${r.what.padEnd(60)} ${r.figure.padStart(22)}  ${r.target ? `[target ${r.target}] ` : ''}${r.detail}`).join('\n')}\n${notes.join('\n')}\n`);
+  if (process.env.SCALE_WRITE_DOCS === '0') return;
+  const cmd = `SCALE_SKUS=${SKUS} SCALE_SECONDS=${SECONDS} SCALE_CONNECTIONS=${CONNECTIONS} SCALE_PARTNERS=${PARTNERS} node dist/tests/bench/scale.js`;
+  const section = [
+    '## Scale benchmark',
+    '',
+    `\`make bench-scale\` (tests/bench/scale.ts, load generator tests/bench/scale-load.ts), issue 16. Last run: \`${cmd}\`,`,
+    `${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${f0(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${f0((Date.now() - T0) / 1000)} s in all.`,
+    `**SCALE_SKUS=${SKUS}**${SKUS < 1_000_000 ? ' — lowered from the 1,000,000 of the issue to fit this machine\'s time: figures "at 1,000,000" are not measured here.' : '.'}`,
+    '',
+    '| Phase | What | Figure | Target (issue 16) | Detail |',
+    '| --- | --- | --- | --- | --- |',
+    table,
+    '',
+    ...notes.map((n) => `- ${n}`),
+    '',
+  ].join('\n');
+  const file = path.join(ROOT, 'docs', 'benchmarks.md');
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const start = previous.indexOf('\n## Scale benchmark');
+  if (start < 0) {
+    fs.writeFileSync(file, `${previous.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const end = previous.indexOf('\n## ', start + 1);
+  // The hand-written notes under "### Notes" of the section are kept.
+  const old = previous.slice(start, end < 0 ? undefined : end);
+  const kept = old.indexOf('\n### ');
+  fs.writeFileSync(file, `${previous.slice(0, start)}\n${section}${kept < 0 ? '' : old.slice(kept)}${end < 0 ? '' : previous.slice(end)}`);
+}
