@@ -61,6 +61,8 @@ export interface RebuilderOptions {
   onError?: (err: unknown, projection: string) => void;
   /** An event the rebuild parked in the new generation (it goes on past it). */
   onParked?: (parked: ParkedEvent, err: unknown) => void;
+  /** Awaited once the catch-up converged, before the switch (tests hold a rebuild in flight here). */
+  beforeSwitch?: (projection: string) => Promise<void>;
 }
 
 interface Run {
@@ -212,6 +214,7 @@ export class ProjectionRebuilder {
       if (applied >= previous) run.unpaced = true;
       previous = applied;
     }
+    await this.options.beforeSwitch?.(name);
     // 3. Switch, with the live runner held between two units.
     run.progress.state = 'switching';
     await gate.whileHeld(async () => {

@@ -93,6 +93,7 @@ export class Operations {
       pageSize: this.settings.rebuildPageSize,
       maxEventsPerSecond: this.settings.rebuildMaxEventsPerSecond,
       dropGraceMs: this.settings.generationDropGraceMs,
+      ...(this.settings.rebuildBeforeSwitch ? { beforeSwitch: this.settings.rebuildBeforeSwitch } : {}),
       onError: (err, projection) => deps.log.error({ err, projection }, 'projection rebuild failed'),
       onParked: (parked, err) => deps.log.error({ err, ...parkedLog(parked), rebuild: true }, 'projection rebuild parked an event it cannot apply'),
     });

@@ -16,6 +16,8 @@ export interface OperationsSettings {
   metricsToken: string | undefined;
   /** SIGTERM: the process exits within this bound. */
   shutdownTimeoutMs: number;
+  /** Tests only: awaited once a rebuild has caught up, before it switches (holds a rebuild in flight). */
+  rebuildBeforeSwitch?: (projection: string) => Promise<void>;
 }
 
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = {

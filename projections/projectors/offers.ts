@@ -10,14 +10,15 @@
  * the events only, so a replay gives the same documents. The text index (`text` fields) is kept in the same unit
  * of work by the read store (ports/text-search.ts).
  */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
 import { applyPatch } from '../../shared-schema/product-status.js';
 import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { scopedId, streamScope, type Projector } from '../projector.js';
+import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 export const OFFERS = 'offers';
 export const OFFER_STORES = 'offer_stores';
@@ -30,10 +31,10 @@ function withText(doc: OfferDoc): OfferDoc {
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const { env, partnerId } = streamScope(recorded.stream);
   if (env !== 'live') return;
-  const e = { type: recorded.type, data: recorded.data } as ProductEvent;
-  const id = scopedId(env, partnerId, e.data.sku);
+  const e = asUnion<ProductEvent>(recorded);
+  const id = scopedId({ env, partnerId }, e.data.sku);
   const current = await tx.get<OfferDoc>(OFFERS, id);
-  if (current && current.position >= recorded.position) return;
+  if (alreadyApplied(current, recorded)) return;
   let next: OfferDoc | null = null;
   switch (e.type) {
     case 'ProductUpserted': {
@@ -43,7 +44,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         partner_id: partnerId,
         sku: e.data.sku,
         store_id: product.store_id,
-        store_key: scopedId(env, partnerId, product.store_id),
+        store_key: scopedId({ env, partnerId }, product.store_id),
         gtin: null,
         product,
         removed: false,
@@ -74,11 +75,11 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const { env, partnerId } = streamScope(recorded.stream);
   if (env !== 'live') return;
-  const e = { type: recorded.type, data: recorded.data } as StoreEvent;
+  const e = asUnion<StoreEvent>(recorded);
   if (!('store_id' in e.data)) return;
-  const id = scopedId(env, partnerId, e.data.store_id);
+  const id = scopedId({ env, partnerId }, e.data.store_id);
   const current = await tx.get<OfferStoreDoc>(OFFER_STORES, id);
-  if (current && current.position >= recorded.position) return;
+  if (alreadyApplied(current, recorded)) return;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
   if (!current && !declares) return;
   const standing = evolveStanding(current ?? NEW_STANDING, e);

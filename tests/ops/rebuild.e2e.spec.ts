@@ -16,8 +16,22 @@ describe('projection rebuild without downtime', function () {
   let hub: Partner;
   let reader: Partner;
 
+  /** While set, a rebuild that caught up waits here before it switches (the test holds it in flight). */
+  let hold: { reached: boolean; release: () => void; released: Promise<void> } | null = null;
+  const holdNextRebuild = () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = { reached: false, release, released };
+    return hold;
+  };
+
   before(async () => {
-    t = await startTestService({}, undefined, { operations: { rebuildPageSize: 5, rebuildMaxEventsPerSecond: 70, generationDropGraceMs: 50 } });
+    const rebuildBeforeSwitch = async () => {
+      if (!hold) return;
+      hold.reached = true;
+      await hold.released;
+    };
+    t = await startTestService({}, undefined, { operations: { rebuildPageSize: 5, rebuildMaxEventsPerSecond: 70, generationDropGraceMs: 50, rebuildBeforeSwitch } });
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
     hub = await t.partner({ type: 'hub' });
     reader = await t.key(hub.partnerId, 'live');
@@ -127,10 +141,16 @@ describe('projection rebuild without downtime', function () {
     try {
       await until(() => last.get(SKUS[0]!)! > 1000, 30_000, 'traffic started');
       rebuilding = true;
+      // The rebuild is held in flight once it caught up, until the traffic it must not disturb has happened.
+      const held = holdNextRebuild();
       const started = await t.admin.post('/projections/products/rebuild', {});
       expect(started.status).to.equal(202);
       expect(started.body).to.include({ from_generation: 1, generation: 2 });
-      await until(async () => (await statusOf('products')).rebuild?.state === 'done', 20_000, 'rebuild under traffic done');
+      await until(() => held.reached, 30_000, 'rebuild caught up and held before its switch');
+      await until(() => writesDuring > 5 && readsDuring > 5, 30_000, 'writes and reads while the rebuild is in flight');
+      hold = null;
+      held.release();
+      await until(async () => (await statusOf('products')).rebuild?.state === 'done', 30_000, 'rebuild under traffic done');
       rebuilding = false;
       duringRebuild = { writes: writesDuring, reads: readsDuring };
       await until(() => readsDuring > 0 && writesDuring > 0, 30_000, 'traffic after the switch');

@@ -164,7 +164,7 @@ export async function startTestService(
     },
     async close() {
       await service.close();
-      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
     },
   };
   return t;

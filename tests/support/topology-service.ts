@@ -23,8 +23,8 @@ import { CLOCK_FILE, SharedFileClock } from '../../infra/wiring/shared-clock.js'
 import { client, partnerHelpers, type TestService } from './service.js';
 import { TOPOLOGY_ADMIN_TOKEN, startTopology, type Topology, type TopologyOptions } from './topology.js';
 
-/** The environment variables of the operations settings (infra/ops/settings.ts), for the processes. */
-const SETTING_ENV: Record<keyof OperationsSettings, string> = {
+/** The environment variables of the operations settings (infra/ops/settings.ts), for the processes (a test hook has none). */
+const SETTING_ENV: Record<Exclude<keyof OperationsSettings, 'rebuildBeforeSwitch'>, string> = {
   readyMaxLagEvents: 'READY_MAX_LAG_EVENTS',
   rebuildPageSize: 'REBUILD_PAGE_SIZE',
   rebuildMaxEventsPerSecond: 'REBUILD_MAX_EVENTS_PER_SECOND',
@@ -43,7 +43,8 @@ export async function startMultiTestService(
   const clock = new SharedFileClock(path.join(dataDir, CLOCK_FILE)); // before the processes: they all read this one
   const settingsEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.operations ?? {})) {
-    if (value !== undefined) settingsEnv[SETTING_ENV[name as keyof OperationsSettings]] = String(value);
+    if (value === undefined || typeof value === 'function') continue; // a test hook stays in this process
+    settingsEnv[SETTING_ENV[name as keyof typeof SETTING_ENV]] = String(value);
   }
   // As in the embedded test service: the cover check is off unless a test turns it on (tests never leave loopback).
   const processEnv = { CLOCK: 'manual', COVER_CHECK: 'off', ...settingsEnv, ...env };
@@ -51,7 +52,7 @@ export async function startMultiTestService(
   try {
     topology = await startTopology({ ...options, dataDir, env: processEnv });
   } catch (err) {
-    if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
     throw err;
   }
   // The same servers and namespace as the processes (startTopology adds them for this DATA_DIR).
@@ -105,7 +106,7 @@ export async function startMultiTestService(
     async close() {
       await service.close();
       await topology.stop();
-      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
     },
   };
   return t;
