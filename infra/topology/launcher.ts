@@ -385,7 +385,7 @@ async function startNats(
     try {
       await waitUntil(async () => {
         if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`exited with ${proc.exitCode ?? proc.signalCode}`);
-        return greets(port);
+        return natsGreets(port);
       }, START_DEADLINE_MS);
       return { url: `nats://${LOOPBACK}:${port}`, proc };
     } catch (err) {
@@ -396,8 +396,8 @@ async function startNats(
   }
 }
 
-/** Ready when a client connection gets the server's INFO line. */
-function greets(port: number): Promise<boolean> {
+/** A nats-server is ready when a client connection on `port` gets its INFO line. */
+export function natsGreets(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.createConnection({ host: LOOPBACK, port });
     const done = (ok: boolean) => {

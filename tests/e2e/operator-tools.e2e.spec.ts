@@ -4,21 +4,12 @@
  * every usage error, and the default scopes of a key.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
 import { OPS_COMMANDS } from '../../infra/ops-commands.js';
 import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
-const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
 const BASE = 'https://api.example.test/v1';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
 
 describe("the operator's tools (admin lists, problems, ops usage, default scopes)", function () {
   let t: TestService;
@@ -26,20 +17,7 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
   let hub: Partner;
   let shop: Partner;
 
-  const ops = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-    new Promise((resolve) => {
-      const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: t.service.adminToken, ...env };
-      execFile(process.execPath, [OPS, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      });
-    });
+  const ops = (args: string[], env: Record<string, string> = {}): Promise<OpsRun> => runOps(adminUrl, t.service.adminToken, args, env);
 
   before(async () => {
     t = await startTestService({ API_BASE_URL: BASE });

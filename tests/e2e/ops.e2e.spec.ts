@@ -1,43 +1,21 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
 import { client, startTestService, storeBody, type TestService } from '../support/service.js';
 
-const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 describe('ops command line against a running service', function () {
   let t: TestService;
-  const runs: Run[] = [];
+  const runs: OpsRun[] = [];
   let adminUrl: string;
 
-  const ops = (args: string[], env: Record<string, string | undefined> = {}): Promise<Run> =>
-    new Promise((resolve) => {
-      const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: t.service.adminToken, ...env };
-      for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
-      execFile(process.execPath, [OPS, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        const run = { code, stdout, stderr, json };
-        runs.push(run);
-        resolve(run);
-      });
-    });
+  const ops = async (args: string[], env: Record<string, string | undefined> = {}): Promise<OpsRun> => {
+    const run = await runOps(adminUrl, t.service.adminToken, args, env);
+    runs.push(run);
+    return run;
+  };
 
   before(async () => {
     t = await startTestService();

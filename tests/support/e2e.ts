@@ -1,4 +1,6 @@
 /** Small helpers the HTTP end-to-end tests share: problem assertions, chunked concurrency, stream reads. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Answer, Partner, TestService } from './service.js';
 import { streams, type Environment } from '../../shared-schema/streams.js';
@@ -81,4 +83,32 @@ export function cnpjFor(base: string): string {
   values.push(d1);
   const d2 = digit([6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
   return `${base.toUpperCase()}${d1}${d2}`;
+}
+
+/** What one run of the `ops` command line gave (stdout parsed as JSON when it is JSON). */
+export interface OpsRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+const OPS_ENTRY = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+
+/** Runs `ops ARGS` as a process against an admin API (a variable set to undefined in `env` is removed). */
+export function runOps(adminUrl: string, adminToken: string, args: string[], env: Record<string, string | undefined> = {}): Promise<OpsRun> {
+  return new Promise((resolve) => {
+    const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: adminToken, ...env };
+    for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
+    execFile(process.execPath, [OPS_ENTRY, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
 }

@@ -4,8 +4,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { natsGreets } from '../../infra/topology/launcher.js';
 import { delimiter, join } from 'node:path';
 
 const HOST = '127.0.0.1';
@@ -85,23 +86,10 @@ async function waitUntilReady(child: ChildProcess, port: number): Promise<void> 
   const deadline = Date.now() + START_DEADLINE_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited with ${child.exitCode ?? child.signalCode}`);
-    if (await greets(port)) return;
+    if (await natsGreets(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`not ready after ${START_DEADLINE_MS} ms`);
-}
-
-function greets(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: HOST, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('data', (chunk: Buffer) => done(chunk.toString().startsWith('INFO')));
-  });
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
