@@ -1,5 +1,5 @@
 /**
- * Command handling, the whole loop in one place:
+ * Command handling for the deciders of `deciders/` (one shape, `deciders/decider.ts`), the whole loop in one place:
  *   1. take the aggregate's state: the cached state of the stream as it is (no read), or, when nothing is cached or
  *      the cache must be checked, the cached state plus the events after the cached revision;
  *   2. decide with a pure function;
@@ -11,25 +11,14 @@
  * A decision costs the same however long the stream is: the cache keeps the folded state by stream and revision,
  * and in the usual case (this process is the stream's only writer) a decision reads nothing at all.
  */
-import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../shared-schema/ports/event-store.js';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../shared-schema/ports/event-store.js';
 import { ProblemError } from '../shared-schema/problems.js';
-
-export interface Aggregate<S> {
-  /** Distinguishes cache entries when two aggregates fold the same stream. */
-  name: string;
-  initial: () => S;
-  evolve: (state: S, event: RecordedEvent) => S;
-}
+import { event, stored, type Decider, type Fold, type TypedEvent } from './deciders/decider.js';
 
 export interface Loaded<S> {
   state: S;
   /** Revision of the last event folded; -1 when the stream does not exist. */
   revision: number;
-}
-
-export interface Decision<R> {
-  events: NewEvent[];
-  result: R;
 }
 
 export interface Handled<S, R> extends Loaded<S> {
@@ -107,14 +96,14 @@ export class AggregateRepository {
     private readonly capacity = 100_000,
   ) {}
 
-  async load<S>(stream: string, aggregate: Aggregate<S>): Promise<Loaded<S>> {
-    const key = `${aggregate.name}\u0000${stream}`;
+  async load<S, E>(stream: string, fold: Fold<S, E>): Promise<Loaded<S>> {
+    const key = `${fold.name}\u0000${stream}`;
     const cached = this.cache.get(key)?.loaded as Loaded<S> | undefined;
-    let state = cached ? cached.state : aggregate.initial();
+    let state = cached ? cached.state : fold.initialState();
     let revision = cached ? cached.revision : -1;
     const events = await this.store.readStream(stream, { fromRevision: revision + 1 });
     for (const e of events) {
-      state = aggregate.evolve(state, e);
+      state = fold.evolve(state, stored<E & TypedEvent>(e));
       revision = e.revision;
     }
     const loaded = { state, revision };
@@ -128,13 +117,13 @@ export class AggregateRepository {
    * once, not once per write). A caller only joins a read not yet made, so every caller sees what the log held at
    * some moment after it asked, as if it had read alone.
    */
-  loadFresh<S>(stream: string, aggregate: Aggregate<S>): Promise<Loaded<S>> {
-    const key = `${aggregate.name}\u0000${stream}`;
+  loadFresh<S, E>(stream: string, fold: Fold<S, E>): Promise<Loaded<S>> {
+    const key = `${fold.name}\u0000${stream}`;
     let read = this.scheduled.get(key);
     if (!read) {
       read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         this.scheduled.delete(key); // later callers wait for a read made after they asked
-        return this.load(stream, aggregate);
+        return this.load(stream, fold);
       });
       this.scheduled.set(key, read);
     }
@@ -170,37 +159,50 @@ export class AggregateRepository {
   }
 
   /**
-   * Decide and append. The first attempt decides on the cached state without reading; the append's expected
-   * revision checks that it was current. A decision on the unread cache that refuses or appends nothing is taken
-   * again on a read state (nothing else would check the cache), and so is every attempt after a lost race.
+   * Decide `command` on the stream and append the events with `metadata`. The first attempt decides on the cached
+   * state without reading; the append's expected revision checks that it was current. A decision on the unread
+   * cache that refuses or appends nothing is taken again on a read state (nothing else would check the cache), and
+   * so is every attempt after a lost race.
    */
-  handle<S, R>(stream: string, aggregate: Aggregate<S>, decide: (state: S, revision: number) => Decision<R>): Promise<Handled<S, R>> {
-    const key = `${aggregate.name}\u0000${stream}`;
+  handle<S, C, E extends TypedEvent, R>(stream: string, decider: Decider<S, C, E, R>, command: C, metadata: EventMetadata): Promise<Handled<S, R>> {
+    const key = `${decider.name}\u0000${stream}`;
     return this.serialized(stream, async (attempt) => {
       const cached = attempt === 1 ? (this.cache.get(key)?.loaded as Loaded<S> | undefined) : undefined;
       if (cached !== undefined) {
-        const decision = decidedOrUndefined(() => decide(cached.state, cached.revision));
-        if (decision !== undefined && decision.events.length > 0) return this.append(key, stream, aggregate, cached, decision);
+        const decision = decidedOrUndefined(() => decider.decide(command, cached.state));
+        if (decision !== undefined && decision.events.length > 0) {
+          return { ...(await this.append(stream, decider, cached, decision.events, metadata)), result: decision.result };
+        }
       }
-      const loaded = await this.load(stream, aggregate);
-      const decision = decide(loaded.state, loaded.revision);
+      const loaded = await this.load(stream, decider);
+      const decision = decider.decide(command, loaded.state);
       if (decision.events.length === 0) return { ...loaded, result: decision.result };
-      return this.append(key, stream, aggregate, loaded, decision);
+      return { ...(await this.append(stream, decider, loaded, decision.events, metadata)), result: decision.result };
     });
   }
 
-  /** Appends a decision at the revision it was taken on and folds its events into the cache without reading them. */
-  private async append<S, R>(key: string, stream: string, aggregate: Aggregate<S>, on: Loaded<S>, decision: Decision<R>): Promise<Handled<S, R>> {
-    const { state, revision } = on;
-    const appended = await this.store.appendToStream(stream, decision.events, revision < 0 ? 'no_stream' : revision);
-    let next = state;
-    let rev = revision;
-    decision.events.forEach((e, i) => {
-      rev = revision + 1 + i;
-      next = aggregate.evolve(next, { ...e, id: '', stream, revision: rev, position: appended.position });
-    });
-    this.remember(key, { state: next, revision: rev });
-    return { state: next, revision: rev, result: decision.result, position: appended.position };
+  /**
+   * Appends events decided on `on` at the revision it was folded to (a WrongExpectedRevisionError when the stream
+   * moved) and folds them into the cache without reading them. For commands that span several streams and run their
+   * own attempt inside `serialized`.
+   */
+  async append<S, E extends TypedEvent>(
+    stream: string,
+    fold: Fold<S, E>,
+    on: Loaded<S>,
+    events: readonly E[],
+    metadata: EventMetadata,
+  ): Promise<Loaded<S> & { position: number }> {
+    const appended = await this.store.appendToStream(
+      stream,
+      events.map((e) => event(e, metadata)),
+      on.revision < 0 ? 'no_stream' : on.revision,
+    );
+    let state = on.state;
+    let revision = on.revision;
+    for (const e of events) state = fold.evolve(state, { ...e, revision: ++revision, metadata });
+    this.remember(`${fold.name}\u0000${stream}`, { state, revision });
+    return { state, revision, position: appended.position };
   }
 
   /**
@@ -224,7 +226,7 @@ export class AggregateRepository {
 }
 
 /** The decision, or undefined when it refuses (the caller decides again on a read state, where a refusal stands). */
-function decidedOrUndefined<R>(decide: () => Decision<R>): Decision<R> | undefined {
+function decidedOrUndefined<D>(decide: () => D): D | undefined {
   try {
     return decide();
   } catch {

@@ -9,7 +9,7 @@ import {
   ClickPage,
   CommissionReport,
   CommissionReportQuery,
-  ConversionEvent,
+  ConversionEventSchema,
   ConversionPage,
   ConversionReceipt,
   GetConversionQuery,
@@ -157,7 +157,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Report a paid, refunded or cancelled event',
     description:
       'A store-to-server call. The first event of an order is `paid` (`occurred_at` = `paid_at`, every `refunded_cents` 0). `refunded` and `cancelled` repeat all original items and `paid_at`; `refunded_cents` is the cumulative refund of the whole line. The click must belong to the partner, environment and store and have occurred up to 30 days before `paid_at` (422 `invalid_attribution`). `event_id` deduplicates forever: the same body returns the first receipt with `duplicate` true, another body answers 409 `event_conflict`. Other 409 codes: `order_conflict`, `payment_required`, `invalid_transition`. An event older than the last applied answers `ignored_stale` true. Event dates at most 5 minutes in the future. No buyer personal data.',
-    body: ConversionEvent,
+    body: ConversionEventSchema,
     ok: { status: 200, description: 'Order and event persisted atomically.', schema: ConversionReceipt },
   },
   'GET /conversions': {

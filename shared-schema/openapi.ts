@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { PUBLIC_PATHS, ROUTES, type RouteSpec } from './routes.js';
 import { DOCUMENTS, OPERATIONS, ProductPage, StorePage, type OperationSpec } from './openapi-operations.js';
 import { Commission, Cursor, DateTime, Domain, ExternalId, HttpsUrl, Limit, Problem, RejectionReason, Shipping, type JsonSchema } from './schemas/common.js';
-import { Account, ProductInput, ProductPatch, ProductState, ProductStatus, Store, StoreInput } from './schemas/catalog.js';
+import { Account, ProductInput, ProductPatch, ProductStateSchema, ProductStatus, Store, StoreInput } from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
@@ -19,7 +19,7 @@ export const CONTRACT_VERSION = '1.0.0-beta.2';
 /** Named schemas, published under `#/components/schemas/<name>`. */
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   ExternalId, HttpsUrl, Domain, DateTime, Cursor, Limit, Commission, Shipping, RejectionReason, Problem,
-  Account, StoreInput, Store, StorePage, ProductState, ProductInput, ProductPatch, ProductStatus, ProductPage,
+  Account, StoreInput, Store, StorePage, ProductState: ProductStateSchema, ProductInput, ProductPatch, ProductStatus, ProductPage,
   BatchItem: commerce.BatchItem,
   BatchInput: commerce.BatchInput,
   JobTotals: commerce.JobTotals,
@@ -30,7 +30,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   ConversionStatus: commerce.ConversionStatus,
   Currency: commerce.Currency,
   ConversionItem: commerce.ConversionItem,
-  ConversionEvent: commerce.ConversionEvent,
+  ConversionEvent: commerce.ConversionEventSchema,
   CommissionSnapshotItem: commerce.CommissionSnapshotItem,
   OrderView: commerce.OrderView,
   ConversionReceipt: commerce.ConversionReceipt,

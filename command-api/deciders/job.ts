@@ -7,12 +7,11 @@
  * crash an item of the interrupted pass is either in its product stream (tagged with job and index) or not applied
  * at all — no later item of the same SKU ran before it. A SKU repeated inside a chunk costs one more pass.
  */
-import type { EventMetadata, NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { BatchItem, ItemOutcome, JobEvent, JobStateName, JobTotals } from '../../shared-schema/events/job.js';
 import { BATCH_CHUNK_ITEMS } from '../../shared-schema/schemas/batch.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import type { Aggregate, Decision } from '../aggregate-repository.js';
-import { asUnion, event, unreachable } from './events.js';
+import { unreachable, type Decider, type Decision, type Stored } from './decider.js';
 
 export interface JobState {
   /** `BatchQueued` was recorded: the job exists. */
@@ -31,62 +30,62 @@ export interface JobState {
   queuedMeta: EventMetadata | null;
 }
 
-export const jobAggregate: Aggregate<JobState> = {
-  name: 'job',
-  initial: () => ({
-    exists: false,
-    jobId: '',
-    tenant: null,
-    state: 'none',
-    received: 0,
-    parts: 0,
-    partsStored: 0,
-    items: [],
-    outcomes: [],
-    processed: 0,
-    createdAt: '',
-    queuedMeta: null,
-  }),
-  evolve: (s: JobState, recorded: RecordedEvent): JobState => {
-    const e = asUnion<JobEvent>(recorded);
-    switch (e.type) {
-      case 'BatchPartStored': {
-        const items = s.items.slice();
-        e.data.items.forEach((item, i) => (items[e.data.from + i] = item));
-        return { ...s, jobId: e.data.job_id, items, partsStored: s.partsStored + 1 };
-      }
-      case 'BatchQueued':
-        return {
-          ...s,
-          exists: true,
-          jobId: e.data.job_id,
-          tenant: { partnerId: e.data.partner_id, env: e.data.env },
-          state: 'queued',
-          received: e.data.received,
-          parts: e.data.parts,
-          createdAt: e.data.created_at,
-          queuedMeta: recorded.metadata,
-        };
-      case 'BatchStarted':
-        return { ...s, state: 'running' };
-      case 'BatchChunkProcessed': {
-        const outcomes = s.outcomes.slice();
-        let processed = s.processed;
-        for (const o of e.data.outcomes) {
-          if (outcomes[o.index] === undefined) processed += 1;
-          outcomes[o.index] = o;
-        }
-        return { ...s, outcomes, processed };
-      }
-      case 'BatchDone':
-        return { ...s, state: 'done' };
-      case 'BatchFailed':
-        return { ...s, state: 'failed' };
-      default:
-        return unreachable(e);
+const initialState = (): JobState => ({
+  exists: false,
+  jobId: '',
+  tenant: null,
+  state: 'none',
+  received: 0,
+  parts: 0,
+  partsStored: 0,
+  items: [],
+  outcomes: [],
+  processed: 0,
+  createdAt: '',
+  queuedMeta: null,
+});
+
+function evolve(s: JobState, e: Stored<JobEvent>): JobState {
+  switch (e.type) {
+    case 'BatchPartStored': {
+      const items = s.items.slice();
+      e.data.items.forEach((item, i) => (items[e.data.from + i] = item));
+      return { ...s, jobId: e.data.job_id, items, partsStored: s.partsStored + 1 };
     }
-  },
-};
+    case 'BatchQueued':
+      return {
+        ...s,
+        exists: true,
+        jobId: e.data.job_id,
+        tenant: { partnerId: e.data.partner_id, env: e.data.env },
+        state: 'queued',
+        received: e.data.received,
+        parts: e.data.parts,
+        createdAt: e.data.created_at,
+        queuedMeta: e.metadata,
+      };
+    case 'BatchStarted':
+      return { ...s, state: 'running' };
+    case 'BatchChunkProcessed':
+      return withOutcomes(s, e.data.outcomes);
+    case 'BatchDone':
+      return { ...s, state: 'done' };
+    case 'BatchFailed':
+      return { ...s, state: 'failed' };
+    default:
+      return unreachable(e);
+  }
+}
+
+function withOutcomes(s: JobState, recorded: readonly ItemOutcome[]): JobState {
+  const outcomes = s.outcomes.slice();
+  let processed = s.processed;
+  for (const o of recorded) {
+    if (outcomes[o.index] === undefined) processed += 1;
+    outcomes[o.index] = o;
+  }
+  return { ...s, outcomes, processed };
+}
 
 /** Thrown when a job's own record contradicts itself: the job cannot continue (it is marked `failed`). */
 export class JobInvariantError extends Error {
@@ -160,9 +159,9 @@ export const SUBMISSION_BUDGET: SubmissionBudget = { partBytes: 256 * 1024, appe
  * exists only once every part is stored. A small batch is one append (atomic); a large one several.
  */
 export function planSubmission(
-  c: { jobId: string; tenant: Tenant; items: readonly BatchItem[]; now: string; meta: EventMetadata },
+  c: { jobId: string; tenant: Tenant; items: readonly BatchItem[]; now: string },
   budget: SubmissionBudget = SUBMISSION_BUDGET,
-): NewEvent[][] {
+): JobEvent[][] {
   const parts: { from: number; items: BatchItem[]; bytes: number }[] = [];
   let current: { from: number; items: BatchItem[]; bytes: number } | null = null;
   c.items.forEach((item, index) => {
@@ -174,8 +173,8 @@ export function planSubmission(
     current.items.push(item);
     current.bytes += bytes;
   });
-  const appends: NewEvent[][] = [];
-  let batch: NewEvent[] = [];
+  const appends: JobEvent[][] = [];
+  let batch: JobEvent[] = [];
   let batchBytes = 0;
   parts.forEach((p, part) => {
     if (batch.length > 0 && batchBytes + p.bytes > budget.appendBytes) {
@@ -183,34 +182,30 @@ export function planSubmission(
       batch = [];
       batchBytes = 0;
     }
-    batch.push(event<JobEvent>({ type: 'BatchPartStored', data: { job_id: c.jobId, part, from: p.from, items: p.items } }, c.meta));
+    batch.push({ type: 'BatchPartStored', data: { job_id: c.jobId, part, from: p.from, items: p.items } });
     batchBytes += p.bytes;
   });
-  batch.push(
-    event<JobEvent>(
-      {
-        type: 'BatchQueued',
-        data: { job_id: c.jobId, partner_id: c.tenant.partnerId, env: c.tenant.env, received: c.items.length, parts: parts.length, created_at: c.now },
-      },
-      c.meta,
-    ),
-  );
+  batch.push({
+    type: 'BatchQueued',
+    data: { job_id: c.jobId, partner_id: c.tenant.partnerId, env: c.tenant.env, received: c.items.length, parts: parts.length, created_at: c.now },
+  });
   appends.push(batch);
   return appends;
 }
 
 export type JobCommand =
-  | { type: 'StartJob'; now: string; meta: EventMetadata }
-  | { type: 'RecordWave'; chunk: number; outcomes: ItemOutcome[]; now: string; meta: EventMetadata }
-  | { type: 'FinishJob'; now: string; meta: EventMetadata }
-  | { type: 'FailJob'; reason: string; now: string; meta: EventMetadata };
+  | { type: 'StartJob'; now: string }
+  | { type: 'RecordWave'; chunk: number; outcomes: ItemOutcome[]; now: string }
+  | { type: 'FinishJob'; now: string }
+  | { type: 'FailJob'; reason: string; now: string };
 
-export function decideJob(c: JobCommand, s: JobState): Decision<JobState> {
+/** The answer of a job command is the job's state after its events. */
+function decide(c: JobCommand, s: JobState): Decision<JobEvent, JobState> {
   const none = { events: [], result: s };
   switch (c.type) {
     case 'StartJob':
       if (s.state !== 'queued') return none;
-      return { events: [event<JobEvent>({ type: 'BatchStarted', data: { job_id: s.jobId, started_at: c.now } }, c.meta)], result: s };
+      return { events: [{ type: 'BatchStarted', data: { job_id: s.jobId, started_at: c.now } }], result: { ...s, state: 'running' } };
     case 'RecordWave': {
       if (s.state !== 'running') throw new JobInvariantError(`outcomes recorded for a job in state ${s.state}`);
       const seen = new Set<number>();
@@ -221,22 +216,24 @@ export function decideJob(c: JobCommand, s: JobState): Decision<JobState> {
         }
         seen.add(o.index);
       }
-      const recorded = event<JobEvent>({ type: 'BatchChunkProcessed', data: { job_id: s.jobId, chunk: c.chunk, outcomes: c.outcomes } }, c.meta);
-      const after = jobAggregate.evolve(s, { ...recorded, id: '', stream: '', revision: -1, position: 0 });
+      const recorded: JobEvent = { type: 'BatchChunkProcessed', data: { job_id: s.jobId, chunk: c.chunk, outcomes: c.outcomes } };
+      const after = withOutcomes(s, c.outcomes);
       if (after.processed < s.received) return { events: [recorded], result: after };
-      return { events: [recorded, doneEvent(after, c.now, c.meta)], result: after };
+      return { events: [recorded, doneEvent(after, c.now)], result: { ...after, state: 'done' } };
     }
     case 'FinishJob':
       if (s.state !== 'running' || s.processed < s.received) return none;
-      return { events: [doneEvent(s, c.now, c.meta)], result: s };
+      return { events: [doneEvent(s, c.now)], result: { ...s, state: 'done' } };
     case 'FailJob':
       if (isFinished(s) || !s.exists) return none;
-      return { events: [event<JobEvent>({ type: 'BatchFailed', data: { job_id: s.jobId, reason: c.reason, finished_at: c.now } }, c.meta)], result: s };
+      return { events: [{ type: 'BatchFailed', data: { job_id: s.jobId, reason: c.reason, finished_at: c.now } }], result: { ...s, state: 'failed' } };
     default:
       return unreachable(c);
   }
 }
 
-function doneEvent(s: JobState, now: string, meta: EventMetadata): NewEvent {
-  return event<JobEvent>({ type: 'BatchDone', data: { job_id: s.jobId, totals: totalsOf(s), finished_at: now } }, meta);
+function doneEvent(s: JobState, now: string): JobEvent {
+  return { type: 'BatchDone', data: { job_id: s.jobId, totals: totalsOf(s), finished_at: now } };
 }
+
+export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobState> = { name: 'job', initialState, evolve, decide };

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { fieldError, type FieldError } from '../../shared-schema/problems.js';
 import type { Tenant, Environment } from '../../shared-schema/streams.js';
-import type { ConversionEvent, ConversionInput } from '../../shared-schema/events/order.js';
+import type { NormalizedConversion, ConversionInput } from '../../shared-schema/events/order.js';
 
 /** An order's total (Σ quantity × unit_price_cents) is at most one trillion cents. */
 export const MAX_ORDER_TOTAL_CENTS = 1_000_000_000_000n;
@@ -64,7 +64,7 @@ export function validateConversion(input: ConversionInput, now: string): FieldEr
 export const canonicalDate = (iso: string): string => new Date(Date.parse(iso)).toISOString();
 
 /** Items sorted by sku, dates canonical, fields in a fixed order. Call on a valid input. */
-export function normalizeConversion(input: ConversionInput): ConversionEvent {
+export function normalizeConversion(input: ConversionInput): NormalizedConversion {
   const items = input.items
     .map(({ sku, quantity, unit_price_cents, refunded_cents }) => ({ sku, quantity, unit_price_cents, refunded_cents }))
     .sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
@@ -82,7 +82,7 @@ export function normalizeConversion(input: ConversionInput): ConversionEvent {
 }
 
 /** sha256 (hex) of the normalized event's JSON, keys in the fixed order normalizeConversion gives them. */
-export function conversionHash(event: ConversionEvent): string {
+export function conversionHash(event: NormalizedConversion): string {
   return createHash('sha256').update(JSON.stringify(normalizeConversion(event))).digest('hex');
 }
 

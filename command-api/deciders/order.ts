@@ -7,10 +7,8 @@
  * Everything that needs I/O is resolved by the caller and passed in: the clock's `now`, the event_id reservation,
  * the click and the catalog's rules (only for a first `paid`, see requiresCreationData).
  *
- * Handler, in order: validate (optional early 422) → read reservation + order stream (+ click and rules when
- * requiresCreationData) → decide → if `reserve`, append it to streams.conversionEvent with "no stream" (on a
- * conflict, start again) → append `events` to the order stream at the revision read (on a conflict, start
- * again) → answer `receipt`. No events and no reserve: nothing to write.
+ * The decider's shape is every aggregate's (`orderDecider`, see decider.ts); its answer is the receipt and the
+ * event_id reservation to append first (command-api/services/conversions.ts runs it).
  */
 import { invalid, invalidField, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
@@ -18,7 +16,7 @@ import type { Commission, CommissionSource, EffectiveCommission } from '../../sh
 import { orderFigures, toBigCents } from '../../shared-schema/order-math.js';
 import {
   receiptOf,
-  type ConversionEvent,
+  type NormalizedConversion,
   type ConversionEventReservation,
   type ConversionInput,
   type ConversionReceipt,
@@ -34,6 +32,7 @@ import {
   ATTRIBUTION_MESSAGES,
   type AttributionClick,
 } from './order-input.js';
+import type { Decider, Decision } from './decider.js';
 
 export * from './order-input.js';
 
@@ -91,13 +90,14 @@ export interface RecordConversion {
   };
 }
 
-export interface OrderDecision {
-  /** To append to the order stream (empty for a repeat of a known event_id). */
-  events: OrderEvent[];
+/** The answer of a decision; its events (empty for a repeat of a known event_id) go to the order stream. */
+export interface OrderAnswer {
   receipt: ConversionReceipt;
   /** To append first to streams.conversionEvent with "no stream"; null when already reserved. */
   reserve: ConversionEventReservation | null;
 }
+
+export type OrderDecision = Decision<OrderEvent, OrderAnswer>;
 
 /** True when decide will create the order, so the caller must load the click and the catalog's rules. */
 export function requiresCreationData(state: OrderState, input: ConversionInput): boolean {
@@ -133,7 +133,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
       };
   const record = (type: OrderEvent['type'], order: OrderView): OrderDecision => {
     const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } } as OrderEvent;
-    return { events: [e], receipt: receiptOf(e), reserve };
+    return { events: [e], result: { receipt: receiptOf(e), reserve } };
   };
 
   // (1) event_id seen before: the first answer, or event_conflict
@@ -143,7 +143,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
   const seen = state.seen.get(event.event_id);
   if (seen) {
     if (seen.body_hash !== bodyHash) throw eventConflict();
-    return { events: [], receipt: { ...seen.receipt, duplicate: true }, reserve };
+    return { events: [], result: { receipt: { ...seen.receipt, duplicate: true }, reserve } };
   }
 
   // (2) no order yet: a paid creates it, anything else needs the payment first
@@ -210,7 +210,7 @@ const eventConflict = () =>
   conflict('event_id', 'event_conflict', 'this event_id was already used with another body');
 const invalidTransition = (field: string, message: string) => conflict(field, 'invalid_transition', message);
 
-function immutableDifferences(order: OrderView, event: ConversionEvent, indexOf: Map<string, number>): FieldError[] {
+function immutableDifferences(order: OrderView, event: NormalizedConversion, indexOf: Map<string, number>): FieldError[] {
   const diff = (field: string, what: string) => fieldError(field, 'order_conflict', `${what} differs from the order's`);
   const out: FieldError[] = [];
   if (event.click_id !== order.click_id) out.push(diff('click_id', 'click_id'));
@@ -239,7 +239,7 @@ interface SnapshotLine {
 }
 
 function buildView(
-  event: ConversionEvent,
+  event: NormalizedConversion,
   lines: readonly SnapshotLine[],
   times: { snapshotAt: string; recordedAt: string; updatedAt: string },
 ): OrderView {
@@ -275,3 +275,5 @@ function buildView(
     updated_at: times.updatedAt,
   };
 }
+
+export const orderDecider: Decider<OrderState, RecordConversion, OrderEvent, OrderAnswer> = { name: 'order', initialState, evolve, decide };

@@ -3,15 +3,14 @@
  * the greatest `updated_at` prevails (ties apply in arrival order); an older submission is answered with
  * `ignored_stale` and changes nothing. The store of a SKU never changes, even after a delete.
  */
-import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ProductEvent, ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
 import { applyPatch, type CoverFacts } from '../../shared-schema/product-status.js';
 import { conflict, notFound, invalid } from '../../shared-schema/problems.js';
 import { notHigher } from '../../shared-schema/product-rules.js';
-import type { Aggregate, Decision } from '../aggregate-repository.js';
-import { asUnion, event, unreachable } from './events.js';
+import { unreachable, type Decider, type Decision } from './decider.js';
 
-export interface ProductState {
+/** The product stream folded: what the write side decides on (the contract's `state` enum is `ProductState`). */
+export interface ProductStreamState {
   exists: boolean;
   sku: string;
   storeId: string;
@@ -29,56 +28,64 @@ export interface ProductState {
   coverEverPassed: boolean;
 }
 
-export const productAggregate: Aggregate<ProductState> = {
-  name: 'product',
-  initial: () => ({ exists: false, sku: '', storeId: '', product: null, removed: false, lastUpdatedAt: 0, receivedAt: '', lastWriteAt: '', cover: null, coverEverPassed: false }),
-  evolve: (s: ProductState, recorded: RecordedEvent): ProductState => {
-    const e = asUnion<ProductEvent>(recorded);
-    switch (e.type) {
-      case 'ProductUpserted':
-        return {
-          ...s,
-          exists: true,
-          sku: e.data.sku,
-          storeId: e.data.product.store_id,
-          product: e.data.product,
-          removed: false,
-          lastUpdatedAt: Date.parse(e.data.product.updated_at),
-          receivedAt: e.data.received_at,
-          lastWriteAt: e.data.received_at,
-        };
-      case 'ProductPatched':
-        return {
-          ...s,
-          product: applyPatch(s.product!, e.data.patch),
-          lastUpdatedAt: Date.parse(e.data.patch.updated_at),
-          receivedAt: e.data.received_at,
-          lastWriteAt: e.data.received_at,
-        };
-      case 'ProductRemoved':
-        return { ...s, removed: true, lastUpdatedAt: 0 };
-      case 'CoverChecked':
-        return {
-          ...s,
-          cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
-          coverEverPassed: s.coverEverPassed || e.data.ok,
-        };
-      default:
-        return unreachable(e);
-    }
-  },
-};
+const initialState = (): ProductStreamState => ({
+  exists: false,
+  sku: '',
+  storeId: '',
+  product: null,
+  removed: false,
+  lastUpdatedAt: 0,
+  receivedAt: '',
+  lastWriteAt: '',
+  cover: null,
+  coverEverPassed: false,
+});
+
+function evolve(s: ProductStreamState, e: ProductEvent): ProductStreamState {
+  switch (e.type) {
+    case 'ProductUpserted':
+      return {
+        ...s,
+        exists: true,
+        sku: e.data.sku,
+        storeId: e.data.product.store_id,
+        product: e.data.product,
+        removed: false,
+        lastUpdatedAt: Date.parse(e.data.product.updated_at),
+        receivedAt: e.data.received_at,
+        lastWriteAt: e.data.received_at,
+      };
+    case 'ProductPatched':
+      return {
+        ...s,
+        product: applyPatch(s.product!, e.data.patch),
+        lastUpdatedAt: Date.parse(e.data.patch.updated_at),
+        receivedAt: e.data.received_at,
+        lastWriteAt: e.data.received_at,
+      };
+    case 'ProductRemoved':
+      return { ...s, removed: true, lastUpdatedAt: 0 };
+    case 'CoverChecked':
+      return {
+        ...s,
+        cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
+        coverEverPassed: s.coverEverPassed || e.data.ok,
+      };
+    default:
+      return unreachable(e);
+  }
+}
 
 export interface ProductResult {
   ignoredStale: boolean;
 }
 
 export type ProductCommand =
-  | { type: 'UpsertProduct'; sku: string; input: ProductInput; now: string; meta: EventMetadata }
-  | { type: 'PatchProduct'; sku: string; patch: ProductPatch; now: string; meta: EventMetadata }
-  | { type: 'RemoveProduct'; sku: string; now: string; meta: EventMetadata };
+  | { type: 'UpsertProduct'; sku: string; input: ProductInput; now: string }
+  | { type: 'PatchProduct'; sku: string; patch: ProductPatch; now: string }
+  | { type: 'RemoveProduct'; sku: string; now: string };
 
-export function decideProduct(c: ProductCommand, s: ProductState): Decision<ProductResult> {
+function decide(c: ProductCommand, s: ProductStreamState): Decision<ProductEvent, ProductResult> {
   switch (c.type) {
     case 'UpsertProduct': {
       if (s.exists && s.storeId !== c.input.store_id) throw skuStoreConflict(s.storeId);
@@ -86,7 +93,7 @@ export function decideProduct(c: ProductCommand, s: ProductState): Decision<Prod
         return { events: [], result: { ignoredStale: true } };
       }
       return {
-        events: [event<ProductEvent>({ type: 'ProductUpserted', data: { sku: c.sku, product: c.input, received_at: c.now } }, c.meta)],
+        events: [{ type: 'ProductUpserted', data: { sku: c.sku, product: c.input, received_at: c.now } }],
         result: { ignoredStale: false },
       };
     }
@@ -97,20 +104,22 @@ export function decideProduct(c: ProductCommand, s: ProductState): Decision<Prod
       const priceError = notHigher(merged.price_cents, merged.original_price_cents);
       if (priceError) throw invalid([priceError]);
       return {
-        events: [event<ProductEvent>({ type: 'ProductPatched', data: { sku: c.sku, patch: c.patch, received_at: c.now } }, c.meta)],
+        events: [{ type: 'ProductPatched', data: { sku: c.sku, patch: c.patch, received_at: c.now } }],
         result: { ignoredStale: false },
       };
     }
     case 'RemoveProduct':
       if (!s.exists || s.removed) return { events: [], result: { ignoredStale: false } };
       return {
-        events: [event<ProductEvent>({ type: 'ProductRemoved', data: { sku: c.sku, store_id: s.storeId, removed_at: c.now } }, c.meta)],
+        events: [{ type: 'ProductRemoved', data: { sku: c.sku, store_id: s.storeId, removed_at: c.now } }],
         result: { ignoredStale: false },
       };
     default:
       return unreachable(c);
   }
 }
+
+export const productDecider: Decider<ProductStreamState, ProductCommand, ProductEvent, ProductResult> = { name: 'product', initialState, evolve, decide };
 
 export function skuStoreConflict(storeId: string) {
   return conflict('store_id', 'sku_store_conflict', `This SKU belongs to store ${storeId}; its store cannot change.`);

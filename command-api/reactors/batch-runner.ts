@@ -16,9 +16,10 @@
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
 import { ConflictsExhausted } from '../aggregate-repository.js';
-import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent, type Subscription } from '../../shared-schema/ports/event-store.js';
+import { WrongExpectedRevisionError, type RecordedEvent, type Subscription } from '../../shared-schema/ports/event-store.js';
 import type { ItemOutcome } from '../../shared-schema/events/job.js';
-import { brokenBecause, decideJob, isFinished, jobAggregate, JobInvariantError, nextWave, type JobCommand, type JobState, type WaveItem } from '../deciders/job.js';
+import { brokenBecause, isFinished, jobDecider, JobInvariantError, nextWave, type JobCommand, type JobState, type WaveItem } from '../deciders/job.js';
+import { event, foldRecorded } from '../deciders/decider.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { appliedItems, applyBatchItem, itemMetadata, recoveredOutcome } from '../services/batch.js';
 
@@ -157,14 +158,14 @@ export class BatchRunner {
       if (isFinished(s)) return true;
       const broken = brokenBecause(s);
       if (broken) throw new JobInvariantError(`the stored batch is incomplete: ${broken}`);
-      if (s.state === 'queued') await this.decide(job, { type: 'StartJob', ...this.stamp() });
+      if (s.state === 'queued') await this.decide(job, { type: 'StartJob', now: this.now() });
       const wave = nextWave(job.state!);
       if (!wave) {
-        await this.decide(job, { type: 'FinishJob', ...this.stamp() });
+        await this.decide(job, { type: 'FinishJob', now: this.now() });
         return isFinished(job.state!);
       }
       const outcomes = await this.pass(job, wave.items);
-      await this.decide(job, { type: 'RecordWave', chunk: wave.chunk, outcomes, ...this.stamp() });
+      await this.decide(job, { type: 'RecordWave', chunk: wave.chunk, outcomes, now: this.now() });
       job.verify = false;
       job.failures = 0;
       return isFinished(job.state!);
@@ -199,14 +200,14 @@ export class BatchRunner {
     return settled.map((r) => (r as PromiseFulfilledResult<ItemOutcome>).value);
   }
 
-  private stamp(): { now: string; meta: ReturnType<typeof metadata> } {
-    return { now: this.deps.clock.now().toISOString(), meta: metadata(this.deps.clock, undefined, 'system') };
+  private now(): string {
+    return this.deps.clock.now().toISOString();
   }
 
   private async load(job: ActiveJob): Promise<void> {
     const events = await this.deps.events.readStream(job.stream);
     const last = events[events.length - 1];
-    job.state = events.reduce(jobAggregate.evolve, jobAggregate.initial());
+    job.state = foldRecorded(jobDecider, events);
     job.revision = last ? last.revision : -1;
     job.lastPosition = last ? last.position : 0;
     // A running job loaded from the log may have been interrupted in the middle of a pass.
@@ -214,10 +215,11 @@ export class BatchRunner {
   }
 
   private async decide(job: ActiveJob, command: JobCommand): Promise<void> {
-    const { events } = decideJob(command, job.state!);
+    const { events, result } = jobDecider.decide(command, job.state!);
     if (events.length === 0) return;
-    const appended = await this.deps.events.appendToStream(job.stream, events, job.revision);
-    job.state = fold(job.state!, events, job.stream, job.revision, appended.position);
+    const meta = metadata(this.deps.clock, undefined, 'system');
+    const appended = await this.deps.events.appendToStream(job.stream, events.map((e) => event(e, meta)), job.revision);
+    job.state = result;
     job.revision += events.length;
     job.lastPosition = appended.position;
   }
@@ -226,7 +228,7 @@ export class BatchRunner {
     this.options.log?.error({ err, stream: job.stream }, 'batch job cannot continue');
     try {
       if (!job.state) await this.load(job);
-      await this.decide(job, { type: 'FailJob', reason: err.message, ...this.stamp() });
+      await this.decide(job, { type: 'FailJob', reason: err.message, now: this.now() });
       return true;
     } catch (again) {
       this.options.log?.error({ err: again, stream: job.stream }, 'could not mark the batch job failed; will retry');
@@ -248,8 +250,4 @@ export class BatchRunner {
       this.options.log?.warn({ err }, 'batch runner checkpoint not saved');
     }
   }
-}
-
-function fold(state: JobState, events: readonly NewEvent[], stream: string, revision: number, position: number): JobState {
-  return events.reduce((s, e, i) => jobAggregate.evolve(s, { ...e, id: '', stream, revision: revision + 1 + i, position }), state);
 }

@@ -1,7 +1,7 @@
 /**
  * One cover check of one product, and the pool that runs them.
  *
- * A job (1) loads the product stream as the check sees it (`coverAggregate`), (2) decides from the log alone whether
+ * A job (1) loads the product stream as the check sees it (`coverFold`), (2) decides from the log alone whether
  * a check is owed (`checkOwed`, pure), (3) fetches and judges the cover through the `CoverChecker` port against the
  * store's domains and image hosts, (4) appends `CoverChecked` with the revision read in (1). When the stream moved
  * meanwhile, the result is appended only if nothing but PATCHes came in between (a PATCH cannot change the cover); a
@@ -10,14 +10,14 @@
  * The pool runs at most `concurrency` checks at once and the jobs of one product one after the other, so two
  * checks of one product never race and "none twice in a row" follows from `checkOwed`.
  */
-import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { ProductEvent, RejectionReason } from '../../shared-schema/events/product.js';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
-import type { Aggregate, AggregateRepository } from '../aggregate-repository.js';
-import { storeAggregate } from '../deciders/store.js';
-import { asUnion, event } from '../deciders/events.js';
+import type { AggregateRepository } from '../aggregate-repository.js';
+import { storeDecider } from '../deciders/store.js';
+import { event, type Fold } from '../deciders/decider.js';
 
 export const RECHECK_REJECTED_MS = 60 * 60 * 1000;
 export const RECHECK_ACCEPTED_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,12 +36,11 @@ export interface CoverSubject {
   cover: { url: string; ok: boolean; checkedAt: string; revision: number } | null;
 }
 
-export const coverAggregate: Aggregate<CoverSubject> = {
+export const coverFold: Fold<CoverSubject, ProductEvent> = {
   name: 'product-cover',
-  initial: () => ({ exists: false, removed: false, sku: '', storeId: '', url: '', lastSendRevision: -1, lastChangeRevision: -1, cover: null }),
-  evolve: (s, recorded: RecordedEvent) => {
-    const e = asUnion<ProductEvent>(recorded);
-    const r = recorded.revision;
+  initialState: () => ({ exists: false, removed: false, sku: '', storeId: '', url: '', lastSendRevision: -1, lastChangeRevision: -1, cover: null }),
+  evolve: (s, e) => {
+    const r = e.revision;
     switch (e.type) {
       case 'ProductUpserted':
         return {
@@ -179,11 +178,11 @@ export class CoverWork {
 
   private async run(stream: string, trigger: CoverTrigger): Promise<JobOutcome> {
     const { repo, clock, checker } = this.options;
-    let loaded = await repo.load(stream, coverAggregate);
+    let loaded = await repo.load(stream, coverFold);
     if (!checkOwed(loaded.state, trigger, clock.now())) return { outcome: 'done' };
     const subject = loaded.state;
     const { tenant } = productStreamParts(stream);
-    const store = await repo.load(streams.store(tenant, subject.storeId), storeAggregate);
+    const store = await repo.load(streams.store(tenant, subject.storeId), storeDecider);
     const allowed = store.state.input ? [...store.state.input.domains, ...(store.state.input.image_hosts ?? [])] : [];
     const verdict = await checker(subject.url, allowed);
     const checkedAt = clock.now().toISOString();
@@ -196,7 +195,7 @@ export class CoverWork {
     // sent again, removed or checked meanwhile makes this result moot. Lost every race: the check is handed back.
     return repo.serialized(stream, async (attempt) => {
       if (attempt > 1) {
-        loaded = await repo.load(stream, coverAggregate);
+        loaded = await repo.load(stream, coverFold);
         if (loaded.state.lastChangeRevision !== subject.lastChangeRevision) return { outcome: 'done' };
       }
       const appended = await this.options.events.appendToStream(stream, [checked], loaded.revision);

@@ -7,7 +7,7 @@
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import { bodyValidator } from '../../shared-schema/validation.js';
-import { ConversionEvent as ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
+import { ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
 import type { ConversionInput } from '../../shared-schema/events/order.js';
 import { invalid, type FieldError } from '../../shared-schema/problems.js';
 import { validateConversion } from '../deciders/order.js';

@@ -12,8 +12,9 @@ import type { ProductStatusView } from '../../shared-schema/product-status.js';
 import { newJobId } from '../../shared-schema/ids.js';
 import { queuedJobView, type JobView } from '../../shared-schema/job-view.js';
 import { planSubmission } from '../deciders/job.js';
-import { productAggregate } from '../deciders/product.js';
-import { storeAggregate } from '../deciders/store.js';
+import { event, foldRecorded } from '../deciders/decider.js';
+import { productDecider } from '../deciders/product.js';
+import { storeDecider } from '../deciders/store.js';
 import { removeProduct, statusOf, upsertProduct } from './products.js';
 import type { CommandDeps } from './context.js';
 
@@ -29,8 +30,8 @@ export async function submitBatch(
   const stream = streams.job(tenant, jobId);
   let revision = -1;
   let position = 0;
-  for (const events of planSubmission({ jobId, tenant, items, now: now.toISOString(), meta })) {
-    const r = await deps.events.appendToStream(stream, events, revision < 0 ? 'no_stream' : revision);
+  for (const events of planSubmission({ jobId, tenant, items, now: now.toISOString() })) {
+    const r = await deps.events.appendToStream(stream, events.map((e) => event(e, meta)), revision < 0 ? 'no_stream' : revision);
     revision = r.nextRevision;
     position = r.position;
   }
@@ -97,7 +98,7 @@ export async function appliedItems(deps: CommandDeps, jobId: string, afterPositi
 export async function recoveredOutcome(deps: CommandDeps, tenant: Tenant, index: number, item: BatchItem, applied: RecordedEvent): Promise<ItemOutcome> {
   if (item.op === 'delete') return { index, sku: item.sku, bucket: 'removed' };
   const events = await deps.events.readStream(applied.stream, { maxCount: applied.revision + 1 });
-  const product = events.reduce(productAggregate.evolve, productAggregate.initial());
-  const store = await deps.repo.load(streams.store(tenant, product.storeId), storeAggregate);
+  const product = foldRecorded(productDecider, events);
+  const store = await deps.repo.load(streams.store(tenant, product.storeId), storeDecider);
   return outcomeOfView(index, item.sku, await statusOf(deps, tenant, product, store.state));
 }

@@ -7,9 +7,9 @@ import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { partnerClick, type ClickData, type ClickEvent, type PartnerClick } from '../../shared-schema/events/click.js';
 import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
-import { event } from '../deciders/events.js';
-import { productAggregate } from '../deciders/product.js';
-import { storeAggregate } from '../deciders/store.js';
+import { event } from '../deciders/decider.js';
+import { productDecider } from '../deciders/product.js';
+import { storeDecider } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
 export interface RecordedClick {
@@ -54,8 +54,8 @@ export async function recordClick(
  */
 export async function sandboxClick(deps: CommandDeps, tenant: Tenant, input: { store_id: string; sku: string }, meta: EventMetadata): Promise<RecordedClick> {
   const [store, product] = await Promise.all([
-    deps.repo.load(streams.store(tenant, input.store_id), storeAggregate),
-    deps.repo.load(streams.product(tenant, input.sku), productAggregate),
+    deps.repo.load(streams.store(tenant, input.store_id), storeDecider),
+    deps.repo.load(streams.product(tenant, input.sku), productDecider),
   ]);
   const errors: FieldError[] = [];
   if (!store.state.exists) errors.push(fieldError('store_id', 'store_not_found', 'No such store for this partner.'));

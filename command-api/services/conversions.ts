@@ -14,37 +14,20 @@
  * and its event are written together or not at all.
  */
 import { streams, type Tenant } from '../../shared-schema/streams.js';
-import type { EventMetadata, NewEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
 import type {
   ConversionEventReservation,
   ConversionEventReservationEvent,
   ConversionInput,
   ConversionReceipt,
-  OrderEvent,
 } from '../../shared-schema/events/order.js';
 import { effectiveCommission, type EffectiveCommission } from '../../shared-schema/commission.js';
-import {
-  decide,
-  eventMetadata,
-  evolve,
-  initialState,
-  requiresCreationData,
-  type AttributionClick,
-  type OrderState,
-  type RecordConversion,
-} from '../deciders/order.js';
-import { asUnion, event } from '../deciders/events.js';
-import { productAggregate } from '../deciders/product.js';
-import { storeAggregate } from '../deciders/store.js';
-import type { Aggregate } from '../aggregate-repository.js';
+import { eventMetadata, orderDecider, requiresCreationData, type AttributionClick, type RecordConversion } from '../deciders/order.js';
+import { event, stored } from '../deciders/decider.js';
+import { productDecider } from '../deciders/product.js';
+import { storeDecider } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
-
-export const orderAggregate: Aggregate<OrderState> = {
-  name: 'order',
-  initial: initialState,
-  evolve: (state, recorded) => evolve(state, asUnion<OrderEvent>(recorded)),
-};
 
 export interface RecordedConversion {
   receipt: ConversionReceipt;
@@ -63,7 +46,7 @@ export async function recordConversion(
   // One event at a time per order in this process; a race with another process decides again on what it wrote.
   return deps.repo.serialized(orderStream, async () => {
     // 1. what is known of the event_id and of the order
-    const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderAggregate)]);
+    const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderDecider)]);
     const command: RecordConversion = {
       type: 'RecordConversion',
       data: { tenant, input, now: deps.clock.now().toISOString(), request_id: caller.requestId, existingReservation: reservation },
@@ -75,27 +58,23 @@ export async function recordConversion(
       command.data.rulesBySku = rules;
     }
     // 3. decide (throws the 422 / 409 problems)
-    const decision = decide(command, loaded.state);
+    const { events, result } = orderDecider.decide(command, loaded.state);
     const meta: EventMetadata = { ...eventMetadata(command), actor: caller.actor };
     // 4. reservation first, then the order; a WrongExpectedRevisionError here starts again at 1
     let position: number | undefined;
-    if (decision.reserve) {
-      const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...decision.reserve, reserved_at: meta.recorded_at } };
+    if (result.reserve) {
+      const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...result.reserve, reserved_at: meta.recorded_at } };
       position = (await deps.events.appendToStream(reservationStream, [event(reserved, meta)], 'no_stream')).position;
     }
-    if (decision.events.length > 0) {
-      const events: NewEvent[] = decision.events.map((e) => event(e, meta));
-      const expected = loaded.revision < 0 ? 'no_stream' : loaded.revision;
-      position = (await deps.events.appendToStream(orderStream, events, expected)).position;
-    }
-    return position === undefined ? { receipt: decision.receipt } : { receipt: decision.receipt, position };
+    if (events.length > 0) position = (await deps.repo.append(orderStream, orderDecider, loaded, events, meta)).position;
+    return position === undefined ? { receipt: result.receipt } : { receipt: result.receipt, position };
   });
 }
 
 async function readReservation(deps: CommandDeps, stream: string): Promise<ConversionEventReservation | null> {
   const [first] = await deps.events.readStream(stream, { maxCount: 1 });
   if (!first) return null;
-  const e = asUnion<ConversionEventReservationEvent>(first);
+  const e = stored<ConversionEventReservationEvent>(first);
   const { event_id, body_hash, store_id, order_id, order_stream } = e.data;
   return { event_id, body_hash, store_id, order_id, order_stream };
 }
@@ -104,7 +83,7 @@ async function readReservation(deps: CommandDeps, stream: string): Promise<Conve
 async function loadClick(deps: CommandDeps, tenant: Tenant, clickId: string): Promise<AttributionClick | null> {
   const [first] = await deps.events.readStream(streams.click(tenant, clickId), { maxCount: 1 });
   if (!first) return null;
-  const e = asUnion<ClickEvent>(first);
+  const e = stored<ClickEvent>(first);
   const { click_id, partner_id, environment, store_id, occurred_at } = e.data;
   return { click_id, partner_id, environment, store_id, occurred_at };
 }
@@ -115,12 +94,12 @@ async function loadClick(deps: CommandDeps, tenant: Tenant, clickId: string): Pr
  * none when the store has none.
  */
 async function rulesAt(deps: CommandDeps, tenant: Tenant, input: ConversionInput): Promise<Record<string, EffectiveCommission>> {
-  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeAggregate);
+  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeDecider);
   const storeDefault = store.state.exists ? store.state.input?.default_commission : undefined;
   const skus = [...new Set(input.items.map((i) => i.sku))];
   const entries = await Promise.all(
     skus.map(async (sku): Promise<[string, EffectiveCommission]> => {
-      const p = (await deps.repo.load(streams.product(tenant, sku), productAggregate)).state;
+      const p = (await deps.repo.load(streams.product(tenant, sku), productDecider)).state;
       const known = p.exists && !p.removed && p.product !== null && p.storeId === input.store_id;
       return [sku, effectiveCommission(known ? p.product!.commission : undefined, storeDefault)];
     }),

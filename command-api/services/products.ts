@@ -16,8 +16,8 @@ import {
 } from '../../shared-schema/product-status.js';
 import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
 import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
-import { decideProduct, productAggregate, skuStoreConflict, type ProductCommand, type ProductState } from '../deciders/product.js';
-import { storeAggregate, type StoreState } from '../deciders/store.js';
+import { productDecider, skuStoreConflict, type ProductCommand, type ProductStreamState } from '../deciders/product.js';
+import { storeDecider, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
 export interface ProductWrite {
@@ -53,7 +53,7 @@ export function storeRuleErrors(input: ProductInput, store: StoreState): FieldEr
 export async function statusOf(
   deps: CommandDeps,
   tenant: Tenant,
-  product: ProductState,
+  product: ProductStreamState,
   store: StoreState,
   ignoredStale?: boolean,
 ): Promise<ProductStatusView> {
@@ -76,34 +76,38 @@ export async function statusOf(
   return productStatusView(view);
 }
 
-async function decideOnProduct(deps: CommandDeps, tenant: Tenant, sku: string, store: StoreState, command: ProductCommand): Promise<ProductWrite> {
-  const handled = await deps.repo.handle(streams.product(tenant, sku), productAggregate, (s) => decideProduct(command, s));
+async function decideOnProduct(
+  deps: CommandDeps,
+  tenant: Tenant,
+  store: StoreState,
+  command: ProductCommand,
+  meta: EventMetadata,
+): Promise<ProductWrite> {
+  const handled = await deps.repo.handle(streams.product(tenant, command.sku), productDecider, command, meta);
   const write: ProductWrite = { view: await statusOf(deps, tenant, handled.state, store, handled.result.ignoredStale) };
   if (handled.position !== undefined) write.position = handled.position;
   return write;
 }
 
 export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: string, input: ProductInput, meta: EventMetadata): Promise<ProductWrite> {
-  const store = await deps.repo.loadFresh(streams.store(tenant, input.store_id), storeAggregate);
+  const store = await deps.repo.loadFresh(streams.store(tenant, input.store_id), storeDecider);
   const errors = storeRuleErrors(input, store.state);
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
-    const existing = await deps.repo.load(streams.product(tenant, sku), productAggregate);
+    const existing = await deps.repo.load(streams.product(tenant, sku), productDecider);
     if (existing.state.exists && existing.state.storeId !== input.store_id) throw skuStoreConflict(existing.state.storeId);
     throw invalid(errors);
   }
-  return decideOnProduct(deps, tenant, sku, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at, meta });
+  return decideOnProduct(deps, tenant, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at }, meta);
 }
 
 export async function patchProduct(deps: CommandDeps, tenant: Tenant, sku: string, patch: ProductPatch, meta: EventMetadata): Promise<ProductWrite> {
-  const current = await deps.repo.load(streams.product(tenant, sku), productAggregate);
-  const store = await deps.repo.loadFresh(streams.store(tenant, current.state.storeId || '-'), storeAggregate);
-  return decideOnProduct(deps, tenant, sku, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at, meta });
+  const current = await deps.repo.load(streams.product(tenant, sku), productDecider);
+  const store = await deps.repo.loadFresh(streams.store(tenant, current.state.storeId || '-'), storeDecider);
+  return decideOnProduct(deps, tenant, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at }, meta);
 }
 
 export async function removeProduct(deps: CommandDeps, tenant: Tenant, sku: string, meta: EventMetadata): Promise<{ position?: number }> {
-  const handled = await deps.repo.handle(streams.product(tenant, sku), productAggregate, (s) =>
-    decideProduct({ type: 'RemoveProduct', sku, now: meta.recorded_at, meta }, s),
-  );
+  const handled = await deps.repo.handle(streams.product(tenant, sku), productDecider, { type: 'RemoveProduct', sku, now: meta.recorded_at }, meta);
   return handled.position !== undefined ? { position: handled.position } : {};
 }

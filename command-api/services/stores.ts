@@ -3,40 +3,32 @@
  * store; ids that lower-case alike conflict) and the CNPJ reservation (one company, one store per environment).
  * Each is appended with an expected revision; a race restarts the whole decision.
  */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { CnpjEvent, StoreIndexEvent, StoreInput } from '../../shared-schema/events/store.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
 import { storeAddress } from '../../shared-schema/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import type { Aggregate } from '../aggregate-repository.js';
-import { asUnion, event } from '../deciders/events.js';
-import { decideStore, storeAggregate, type StoreCommand, type StoreState } from '../deciders/store.js';
+import { event, type Fold } from '../deciders/decider.js';
+import { storeDecider, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
 interface IndexState {
   stores: { storeId: string; address: string }[];
 }
-const indexAggregate: Aggregate<IndexState> = {
+const storeIndexFold: Fold<IndexState, StoreIndexEvent> = {
   name: 'storeindex',
-  initial: () => ({ stores: [] }),
-  evolve: (s, e: RecordedEvent) => {
-    const ev = asUnion<StoreIndexEvent>(e);
-    return { stores: [...s.stores, { storeId: ev.data.store_id, address: ev.data.address }] };
-  },
+  initialState: () => ({ stores: [] }),
+  evolve: (s, e) => ({ stores: [...s.stores, { storeId: e.data.store_id, address: e.data.address }] }),
 };
 
 interface CnpjState {
   holder: { partnerId: string; storeId: string } | null;
 }
-const cnpjAggregate: Aggregate<CnpjState> = {
+const cnpjFold: Fold<CnpjState, CnpjEvent> = {
   name: 'cnpj',
-  initial: () => ({ holder: null }),
-  evolve: (_s, e: RecordedEvent) => {
-    const ev = asUnion<CnpjEvent>(e);
-    return ev.type === 'CnpjReserved' ? { holder: { partnerId: ev.data.partner_id, storeId: ev.data.store_id } } : { holder: null };
-  },
+  initialState: () => ({ holder: null }),
+  evolve: (_s, e) => (e.type === 'CnpjReserved' ? { holder: { partnerId: e.data.partner_id, storeId: e.data.store_id } } : { holder: null }),
 };
 
 export interface StoreView extends StoreInput {
@@ -63,9 +55,9 @@ export async function registerStore(
     const indexStream = streams.storeIndex(tenant);
     const cnpjStream = streams.cnpj(tenant.env, input.cnpj);
     const [store, index, cnpj] = await Promise.all([
-      deps.repo.load(storeStream, storeAggregate),
-      deps.repo.load(indexStream, indexAggregate),
-      deps.repo.load(cnpjStream, cnpjAggregate),
+      deps.repo.load(storeStream, storeDecider),
+      deps.repo.load(indexStream, storeIndexFold),
+      deps.repo.load(cnpjStream, cnpjFold),
     ]);
 
     const errors: FieldError[] = [];
@@ -100,8 +92,7 @@ export async function registerStore(
       );
     }
     const previousCnpj = store.state.input?.cnpj;
-    const command: StoreCommand = { type: 'RegisterStore', storeId, input, now: meta.recorded_at, meta };
-    const handled = await deps.repo.handle(storeStream, storeAggregate, (s) => decideStore(command, s));
+    const handled = await deps.repo.handle(storeStream, storeDecider, { type: 'RegisterStore', storeId, input, now: meta.recorded_at }, meta);
     if (previousCnpj && previousCnpj !== input.cnpj) {
       const old = streams.cnpj(tenant.env, previousCnpj);
       await deps.events.appendToStream(
@@ -120,7 +111,7 @@ export async function registerStore(
 }
 
 /** Operator actions on a store (approve, approve a domain, suspend, reinstate). */
-export async function operateStore(deps: CommandDeps, tenant: Tenant, storeId: string, command: StoreCommand) {
-  const handled = await deps.repo.handle(streams.store(tenant, storeId), storeAggregate, (s) => decideStore(command, s));
+export async function operateStore(deps: CommandDeps, tenant: Tenant, storeId: string, command: StoreCommand, meta: EventMetadata) {
+  const handled = await deps.repo.handle(streams.store(tenant, storeId), storeDecider, command, meta);
   return { view: storeView(handled.state), position: handled.position };
 }

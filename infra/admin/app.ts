@@ -159,14 +159,14 @@ export function createAdminApi(options: AdminOptions): Koa {
     router.post(`/partners/:partner_id/:environment/stores/:store_id${path}`, async (ctx) => {
       const tenant: Tenant = { partnerId: ctx.params.partner_id!, env: environmentParam(ctx.params.environment) };
       if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id!)) throw notFound('No such store.');
-      const r = await operateStore(deps, tenant, ctx.params.store_id!, command(ctx));
+      const r = await operateStore(deps, tenant, ctx.params.store_id!, command(ctx), meta());
       await settle(r.position);
       ctx.body = r.view;
     });
-  storeAction('/approve', () => ({ type: 'ApproveStore', meta: meta() }));
-  storeAction('/domains/:domain/approve', (ctx) => ({ type: 'ApproveDomain', domain: ctx.params.domain!, meta: meta() }));
-  storeAction('/suspend', () => ({ type: 'SuspendStore', meta: meta() }));
-  storeAction('/reinstate', () => ({ type: 'ReinstateStore', meta: meta() }));
+  storeAction('/approve', () => ({ type: 'ApproveStore' }));
+  storeAction('/domains/:domain/approve', (ctx) => ({ type: 'ApproveDomain', domain: ctx.params.domain! }));
+  storeAction('/suspend', () => ({ type: 'SuspendStore' }));
+  storeAction('/reinstate', () => ({ type: 'ReinstateStore' }));
 
   router.get('/streams/:stream', async (ctx) => {
     const events = await deps.events.readStream(ctx.params.stream!);

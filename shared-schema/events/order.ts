@@ -37,7 +37,7 @@ export interface ConversionInput {
  * UTC ISO 8601 with milliseconds (`2026-01-02T03:04:05.000Z`). Two bodies are "the same normalized input" when
  * their normalized forms are equal.
  */
-export interface ConversionEvent extends ConversionInput {
+export interface NormalizedConversion extends ConversionInput {
   currency: 'BRL';
 }
 
@@ -84,7 +84,7 @@ export interface ConversionReceipt extends OrderView {
 
 export interface OrderEventData {
   /** The normalized event received. */
-  event: ConversionEvent;
+  event: NormalizedConversion;
   /** conversionHash(event): what a later repeat of `event.event_id` must match. */
   body_hash: string;
   /** When the service received it (the injected clock). */

@@ -99,7 +99,7 @@ export const ProductPatch: JsonSchema = {
   },
 };
 
-export const ProductState: JsonSchema = { enum: ['pending', 'accepted', 'rejected', 'stale', 'removed'] };
+export const ProductStateSchema: JsonSchema = { enum: ['pending', 'accepted', 'rejected', 'stale', 'removed'] };
 
 export const ProductStatus: JsonSchema = {
   type: 'object',
@@ -107,7 +107,7 @@ export const ProductStatus: JsonSchema = {
   properties: {
     sku: ExternalId,
     store_id: ExternalId,
-    state: ProductState,
+    state: ProductStateSchema,
     received_at: DateTime,
     published_at: { type: ['string', 'null'], format: 'date-time' },
     reasons: { type: 'array', items: RejectionReason },
@@ -134,7 +134,7 @@ export const ListStoresQuery: JsonSchema = {
 export const ListProductsQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { store_id: ExternalId, state: ProductState, cursor: Cursor, limit: Limit },
+  properties: { store_id: ExternalId, state: ProductStateSchema, cursor: Cursor, limit: Limit },
 };
 
 export const Account: JsonSchema = {

@@ -34,7 +34,7 @@ export const ConversionItem: JsonSchema = {
 };
 
 /** Body of `POST /conversions`. */
-export const ConversionEvent: JsonSchema = {
+export const ConversionEventSchema: JsonSchema = {
   type: 'object',
   required: ['event_id', 'order_id', 'store_id', 'click_id', 'status', 'currency', 'paid_at', 'occurred_at', 'items'],
   additionalProperties: false,

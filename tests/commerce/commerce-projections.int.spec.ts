@@ -1,79 +1,79 @@
 /**
- * Projection level: given the events of clicks and orders (orders decided by the real decider), then the documents.
- * Replaying every event changes nothing; every hour bucket equals the sum of its items.
+ * Projection level: given the events of clicks and orders (orders decided by the real decider), then the documents,
+ * through the projection runner (tests/support/projector-spec.ts). Replaying every event changes nothing; every hour
+ * bucket equals the sum of its items.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import { streams } from '../../shared-schema/streams.js';
-import { decide, evolve, initialState, type OrderState } from '../../command-api/deciders/order.js';
+import { orderDecider } from '../../command-api/deciders/order.js';
 import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';
-import { reportProjector, REPORT_DAYS, REPORT_HOURS, REPORT_ITEMS } from '../../projections/projectors/report.js';
-import { combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/report.js';
-import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../orders/order-given.js';
+import { reportProjector } from '../../projections/projectors/report.js';
+import { CLICKS, clickDocId } from '../../shared-schema/read-models/clicks.js';
+import { ORDERS } from '../../shared-schema/read-models/orders.js';
+import { REPORT, combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/report.js';
 
-const PROJECTORS = [clicksProjector, ordersProjector, reportProjector];
+const { items: REPORT_ITEMS, hours: REPORT_HOURS, days: REPORT_DAYS } = REPORT;
+import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../deciders/order-given.js';
+import { recorded } from '../deciders/given.js';
+import { ProjectorSpec, type GivenEvent } from '../support/projector-spec.js';
 
-describe('commerce projections (SQLite read store)', () => {
-  let dir: string;
-  let reads: SqliteReadStore;
-  const log: RecordedEvent[] = [];
-  let position = 0;
-  const record = (stream: string, type: string, data: unknown) => {
-    position += 1;
-    log.push({ id: `e${position}`, stream, revision: 0, position, type, data, metadata: { recorded_at: at(PAID_AT, position) } });
-  };
-  const apply = (events: readonly RecordedEvent[]) =>
-    reads.transact(async (tx) => {
-      for (const e of events) for (const p of PROJECTORS) if (p.categories.includes(e.stream.slice(0, e.stream.indexOf('-')))) await p.apply(e, tx);
-    });
+describe('commerce projections (SQLite read store, projection runner)', () => {
+  let spec: ProjectorSpec;
+  const click = { ...CLICK, sku: 'sku-a', price_cents: 1000, source: 'sandbox' as const };
   const all = async () => {
     const out: Record<string, Doc[]> = {};
-    for (const c of ['clicks', 'orders', REPORT_ITEMS, REPORT_HOURS, REPORT_DAYS]) out[c] = await reads.find(c, { orderBy: [{ field: '_id' }] });
+    for (const c of [CLICKS, ORDERS, REPORT_ITEMS, REPORT_HOURS, REPORT_DAYS]) out[c] = await spec.documents(c);
     return out;
   };
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-commerce-proj-'));
-    reads = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
-    await reads.ensureCollections(PROJECTORS.flatMap((p) => p.collections));
-    record(streams.click(tenant, CLICK_ID), 'ClickRecorded', { ...CLICK, sku: 'sku-a', price_cents: 1000, source: 'sandbox' });
+    spec = await ProjectorSpec.open(clicksProjector, ordersProjector, reportProjector);
     // order-1: paid, refunded, cancelled; order-2: paid in the same hour; order-3: paid the day after
-    const run = (orderId: string, inputs: ReturnType<typeof paid>[]) => {
-      let state: OrderState = initialState();
-      for (const input of inputs) {
-        for (const e of decide(command({ ...input, order_id: orderId }), state).events) {
-          state = evolve(state, e);
-          record(streams.order(tenant, 'store-1', orderId), e.type, e.data);
-        }
-      }
-    };
-    run('order-1', [paid(), refund('ev-r', at(PAID_AT, 1000), { 'sku-a': 500 }), cancel('ev-c', at(PAID_AT, 2000))]);
-    run('order-2', [paid({ event_id: 'ev-2', paid_at: at(PAID_AT, 60_000), occurred_at: at(PAID_AT, 60_000) })]);
-    run('order-3', [paid({ event_id: 'ev-3', paid_at: at(PAID_AT, DAY), occurred_at: at(PAID_AT, DAY) })]);
+    const order = (orderId: string, inputs: ReturnType<typeof paid>[]): GivenEvent[] =>
+      recorded(orderDecider, ...inputs.map((input) => command({ ...input, order_id: orderId }))).map((e) => ({
+        stream: streams.order(tenant, 'store-1', orderId),
+        ...e,
+      }));
+    await spec.given(
+      { stream: streams.click(tenant, CLICK_ID), type: 'ClickRecorded', data: click },
+      ...order('order-1', [paid(), refund('ev-r', at(PAID_AT, 1000), { 'sku-a': 500 }), cancel('ev-c', at(PAID_AT, 2000))]),
+      ...order('order-2', [paid({ event_id: 'ev-2', paid_at: at(PAID_AT, 60_000), occurred_at: at(PAID_AT, 60_000) })]),
+      ...order('order-3', [paid({ event_id: 'ev-3', paid_at: at(PAID_AT, DAY), occurred_at: at(PAID_AT, DAY) })]),
+    );
   });
   after(async () => {
-    await reads.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await spec.close();
+  });
+
+  it('keeps the click as GET /clicks lists it', async () => {
+    await spec.thenDocuments(CLICKS, [
+      {
+        _id: clickDocId(tenant, CLICK_ID),
+        partner_id: tenant.partnerId,
+        env: tenant.env,
+        click_id: CLICK_ID,
+        store_id: click.store_id,
+        sku: 'sku-a',
+        price_cents: 1000,
+        occurred_at: click.occurred_at,
+        position: 1,
+      },
+    ]);
   });
 
   it('keeps one document per click and order, the order in its latest state', async () => {
-    await apply(log);
     const docs = await all();
-    expect(docs.clicks!.map((d) => d.click_id)).to.deep.equal([CLICK_ID]);
-    const orders = docs.orders!.map((d) => [d.order_id, (d.order as { status: string }).status]);
+    expect(docs[CLICKS]!.map((d) => d.click_id)).to.deep.equal([CLICK_ID]);
+    const orders = docs[ORDERS]!.map((d) => [d.order_id, (d.order as { status: string }).status]);
     expect(orders).to.deep.equal([['order-1', 'cancelled'], ['order-2', 'paid'], ['order-3', 'paid']]);
     expect(docs[REPORT_ITEMS]).to.have.length(4);
   });
 
   it('changes nothing when every event is applied again', async () => {
     const before = await all();
-    await apply(log);
+    await spec.replayAll();
     expect(await all()).to.deep.equal(before);
   });
 

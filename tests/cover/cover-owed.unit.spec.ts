@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { checkOwed, coverAggregate, productStreamParts, type CoverSubject } from '../../command-api/reactors/cover-work.js';
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { checkOwed, coverFold, productStreamParts, type CoverSubject } from '../../command-api/reactors/cover-work.js';
+import type { ProductEvent } from '../../shared-schema/events/product.js';
 
 const A = 'https://cdn.shop.test/a.jpg';
 const B = 'https://cdn.shop.test/b.jpg';
@@ -11,8 +11,8 @@ const HOUR = 3_600_000;
 /** Folds product events (revisions 0, 1, …) as the reactor reads the stream. */
 function given(...events: { type: string; data: Record<string, unknown> }[]): CoverSubject {
   return events.reduce<CoverSubject>(
-    (s, e, revision) => coverAggregate.evolve(s, { ...e, id: '', stream: 'product-live:pt_1:sku', revision, position: revision + 1, metadata: { recorded_at: T0 } } as RecordedEvent),
-    coverAggregate.initial(),
+    (s, e, revision) => coverFold.evolve(s, { ...(e as ProductEvent), revision, metadata: { recorded_at: T0 } }),
+    coverFold.initialState(),
   );
 }
 const sent = (url: string) => ({ type: 'ProductUpserted', data: { sku: 'sku', product: { store_id: 's', image_urls: [url] }, received_at: T0 } });

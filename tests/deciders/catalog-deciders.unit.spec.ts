@@ -1,13 +1,16 @@
 import { expect } from 'chai';
-import { decideStore, storeAggregate } from '../../command-api/deciders/store.js';
-import { decideProduct, productAggregate } from '../../command-api/deciders/product.js';
-import { decidePartner, partnerAggregate } from '../../command-api/deciders/partner.js';
-import type { StoreInput } from '../../shared-schema/events/store.js';
-import type { ProductInput } from '../../shared-schema/events/product.js';
-import { fold, given, META } from './given.js';
+import { storeDecider } from '../../command-api/deciders/store.js';
+import { productDecider } from '../../command-api/deciders/product.js';
+import { partnerDecider, type PartnerCommand } from '../../command-api/deciders/partner.js';
+import type { StoreEvent, StoreInput } from '../../shared-schema/events/store.js';
+import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
+import type { PartnerEvent } from '../../shared-schema/events/partner.js';
+import { fold, given } from './given.js';
 
+const now = '2026-01-01T00:00:00.000Z';
+const later = '2026-01-03T00:00:00.000Z';
 const STORE: StoreInput = { name: 'Loja', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test', 'shop2.test'] };
-const registered = { type: 'StoreRegistered', data: { store_id: 's1', store: STORE, registered_at: META.recorded_at } };
+const registered: StoreEvent = { type: 'StoreRegistered', data: { store_id: 's1', store: STORE, registered_at: now } };
 const PRODUCT: ProductInput = {
   store_id: 's1',
   title: 'Camiseta',
@@ -17,26 +20,28 @@ const PRODUCT: ProductInput = {
   available: true,
   updated_at: '2026-01-01T10:00:00.000Z',
 };
-const upserted = (p: Partial<ProductInput> = {}) => ({ type: 'ProductUpserted', data: { sku: 'k', product: { ...PRODUCT, ...p }, received_at: META.recorded_at } });
-const now = META.recorded_at;
+const upserted = (p: Partial<ProductInput> = {}, at = now): ProductEvent => ({
+  type: 'ProductUpserted',
+  data: { sku: 'k', product: { ...PRODUCT, ...p }, received_at: at },
+});
+const removed: ProductEvent = { type: 'ProductRemoved', data: { sku: 'k', store_id: 's1', removed_at: now } };
 
 describe('store decider', () => {
   it('when new, registers the store pending review', () => {
-    given(storeAggregate, decideStore, []).when({ type: 'RegisterStore', storeId: 's1', input: STORE, now, meta: META }).then([
-      { type: 'StoreRegistered', data: { store_id: 's1', store: STORE, registered_at: now } },
-    ]);
-    expect(fold(storeAggregate, [registered]).status).to.equal('pending_review');
+    const o = given(storeDecider).when({ type: 'RegisterStore', storeId: 's1', input: STORE, now });
+    o.then({ type: 'StoreRegistered', data: { store_id: 's1', store: STORE, registered_at: now } });
+    expect(o.after.status).to.equal('pending_review');
   });
 
   it('when registered, the same input again changes nothing; another input replaces it', () => {
-    given(storeAggregate, decideStore, [registered]).when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE }, now, meta: META }).thenNothing();
-    given(storeAggregate, decideStore, [registered])
-      .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE, name: 'Outra' }, now, meta: META })
-      .then([{ type: 'StoreReplaced' }]);
+    given(storeDecider, registered).when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE }, now: later }).thenNothing();
+    given(storeDecider, registered)
+      .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE, name: 'Outra' }, now: later })
+      .then({ type: 'StoreReplaced', data: { store_id: 's1', store: { ...STORE, name: 'Outra' }, replaced_at: later } });
   });
 
   it('when approved, a replacement that drops a domain removes it from the approved ones', () => {
-    const state = fold(storeAggregate, [
+    const state = fold(storeDecider, [
       registered,
       { type: 'StoreApproved', data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] } },
       { type: 'StoreReplaced', data: { store_id: 's1', store: { ...STORE, domains: ['shop.test', 'new.test'] }, replaced_at: now } },
@@ -45,64 +50,73 @@ describe('store decider', () => {
     expect(state.domainsApproved).to.deep.equal(['shop.test']);
   });
 
-  it('approves one declared domain at a time and refuses an undeclared one', () => {
-    given(storeAggregate, decideStore, [registered]).when({ type: 'ApproveDomain', domain: 'shop2.test', meta: META }).then([{ type: 'DomainApproved' }]);
-    given(storeAggregate, decideStore, [registered]).when({ type: 'ApproveDomain', domain: 'evil.test', meta: META }).thenThrows(404);
+  it('approval approves every declared domain', () => {
+    given(storeDecider, registered).when({ type: 'ApproveStore' }).then({ type: 'StoreApproved', data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] } });
   });
 
-  it('reinstates only a suspended store', () => {
-    given(storeAggregate, decideStore, [registered]).when({ type: 'ReinstateStore', meta: META }).thenThrows(409, 'invalid_transition');
-    given(storeAggregate, decideStore, [registered, { type: 'StoreSuspended', data: { store_id: 's1' } }])
-      .when({ type: 'ReinstateStore', meta: META })
-      .then([{ type: 'StoreReinstated' }]);
+  it('approves one declared domain at a time, once, and refuses an undeclared one', () => {
+    const approved: StoreEvent = { type: 'DomainApproved', data: { store_id: 's1', domain: 'shop2.test' } };
+    given(storeDecider, registered).when({ type: 'ApproveDomain', domain: 'shop2.test' }).then(approved);
+    given(storeDecider, registered, approved).when({ type: 'ApproveDomain', domain: 'shop2.test' }).thenNothing();
+    given(storeDecider, registered).when({ type: 'ApproveDomain', domain: 'evil.test' }).thenThrows(404);
+  });
+
+  it('suspends once, and reinstates only a suspended store', () => {
+    const suspended: StoreEvent = { type: 'StoreSuspended', data: { store_id: 's1' } };
+    given(storeDecider, registered).when({ type: 'SuspendStore' }).then(suspended);
+    given(storeDecider, registered, suspended).when({ type: 'SuspendStore' }).thenNothing();
+    given(storeDecider, registered).when({ type: 'ReinstateStore' }).thenThrows(409, 'status: invalid_transition');
+    given(storeDecider, registered, suspended).when({ type: 'ReinstateStore' }).then({ type: 'StoreReinstated', data: { store_id: 's1' } });
   });
 
   it('refuses operator actions on a store that does not exist', () => {
-    given(storeAggregate, decideStore, []).when({ type: 'ApproveStore', meta: META }).thenThrows(404);
-    given(storeAggregate, decideStore, []).when({ type: 'SuspendStore', meta: META }).thenThrows(404);
+    given(storeDecider).when({ type: 'ApproveStore' }).thenThrows(404);
+    given(storeDecider).when({ type: 'SuspendStore' }).thenThrows(404);
   });
 });
 
 describe('product decider', () => {
   it('when new, records the product', () => {
-    const r = given(productAggregate, decideProduct, []).when({ type: 'UpsertProduct', sku: 'k', input: PRODUCT, now, meta: META }).then([upserted()]);
+    const r = given(productDecider).when({ type: 'UpsertProduct', sku: 'k', input: PRODUCT, now }).then(upserted());
     expect(r.ignoredStale).to.equal(false);
   });
 
   it('when a newer version exists, ignores an older updated_at and applies an equal one', () => {
-    const history = [upserted({ updated_at: '2026-01-01T10:00:00.000Z' })];
-    const older = given(productAggregate, decideProduct, history)
-      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, updated_at: '2026-01-01T09:59:59.999Z' }, now, meta: META })
+    const history = upserted({ updated_at: '2026-01-01T10:00:00.000Z' });
+    const older = given(productDecider, history)
+      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, updated_at: '2026-01-01T09:59:59.999Z' }, now: later })
       .thenNothing();
     expect(older.ignoredStale).to.equal(true);
-    given(productAggregate, decideProduct, history)
-      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, price_cents: 5 }, now, meta: META })
-      .then([{ type: 'ProductUpserted' }]);
+    given(productDecider, history)
+      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, price_cents: 5 }, now: later })
+      .then(upserted({ price_cents: 5 }, later));
   });
 
   it('refuses another store for a SKU, even after a delete', () => {
-    const removed = { type: 'ProductRemoved', data: { sku: 'k', store_id: 's1', removed_at: now } };
-    given(productAggregate, decideProduct, [upserted(), removed])
-      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, store_id: 's2' }, now, meta: META })
-      .thenThrows(409, 'sku_store_conflict', 'store_id');
+    given(productDecider, upserted(), removed)
+      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, store_id: 's2' }, now })
+      .thenThrows(409, 'store_id: sku_store_conflict');
   });
 
   it('after a delete, accepts the SKU again whatever its updated_at', () => {
-    const removed = { type: 'ProductRemoved', data: { sku: 'k', store_id: 's1', removed_at: now } };
-    given(productAggregate, decideProduct, [upserted(), removed])
-      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, updated_at: '2020-01-01T00:00:00.000Z' }, now, meta: META })
-      .then([{ type: 'ProductUpserted' }]);
+    const old = { ...PRODUCT, updated_at: '2020-01-01T00:00:00.000Z' };
+    given(productDecider, upserted(), removed)
+      .when({ type: 'UpsertProduct', sku: 'k', input: old, now: later })
+      .then({ type: 'ProductUpserted', data: { sku: 'k', product: old, received_at: later } });
   });
 
-  it('PATCH of an unknown or removed SKU is 404; a PATCH that makes the from-price not higher is 422', () => {
-    given(productAggregate, decideProduct, []).when({ type: 'PatchProduct', sku: 'k', patch: { price_cents: 1, updated_at: PRODUCT.updated_at }, now, meta: META }).thenThrows(404);
-    given(productAggregate, decideProduct, [upserted({ original_price_cents: 2000 })])
-      .when({ type: 'PatchProduct', sku: 'k', patch: { price_cents: 2000, updated_at: '2026-01-02T00:00:00.000Z' }, now, meta: META })
-      .thenThrows(422, 'not_higher', 'original_price_cents');
+  it('PATCH records the patch; of an unknown or removed SKU is 404; one that makes the from-price not higher is 422', () => {
+    const patch = { price_cents: 900, updated_at: '2026-01-02T00:00:00.000Z' };
+    given(productDecider, upserted()).when({ type: 'PatchProduct', sku: 'k', patch, now: later }).then({ type: 'ProductPatched', data: { sku: 'k', patch, received_at: later } });
+    given(productDecider).when({ type: 'PatchProduct', sku: 'k', patch, now }).thenThrows(404);
+    given(productDecider, upserted(), removed).when({ type: 'PatchProduct', sku: 'k', patch, now }).thenThrows(404);
+    given(productDecider, upserted({ original_price_cents: 2000 }))
+      .when({ type: 'PatchProduct', sku: 'k', patch: { price_cents: 2000, updated_at: '2026-01-02T00:00:00.000Z' }, now })
+      .thenThrows(422, 'original_price_cents: not_higher');
   });
 
   it('PATCH with null commission and null from-price removes them from the product', () => {
-    const state = fold(productAggregate, [
+    const state = fold(productDecider, [
       upserted({ commission: { type: 'fixed', amount_cents: 10 }, original_price_cents: 2000 }),
       { type: 'ProductPatched', data: { sku: 'k', patch: { commission: null, original_price_cents: null, updated_at: '2026-01-02T00:00:00.000Z' }, received_at: now } },
     ]);
@@ -111,23 +125,31 @@ describe('product decider', () => {
     expect(state.product!.price_cents).to.equal(1000);
   });
 
-  it('DELETE of a SKU never sent, or already removed, records nothing', () => {
-    given(productAggregate, decideProduct, []).when({ type: 'RemoveProduct', sku: 'k', now, meta: META }).thenNothing();
-    given(productAggregate, decideProduct, [upserted(), { type: 'ProductRemoved', data: { sku: 'k', store_id: 's1', removed_at: now } }])
-      .when({ type: 'RemoveProduct', sku: 'k', now, meta: META })
-      .thenNothing();
+  it('DELETE records the removal with the SKU’s store; of a SKU never sent, or already removed, records nothing', () => {
+    given(productDecider, upserted()).when({ type: 'RemoveProduct', sku: 'k', now }).then(removed);
+    given(productDecider).when({ type: 'RemoveProduct', sku: 'k', now }).thenNothing();
+    given(productDecider, upserted(), removed).when({ type: 'RemoveProduct', sku: 'k', now }).thenNothing();
   });
 });
 
 describe('partner decider', () => {
-  const created = { type: 'PartnerCreated', data: { partner_id: 'pt_1', name: 'P', partner_type: 'hub', created_at: now } };
+  const created: PartnerEvent = { type: 'PartnerCreated', data: { partner_id: 'pt_1', name: 'P', partner_type: 'hub', created_at: now } };
+  const issued: PartnerEvent = { type: 'KeyIssued', data: { key_id: 'k1', key_hash: 'h', environment: 'test', scopes: ['catalog'], issued_at: now } };
+
+  it('creates a partner once', () => {
+    const create = { type: 'CreatePartner', partnerId: 'pt_1', name: 'P', partnerType: 'hub', now } as const;
+    given(partnerDecider).when(create).then(created);
+    given(partnerDecider, created).when(create).thenThrows(409);
+  });
+
   it('issues keys only to an existing partner and revokes a key once', () => {
-    given(partnerAggregate, decidePartner, []).when({ type: 'IssueKey', keyId: 'k1', keyHash: 'h', environment: 'test', scopes: ['catalog'], now, meta: META }).thenThrows(404);
-    const issued = { type: 'KeyIssued', data: { key_id: 'k1', key_hash: 'h', environment: 'test', scopes: ['catalog'], issued_at: now } };
-    given(partnerAggregate, decidePartner, [created, issued]).when({ type: 'RevokeKey', keyId: 'k1', now, meta: META }).then([{ type: 'KeyRevoked' }]);
-    given(partnerAggregate, decidePartner, [created, issued, { type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: now } }])
-      .when({ type: 'RevokeKey', keyId: 'k1', now, meta: META })
+    const issue: PartnerCommand = { type: 'IssueKey', keyId: 'k1', keyHash: 'h', environment: 'test', scopes: ['catalog'], now };
+    given(partnerDecider).when(issue).thenThrows(404);
+    given(partnerDecider, created).when(issue).then(issued);
+    given(partnerDecider, created, issued).when({ type: 'RevokeKey', keyId: 'k1', now: later }).then({ type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: later } });
+    given(partnerDecider, created, issued, { type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: now } })
+      .when({ type: 'RevokeKey', keyId: 'k1', now })
       .thenNothing();
-    given(partnerAggregate, decidePartner, [created]).when({ type: 'RevokeKey', keyId: 'nope', now, meta: META }).thenThrows(404);
+    given(partnerDecider, created).when({ type: 'RevokeKey', keyId: 'nope', now }).thenThrows(404);
   });
 });

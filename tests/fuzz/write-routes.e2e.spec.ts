@@ -19,7 +19,7 @@ import { publish, sandboxClick } from '../e2e/commerce-support.js';
 import { validValues, type Json, type Schema, type ValidOptions } from '../support/schema-arbitrary.js';
 import { MUTATION_KINDS, mutate, mutations, type Mutation, type MutationKind } from '../support/body-mutations.js';
 import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/schemas/catalog.js';
-import { BatchInput, ConversionEvent, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
+import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
 import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { portOf } from '../../infra/gateway.js';
 import { ALL_SCOPES } from '../../shared-schema/events/partner.js';
@@ -321,7 +321,7 @@ describe('fuzzing the write routes (seeded; 2xx or 4xx problem, never 5xx; a ref
     { name: 'DELETE /v1/products/{sku}', method: 'DELETE', path: (s) => `/products/${s}`, env: 'live', params: ['sku-3', 'sku-4', 'sku-5'] },
     { name: 'POST /v1/products/batch', method: 'POST', path: () => '/products/batch', env: 'live', schema: BatchInput, params: ['-'], hints: { 'items[].sku': fc.constantFrom('sku-1', 'sku-2', 'sku-6', 'sku-7'), ...productHints('items[].product.', ['loja-a', 'loja-b']) }, coherent: coherentBatch },
     {
-      name: 'POST /v1/conversions', method: 'POST', path: () => '/conversions', env: 'test', schema: ConversionEvent, params: ['-'],
+      name: 'POST /v1/conversions', method: 'POST', path: () => '/conversions', env: 'test', schema: ConversionEventSchema, params: ['-'],
       hints: { store_id: fc.constant('loja-t'), order_id: fc.constantFrom('order-1', 'order-2', 'order-3'), click_id: fc.constant(clickId), 'items[].sku': fc.constantFrom('tsku-1', 'tsku-2'), paid_at: times(), occurred_at: times(), currency: fc.constant('BRL') },
       coherent: coherentConversion,
     },

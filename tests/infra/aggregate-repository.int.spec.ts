@@ -3,15 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AggregateRepository, ConflictsExhausted, retryOnConflict, type Aggregate } from '../../command-api/aggregate-repository.js';
+import { AggregateRepository, ConflictsExhausted, retryOnConflict } from '../../command-api/aggregate-repository.js';
+import type { Decider, Decision } from '../../command-api/deciders/decider.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventMetadata, EventStore } from '../../shared-schema/ports/event-store.js';
 
 type Count = { count: number };
-const counter: Aggregate<Count> = { name: 'counter', initial: () => ({ count: 0 }), evolve: (s) => ({ count: s.count + 1 }) };
-const tick = (seen: number): NewEvent => ({ type: 'Ticked', data: { seen }, metadata: { recorded_at: '2026-01-01T00:00:00.000Z' } });
-const always = (s: Count) => ({ events: [tick(s.count)], result: s.count });
+type Ticked = { type: 'Ticked'; data: { seen: number } };
+/** A counter whose command is the decision itself, so that each test says how the decider behaves. */
+type Policy = (s: Count) => Decision<Ticked, number>;
+const counter: Decider<Count, Policy, Ticked, number> = {
+  name: 'counter',
+  initialState: () => ({ count: 0 }),
+  evolve: (s) => ({ count: s.count + 1 }),
+  decide: (policy, s) => policy(s),
+};
+const META: EventMetadata = { recorded_at: '2026-01-01T00:00:00.000Z' };
+const tick = (seen: number): Ticked => ({ type: 'Ticked', data: { seen } });
+const always: Policy = (s) => ({ events: [tick(s.count)], result: s.count });
 
 describe('AggregateRepository (command handling loop)', () => {
   let dir: string;
@@ -37,12 +47,12 @@ describe('AggregateRepository (command handling loop)', () => {
   it('loadFresh: callers asking in one turn share one read, and each sees every append made before it asked', async () => {
     const repo = new AggregateRepository(counted);
     const other = new AggregateRepository(store); // another writer process
-    await other.handle('counter-f', counter, always);
+    await other.handle('counter-f', counter, always, META);
     const before = reads;
     const together = await Promise.all(Array.from({ length: 20 }, () => repo.loadFresh('counter-f', counter)));
     expect(reads - before).to.equal(1);
     expect(together.map((l) => l.state.count)).to.deep.equal(Array(20).fill(1));
-    await other.handle('counter-f', counter, always); // appended after the shared read: the next caller must see it
+    await other.handle('counter-f', counter, always, META); // appended after the shared read: the next caller must see it
     expect((await repo.loadFresh('counter-f', counter)).state.count).to.equal(2);
     expect(reads - before).to.equal(2);
   });
@@ -64,7 +74,7 @@ describe('AggregateRepository (command handling loop)', () => {
     const first = repo.loadFresh('counter-g', counter);
     await new Promise((resolve) => setImmediate(resolve)); // the read has been made, its answer not yet arrived
     await new Promise((resolve) => setImmediate(resolve));
-    await other.handle('counter-g', counter, always); // appended after the first read was made
+    await other.handle('counter-g', counter, always, META); // appended after the first read was made
     slow = false;
     const second = repo.loadFresh('counter-g', counter);
     release();
@@ -74,9 +84,9 @@ describe('AggregateRepository (command handling loop)', () => {
 
   it('decides on its cached state without reading the stream once it holds it', async () => {
     const repo = new AggregateRepository(counted);
-    await repo.handle('counter-1', counter, always);
+    await repo.handle('counter-1', counter, always, META);
     const before = reads;
-    for (let i = 0; i < 5; i++) await repo.handle('counter-1', counter, always);
+    for (let i = 0; i < 5; i++) await repo.handle('counter-1', counter, always, META);
     expect(reads).to.equal(before);
     expect((await store.readStream('counter-1')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3, 4, 5]);
   });
@@ -84,10 +94,10 @@ describe('AggregateRepository (command handling loop)', () => {
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
     const a = new AggregateRepository(counted);
     const b = new AggregateRepository(counted);
-    await a.handle('counter-2', counter, always);
-    await b.handle('counter-2', counter, always);
-    await a.handle('counter-2', counter, always); // a's cache was stale: conflict, read, retry
-    const r = await b.handle('counter-2', counter, always);
+    await a.handle('counter-2', counter, always, META);
+    await b.handle('counter-2', counter, always, META);
+    await a.handle('counter-2', counter, always, META); // a's cache was stale: conflict, read, retry
+    const r = await b.handle('counter-2', counter, always, META);
     expect(r.result).to.equal(3);
     expect((await store.readStream('counter-2')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3]);
   });
@@ -96,16 +106,16 @@ describe('AggregateRepository (command handling loop)', () => {
     const a = new AggregateRepository(counted);
     const b = new AggregateRepository(counted);
     await b.load('counter-3', counter); // b caches "no stream"
-    await a.handle('counter-3', counter, always);
+    await a.handle('counter-3', counter, always, META);
     const refuseEmpty = (s: Count) => {
       if (s.count === 0) throw new Error('no such counter');
       return always(s);
     };
-    expect((await b.handle('counter-3', counter, refuseEmpty)).result).to.equal(1);
+    expect((await b.handle('counter-3', counter, refuseEmpty, META)).result).to.equal(1);
 
-    await a.handle('counter-3', counter, always); // count 3 now; b still holds 2
+    await a.handle('counter-3', counter, always, META); // count 3 now; b still holds 2
     const onlyWhenOdd = (s: Count) => (s.count % 2 === 1 ? always(s) : { events: [], result: -1 });
-    expect((await b.handle('counter-3', counter, onlyWhenOdd)).result).to.equal(3);
+    expect((await b.handle('counter-3', counter, onlyWhenOdd, META)).result).to.equal(3);
     expect(await store.readStream('counter-3')).to.have.length(4);
   });
 
@@ -113,7 +123,7 @@ describe('AggregateRepository (command handling loop)', () => {
     const a = new AggregateRepository(store);
     const b = new AggregateRepository(store);
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).handle('counter-burst', counter, always)),
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).handle('counter-burst', counter, always, META)),
     );
     expect(results.filter((r) => r.status === 'rejected')).to.deep.equal([]);
     expect((await store.readStream('counter-burst')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i));
@@ -156,14 +166,14 @@ describe('AggregateRepository (command handling loop)', () => {
       await run();
       return reads - before;
     };
-    expect(await readsOf(() => repo.handle('counter-hot', counter, always))).to.equal(1);
+    expect(await readsOf(() => repo.handle('counter-hot', counter, always, META))).to.equal(1);
     let hotReads = 0;
     for (let i = 0; i < 20; i++) {
-      await repo.handle(`counter-cold-${i}`, counter, always);
-      hotReads += await readsOf(() => repo.handle('counter-hot', counter, always));
+      await repo.handle(`counter-cold-${i}`, counter, always, META);
+      hotReads += await readsOf(() => repo.handle('counter-hot', counter, always, META));
     }
     expect(hotReads).to.equal(0);
-    expect(await readsOf(() => repo.handle('counter-cold-0', counter, always))).to.equal(1);
-    expect((await repo.handle('counter-hot', counter, always)).result).to.equal(21);
+    expect(await readsOf(() => repo.handle('counter-cold-0', counter, always, META))).to.equal(1);
+    expect((await repo.handle('counter-hot', counter, always, META)).result).to.equal(21);
   });
 });

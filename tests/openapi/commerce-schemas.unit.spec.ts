@@ -3,7 +3,7 @@ import { bodyValidator, queryValidator } from '../../shared-schema/validation.js
 import {
   BatchInput,
   CommissionReportQuery,
-  ConversionEvent,
+  ConversionEventSchema,
   GetConversionQuery,
   ListClicksQuery,
   ListConversionsQuery,
@@ -11,7 +11,7 @@ import {
 } from '../../shared-schema/schemas/commerce.js';
 import type { FieldError } from '../../shared-schema/problems.js';
 
-const conversion = bodyValidator(ConversionEvent);
+const conversion = bodyValidator(ConversionEventSchema);
 const sandbox = bodyValidator(SandboxClickInput);
 const batch = bodyValidator(BatchInput);
 

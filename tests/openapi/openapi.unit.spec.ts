@@ -208,7 +208,7 @@ describe('OpenAPI document', () => {
       'PATCH /products/:sku': ProductPatch,
       'POST /products/batch': commerce.BatchInput,
       'POST /sandbox/clicks': commerce.SandboxClickInput,
-      'POST /conversions': commerce.ConversionEvent,
+      'POST /conversions': commerce.ConversionEventSchema,
     };
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;

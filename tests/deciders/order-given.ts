@@ -1,18 +1,19 @@
-/** Given / when / then for the order decider, and the fixtures of its tests. */
+/** The fixtures of the order decider's tests, and `given(...inputs)`: tests/deciders/given.ts fed with conversions. */
 import { expect } from 'chai';
-import { ProblemError } from '../../shared-schema/problems.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { EffectiveCommission } from '../../shared-schema/commission.js';
-import type { ConversionEventReservation, ConversionInput, ConversionItem } from '../../shared-schema/events/order.js';
+import type { ConversionEventReservation, ConversionInput, ConversionItem, OrderEvent } from '../../shared-schema/events/order.js';
 import {
-  decide,
-  evolve,
-  initialState,
+  canonicalDate,
+  conversionHash,
+  normalizeConversion,
+  orderDecider,
   type AttributionClick,
-  type OrderDecision,
+  type OrderAnswer,
   type OrderState,
   type RecordConversion,
 } from '../../command-api/deciders/order.js';
+import { given as givenEvents, recorded, type Then } from './given.js';
 
 export const tenant: Tenant = { partnerId: 'pt_ORDERS0000000000000', env: 'test' };
 export const PAID_AT = '2026-03-01T12:00:00.000Z';
@@ -91,57 +92,68 @@ export function command(input: ConversionInput, o: CommandOptions = {}): RecordC
   };
 }
 
-export const reservationOf = (d: OrderDecision): ConversionEventReservation => {
-  expect(d.reserve, 'the decision reserves its event_id').to.not.equal(null);
-  return d.reserve!;
+export const reservationOf = (a: OrderAnswer): ConversionEventReservation => {
+  expect(a.reserve, 'the decision reserves its event_id').to.not.equal(null);
+  return a.reserve!;
 };
 export const orderStream = (storeId = 'store-1', orderId = 'order-1') => streams.order(tenant, storeId, orderId);
 
-/** Runs each input through decide and evolve (each must succeed) and returns the state. */
-export function given(...inputs: (ConversionInput | RecordConversion)[]): Scenario {
-  let state = initialState();
-  for (const i of inputs) {
-    const cmd = 'type' in i ? i : command(i);
-    for (const e of decide(cmd, state).events) state = evolve(state, e);
-  }
-  return new Scenario(state);
+type Conversion = ConversionInput | RecordConversion;
+const commandOf = (c: Conversion): RecordConversion => ('type' in c ? c : command(c));
+
+/** The order after each conversion was decided and its events recorded (each must be accepted). */
+export function given(...conversions: Conversion[]): Scenario {
+  return new Scenario(givenEvents(orderDecider, ...recorded(orderDecider, ...conversions.map(commandOf))));
 }
 
+/** The order after these events, as read back from the stream. */
+export const givenRecorded = (...events: OrderEvent[]): Scenario => new Scenario(givenEvents(orderDecider, ...events));
+
 export class Scenario {
-  constructor(readonly state: OrderState) {}
-  when(input: ConversionInput | RecordConversion): Outcome {
-    const cmd = 'type' in input ? input : command(input);
-    try {
-      return new Outcome(this.state, decide(cmd, this.state), null);
-    } catch (err) {
-      if (!(err instanceof ProblemError)) throw err;
-      return new Outcome(this.state, null, err);
-    }
+  constructor(private readonly events: ReturnType<typeof givenEvents<OrderState, RecordConversion, OrderEvent, OrderAnswer>>) {}
+  get state(): OrderState {
+    return this.events.state;
+  }
+  when(conversion: Conversion): Outcome {
+    const c = commandOf(conversion);
+    return new Outcome(c, this.events.when(c));
   }
 }
 
 export class Outcome {
   constructor(
-    readonly before: OrderState,
-    readonly decision: OrderDecision | null,
-    readonly problem: ProblemError | null,
+    private readonly command: RecordConversion,
+    private readonly outcome: Then<OrderState, OrderEvent, OrderAnswer>,
   ) {}
-  /** The decision, after asserting the event types it appends. */
-  thenEvents(...types: string[]): OrderDecision {
-    expect(this.problem, this.problem?.message).to.equal(null);
-    expect(this.decision!.events.map((e) => e.type)).to.deep.equal(types);
-    return this.decision!;
+
+  /**
+   * One event of this type, compared whole: the body as normalized, its hash, the command's time, and the order
+   * the answer reports (a receipt is the recorded order plus `duplicate` and `ignored_stale`). Returns the answer.
+   */
+  thenRecords(type: OrderEvent['type']): OrderAnswer {
+    expect(this.outcome.problem?.message, 'the decision threw a problem').to.equal(undefined);
+    const { duplicate, ignored_stale, ...order } = this.outcome.decision!.result.receipt;
+    expect([duplicate, ignored_stale], 'a recorded event is neither a duplicate nor a stale one').to.deep.equal([false, type === 'ConversionIgnoredStale']);
+    const event = normalizeConversion(this.command.data.input);
+    const data = { event, body_hash: conversionHash(event), received_at: canonicalDate(this.command.data.now), order };
+    return this.outcome.then({ type, data } as OrderEvent);
   }
-  /** Asserts a problem with exactly these `field: code` errors (in any order). */
-  thenProblem(status: number, ...errors: string[]): ProblemError {
-    expect(this.decision?.events.map((e) => e.type), 'no problem was thrown').to.equal(undefined);
-    expect(this.problem!.status).to.equal(status);
-    expect(this.problem!.errors.map((e) => `${e.field}: ${e.code}`)).to.have.members(errors);
-    expect(this.problem!.errors).to.have.length(errors.length);
-    return this.problem!;
+
+  /** No event (a repeat of a known event_id); returns the answer. */
+  thenNothing(): OrderAnswer {
+    return this.outcome.thenNothing();
   }
-  /** The state after applying the decision's events. */
+
+  thenProblem(status: number, ...errors: string[]) {
+    return this.outcome.thenThrows(status, ...errors);
+  }
+
+  /** The recorded events (after a `then…`). */
+  get events(): OrderEvent[] {
+    return this.outcome.decision?.events ?? [];
+  }
+
   get after(): OrderState {
-    return (this.decision?.events ?? []).reduce(evolve, this.before);
+    return this.outcome.after;
   }
 }

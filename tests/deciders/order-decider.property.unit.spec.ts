@@ -212,8 +212,9 @@ describe('order decider against a reference model (property)', function () {
             return;
           }
           expect('problem' in expected, `${where} → expected ${JSON.stringify(expected, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))}`).to.equal(false);
-          expectReceiptMatches(outcome.receipt, expected as MAnswer, where);
-          if (outcome.reserve && !reservations.has(outcome.reserve.event_id)) reservations.set(outcome.reserve.event_id, outcome.reserve);
+          const { receipt, reserve } = outcome.result;
+          expectReceiptMatches(receipt, expected as MAnswer, where);
+          if (reserve && !reservations.has(reserve.event_id)) reservations.set(reserve.event_id, reserve);
           const next = outcome.events.reduce(evolve, state);
           states.set(s.input.order_id, next);
 
