@@ -11,6 +11,8 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
   let live: Partner; // same partner, live key
   let other: Partner; // another partner, test key
   const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+  /** The service's time at the start of every test (a test that moves the clock moves it for itself only). */
+  const NOW = T0 + DAY;
   let click1: string; // store s1, at T0
   let click2: string; // store s2, at T0
   let otherClick: string; // the other partner's store s1, at T0
@@ -44,8 +46,8 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     click1 = (await sandboxClick(p, 's1', 'sku-pct')).click_id;
     click2 = (await sandboxClick(p, 's2', 'sku-none')).click_id;
     otherClick = (await sandboxClick(other, 's1', 'sku-o')).click_id;
-    t.clock.set(new Date(T0 + 2 * HOUR));
   });
+  beforeEach(() => t.clock.set(new Date(NOW)));
   after(async () => t.close());
 
   describe('a first paid event', () => {
@@ -53,7 +55,7 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const body = paid();
       const r = await p.api.post('/conversions', body);
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      const now = iso(T0 + 2 * HOUR);
+      const now = iso(NOW);
       expect(r.body).to.deep.include({
         event_id: body.event_id,
         order_id: body.order_id,
@@ -86,16 +88,19 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     });
 
     it('keeps the snapshot when the catalog changes later; a new order takes the new rule', async () => {
-      const first = paid();
-      await p.api.post('/conversions', first);
-      const patched = await p.api.patch('/products/sku-pct', { commission: { type: 'percentage', rate: 50 }, updated_at: t.clock.now().toISOString() });
+      const sku = next('sku-rule'); // a product of this test alone: its rule changes here
+      await putProduct(t, p, 's1', sku, { commission: { type: 'percentage', rate: 10 } });
+      const items = [{ sku, quantity: 2, unit_price_cents: 1000, refunded_cents: 0 }];
+      const first = paid({ items });
+      expect((await p.api.post('/conversions', first)).body.expected_commission_cents).to.equal(200);
+      t.clock.advance(1000);
+      const patched = await p.api.patch(`/products/${sku}`, { commission: { type: 'percentage', rate: 50 }, updated_at: t.clock.now().toISOString() });
       expect(patched.status).to.equal(200);
       const read = await p.api.get(`/conversions/${first.order_id}?store_id=s1`);
-      expect(read.body.items.find((i: { sku: string }) => i.sku === 'sku-pct').commission).to.deep.equal({ type: 'percentage', rate: 10 });
-      expect(read.body.expected_commission_cents).to.equal(600);
-      const later = await p.api.post('/conversions', paid());
-      expect(later.body.expected_commission_cents).to.equal(1400);
-      await p.api.patch('/products/sku-pct', { commission: { type: 'percentage', rate: 10 }, updated_at: t.clock.now().toISOString() });
+      expect(read.body.items[0].commission).to.deep.equal({ type: 'percentage', rate: 10 });
+      expect(read.body.expected_commission_cents).to.equal(200);
+      const later = await p.api.post('/conversions', paid({ items }));
+      expect(later.body.expected_commission_cents).to.equal(1000);
     });
 
     it('gives null expected commission for a line with no rule at either level', async () => {
@@ -193,7 +198,6 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       // reported late: the receipt date does not limit attribution
       t.clock.set(new Date(clickAt + 60 * DAY));
       expect((await p.api.post('/conversions', paid({ click_id: c, paid_at: iso(clickAt + 29 * DAY) }))).status).to.equal(200);
-      t.clock.set(new Date(T0 + 2 * HOUR));
     });
 
     it("refuses a click of another store, another partner, another environment or unknown, naming the cause (another tenant's click is unknown)", async () => {
@@ -374,7 +378,7 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       await post('sb', 'o-1', base + 2 * DAY);
       await post('sa', 'o-0', base - 1); // just before the window below
     });
-    after(() => t.clock.set(new Date(T0 + 2 * HOUR)));
+    beforeEach(() => t.clock.set(new Date(base + 10 * DAY)));
 
     it('lists by paid_at, store_id, order_id inside [since, until), filters by store, pages with the window kept', async () => {
       const window = `since=${iso(base)}&until=${encodeURIComponent('2026-07-02T21:00:00.000-03:00')}`;
