@@ -80,7 +80,6 @@ export interface RecordConversion {
     input: ConversionInput;
     /** ISO time from the injected clock. */
     now: string;
-    request_id: string;
     /** The event of streams.conversionEvent(tenant, input.event_id), if any. */
     existingReservation: ConversionEventReservation | null;
     /** Needed when requiresCreationData: the click of input.click_id in this tenant, null when unknown. */
@@ -103,12 +102,6 @@ export type OrderDecision = Decision<OrderEvent, OrderAnswer>;
 export function requiresCreationData(state: OrderState, input: ConversionInput): boolean {
   return state.order === null && input.status === 'paid';
 }
-
-/** Metadata of the events of one decision (the handler adds `actor`). */
-export const eventMetadata = (command: RecordConversion) => ({
-  recorded_at: canonicalDate(command.data.now),
-  request_id: command.data.request_id,
-});
 
 // ---------------------------------------------------------------- decide
 

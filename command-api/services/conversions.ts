@@ -23,7 +23,7 @@ import type {
   ConversionReceipt,
 } from '../../shared-schema/events/order.js';
 import { effectiveCommission, type EffectiveCommission } from '../../shared-schema/commission.js';
-import { eventMetadata, orderDecider, requiresCreationData, type AttributionClick, type RecordConversion } from '../deciders/order.js';
+import { orderDecider, requiresCreationData, type AttributionClick, type RecordConversion } from '../deciders/order.js';
 import { event, stored } from '../deciders/decider.js';
 import { productDecider } from '../deciders/product.js';
 import { storeDecider } from '../deciders/store.js';
@@ -47,10 +47,8 @@ export async function recordConversion(
   return deps.repo.serialized(orderStream, async () => {
     // 1. what is known of the event_id and of the order
     const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderDecider)]);
-    const command: RecordConversion = {
-      type: 'RecordConversion',
-      data: { tenant, input, now: deps.clock.now().toISOString(), request_id: caller.requestId, existingReservation: reservation },
-    };
+    const now = deps.clock.now().toISOString();
+    const command: RecordConversion = { type: 'RecordConversion', data: { tenant, input, now, existingReservation: reservation } };
     // 2. the facts a new order needs
     if (requiresCreationData(loaded.state, input)) {
       const [click, rules] = await Promise.all([loadClick(deps, tenant, input.click_id), rulesAt(deps, tenant, input)]);
@@ -59,7 +57,7 @@ export async function recordConversion(
     }
     // 3. decide (throws the 422 / 409 problems)
     const { events, result } = orderDecider.decide(command, loaded.state);
-    const meta: EventMetadata = { ...eventMetadata(command), actor: caller.actor };
+    const meta: EventMetadata = { recorded_at: now, request_id: caller.requestId, actor: caller.actor };
     // 4. reservation first, then the order; a WrongExpectedRevisionError here starts again at 1
     let position: number | undefined;
     if (result.reserve) {

@@ -78,19 +78,9 @@ export async function registerStore(
 
     // Reservations first: a crash after them leaves a reservation that the same PUT, repeated, reuses.
     if (!holder) {
-      await deps.events.appendToStream(
-        cnpjStream,
-        [event<CnpjEvent>({ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
-        cnpj.revision < 0 ? 'no_stream' : cnpj.revision,
-      );
+      await deps.repo.append(cnpjStream, cnpjFold, cnpj, [{ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }], meta);
     }
-    if (!known) {
-      await deps.events.appendToStream(
-        indexStream,
-        [event<StoreIndexEvent>({ type: 'StoreIndexed', data: { store_id: storeId, address } }, meta)],
-        index.revision < 0 ? 'no_stream' : index.revision,
-      );
-    }
+    if (!known) await deps.repo.append(indexStream, storeIndexFold, index, [{ type: 'StoreIndexed', data: { store_id: storeId, address } }], meta);
     const previousCnpj = store.state.input?.cnpj;
     const handled = await deps.repo.handle(storeStream, storeDecider, { type: 'RegisterStore', storeId, input, now: meta.recorded_at }, meta);
     if (previousCnpj && previousCnpj !== input.cnpj) {

@@ -200,7 +200,7 @@ describe('order decider against a reference model (property)', function () {
           let outcome;
           try {
             outcome = decide({ type: 'RecordConversion', data: {
-              tenant, input: s.input, now: new Date(NOW_MS).toISOString(), request_id: `req-${n}`,
+              tenant, input: s.input, now: new Date(NOW_MS).toISOString(),
               existingReservation: (sc.useReservations && reservations.get(s.input.event_id)) || null,
               click: sc.clickOk ? CLICK : null, rulesBySku,
             } }, state);

@@ -84,7 +84,6 @@ export function command(input: ConversionInput, o: CommandOptions = {}): RecordC
       tenant,
       input,
       now: o.now ?? NOW,
-      request_id: 'req_test',
       existingReservation: o.reservation ?? null,
       click: o.click === undefined ? CLICK : o.click,
       rulesBySku: o.rules ?? RULES,
