@@ -19,6 +19,7 @@ import type { StoreCommand } from '../../command-api/deciders/store.js';
 import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
 import { unicodeErrors } from '../../shared-schema/validation.js';
 import { adminListRoutes } from './lists.js';
+import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
 
 export interface AdminOptions {
   deps: CommandDeps;
@@ -148,7 +149,7 @@ export function createAdminApi(options: AdminOptions): Koa {
   });
 
   router.delete('/keys/:key_id', async (ctx) => {
-    const [key] = await deps.reads.find<{ _id: string; partner_id: string }>('keys', { where: { key_id: ctx.params.key_id! }, limit: 1 });
+    const [key] = await deps.reads.find<KeyDoc>(KEYS, { where: { key_id: ctx.params.key_id! }, limit: 1 });
     if (!key) throw notFound('No such key.');
     const r = await revokeKey(deps, key.partner_id, ctx.params.key_id!, meta());
     await settle(r.position);

@@ -15,8 +15,8 @@ import { fieldError, invalid } from '../../shared-schema/problems.js';
 import { ENVIRONMENTS, type Environment } from '../../shared-schema/streams.js';
 import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
 import type { StoreStatus } from '../../shared-schema/events/store.js';
-import type { PartnerDoc } from '../../shared-schema/read-models/partners.js';
-import type { StoreDoc } from '../../shared-schema/read-models/stores.js';
+import { KEYS, PARTNERS, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
+import { STORES, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 
 const STATUSES: readonly StoreStatus[] = ['pending_review', 'active', 'suspended'];
 
@@ -65,7 +65,7 @@ type StatusCounts = Record<StoreStatus, number> & { total: number };
 async function storeCounts(reads: ReadView, partnerId: string, env: Environment): Promise<StatusCounts> {
   const counts = { total: 0 } as StatusCounts;
   for (const status of STATUSES) {
-    counts[status] = await reads.count('stores', { partner_id: partnerId, env, status });
+    counts[status] = await reads.count(STORES, { partner_id: partnerId, env, status });
     counts.total += counts[status];
   }
   return counts;
@@ -88,7 +88,7 @@ const storeKey = (s: StoreDoc): string[] => [s.partner_id, s.env, s.store_id, s.
 function partnerNames(reads: ReadView): (partnerId: string) => Promise<string | null> {
   const known = new Map<string, string | null>();
   return async (partnerId) => {
-    if (!known.has(partnerId)) known.set(partnerId, (await reads.get<PartnerDoc>('partners', partnerId))?.name ?? null);
+    if (!known.has(partnerId)) known.set(partnerId, (await reads.get<PartnerDoc>(PARTNERS, partnerId))?.name ?? null);
     return known.get(partnerId)!;
   };
 }
@@ -98,7 +98,7 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     const q = ctx.query as Query;
     const limit = limitOf(q, 100, 500);
     const after = cursorOf(q, 2);
-    const rows = await reads.find<PartnerDoc>('partners', {
+    const rows = await reads.find<PartnerDoc>(PARTNERS, {
       orderBy: [{ field: 'created_at' }],
       ...(after ? { after } : {}),
       limit: limit + 1,
@@ -106,8 +106,8 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     const page = rows.slice(0, limit);
     const partners = [];
     for (const p of page) {
-      const active = await reads.count('keys', { partner_id: p.partner_id, revoked: false });
-      const all = await reads.count('keys', { partner_id: p.partner_id });
+      const active = await reads.count(KEYS, { partner_id: p.partner_id, revoked: false });
+      const all = await reads.count(KEYS, { partner_id: p.partner_id });
       partners.push({
         partner_id: p.partner_id,
         name: p.name,
@@ -132,7 +132,7 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     }
     const limit = limitOf(q, 100, 500);
     const after = cursorOf(q, 4);
-    const rows = await reads.find<StoreDoc>('stores', { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: limit + 1 });
+    const rows = await reads.find<StoreDoc>(STORES, { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: limit + 1 });
     const page = rows.slice(0, limit);
     const nameOf = partnerNames(reads);
     const stores = [];
@@ -165,7 +165,7 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     const domains = [];
     let next: string | null = null;
     scan: for (;;) {
-      const rows: StoreDoc[] = await reads.find<StoreDoc>('stores', { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: 500 });
+      const rows: StoreDoc[] = await reads.find<StoreDoc>(STORES, { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: 500 });
       for (const s of rows) {
         after = storeKey(s);
         const pending = s.input.domains.filter((d) => !s.domains_approved.includes(d));

@@ -23,6 +23,7 @@ import { RebuildRunningError, UnknownProjectionError } from '../../projections/r
 import { decodeHistoryCursor, readHistory } from './history.js';
 import { exportPartner } from './audit.js';
 import type { Operations } from './operations.js';
+import { PARTNERS, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
 
 function envQuery(raw: unknown): Environment | undefined {
   if (raw === undefined || raw === '') return undefined;
@@ -64,7 +65,7 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
 
   router.get('/partners/:partner_id/export', async (ctx) => {
     const env = envQuery(ctx.query.env);
-    const partner = await ops.reads.get('partners', ctx.params.partner_id!);
+    const partner = await ops.reads.get<PartnerDoc>(PARTNERS, ctx.params.partner_id!);
     if (!partner) throw notFound('No such partner.');
     ctx.type = 'application/x-ndjson';
     ctx.set('Content-Disposition', `attachment; filename="${ctx.params.partner_id}${env ? `-${env}` : ''}.ndjson"`);

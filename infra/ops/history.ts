@@ -18,6 +18,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CollectionSpec, Query, ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Environment } from '../../shared-schema/streams.js';
 import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import { PARTNERS, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
 
 export const HISTORY_COLLECTION = 'operation_history';
 export const HISTORY_SPEC: CollectionSpec = {
@@ -209,7 +210,7 @@ export class HistoryWriter {
   }
 
   private async isActivated(partnerId: string): Promise<boolean> {
-    const partner = await this.reads.get<{ _id: string; activated_at?: string | null }>('partners', partnerId);
+    const partner = await this.reads.get<PartnerDoc>(PARTNERS, partnerId);
     if (!partner?.activated_at) return false;
     this.activated.add(partnerId);
     return true;

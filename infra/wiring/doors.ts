@@ -18,6 +18,7 @@ import { createQueryApi, type QueryDeps, type ReadRoute } from '../../query-api/
 import { createAdminApi, type AdminOptions } from '../admin/app.js';
 import { publicDocuments } from '../public-documents.js';
 import type { Config } from '../config.js';
+import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
 
 export type WaitForPosition = (position: number, timeoutMs: number) => Promise<boolean>;
 
@@ -36,7 +37,7 @@ export interface DoorParts {
 }
 
 export function keyLookup(reads: ReadStore, cache?: KeyCache): KeyLookup {
-  const read: KeyLookup = (hash) => reads.get<KeyRecord & { _id: string }>('keys', hash);
+  const read: KeyLookup = (hash) => reads.get<KeyDoc>(KEYS, hash);
   return cache ? cache.over(read) : read;
 }
 

@@ -7,7 +7,7 @@
  *   that period.
  *
  * A report adds the day buckets of the whole days inside its window, the hour buckets of the whole hours of the
- * partial days, and the items of the partial hours at both ends (shared-schema/report.ts coveringRanges). When an
+ * partial days, and the items of the partial hours at both ends (shared-schema/read-models/report.ts coveringRanges). When an
  * order's balance changes, its buckets lose the order's old figures and gain the new ones (paid_at, hence the
  * buckets, never changes). Clicks only ever add one. Every write of one event happens in the runner's unit of work,
  * and the item's `position` makes a replayed event change nothing.
@@ -26,27 +26,25 @@ import {
   storedFields,
   zeroFigures,
   REPORT,
+  REPORT_COLLECTIONS,
+  reportBucketId,
+  reportClickId,
+  reportOrderId,
+  type ReportBucketDoc,
   type ReportFigures,
-} from '../../shared-schema/report.js';
-import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+  type ReportItemDoc,
+} from '../../shared-schema/read-models/report.js';
+import type { Environment } from '../../shared-schema/streams.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
-export const REPORT_ITEMS = REPORT.items;
-export const REPORT_HOURS = REPORT.hours;
-export const REPORT_DAYS = REPORT.days;
-
-type Owner = { partner_id: string; env: 'live' | 'test'; store_id: string };
-type Base = { _id: string } & Owner & Record<string, unknown>;
-export type ReportItemDoc = Base & { kind: 'click' | 'order'; at: string; position: number };
-/** An hour bucket carries `hour`, a day bucket `day`: the ISO start of its period. */
-export type ReportBucketDoc = Base;
+type Owner = { partner_id: string; env: Environment; store_id: string };
 
 /** Adds `sign × delta` to the hour and the day bucket holding `at`. */
 async function addToBuckets(tx: ReadTx, owner: Owner, at: string, delta: ReportFigures): Promise<void> {
   for (const level of [1, 2] as const) {
     const { collection, field } = LEVELS[level];
     const period = periodOf(level, at);
-    const id = scopedId({ env: owner.env, partnerId: owner.partner_id }, `${owner.store_id}:${period}`);
+    const id = reportBucketId({ env: owner.env, partnerId: owner.partner_id }, owner.store_id, period);
     const current = await tx.get<ReportBucketDoc>(collection, id);
     const next = combine(current ? figuresOf(current) : zeroFigures(), delta);
     await tx.put(collection, { _id: id, ...owner, [field]: period, ...storedFields(next) });
@@ -55,29 +53,7 @@ async function addToBuckets(tx: ReadTx, owner: Owner, at: string, delta: ReportF
 
 export const reportProjector: Projector = {
   name: REPORT.projection,
-  collections: [
-    {
-      name: REPORT_ITEMS,
-      indexes: [
-        ['partner_id', 'env', 'at'],
-        ['partner_id', 'env', 'store_id', 'at'],
-      ],
-    },
-    {
-      name: REPORT_HOURS,
-      indexes: [
-        ['partner_id', 'env', 'hour'],
-        ['partner_id', 'env', 'store_id', 'hour'],
-      ],
-    },
-    {
-      name: REPORT_DAYS,
-      indexes: [
-        ['partner_id', 'env', 'day'],
-        ['partner_id', 'env', 'store_id', 'day'],
-      ],
-    },
-  ],
+  collections: REPORT_COLLECTIONS,
   categories: ['click', 'order'],
   async apply(recorded, tx) {
     const scope = streamScope(recorded.stream);
@@ -85,26 +61,26 @@ export const reportProjector: Projector = {
     if (recorded.stream.startsWith('click-')) {
       const e = asUnion<ClickEvent>(recorded);
       if (e.type !== 'ClickRecorded') return;
-      const id = scopedId(scope, `c:${e.data.click_id}`);
-      if (await tx.get(REPORT_ITEMS, id)) return; // a click is recorded once
+      const id = reportClickId(scope, e.data.click_id);
+      if (await tx.get(REPORT.items, id)) return; // a click is recorded once
       const base = { partner_id: partnerId, env, store_id: e.data.store_id };
       const figures = clickFigures();
       const item: ReportItemDoc = { _id: id, ...base, kind: 'click', at: e.data.occurred_at, ...storedFields(figures), position: recorded.position };
-      await tx.put(REPORT_ITEMS, item);
+      await tx.put(REPORT.items, item);
       await addToBuckets(tx, base, item.at, figures);
       return;
     }
     const e = asUnion<OrderEvent>(recorded);
     if (!APPLIED_ORDER_EVENTS.includes(e.type)) return;
     const order = e.data.order;
-    const id = scopedId(scope, `o:${order.store_id}:${order.order_id}`);
-    const current = await tx.get<ReportItemDoc>(REPORT_ITEMS, id);
+    const id = reportOrderId(scope, order.store_id, order.order_id);
+    const current = await tx.get<ReportItemDoc>(REPORT.items, id);
     if (alreadyApplied(current, recorded)) return;
     const base = { partner_id: partnerId, env, store_id: order.store_id };
     const before = current ? figuresOf(current) : zeroFigures();
     const after = orderFigures(order);
     const item: ReportItemDoc = { _id: id, ...base, kind: 'order', at: order.paid_at, ...storedFields(after), position: recorded.position };
-    await tx.put(REPORT_ITEMS, item);
+    await tx.put(REPORT.items, item);
     await addToBuckets(tx, base, item.at, combine(after, before, -1));
   },
 };

@@ -21,7 +21,7 @@ import {
   STORED_FIELDS,
   zeroFigures,
   type ReportFigures,
-} from '../../shared-schema/report.js';
+} from '../../shared-schema/read-models/report.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
 import { textOf } from './catalog.js';

@@ -7,7 +7,7 @@
 // Run: node dist/tests/bench/commerce-bench.js [writes|report|all] [n]
 import { pathToFileURL } from 'node:url';
 import { startTestService, productBody, storeBody, type Partner, type TestService } from '../support/service.js';
-import { LEVELS, STORED_FIELDS, combine, periodOf, storedFields, zeroFigures, type ReportFigures } from '../../shared-schema/report.js';
+import { LEVELS, STORED_FIELDS, combine, periodOf, storedFields, zeroFigures, type ReportFigures } from '../../shared-schema/read-models/report.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@ import { stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { pageWindow, resolveWindow, encodeWindowCursor } from '../../shared-schema/http/window.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 import { CursorSecret } from '../../shared-schema/http/pagination.js';
-import { combine, coveringRanges, figuresOf, periodOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/report.js';
+import { combine, coveringRanges, figuresOf, periodOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/read-models/report.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 
 const problemOf = (fn: () => unknown): ProblemError => {

@@ -12,7 +12,7 @@ import { ordersProjector } from '../../projections/projectors/orders.js';
 import { reportProjector } from '../../projections/projectors/report.js';
 import { CLICKS, clickDocId } from '../../shared-schema/read-models/clicks.js';
 import { ORDERS } from '../../shared-schema/read-models/orders.js';
-import { REPORT, combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/report.js';
+import { REPORT, combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/read-models/report.js';
 
 const { items: REPORT_ITEMS, hours: REPORT_HOURS, days: REPORT_DAYS } = REPORT;
 import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../deciders/order-given.js';

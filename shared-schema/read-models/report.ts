@@ -1,13 +1,17 @@
 /**
- * The commission report's figures (contract "CommercialTotals", DECISIONS.md "Reports"), shared by the report
- * projector (which keeps them per click, per order and per hour bucket) and the query door (which adds them up).
+ * The commission report's read model, written by projections/projectors/report.ts, served by
+ * `GET /reports/commission`: its figures (contract "CommercialTotals", DECISIONS.md "Reports"), kept per click, per
+ * order and per hour and day bucket, and added up by the query door.
  *
  * Stored documents keep every cents figure as two integer limbs, `<name>_hi × 10^12 + <name>_lo`, so that the read
  * store's exact `sum` never meets a value beyond what its engine adds natively (SQLite stops at 2^63; a single
  * order's fixed commission may pass 10^22). Sums of `_lo` stay exact for up to 9 million documents per query.
  */
-import type { OrderView } from './events/order.js';
-import { fromBigCents, toBigCents, type BigCents } from './order-math.js';
+import type { OrderView } from '../events/order.js';
+import { fromBigCents, toBigCents, type BigCents } from '../order-math.js';
+import type { CollectionSpec } from '../ports/read-store.js';
+import type { Environment, Tenant } from '../streams.js';
+import { scopedId } from './scoped-id.js';
 
 export const LIMB = 1_000_000_000_000n;
 
@@ -19,6 +23,41 @@ export const REPORT = {
   hours: 'report_hours',
   days: 'report_days',
 } as const;
+
+type Owner = { partner_id: string; env: Environment; store_id: string };
+type Stored = { _id: string } & Owner & Record<string, unknown>;
+/** One click (at its `occurred_at`) or one order (at its `paid_at`, figures of its current state). */
+export type ReportItemDoc = Stored & { kind: 'click' | 'order'; at: string; position: number };
+/** The sum of the items of one UTC hour (`hour`) or day (`day`): the ISO start of its period. */
+export type ReportBucketDoc = Stored;
+
+export const reportClickId = (t: Tenant, clickId: string): string => scopedId(t, `c:${clickId}`);
+export const reportOrderId = (t: Tenant, storeId: string, orderId: string): string => scopedId(t, `o:${storeId}:${orderId}`);
+export const reportBucketId = (t: Tenant, storeId: string, period: string): string => scopedId(t, `${storeId}:${period}`);
+
+export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
+  {
+    name: REPORT.items,
+    indexes: [
+      ['partner_id', 'env', 'at'],
+      ['partner_id', 'env', 'store_id', 'at'],
+    ],
+  },
+  {
+    name: REPORT.hours,
+    indexes: [
+      ['partner_id', 'env', 'hour'],
+      ['partner_id', 'env', 'store_id', 'hour'],
+    ],
+  },
+  {
+    name: REPORT.days,
+    indexes: [
+      ['partner_id', 'env', 'day'],
+      ['partner_id', 'env', 'store_id', 'day'],
+    ],
+  },
+];
 
 export const COUNT_FIELDS = ['clicks', 'orders', 'paid_orders', 'refunded_orders', 'cancelled_orders', 'unknown_commission_orders'] as const;
 export const MONEY_FIELDS = ['gross', 'refunded', 'net', 'known'] as const;
