@@ -12,7 +12,7 @@ import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { MappedReadStoreBase } from '../../projections/generations.js';
 import { createProductsProjector } from '../../projections/projectors/products.js';
-import type { FanOutDoc, ProductDoc } from '../../shared-schema/read-models/products.js';
+import { FANOUTS, PRODUCTS, type FanOutDoc, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { Doc, ReadStore, ReadTx } from '../../shared-schema/ports/read-store.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 
@@ -38,7 +38,7 @@ class CountingStore extends MappedReadStoreBase {
       let puts = 0;
       const counting: ReadTx = Object.assign(Object.create(tx) as ReadTx, {
         put: (collection: string, doc: Doc) => {
-          if (collection === 'products') puts += 1;
+          if (collection === PRODUCTS) puts += 1;
           return tx.put(collection, doc);
         },
       });
@@ -82,8 +82,8 @@ describe('a store event fans out to its products in bounded units (SQLite stores
       });
     }
   }
-  const products = async () => reads.find<ProductDoc>('products', { orderBy: [{ field: 'sku' }] });
-  const fanOuts = async () => reads.find<FanOutDoc>('product_fanouts');
+  const products = async () => reads.find<ProductDoc>(PRODUCTS, { orderBy: [{ field: 'sku' }] });
+  const fanOuts = async () => reads.find<FanOutDoc>(FANOUTS);
 
   it('re-saves every product of the store, at most one page per unit, before the position is reported committed', async () => {
     await storeWithProducts();
@@ -144,7 +144,7 @@ describe('a store event fans out to its products in bounded units (SQLite stores
     const replay = new ProjectionRunner(events, fresh, [projector], { retryPauseMs: 1 });
     await replay.start();
     expect(await replay.waitFor(suspended, 10_000)).to.equal(true);
-    expect(await fresh.find<ProductDoc>('products', { orderBy: [{ field: 'sku' }] })).to.deep.equal(sameAsFresh);
+    expect(await fresh.find<ProductDoc>(PRODUCTS, { orderBy: [{ field: 'sku' }] })).to.deep.equal(sameAsFresh);
     await replay.stop();
     await fresh.close();
   });

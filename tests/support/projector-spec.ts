@@ -23,7 +23,7 @@ export interface GivenEvent {
   metadata?: EventMetadata;
 }
 
-const RECORDED_AT = '2026-01-01T00:00:00.000Z';
+export const RECORDED_AT = '2026-01-01T00:00:00.000Z';
 const CAUGHT_UP_MS = 30_000; // a bound on a stuck run only: the runner is told the position to reach
 
 export class ProjectorSpec {
@@ -49,13 +49,16 @@ export class ProjectorSpec {
     return spec;
   }
 
-  /** Appends the events in order (one append each) and waits until the runner has committed them. */
-  async given(...events: GivenEvent[]): Promise<void> {
+  /** Appends the events in order (one append each), waits until the runner has committed them; their positions. */
+  async given(...events: GivenEvent[]): Promise<number[]> {
+    const positions: number[] = [];
     for (const e of events) {
       const metadata = e.metadata ?? { recorded_at: RECORDED_AT };
       this.head = (await this.events.appendToStream(e.stream, [{ type: e.type, data: e.data, metadata }])).position;
+      positions.push(this.head);
     }
     await this.caughtUp();
+    return positions;
   }
 
   /** Every document of `collection`, by `_id`. */

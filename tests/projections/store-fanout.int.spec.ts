@@ -1,0 +1,105 @@
+/**
+ * The store → products fan-out, through the projection runner (tests/support/projector-spec.ts) with pages of one
+ * product, so that every store event spans several units: a store event re-derives every product of its store, and
+ * only of its store, before the runner reports its position committed.
+ */
+import { createProductsProjector } from '../../projections/projectors/products.js';
+import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import type { ProductInput } from '../../shared-schema/events/product.js';
+import type { StoreInput } from '../../shared-schema/events/store.js';
+import type { RejectionReason } from '../../shared-schema/events/product.js';
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { ProjectorSpec, RECORDED_AT, type GivenEvent } from '../support/projector-spec.js';
+
+const T: Tenant = { env: 'live', partnerId: 'pt_F' };
+const CHECKED_AT = '2026-01-01T01:00:00.000Z';
+const APPROVED_AT = '2026-01-02T00:00:00.000Z';
+const SUSPENDED_AT = '2026-01-03T00:00:00.000Z';
+const NOT_ACTIVE: RejectionReason = { code: 'store_not_active', field: 'store_id', message: 'The store is not approved, or is suspended.' };
+const NOT_APPROVED: RejectionReason = { code: 'domain_not_approved', field: 'product_url', message: 'The domain of product_url is not approved yet.' };
+
+const store = (storeId: string, domain: string): StoreInput => ({ name: storeId, cnpj: '11222333000181', website_url: `https://${domain}`, domains: [domain] });
+const product = (storeId: string, domain: string, sku: string): ProductInput => ({
+  store_id: storeId,
+  title: sku,
+  product_url: `https://${domain}/${sku}`,
+  image_urls: [`https://${domain}/${sku}.jpg`],
+  price_cents: 100,
+  available: true,
+  updated_at: RECORDED_AT,
+});
+const registered = (storeId: string, domain: string): GivenEvent => ({
+  stream: streams.store(T, storeId),
+  type: 'StoreRegistered',
+  data: { store_id: storeId, store: store(storeId, domain), registered_at: RECORDED_AT },
+});
+const sent = (storeId: string, domain: string, sku: string): GivenEvent[] => [
+  { stream: streams.product(T, sku), type: 'ProductUpserted', data: { sku, product: product(storeId, domain, sku), received_at: RECORDED_AT } },
+  { stream: streams.product(T, sku), type: 'CoverChecked', data: { sku, url: `https://${domain}/${sku}.jpg`, ok: true, reasons: [], checked_at: CHECKED_AT } },
+];
+
+/** The whole document of a product sent and checked as above, in the state the store makes it. */
+const doc = (storeId: string, domain: string, sku: string, o: Pick<ProductDoc, 'base_state' | 'reasons' | 'published_at' | 'position'>): ProductDoc => ({
+  _id: productDocId(T, sku),
+  partner_id: T.partnerId,
+  env: T.env,
+  sku,
+  store_id: storeId,
+  product: product(storeId, domain, sku),
+  removed: false,
+  cover: { url: `https://${domain}/${sku}.jpg`, ok: true, reasons: [], checked_at: CHECKED_AT },
+  cover_checked_at: CHECKED_AT,
+  received_at: RECORDED_AT,
+  last_write_at: RECORDED_AT,
+  ...o,
+});
+
+describe('store → products fan-out (products projector, projection runner, SQLite)', function () {
+  this.timeout(30_000);
+  let spec: ProjectorSpec;
+  /** Position of each product's last event (its cover check). */
+  let checked: Record<string, number>;
+
+  beforeEach(async () => {
+    spec = await ProjectorSpec.open(createProductsProjector({ fanOutPage: 1 }));
+    const p = await spec.given(
+      registered('s', 'shop.test'),
+      registered('o', 'other.test'),
+      ...sent('s', 'shop.test', 'a'),
+      ...sent('s', 'shop.test', 'b'),
+      ...sent('s', 'shop.test', 'c'),
+      ...sent('o', 'other.test', 'x'),
+    );
+    checked = { a: p[3]!, b: p[5]!, c: p[7]!, x: p[9]! };
+  });
+  afterEach(async () => spec.close());
+
+  const waiting = (storeId: string, domain: string, sku: string) =>
+    doc(storeId, domain, sku, { base_state: 'pending', reasons: [NOT_ACTIVE, NOT_APPROVED], published_at: null, position: checked[sku]! });
+  const pendingX = () => waiting('o', 'other.test', 'x');
+
+  it('before approval, every product waits for its store', async () => {
+    await spec.thenDocuments(PRODUCTS, [waiting('s', 'shop.test', 'a'), waiting('s', 'shop.test', 'b'), waiting('s', 'shop.test', 'c'), pendingX()]);
+  });
+
+  it('an approval publishes every product of the store at the approval time, and touches no other store’s', async () => {
+    const [approved] = await spec.given({
+      stream: streams.store(T, 's'),
+      type: 'StoreApproved',
+      data: { store_id: 's', domains: ['shop.test'] },
+      metadata: { recorded_at: APPROVED_AT },
+    });
+    const accepted = (sku: string) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position: approved! });
+    await spec.thenDocuments(PRODUCTS, [accepted('a'), accepted('b'), accepted('c'), pendingX()]);
+  });
+
+  it('a suspension takes every product of the store back to pending, keeping when it was first published', async () => {
+    // The approval's fan-out is committed before the suspension comes: a store event that comes while the previous
+    // one's pages are owed restarts the fan-out, so the products not reached yet never show the state in between
+    // (their published_at then depends on how the runner grouped the events into units).
+    await spec.given({ stream: streams.store(T, 's'), type: 'StoreApproved', data: { store_id: 's', domains: ['shop.test'] }, metadata: { recorded_at: APPROVED_AT } });
+    const [suspended] = await spec.given({ stream: streams.store(T, 's'), type: 'StoreSuspended', data: { store_id: 's' }, metadata: { recorded_at: SUSPENDED_AT } });
+    const held = (sku: string) => doc('s', 'shop.test', sku, { base_state: 'pending', reasons: [NOT_ACTIVE], published_at: APPROVED_AT, position: suspended! });
+    await spec.thenDocuments(PRODUCTS, [held('a'), held('b'), held('c'), pendingX()]);
+  });
+});
