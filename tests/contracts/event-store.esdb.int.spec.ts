@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EsdbEventStore } from '../../infra/esdb/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
-import { whenServer } from './server-url.js';
+import { whenServer } from '../support/server-url.js';
 
 // Each store lives in its own stream namespace on the shared server, so runs and tests never see each other.
 whenServer('EVENTSTORE_URL', 'EventStoreDB', 'EsdbEventStore (EventStoreDB)', (url) => {

@@ -5,7 +5,7 @@ import { partnerDecider, type PartnerCommand } from '../../command-api/deciders/
 import type { StoreEvent, StoreInput } from '../../shared-schema/events/store.js';
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
 import type { PartnerEvent } from '../../shared-schema/events/partner.js';
-import { fold, given } from './given.js';
+import { fold, given } from '../support/decider-given.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-03T00:00:00.000Z';

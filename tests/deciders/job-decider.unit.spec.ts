@@ -10,7 +10,7 @@ import {
   type JobCommand,
   type JobState,
 } from '../../command-api/deciders/job.js';
-import { fold, given as givenEvents, META } from './given.js';
+import { fold, given as givenEvents, META } from '../support/decider-given.js';
 
 const now = '2026-01-02T00:00:00.000Z';
 const tenant = { partnerId: 'pt_A', env: 'live' as const };

@@ -9,7 +9,7 @@ import { ProblemError } from '../../shared-schema/problems.js';
 import { fromBigCents } from '../../shared-schema/order-math.js';
 import type { EffectiveCommission } from '../../shared-schema/commission.js';
 import type { ConversionEventReservation, ConversionInput, ConversionReceipt } from '../../shared-schema/events/order.js';
-import { tenant, CLICK, CLICK_ID, PAID_AT } from './order-given.js';
+import { tenant, CLICK, CLICK_ID, PAID_AT } from '../support/order-fixtures.js';
 
 // ------------------------------------------------------------------ the reference model
 

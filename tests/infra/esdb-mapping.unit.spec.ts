@@ -12,7 +12,7 @@ import {
   toRecorded,
   uuidv7,
 } from '../../infra/esdb/mapping.js';
-import { isLoopbackUrl, urlHosts } from '../contracts/server-url.js';
+import { isLoopbackUrl, urlHosts } from '../support/server-url.js';
 
 function resolved(stream: string, type: string, over: Record<string, unknown> = {}): ResolvedEvent {
   return {

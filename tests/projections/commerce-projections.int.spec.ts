@@ -15,8 +15,8 @@ import { ORDERS } from '../../shared-schema/read-models/orders.js';
 import { REPORT, combine, figuresOf, periodOf, zeroFigures } from '../../shared-schema/read-models/report.js';
 
 const { items: REPORT_ITEMS, hours: REPORT_HOURS, days: REPORT_DAYS } = REPORT;
-import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../deciders/order-given.js';
-import { recorded } from '../deciders/given.js';
+import { CLICK, CLICK_ID, PAID_AT, command, paid, refund, cancel, tenant, at, DAY } from '../support/order-fixtures.js';
+import { recorded } from '../support/decider-given.js';
 import { ProjectorSpec, type GivenEvent } from '../support/projector-spec.js';
 
 describe('commerce projections (SQLite read store, projection runner)', () => {
