@@ -16,6 +16,7 @@ import {
   productDocId,
   storeFactsId,
   type FanOutDoc,
+  type OwedStoreState,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -47,12 +48,48 @@ async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: s
   await tx.put(PRODUCTS, { ...doc, base_state: state, reasons, published_at, cover_checked_at, position });
 }
 
+/**
+ * `published_at` of a product after the store states it has not seen yet (those after its own position), oldest
+ * first: the document's fields are unchanged since its position, so each state is judged on them. This is what makes
+ * the documents the same however the runner groups events into units (a fan-out page reaching the product, or one of
+ * the product's own events, comes first).
+ */
+function publishedThrough(doc: ProductDoc, states: readonly OwedStoreState[]): string | null {
+  let published_at = doc.published_at;
+  for (const s of states) {
+    if (published_at !== null) break;
+    if (s.position <= doc.position) continue;
+    const facts = { product: doc.product, removed: doc.removed, cover: doc.cover };
+    if (deriveBaseState(facts, s.facts).state === 'accepted') published_at = s.at;
+  }
+  return published_at;
+}
+
+/** The store states owed to the products of a store with a fan-out in progress, the current one last. */
+async function owedStates(tx: ReadTx, storeId: string, current: ProductStoreDoc | null): Promise<OwedStoreState[]> {
+  if (!current) return [];
+  const fanOut = await tx.get<FanOutDoc>(FANOUTS, storeId);
+  if (!fanOut) return [];
+  return [...(fanOut.owed ?? []), { facts: factsOf(current), at: fanOut.at, position: fanOut.position }];
+}
+
+function factsOf(doc: ProductStoreDoc): StoreFacts {
+  const { _id: _ignoredId, position: _ignoredPosition, ...facts } = doc;
+  return facts;
+}
+
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const e = asUnion<ProductEvent>(recorded);
   const { env, partnerId } = streamScope(recorded.stream);
   const id = productDocId({ env, partnerId }, e.data.sku);
-  const current = await tx.get<ProductDoc>(PRODUCTS, id);
+  let current = await tx.get<ProductDoc>(PRODUCTS, id);
   if (alreadyApplied(current, recorded)) return;
+  if (current && !current.removed) {
+    // The store states a fan-out in progress owes this product come before its own event.
+    const storeId = storeFactsId({ env, partnerId }, current.store_id);
+    const owed = await owedStates(tx, storeId, await storeFacts(tx, storeId));
+    if (owed.length > 0) current = { ...current, published_at: publishedThrough(current, owed) };
+  }
   let doc: ProductDoc | null = null;
   switch (e.type) {
     case 'ProductUpserted':
@@ -105,13 +142,16 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, page: number): 
     if (e.data.store.default_commission !== undefined) next.default_commission = e.data.store.default_commission;
   } else next = { ...current!, ...standing };
   next.position = recorded.position;
-  await tx.put(STORE_FACTS, next);
-  storeFactsSeen.get(tx)!.set(id, next);
   // Every product of the store follows its store's status and domains: the first page now, the rest in later units
-  // (a cursor in the same unit as the checkpoint that passes this event). A newer store event restarts the fan-out.
+  // (a cursor in the same unit as the checkpoint that passes this event). A newer store event restarts the fan-out,
+  // carrying the states the products it has not reached still owe (their `published_at`).
   // The unit spends at most one page on fan-outs, whatever number of store events it holds; a fan-out it has no room
   // for is left whole to the units that follow.
+  const owed = await owedStates(tx, id, current);
+  await tx.put(STORE_FACTS, next);
+  storeFactsSeen.get(tx)!.set(id, next);
   const fanOut: FanOutDoc = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, position: recorded.position, at: recorded.metadata.recorded_at, after: null };
+  if (owed.length > 0) fanOut.owed = owed;
   const room = page - (inlineFannedOut.get(tx) ?? 0);
   if (room <= 0) await tx.put(FANOUTS, fanOut);
   else inlineFannedOut.set(tx, page - room + (await fanOutPage(tx, fanOut, next, room)));
@@ -131,7 +171,12 @@ async function fanOutPage(tx: ReadTx, fanOut: FanOutDoc, facts: ProductStoreDoc,
     ...(fanOut.after ? { after: fanOut.after } : {}),
     limit: page,
   });
-  for (const doc of docs) await save(tx, doc, facts, fanOut.at, Math.max(doc.position, fanOut.position));
+  // A product whose own event came after the store event has already passed through this state (and the owed ones).
+  for (const doc of docs) {
+    if (doc.position >= fanOut.position) continue;
+    const published_at = fanOut.owed ? publishedThrough(doc, fanOut.owed) : doc.published_at;
+    await save(tx, { ...doc, published_at }, facts, fanOut.at, fanOut.position);
+  }
   const last = docs[docs.length - 1];
   if (docs.length < page || !last) await tx.delete(FANOUTS, fanOut._id);
   else await tx.put(FANOUTS, { ...fanOut, after: [last.sku, last._id] });

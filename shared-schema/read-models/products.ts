@@ -33,10 +33,18 @@ export type ProductDoc = ScopedDoc & {
 export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
 
 /**
- * The rest of a store event's fan-out: the products of the store after `after` (sort values sku, _id) in sku order.
- * `position` and `at` are the store event's (a product becoming accepted is published at that time).
+ * A store state that products not reached yet by a fan-out still pass through: a store event that comes while the
+ * previous one's pages are owed restarts the fan-out, and each product it has not reached keeps the state in
+ * between (its `published_at` may come from it).
  */
-export type FanOutDoc = ScopedDoc & { store_id: string; at: string; after: [string, string] | null };
+export type OwedStoreState = { facts: StoreFacts; at: string; position: number };
+
+/**
+ * The rest of a store event's fan-out: the products of the store after `after` (sort values sku, _id) in sku order.
+ * `position` and `at` are the store event's (a product becoming accepted is published at that time); `owed` the
+ * states of earlier store events whose fan-out this one restarted, oldest first.
+ */
+export type FanOutDoc = ScopedDoc & { store_id: string; at: string; after: [string, string] | null; owed?: OwedStoreState[] };
 
 export const productDocId = (t: Tenant, sku: string): string => scopedId(t, sku);
 /** The id of a store's facts, and of its fan-out cursor. */
