@@ -14,7 +14,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
 import type { Projector } from '../../projections/projector.js';
 import { GenerationalReadStore } from '../../projections/generations.js';
 import { UnitGate } from '../../projections/unit-gate.js';
@@ -115,7 +115,7 @@ export class Operations {
   /** For the batch runner (a batch processed) and any other later work: one history entry, never throws. */
   readonly recordHistory = (input: HistoryInput): Promise<void> => this.history.record(input);
 
-  /** Options to spread into `createCommandApi` / `createQueryApi`. */
+  /** Hooks to spread into a door's front (infra/wiring/doors.ts `buildDoorApp`): metrics and operation history. */
   doorHooks(door: Door): { onCompleted: (r: CompletedRequest) => void; onRateRefused: (kind: string) => void } {
     const observe = this.metrics.requestObserver(door);
     return {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DISCARD_BYTES } from '../../shared-schema/http/door.js';
+import { DISCARD_BYTES } from '../../command-api/json-body.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { upload } from '../support/upload.js';
 
