@@ -5,7 +5,7 @@
  */
 import { callerOf, tenantKey, type DoorContext, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors, writeQueryErrors } from '../shared-schema/http/parameters.js';
-import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
+import { Idempotency, type StoredResponse } from './idempotency.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import { BODY_LIMITS, readJsonBody } from './json-body.js';
 import { metadata, type CommandDeps } from './services/context.js';

@@ -13,7 +13,7 @@ import { CATEGORIES } from '../shared-schema/streams.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
-import { IDEMPOTENCY_COLLECTION } from '../shared-schema/http/idempotency.js';
+import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
 import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
 import type { ReadRoute } from '../query-api/app.js';
 import { catalogReadRoutes } from '../query-api/routes/catalog.js';
