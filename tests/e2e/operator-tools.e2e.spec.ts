@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
-import { OPS_COMMANDS } from '../../infra/ops-commands.js';
+import { OPS_COMMANDS } from '../../infra/cli/commands.js';
 import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
 const BASE = 'https://api.example.test/v1';

@@ -1,19 +1,13 @@
 /**
- * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild), stream
- * export, audit verify, health and metrics. They call the running service's admin API (the rebuild and the audit
- * must run where the live projection runner runs), so they work the same against the embedded default and the
- * distributed topology.
- *
- * Hook into the `ops` entry point (infra/ops.ts):
- *
- *   import { runOperationsCommand } from './ops-audit.js';
- *   const code = await runOperationsCommand(process.argv.slice(2), { adminUrl, token, out: process.stdout, err: process.stderr });
- *   if (code !== null) process.exit(code); // null: not one of these commands
+ * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild, parked
+ * events), stream export, audit verify, health and metrics. They call the running service's admin API (the rebuild
+ * and the audit must run where the live projection runner runs), so they work the same against the embedded
+ * default and the distributed topology. `runOperationsCommand` answers null for a command that is not one of these.
  *
  * Exit codes: 0 done (verify: no difference), 1 failed (verify: differences found), 2 wrong usage.
  */
 import type { Writable } from 'node:stream';
-import { OPS_USAGE, problemMessage } from './ops-commands.js';
+import { OPS_USAGE, UsageError, problemMessage, query } from './commands.js';
 
 export interface OpsIo {
   /** Origin of the admin port, e.g. `http://127.0.0.1:8081`. */
@@ -27,10 +21,6 @@ export interface OpsIo {
   pollMs?: number;
 }
 
-/** The whole usage of `ops` (generated from the command table in infra/ops-commands.ts). */
-export const OPERATIONS_USAGE = OPS_USAGE;
-
-class UsageError extends Error {}
 
 /** `--name value` options and positional words. */
 function parse(args: readonly string[], allowed: readonly string[], flags: readonly string[] = []): { words: string[]; options: Record<string, string> } {
@@ -53,12 +43,6 @@ function parse(args: readonly string[], allowed: readonly string[], flags: reado
     options[name] = value;
   }
   return { words, options };
-}
-
-function query(params: Record<string, string | undefined>): string {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-  const s = q.toString();
-  return s ? `?${s}` : '';
 }
 
 export async function runOperationsCommand(argv: readonly string[], io: OpsIo): Promise<number | null> {
