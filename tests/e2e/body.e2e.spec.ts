@@ -62,7 +62,7 @@ describe('request bodies at the command door', () => {
 });
 
 /**
- * Issue 12: a client still uploading a body above the limit reads the 413 problem, in the embedded service and
+ * A client still uploading a body above the limit reads the 413 problem, in the embedded service and
  * behind nginx (TOPOLOGY=multi). The service drains a refused body up to DISCARD_BYTES; nginx lingers on its own.
  */
 describe('oversized bodies: a client still uploading reads the 413 problem', () => {

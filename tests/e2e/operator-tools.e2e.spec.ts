@@ -1,5 +1,5 @@
 /**
- * The operator's tools (issue 13 point 10): partner and approval lists on the admin API and in `ops`, stream names
+ * The operator's tools: partner and approval lists on the admin API and in `ops`, stream names
  * built from partner/env/store/sku, problem+json on every admin error (404 and 405 included), the whole usage after
  * every usage error, and the default scopes of a key.
  */
