@@ -6,32 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
-import { OPS_USAGE, UsageError, problemMessage, query } from './commands.js';
+import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
 
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
-}
-
-/** Splits `--flag value` / `--flag=value` options from positional words; every flag takes a value. */
-function parseArgs(args: readonly string[]): { words: string[]; flags: Map<string, string> } {
-  const words: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (!arg.startsWith('--')) {
-      words.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
-  }
-  return { words, flags };
 }
 
 const seg = encodeURIComponent;
@@ -241,13 +221,7 @@ export async function runAdminRequest(args: readonly string[], env: NodeJS.Proce
     io.err(`ops: could not reach ${base}: ${cause}\n`);
     return 1;
   }
-  const text = await res.text();
-  let body: unknown = undefined;
-  try {
-    body = text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    body = text;
-  }
+  const body = await answerBody(res);
   if (!res.ok) {
     io.err(problemMessage(res.status, body) + '\n');
     return 1;

@@ -13,6 +13,46 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * Positional words and `--name value` / `--name=value` options; `switches` are options without a value (`true`).
+ * An option given twice, or without its value, is a usage error.
+ */
+export function parseArgs(args: readonly string[], switches: readonly string[] = []): { words: string[]; flags: Map<string, string> } {
+  const words: string[] = [];
+  const flags = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (switches.includes(name)) value = 'true';
+    else {
+      value = args[++i];
+      if (value?.startsWith('--')) value = undefined; // the next option, not a value
+    }
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
+    flags.set(name, value);
+  }
+  return { words, flags };
+}
+
+/** An answer's body: JSON when it parses, else its text (undefined when empty). */
+export async function answerBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** `?a=1&b=2` of the defined values, or '' when none is. */
 export function query(params: Record<string, string | undefined>): string {
   const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
