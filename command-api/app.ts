@@ -1,26 +1,13 @@
 /**
- * The command door: a Koa app that turns each write into a command. Middleware order (DECISIONS.md):
- * request id → 401 → 429 → route (404/405) → 403 → 413 (body) → 422 (path, query) → idempotency → 422 (body
- * validation) → business rules.
+ * The command door: the routes that turn each write into a command, behind the front both doors share
+ * (infra/http/front-door.ts: request id → 401 → 429 → route (404/405) → 403). Then, here: 413 (body) → 422 (path,
+ * query) → idempotency → 422 (body validation) → business rules.
  */
-import Koa from 'koa';
-import type { Logger } from 'pino';
-import {
-  authenticate,
-  pathParamErrors,
-  rateBrake,
-  readJsonBody,
-  requestEnvelope,
-  routeGuard,
-  writeQueryErrors,
-  BODY_LIMITS,
-  type KeyLookup,
-  type CompletedRequest,
-  type RateLimits,
-} from '../shared-schema/http/door.js';
-import { callerOf, tenantKey, type DoorContext, type DoorState } from '../shared-schema/http/context.js';
-import { Idempotency, type StoredResponse } from '../shared-schema/http/idempotency.js';
+import { callerOf, tenantKey, type DoorContext, type DoorRoutes } from '../shared-schema/http/context.js';
+import { pathParamErrors, writeQueryErrors } from '../shared-schema/http/parameters.js';
+import { Idempotency, type StoredResponse } from './idempotency.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
+import { BODY_LIMITS, readJsonBody } from './json-body.js';
 import { metadata, type CommandDeps } from './services/context.js';
 import { registerStore } from './services/stores.js';
 import { patchProduct, removeProduct, upsertProduct } from './services/products.js';
@@ -67,49 +54,36 @@ export const coreWriteRoutes: Record<string, WriteHandler> = {
   },
 };
 
-export interface CommandApiOptions {
+export interface CommandDoorOptions {
   deps: CommandDeps;
-  log: Logger;
-  baseUrl: string;
-  keys: KeyLookup;
   routes: Record<string, WriteHandler>;
-  onRateRefused?: (kind: string) => void;
-  /** Called once per request after the answer is decided (operation history, metrics). */
-  onCompleted?: (request: CompletedRequest) => void;
-  /** Default: the contract's RATE_LIMITS. */
-  rateLimits?: RateLimits;
 }
 
-export function createCommandApi(options: CommandApiOptions): Koa<DoorState> {
+export function commandDoor(options: CommandDoorOptions): DoorRoutes {
   const { deps } = options;
-  const app = new Koa<DoorState>();
-  app.proxy = true;
   const idempotency = new Idempotency(deps.reads, deps.clock);
-  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
-  app.use(authenticate(options.keys));
-  app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
-  app.use(routeGuard());
-  app.use(async (ctx: DoorContext) => {
-    const route = ctx.state.route;
-    const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
-    if (!route || !handler) throw notFound('No such resource.');
-    const limit = route.path === '/products/batch' ? BODY_LIMITS.batch : BODY_LIMITS.default;
-    const body = route.method === 'DELETE' ? undefined : await readJsonBody(ctx, limit);
-    const requestErrors = [...pathParamErrors(ctx.state.params), ...writeQueryErrors(ctx)];
-    if (requestErrors.length > 0) throw invalid(requestErrors);
-    let position: number | undefined;
-    const answer = await idempotency.run(ctx, body, async () => {
-      const a = await handler(ctx, body, deps);
-      position = a.position;
-      return { status: a.status, body: a.body, headers: a.headers };
-    });
-    if (position !== undefined) {
-      ctx.state.position = position;
-      await deps.messaging.raiseTo(`ryw:${tenantKey(callerOf(ctx))}`, position);
-    }
-    ctx.status = answer.status;
-    for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
-    if (answer.status !== 204) ctx.body = answer.body;
-  });
-  return app;
+  return {
+    routes: async (ctx: DoorContext) => {
+      const route = ctx.state.route;
+      const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
+      if (!route || !handler) throw notFound('No such resource.');
+      const limit = route.path === '/products/batch' ? BODY_LIMITS.batch : BODY_LIMITS.default;
+      const body = route.method === 'DELETE' ? undefined : await readJsonBody(ctx, limit);
+      const requestErrors = [...pathParamErrors(ctx.state.params), ...writeQueryErrors(ctx.query)];
+      if (requestErrors.length > 0) throw invalid(requestErrors);
+      let position: number | undefined;
+      const answer = await idempotency.run(ctx, body, async () => {
+        const a = await handler(ctx, body, deps);
+        position = a.position;
+        return { status: a.status, body: a.body, headers: a.headers };
+      });
+      if (position !== undefined) {
+        ctx.state.position = position;
+        await deps.messaging.raiseTo(`ryw:${tenantKey(callerOf(ctx))}`, position);
+      }
+      ctx.status = answer.status;
+      for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+      if (answer.status !== 204) ctx.body = answer.body;
+    },
+  };
 }

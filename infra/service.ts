@@ -13,7 +13,7 @@ import { CATEGORIES } from '../shared-schema/streams.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
-import { IDEMPOTENCY_COLLECTION } from '../shared-schema/http/idempotency.js';
+import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
 import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
 import type { ReadRoute } from '../query-api/app.js';
 import { catalogReadRoutes } from '../query-api/routes/catalog.js';
@@ -107,6 +107,8 @@ export interface StartOptions {
   messaging?: Messaging;
   /** Tests only: replaces the cover check's HTTPS fetcher. */
   coverChecker?: CoverChecker;
+  /** Tests only: wraps the event store that every part of the service uses (fault injection). */
+  eventStore?: (opened: EventStore) => EventStore;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
@@ -114,7 +116,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const stores = await openStores(config, options.storeMode ?? 'embedded', clock, log);
-  const { events } = stores;
+  const events = options.eventStore ? options.eventStore(stores.events) : stores.events;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
   // Operations: every read-model access goes through `operations.reads` (projection generations).
@@ -125,7 +127,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const keyCache = new KeyCache();
   const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
     ...operations.runnerHooks(),
-    onError: (err) => operations.projectionStopped(err), // logs 'projection stopped'; readiness answers 503
+    onError: (err) => operations.subscriptionStopped('projections', err),
     onCommitted: (batch) => {
       if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();
     },
@@ -141,6 +143,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     deps,
     recordHistory: operations.recordHistory,
     metrics: operations.metrics,
+    subscriptionStopped: operations.subscriptionStopped,
     ...(options.coverChecker ? { coverChecker: options.coverChecker } : {}),
   });
 

@@ -7,7 +7,7 @@
  *
  * 1. All the events in one unit of work, with the checkpoints. An error of the read store itself (opening or
  *    committing the unit, writing a checkpoint) is transient: the unit is tried again a few times with a growing
- *    pause, then the error is thrown as before (the runner stops; in the distributed topology the process exits and
+ *    pause, then the error is thrown (the runner stops; in the distributed topology the process exits and
  *    the supervisor restarts it). It never parks anything.
  * 2. An error thrown by a projector's `apply` rolls the whole unit back. The unit is tried once more (an apply can
  *    fail on a transient read too). If it fails again on the same event, the events before it are committed in a

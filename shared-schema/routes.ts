@@ -6,6 +6,9 @@
 import { PROBLEM_PAGE_PATHS } from './problem-pages.js';
 import type { Scope } from './events/partner.js';
 
+/** Every route of the contract is under this prefix. */
+export const API_PREFIX = '/v1';
+
 export interface RouteSpec {
   method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';
   /** Path under `/v1`, with `:param` segments. */

@@ -30,6 +30,11 @@ export interface BatchRunnerOptions {
   /** First delay after an unexpected error of a pass (doubles up to `maxRetryDelayMs`). Default 100 ms. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /**
+   * The runner stopped: its subscription to the log ended on an error (a refused start, a denied read), or its work
+   * loop failed. Without it the runner only logs; either way no job is started or continued until a restart.
+   */
+  onStopped?: (err: unknown) => void;
   /** Told once per job that reaches `done` or `failed` (the operation history's "batch processed" entry). */
   onFinished?: (job: { partnerId: string; env: 'live' | 'test'; jobId: string; outcome: string }) => void;
 }
@@ -90,7 +95,9 @@ export class BatchRunner {
     try {
       await loop;
     } catch (err) {
-      if (!this.stopped) this.options.log?.error({ err, loop: name }, 'batch runner stopped');
+      if (this.stopped) return;
+      if (this.options.onStopped) this.options.onStopped(err);
+      else this.options.log?.error({ err, loop: name }, 'batch runner stopped');
     }
   }
 

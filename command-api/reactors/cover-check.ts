@@ -28,7 +28,10 @@ export interface CoverReactorOptions {
   maxPending?: number;
   /** Pause before enqueueing again after a failed enqueue, doubled up to 30 s. Default 200 ms. */
   enqueueRetryMs?: number;
+  /** An enqueue or a checkpoint save failed; it is tried again. */
   onError?: (err: unknown) => void;
+  /** The subscription to the log ended on an error (a refused start, a denied read): the reactor follows no more. */
+  onStopped?: (err: unknown) => void;
 }
 
 /**
@@ -96,7 +99,7 @@ export class CoverCheckReactor {
     this.watermark = new Watermark(this.saved);
     this.subscription = this.options.events.subscribeToAll({ afterPosition: this.saved, categories: [CATEGORIES.product] });
     this.loop = this.follow(this.subscription).catch((err) => {
-      if (!this.stopped) this.options.onError?.(err);
+      if (!this.stopped) (this.options.onStopped ?? this.options.onError)?.(err);
     });
   }
 

@@ -62,13 +62,23 @@ function coverConsumer(options: CoverCheckOptions, onSettled?: (id: string, outc
 }
 
 export async function startCoverChecks(
-  options: CoverCheckOptions & { waitForPosition: (position: number, timeoutMs: number) => Promise<boolean> },
+  options: CoverCheckOptions & {
+    waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+    /** The reactor's subscription to the log ended on an error retrying cannot cure (default: logged). */
+    onStopped?: (err: unknown) => void;
+  },
 ): Promise<CoverChecks | null> {
   const { config, deps, log } = options;
   if (!config.coverCheck) return null;
   let reactor: CoverCheckReactor | undefined;
   const { work, consumer } = coverConsumer(options, (id, outcome) => reactor?.settled(id, outcome));
-  reactor = new CoverCheckReactor({ events: deps.events, reads: deps.reads, messaging: deps.messaging, onError: (err) => log.error({ err }, 'cover reactor error') });
+  reactor = new CoverCheckReactor({
+    events: deps.events,
+    reads: deps.reads,
+    messaging: deps.messaging,
+    onError: (err) => log.error({ err }, 'cover reactor error; trying again'),
+    onStopped: options.onStopped ?? ((err) => log.error({ err }, 'cover reactor stopped')),
+  });
   const scheduler = new CoverRecheckScheduler({
     reads: deps.reads,
     clock: deps.clock,

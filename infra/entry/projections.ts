@@ -46,7 +46,13 @@ runProcess('projections', async ({ config, settings, log }) => {
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, { ...parts, deps, recordHistory: operations.recordHistory, metrics: operations.metrics });
+  const reactors = await startReactors(REACTORS, {
+    ...parts,
+    deps,
+    recordHistory: operations.recordHistory,
+    metrics: operations.metrics,
+    subscriptionStopped: operations.subscriptionStopped,
+  });
 
   const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
   const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);

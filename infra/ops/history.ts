@@ -17,7 +17,7 @@ import { ulid } from '../../shared-schema/ids.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CollectionSpec, Query, ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Environment } from '../../shared-schema/streams.js';
-import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
 import { PARTNERS, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
 
 export const HISTORY_COLLECTION = 'operation_history';

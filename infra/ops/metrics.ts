@@ -7,7 +7,7 @@
  * messaging work queue, by callback), and the projection status (read at scrape time).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
 
 export type Door = 'command' | 'query';
 

@@ -14,7 +14,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
 import type { Projector } from '../../projections/projector.js';
 import { GenerationalReadStore } from '../../projections/generations.js';
 import { UnitGate } from '../../projections/unit-gate.js';
@@ -56,8 +56,11 @@ export interface Readiness {
     read_store: string;
     projections: Record<string, string>;
     parked_events: number;
-    /** Set when the live projection runner stopped on an error: the read models no longer follow the log. */
-    projection_runner?: string;
+    /**
+     * Present when a subscription to the log stopped on an error that retrying cannot cure, by subscriber
+     * (`projections`, `batch-runner`, `cover-check`): `stopped: <message>`. Its work no longer follows the log.
+     */
+    subscriptions?: Record<string, string>;
   };
 }
 
@@ -74,7 +77,8 @@ export class Operations {
   readonly metrics: ServiceMetrics;
   readonly rebuilder: ProjectionRebuilder;
   private shuttingDown = false;
-  private runnerStopped: string | null = null;
+  /** Subscriber → `stopped: <message>`, for every subscription to the log that ended on an error. */
+  private readonly stopped = new Map<string, string>();
 
   private constructor(private readonly deps: OperationsDeps) {
     this.settings = { ...DEFAULT_OPERATIONS_SETTINGS, ...(deps.settings ?? {}) };
@@ -115,7 +119,7 @@ export class Operations {
   /** For the batch runner (a batch processed) and any other later work: one history entry, never throws. */
   readonly recordHistory = (input: HistoryInput): Promise<void> => this.history.record(input);
 
-  /** Options to spread into `createCommandApi` / `createQueryApi`. */
+  /** Hooks to spread into a door's front (infra/wiring/doors.ts `buildDoorApp`): metrics and operation history. */
   doorHooks(door: Door): { onCompleted: (r: CompletedRequest) => void; onRateRefused: (kind: string) => void } {
     const observe = this.metrics.requestObserver(door);
     return {
@@ -158,19 +162,21 @@ export class Operations {
   }
 
   /**
-   * The live projection runner stopped on an error (its subscription ended: a refused start position, a denied
-   * read…). Logged, counted, and readiness answers 503 from now on: the read models no longer follow the log, and
-   * a lag check alone would not see it until writes pile up.
+   * A subscription to the log ended on an error that retrying cannot cure (a refused start position, a denied
+   * read…): the live projection runner (`projections`) or a reactor (`batch-runner`, `cover-check`). Logged,
+   * counted (`pc_subscription_stops_total{subscriber}`), and readiness answers 503 from now on: that work no longer
+   * follows the log, and nothing else would show it until its effects were missed (a lag check sees only projections,
+   * and only once writes pile up). A restart resumes it from its checkpoint.
    */
-  projectionStopped(err: unknown): void {
-    this.runnerStopped = `stopped: ${err instanceof Error ? err.message : String(err)}`;
-    this.deps.log.error({ err }, 'projection stopped');
-    this.metrics.subscriptionStopped('projections');
-  }
+  readonly subscriptionStopped = (subscriber: string, err: unknown): void => {
+    this.stopped.set(subscriber, `stopped: ${err instanceof Error ? err.message : String(err)}`);
+    this.deps.log.error({ err, subscriber }, 'subscription to the event log stopped; readiness answers 503');
+    this.metrics.subscriptionStopped(subscriber);
+  };
 
   async readiness(): Promise<Readiness> {
     const checks: Readiness['checks'] = { shutting_down: this.shuttingDown, event_store: 'ok', read_store: 'ok', projections: {}, parked_events: 0 };
-    if (this.runnerStopped) checks.projection_runner = this.runnerStopped;
+    if (this.stopped.size > 0) checks.subscriptions = Object.fromEntries(this.stopped);
     const probe = async (what: () => Promise<unknown>): Promise<string> => {
       try {
         await withTimeout(what(), 2000);
@@ -181,7 +187,7 @@ export class Operations {
     };
     checks.event_store = await probe(() => this.deps.events.headPosition());
     checks.read_store = await probe(() => this.deps.reads.getCheckpoint('__ready'));
-    let ready = !this.shuttingDown && !this.runnerStopped && checks.event_store === 'ok' && checks.read_store === 'ok';
+    let ready = !this.shuttingDown && this.stopped.size === 0 && checks.event_store === 'ok' && checks.read_store === 'ok';
     if (checks.event_store === 'ok' && checks.read_store === 'ok') {
       const bound = this.settings.readyMaxLagEvents;
       for (const p of this.rebuilder.projectors) {

@@ -5,9 +5,10 @@ import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
 import type { QueueStats } from '../../shared-schema/ports/messaging.js';
 
-export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics }) => {
+export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics, subscriptionStopped }) => {
   const runner = new BatchRunner(deps, {
     log,
+    onStopped: (err) => subscriptionStopped('batch-runner', err),
     onFinished: (job) =>
       void recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),
   });
@@ -25,12 +26,13 @@ export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistor
  * Off (null) with COVER_CHECK=off. The metrics read the work queue itself (`queueStats`): items waiting or being
  * checked, and dead letters, whichever process consumes them.
  */
-export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics, coverChecker }) => {
+export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics, subscriptionStopped, coverChecker }) => {
   const covers = await startCoverChecks({
     config,
     deps,
     log,
     waitForPosition,
+    onStopped: (err) => subscriptionStopped('cover-check', err),
     onOutcome: metrics.countCoverCheck,
     ...(coverChecker ? { checker: coverChecker } : {}),
   });

@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared-schema/ports/clock.js';
-import type { CompletedRequest } from '../../shared-schema/http/door.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Projector } from '../../projections/projector.js';

@@ -8,13 +8,16 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import type { CompletedRequest, KeyLookup, KeyRecord } from '../../shared-schema/http/door.js';
-import type { DoorState } from '../../shared-schema/http/context.js';
+import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
+import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js';
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
-import { createCommandApi, type WriteHandler } from '../../command-api/app.js';
+import { commandDoor, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
-import { createQueryApi, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
+import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
+import type { CompletedRequest } from '../http/request-envelope.js';
+import type { KeyLookup } from '../http/authenticate.js';
+import { frontDoor } from '../http/front-door.js';
 import { createAdminApi, type AdminOptions } from '../admin/app.js';
 import { publicDocuments } from '../public-documents.js';
 import type { Config } from '../config.js';
@@ -85,26 +88,30 @@ export interface DoorHooks {
   onRateRefused?: (kind: string) => void;
 }
 
+/** A door behind the front both doors share, with the deployment's key lookup, rate limits and proxies. */
+export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHooks = {}): Koa<DoorState> {
+  const { config, log, reads, messaging, clock } = parts;
+  return frontDoor(door, {
+    log,
+    baseUrl: config.apiBaseUrl,
+    keys: keyLookup(reads, parts.keyCache),
+    messaging,
+    clock,
+    rateLimits: config.rateLimits,
+    trustedProxyHops: config.trustedProxyHops,
+    ...hooks,
+  });
+}
+
 export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>, hooks: DoorHooks = {}): Koa<DoorState> {
-  const { config, log, reads } = parts;
-  return createCommandApi({ deps, log, baseUrl: config.apiBaseUrl, keys: keyLookup(reads, parts.keyCache), routes, rateLimits: config.rateLimits, ...hooks });
+  return buildDoorApp(parts, commandDoor({ deps, routes }), hooks);
 }
 
 /** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */
 export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, cursorSecret: CursorSecret, hooks: DoorHooks = {}): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition } = parts;
   const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition, cursorSecret };
-  return createQueryApi({
-    deps,
-    log: parts.log,
-    baseUrl: config.apiBaseUrl,
-    keys: keyLookup(reads, parts.keyCache),
-    routes,
-    publicDocuments: publicDocuments(config.apiBaseUrl),
-    rateLimits: config.rateLimits,
-    trustedProxyHops: config.trustedProxyHops,
-    ...hooks,
-  });
+  return buildDoorApp(parts, queryDoor({ deps, routes, publicDocuments: publicDocuments(config.apiBaseUrl) }), hooks);
 }
 
 /** `more`: what the admin API does after the manual clock moved, extra routes. */

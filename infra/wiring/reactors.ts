@@ -33,6 +33,11 @@ export interface ReactorParts {
   recordHistory: (input: HistoryInput) => Promise<void>;
   /** The process's metrics (outcomes, queue depths), served on the admin port. */
   metrics: ServiceMetrics;
+  /**
+   * A reactor's subscription to the log ended on an error retrying cannot cure (infra/ops/operations.ts): logged,
+   * counted, and readiness answers 503. `subscriber` names the reactor.
+   */
+  subscriptionStopped: (subscriber: string, err: unknown) => void;
   /** Replaces the cover check's HTTPS fetcher (tests only: a checker that fails on purpose). */
   coverChecker?: CoverChecker;
 }

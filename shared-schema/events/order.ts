@@ -120,8 +120,8 @@ export function receiptOf(event: OrderEvent): ConversionReceipt {
  * Events of `convevent-{env}:{partner}:{event_id}`: the event_id is taken, for this body, by this order.
  * Appended with expected revision "no stream" before the order events. It carries no receipt on purpose: if the
  * order append then loses a race the decision is taken again and may answer differently, so the receipt of a
- * repeat always comes from the order stream. A reservation whose order never learnt the event (crash between the
- * two appends) still refuses another body (`event_conflict`); the same body is applied when it comes again.
+ * repeat always comes from the order stream. What a crash between the two appends leaves, and how a repeat then
+ * fares: docs/decisions.md, "POST /conversions" (crash windows).
  */
 export type ConversionEventReservationEvent = {
   type: 'ConversionEventReserved';

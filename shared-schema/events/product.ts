@@ -49,7 +49,7 @@ export type ProductEvent =
   | { type: 'ProductUpserted'; data: { sku: string; product: ProductInput; received_at: string } }
   | { type: 'ProductPatched'; data: { sku: string; patch: ProductPatch; received_at: string } }
   | { type: 'ProductRemoved'; data: { sku: string; store_id: string; removed_at: string } }
-  /** Result of a cover check of `url` (issue 3 writes it; the state derivation already reads it). */
+  /** Result of a cover check of `url`, appended by the cover check (command-api/reactors/cover-work.ts). */
   | {
       type: 'CoverChecked';
       data: { sku: string; url: string; ok: boolean; reasons: RejectionReason[]; checked_at: string };

@@ -29,6 +29,17 @@ export type DoorContext = Context & { state: DoorState };
 export type DoorMiddleware = Middleware<DoorState>;
 export type { Next };
 
+/**
+ * What a door serves behind the front both doors share (infra/http/front-door.ts: request id, problems, key, rate
+ * brake, route table).
+ */
+export interface DoorRoutes {
+  /** Routes outside `/v1` served before authentication, without a key (the shopper's public search). */
+  public?: DoorMiddleware;
+  /** The door's routes, reached once the caller is known and the route table let the request through. */
+  routes: DoorMiddleware;
+}
+
 /** The caller of an authenticated route (the auth middleware guarantees it). */
 export function callerOf(ctx: DoorContext): Caller {
   if (!ctx.state.caller) throw new Error('route reached without authentication');

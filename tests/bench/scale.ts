@@ -430,7 +430,7 @@ async function rebuildAll(t: Target, rows: Row[]): Promise<void> {
 
 function runOps(adminBase: string, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/ops.js'), ...args], { env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/cli/ops.js'), ...args], { env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

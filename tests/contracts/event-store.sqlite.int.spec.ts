@@ -33,7 +33,7 @@ describe('SQLite event store with sparse positions (a stand-in for byte offsets)
       const { position } = await store.appendToStream('s-1', [{ type: 'A', data: {}, metadata: meta }, { type: 'B', data: {}, metadata: meta }]);
       expect(position).to.equal(2 * SPARSE_POSITIONS);
       expect(await store.headPosition()).to.equal(position);
-      const inside = position - 1; // what `queuedAt - 1` used to compute: inside a "record"
+      const inside = position - 1; // arithmetic on a position lands inside a "record"
       const error = await store.readAll({ afterPosition: inside }).then(() => 'no error', (e: unknown) => e);
       expect(error).to.be.instanceOf(RangeError);
       const iterator = store.subscribeToAll({ afterPosition: inside })[Symbol.asyncIterator]();

@@ -374,7 +374,7 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
 
       it('an empty ungrouped sum is one row of zeros (an empty collection, a where matching nothing, inside a unit)', async () => {
         // SQL answers one row for an aggregate without GROUP BY; MongoDB's $group with _id null answers none: the
-        // MongoDB adapter must add the row (issue 15, defect 3).
+        // MongoDB adapter must add the row.
         const empty = await collection([['store']]);
         const zeros = [{ key: null, count: 0, sums: { amount: 0n, fee: 0n } }];
         expect(await store.sum(empty, { fields: ['amount', 'fee'] })).to.deep.equal(zeros);
@@ -477,8 +477,8 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       });
 
       it(`a unit of ${(options.bigUnit ?? 100_000).toLocaleString('en')} puts commits, with its checkpoint, all or nothing`, async function () {
-        // A store's fan-out once put every product of the store in one unit; MongoDB then passed its transaction limits
-        // and the unit failed forever (issue 15, defect 5). Projectors now page fan-outs, but a big unit still commits.
+        // Projectors page their fan-outs, but a unit this big must still commit: a MongoDB transaction past its limits
+        // aborts, and a unit that can never commit stops its projector for good.
         this.timeout(120_000);
         const size = options.bigUnit ?? 100_000;
         const c = await collection([['g']]);
@@ -566,7 +566,7 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         const inspect = opened.inspect;
         if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });
         await store.drop(c);
-        // Old generations of a rebuilt projection are dropped: nothing of them may be left behind (issue 15, defect 8).
+        // Old generations of a rebuilt projection are dropped: nothing of them may be left behind.
         if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: false, indexes: 0 });
         expect(await store.count(other)).to.equal(1);
         if (inspect) expect(await inspect.collection(other)).to.deep.equal({ exists: true, indexes: 1 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { DISCARD_BYTES } from '../../shared-schema/http/door.js';
+import { DISCARD_BYTES } from '../../command-api/json-body.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { upload } from '../support/upload.js';
 
@@ -62,7 +62,7 @@ describe('request bodies at the command door', () => {
 });
 
 /**
- * Issue 12: a client still uploading a body above the limit reads the 413 problem, in the embedded service and
+ * A client still uploading a body above the limit reads the 413 problem, in the embedded service and
  * behind nginx (TOPOLOGY=multi). The service drains a refused body up to DISCARD_BYTES; nginx lingers on its own.
  */
 describe('oversized bodies: a client still uploading reads the 413 problem', () => {

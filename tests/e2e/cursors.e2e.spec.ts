@@ -1,5 +1,5 @@
 /**
- * Signed page cursors over HTTP (issue 12 point 4): a cursor is `<payload>.<HMAC>` with the deployment's secret
+ * Signed page cursors over HTTP: a cursor is `<payload>.<HMAC>` with the deployment's secret
  * (CURSOR_SECRET, else DATA_DIR/cursor-secret), bound to partner, environment, list and filters. Forged cursors —
  * the old format with its unkeyed hash recomputed, the new format with an unkeyed hash, object values such as
  * {"$ne":null} — answer 422 `cursor` `invalid` on every paged list; so does a cursor of one filter set sent with

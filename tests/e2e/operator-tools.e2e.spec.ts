@@ -1,12 +1,12 @@
 /**
- * The operator's tools (issue 13 point 10): partner and approval lists on the admin API and in `ops`, stream names
+ * The operator's tools: partner and approval lists on the admin API and in `ops`, stream names
  * built from partner/env/store/sku, problem+json on every admin error (404 and 405 included), the whole usage after
  * every usage error, and the default scopes of a key.
  */
 import { expect } from 'chai';
 import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
-import { OPS_COMMANDS } from '../../infra/ops-commands.js';
+import { OPS_COMMANDS } from '../../infra/cli/commands.js';
 import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
 const BASE = 'https://api.example.test/v1';

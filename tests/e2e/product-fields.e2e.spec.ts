@@ -35,7 +35,7 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['attribute value of 201', { attributes: { cor: s(201) } }, ['attributes.cor:max_length']],
   ['attribute value not a string', { attributes: { peso: 3 } }, ['attributes.peso:string']],
   ['attribute value of 201 under a key of digits', { attributes: { '2024': s(201) } }, ['attributes["2024"]:max_length']],
-  // Map keys (issue 12): 1 to 80 characters, no control character; each bad key on its own path, JSON-quoted.
+  // Map keys: 1 to 80 characters, no control character; each bad key on its own path, JSON-quoted.
   ['attribute key with NUL', { attributes: { 'a\u0000b': 'x', cor: 'azul' } }, ['attributes["a\\u0000b"]:key_control_character']],
   ['attribute key of 80', { attributes: { [s(80, 'k')]: 'x' } }, []],
   ['attribute key of 81', { attributes: { [s(81, 'k')]: 'x' } }, [`attributes.${s(81, 'k')}:key_too_long`]],
@@ -61,7 +61,7 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
     { attributes: { $where: '1', 'a.b': '2', ['__proto__']: '3', _bsontype: 'ObjectId', '%24': '4', 'Memória RAM': '8 GB' }, variant_attributes: { $size: 'M', '.': 'x' } },
     [],
   ],
-  // Lone surrogates (issue 15): refused in every string and key of a body.
+  // Lone surrogates: refused in every string and key of a body.
   ['title with a lone surrogate', { title: 'Camiseta \ud800 azul' }, ['title:unicode']],
   ['title with a surrogate pair (emoji)', { title: 'Camiseta \u{1F600} azul' }, []],
   ['attribute value with a lone low surrogate', { attributes: { cor: '\udc00' } }, ['attributes.cor:unicode']],

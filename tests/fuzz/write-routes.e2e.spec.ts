@@ -1,5 +1,5 @@
 /**
- * Fuzzing of every write route against the embedded service started for real (issue 12). Bodies are drawn from
+ * Fuzzing of every write route against the embedded service started for real. Bodies are drawn from
  * the same JSON Schemas ajv validates them with (tests/support/schema-arbitrary.ts), then mostly mutated
  * (tests/support/body-mutations.ts); path parameters, query strings, Content-Type and Idempotency-Key vary too.
  *

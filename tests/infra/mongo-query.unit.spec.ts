@@ -87,7 +87,7 @@ describe('MongoDB query translation', () => {
       expect(() => matchFilter('id', { s: raw<Scalar>(v) }), `match ${tag}`).to.throw(TypeError);
       expect(() => idFilter(raw<string>(v)), `id ${tag}`).to.throw(TypeError);
     }
-    // An operator key in a condition's place is refused, not ignored (it used to drop the condition: match all).
+    // An operator key in a condition's place is refused, not ignored (ignoring it would drop the condition: match all).
     expect(() => whereToFilter({ s: raw<Scalar>({ $ne: 'x' }) })).to.throw(TypeError, /unknown operator/);
     expect(() => whereToFilter({ s: raw<Scalar>({ regex: '.*' }) })).to.throw(TypeError, /unknown operator/);
     expect(() => whereToFilter({ s: { in: raw<Scalar[]>('abc') } })).to.throw(TypeError);
@@ -188,7 +188,7 @@ describe('MongoDB query translation', () => {
     expect(doc).to.deep.equal({ _id: 'k1', n: 42, nested: { big: 9007199254740991, list: [1, 'a', null] } });
   });
 
-  describe('keys: partner map keys survive BSON (issue 12)', () => {
+  describe('keys: partner map keys survive BSON', () => {
     // Keys a partner may send in `attributes`: BSON refuses NUL in a key; `$…` and `a.b` are operators and paths to
     // MongoDB; the driver reads an object holding `_bsontype` as a BSON value. Built with JSON.parse, as a request
     // body is, so `__proto__` is an own key.

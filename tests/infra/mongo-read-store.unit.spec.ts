@@ -1,5 +1,5 @@
 /**
- * The MongoDB read store's behaviour that needs a replica set to see on a server (issue 15), checked against fakes of
+ * The MongoDB read store's behaviour that needs a replica set to see on a server, checked against fakes of
  * the driver's objects (MongoClient, Db, Collection, ClientSession): which servers it refuses, how a unit meets
  * transient transaction errors, how its writes reach the server, what drop and an empty sum do. The fakes record the
  * calls; the server's side of each case is what MongoDB documents (hello fields, error labels, NamespaceNotFound).
@@ -114,7 +114,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('MongoReadStore (fakes of the driver)', () => {
-  describe('needs a server that runs transactions (issue 15, defect 7)', () => {
+  describe('needs a server that runs transactions', () => {
     const admin = (hello: Document): Pick<Db, 'command'> => ({ command: async () => hello }) as unknown as Pick<Db, 'command'>;
 
     it('refuses a standalone server, saying how to start a one-node replica set', async () => {
@@ -139,7 +139,7 @@ describe('MongoReadStore (fakes of the driver)', () => {
     });
   });
 
-  describe('an ungrouped sum over no documents (issue 15, defect 3)', () => {
+  describe('an ungrouped sum over no documents', () => {
     it('is one row of zeros although $group outputs nothing; a grouped one is no rows', async () => {
       const driver = new FakeDriver();
       const store = driver.store();
@@ -153,7 +153,7 @@ describe('MongoReadStore (fakes of the driver)', () => {
     });
   });
 
-  describe('transient transaction errors (issue 15, defect 5)', () => {
+  describe('transient transaction errors', () => {
     it('runs the unit again, in a new transaction, when a write meets a TransientTransactionError', async () => {
       const driver = new FakeDriver();
       const store = driver.store();
@@ -281,7 +281,7 @@ describe('MongoReadStore (fakes of the driver)', () => {
     });
   });
 
-  describe('drop (issue 15, defect 8)', () => {
+  describe('drop', () => {
     it('drops the collection with its indexes, a missing one quietly, and reports other failures', async () => {
       const driver = new FakeDriver();
       const store = driver.store();

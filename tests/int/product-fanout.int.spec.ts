@@ -1,5 +1,5 @@
 /**
- * A store event reaches every product of the store (issue 15, defect 5): with 10^5 products its one unit passed
+ * A store event reaches every product of the store: with 10^5 products its one unit passed
  * MongoDB's transaction limits and failed forever. The products projector now re-saves them in pages, one unit per
  * page, the cursor kept in the read store with the checkpoint. Here with pages of 3 products and SQLite stores.
  */

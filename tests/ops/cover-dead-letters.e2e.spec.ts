@@ -18,7 +18,7 @@ import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { parsePrometheus } from '../support/prometheus.js';
 import { until } from '../support/deadline.js';
 
-const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+const OPS = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
 const MAX_DELIVERIES = 3;
 /** What the failing checker throws: it names a store with a password, which must never reach the operator. */
 const FAILURE = 'read-only file system (store postgres://ops:s3cret-pw@10.0.0.5/db)';

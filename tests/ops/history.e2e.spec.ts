@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { queuedJobView } from '../../shared-schema/job-view.js';
-import { createCommandApi } from '../../command-api/app.js';
+import { commandDoor } from '../../command-api/app.js';
+import { frontDoor } from '../../infra/http/front-door.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { keyLookup } from '../../infra/service.js';
 import { listen, portOf, closeServer } from '../../infra/gateway.js';
@@ -122,12 +123,14 @@ describe('operation history', function () {
   it('keeps a batch received and a batch processed as two entries', async () => {
     // The batch route of the command door, stubbed: it answers 202 with a job as the real one does.
     const s = t.service;
-    const app = createCommandApi({
-      deps: { events: s.events, reads: s.reads, messaging: s.messaging, clock: s.clock, repo: new AggregateRepository(s.events), publicBaseUrl: 'http://127.0.0.1' },
+    const deps = { events: s.events, reads: s.reads, messaging: s.messaging, clock: s.clock, repo: new AggregateRepository(s.events), publicBaseUrl: 'http://127.0.0.1' };
+    const routes = { 'POST /products/batch': async () => ({ status: 202, body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()), headers: {} }) };
+    const app = frontDoor(commandDoor({ deps, routes }), {
       log: pino({ level: 'silent' }),
       baseUrl: 'http://127.0.0.1/v1',
       keys: keyLookup(s.reads),
-      routes: { 'POST /products/batch': async () => ({ status: 202, body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()), headers: {} }) },
+      messaging: s.messaging,
+      clock: s.clock,
       ...s.operations.doorHooks('command'),
     });
     const server = await listen(app.callback(), 0, '127.0.0.1');

@@ -12,7 +12,7 @@ import { productsProjector } from '../../projections/projectors/products.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { parsePrometheus } from '../support/prometheus.js';
 
-const OPS = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+const OPS = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
 const FAILURE = 'cannot store field "a.b" (test fault)';
 
 describe('parked projection events: admin API and ops command', function () {

@@ -92,7 +92,7 @@ describe('projection rebuild without downtime', function () {
     expect(s.collections).to.deep.equal(['products__g1', 'product_store_facts__g1', 'product_fanouts__g1']);
     expect(await snapshot(collections)).to.deep.equal(before);
     const raw = t.service.operations.reads.inner;
-    // The old generation is dropped, not emptied: its table goes with its indexes (issue 15, defect 8).
+    // The old generation is dropped, not emptied: its table goes with its indexes.
     const gone = (name: string) => raw.count(name).then(() => false, (err: Error) => /unknown collection|no such table/.test(err.message));
     await until(() => gone('products'), 30_000, 'old generation dropped');
     expect(await gone('product_store_facts')).to.equal(true);

@@ -93,7 +93,7 @@ export interface OpsRun {
   json: any;
 }
 
-const OPS_ENTRY = fileURLToPath(new URL('../../infra/ops.js', import.meta.url));
+const OPS_ENTRY = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
 
 /** Runs `ops ARGS` as a process against an admin API (a variable set to undefined in `env` is removed). */
 export function runOps(adminUrl: string, adminToken: string, args: string[], env: Record<string, string | undefined> = {}): Promise<OpsRun> {

@@ -14,6 +14,7 @@ import type { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { OperationsSettings } from '../../infra/ops/settings.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
+import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import { answerFailures, answersChecked, checkAnswer, checkingAnswers } from './published-openapi.js';
 
 // OPENAPI_CHECK_ANSWERS=1 (make test sets it): every answer of the partner API that client() receives is checked
@@ -121,6 +122,10 @@ export interface TestServiceOptions {
   messaging?: () => Promise<Messaging>;
   /** Embedded only: replaces the cover check's HTTPS fetcher. */
   coverChecker?: CoverChecker;
+  /** Embedded only: the service's logger (default: silent, or TEST_LOG_LEVEL). */
+  log?: pino.Logger;
+  /** Embedded only: wraps the event store of each start (fault injection). */
+  eventStore?: (opened: EventStore) => EventStore;
 }
 
 export async function startTestService(

@@ -40,7 +40,7 @@ export function topologyAvailable(): { ok: true } | { ok: false; why: string } {
 
 export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-topology-'));
-  // Outside DATA_DIR, as before the launcher: a reused DATA_DIR starts with a fresh NATS, and nginx's files are apart.
+  // Outside DATA_DIR: a reused DATA_DIR starts with a fresh NATS, and nginx's files are apart.
   const natsStoreDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-nats-'));
   const nginxRunDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-nginx-'));
   const cleanUp = () => {

@@ -8,12 +8,12 @@
  * environment, so every replica of the command door shares them.
  */
 import { randomUUID } from 'node:crypto';
-import { ProblemError, fieldError, invalidField } from '../problems.js';
-import { sha256Hex } from '../ids.js';
-import { canonicalJson } from '../json.js';
-import type { Clock } from '../ports/clock.js';
-import type { CollectionSpec, ReadStore } from '../ports/read-store.js';
-import { callerOf, tenantKey, type DoorContext } from './context.js';
+import { ProblemError, fieldError, invalidField } from '../shared-schema/problems.js';
+import { sha256Hex } from '../shared-schema/ids.js';
+import { canonicalJson } from '../shared-schema/json.js';
+import type { Clock } from '../shared-schema/ports/clock.js';
+import type { CollectionSpec, ReadStore } from '../shared-schema/ports/read-store.js';
+import { callerOf, tenantKey, type DoorContext } from '../shared-schema/http/context.js';
 
 export const IDEMPOTENCY_COLLECTION: CollectionSpec = { name: 'idempotency', indexes: [], expires: true };
 

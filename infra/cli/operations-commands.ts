@@ -1,19 +1,13 @@
 /**
- * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild), stream
- * export, audit verify, health and metrics. They call the running service's admin API (the rebuild and the audit
- * must run where the live projection runner runs), so they work the same against the embedded default and the
- * distributed topology.
- *
- * Hook into the `ops` entry point (infra/ops.ts):
- *
- *   import { runOperationsCommand } from './ops-audit.js';
- *   const code = await runOperationsCommand(process.argv.slice(2), { adminUrl, token, out: process.stdout, err: process.stderr });
- *   if (code !== null) process.exit(code); // null: not one of these commands
+ * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild, parked
+ * events), stream export, audit verify, health and metrics. They call the running service's admin API (the rebuild
+ * and the audit must run where the live projection runner runs), so they work the same against the embedded
+ * default and the distributed topology. `runOperationsCommand` answers null for a command that is not one of these.
  *
  * Exit codes: 0 done (verify: no difference), 1 failed (verify: differences found), 2 wrong usage.
  */
 import type { Writable } from 'node:stream';
-import { OPS_USAGE, problemMessage } from './ops-commands.js';
+import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
 
 export interface OpsIo {
   /** Origin of the admin port, e.g. `http://127.0.0.1:8081`. */
@@ -27,38 +21,12 @@ export interface OpsIo {
   pollMs?: number;
 }
 
-/** The whole usage of `ops` (generated from the command table in infra/ops-commands.ts). */
-export const OPERATIONS_USAGE = OPS_USAGE;
 
-class UsageError extends Error {}
-
-/** `--name value` options and positional words. */
-function parse(args: readonly string[], allowed: readonly string[], flags: readonly string[] = []): { words: string[]; options: Record<string, string> } {
-  const words: string[] = [];
-  const options: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) {
-      words.push(a);
-      continue;
-    }
-    const name = a.slice(2);
-    if (flags.includes(name)) {
-      options[name] = 'true';
-      continue;
-    }
-    if (!allowed.includes(name)) throw new UsageError(`unknown option ${a}`);
-    const value = args[++i];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`${a} needs a value`);
-    options[name] = value;
-  }
-  return { words, options };
-}
-
-function query(params: Record<string, string | undefined>): string {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-  const s = q.toString();
-  return s ? `?${s}` : '';
+/** Positional words and the options of a command that takes `allowed` options with a value and `switches` without. */
+function parse(args: readonly string[], allowed: readonly string[], switches: readonly string[] = []): { words: string[]; options: Record<string, string> } {
+  const { words, flags } = parseArgs(args, switches);
+  for (const name of flags.keys()) if (!allowed.includes(name) && !switches.includes(name)) throw new UsageError(`unknown option --${name}`);
+  return { words, options: Object.fromEntries(flags) };
 }
 
 export async function runOperationsCommand(argv: readonly string[], io: OpsIo): Promise<number | null> {
@@ -71,14 +39,7 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
     });
   const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
   const fail = async (r: Response): Promise<number> => {
-    const text = await r.text();
-    let body: unknown = text;
-    try {
-      body = text ? (JSON.parse(text) as unknown) : undefined;
-    } catch {
-      /* not JSON: shown as text */
-    }
-    io.err.write(`${problemMessage(r.status, body)}\n`);
+    io.err.write(`${problemMessage(r.status, await answerBody(r))}\n`);
     return 1;
   };
   try {

@@ -1,55 +1,17 @@
 /**
- * `ops`: the operator's command line. It calls the admin HTTP API of a running service and prints the answer as
- * JSON on stdout.
- *
- *   node dist/infra/ops.js <command>        (or: npm run ops -- <command>)
- *
- * The commands are listed in one table, infra/ops-commands.ts (`ops help` prints it; so does every usage error).
- * This file runs the commands that are one admin request each; infra/ops-audit.ts runs history, projections, export,
- * audit, health and metrics.
- *
- * Environment: ADMIN_URL (default http://127.0.0.1:8081/admin/v1); the token is ADMIN_TOKEN, else the file
- * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
- * Exit status: 0 done; 1 the service answered a problem (message on stderr) or could not be reached; 2 usage error.
+ * The `ops` commands that are one admin request each (partners, keys, stores and domains, clock, streams read, cover
+ * dead letters): the command line is planned into a request (`planRequest`, testable without a service), sent with
+ * the admin token, and the answer printed as JSON.
  */
-import { runOperationsCommand } from './ops-audit.js';
-import { OPS_USAGE, isOperationsCommand, problemMessage } from './ops-commands.js';
-import { streams, type Environment, type Tenant } from '../shared-schema/streams.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
+import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
 
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-/** Every command (generated from the table in infra/ops-commands.ts). */
-export const USAGE = OPS_USAGE;
-
-/** Splits `--flag value` / `--flag=value` options from positional words; every flag takes a value. */
-function parseArgs(args: readonly string[]): { words: string[]; flags: Map<string, string> } {
-  const words: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (!arg.startsWith('--')) {
-      words.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
-  }
-  return { words, flags };
 }
 
 const seg = encodeURIComponent;
@@ -72,12 +34,6 @@ const ENVS = ['live', 'test'] as const;
 function wholeNumber(name: string, value: string | undefined): string | undefined {
   if (value !== undefined && !/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number`);
   return value;
-}
-
-function query(params: Record<string, string | undefined>): string {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-  const s = q.toString();
-  return s ? `?${s}` : '';
 }
 
 const STREAM_KINDS = ['store', 'product', 'order', 'job', 'click'] as const;
@@ -128,7 +84,7 @@ const listQuery = (line: Line, extra: Record<string, string | undefined> = {}): 
   query({ ...extra, partner_id: line.optional('partner'), env: line.optional('env', ENVS), limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') });
 
 /**
- * The planners of the commands this file runs, by command name. Their names are exactly the `ops` entries of
+ * The planners of the commands this file runs, by command name. Their names are exactly the `request` entries of
  * OPS_COMMANDS but `help` (tests/ops/ops-usage.unit.spec.ts holds them together).
  */
 export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = {
@@ -182,7 +138,7 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
   },
 };
 
-/** Turns the command line (without `node ops.js`) into one admin API request. Throws UsageError. */
+/** Turns the command line (without `ops`) into one admin API request. Throws UsageError. */
 export function planRequest(args: readonly string[]): AdminRequest {
   const { words, flags } = parseArgs(args);
   const used = new Set<string>();
@@ -235,10 +191,10 @@ export interface Output {
   err: (text: string) => void;
 }
 
-/** Runs one command; resolves to the exit status. */
-export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
+/** Runs one command of this file with the admin token given; resolves to the exit status. */
+export async function runAdminRequest(args: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
   if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
-    (args.length === 0 ? io.err : io.out)(USAGE + '\n');
+    (args.length === 0 ? io.err : io.out)(OPS_USAGE + '\n');
     return args.length === 0 ? 2 : 0;
   }
   let request: AdminRequest;
@@ -248,7 +204,7 @@ export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io
     token = adminToken(env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.err(`ops: ${err.message}\n${USAGE}\n`);
+    io.err(`ops: ${err.message}\n${OPS_USAGE}\n`);
     return 2;
   }
   const base = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '');
@@ -265,13 +221,7 @@ export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io
     io.err(`ops: could not reach ${base}: ${cause}\n`);
     return 1;
   }
-  const text = await res.text();
-  let body: unknown = undefined;
-  try {
-    body = text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    body = text;
-  }
+  const body = await answerBody(res);
   if (!res.ok) {
     io.err(problemMessage(res.status, body) + '\n');
     return 1;
@@ -281,35 +231,3 @@ export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io
   return 0;
 }
 
-/**
- * Routes the command to infra/ops-audit.ts (history, projections, streams export, audit, health, metrics) or to
- * runOps (the rest); `help` and every usage error print the whole usage.
- */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
-  if (argv.length > 0 && isOperationsCommand(argv)) {
-    let token: string;
-    try {
-      token = adminToken(env);
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      io.err(`ops: ${err.message}\n${USAGE}\n`);
-      return 2;
-    }
-    const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '').replace(/\/admin\/v1$/, '');
-    const code = await runOperationsCommand(argv, { adminUrl, token, out: process.stdout, err: process.stderr, ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}) });
-    if (code !== null) return code;
-  }
-  return runOps(argv, env, io);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main(process.argv.slice(2), process.env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`ops: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
