@@ -14,7 +14,7 @@ import type { Clock } from '../shared-schema/ports/clock.js';
 import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
-import { shopperRoutes } from './public/search.js';
+import { shopperRoutes } from './public/routes.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -74,7 +74,7 @@ export function createQueryApi(options: QueryApiOptions): Koa<DoorState> {
   app.proxy = (options.trustedProxyHops ?? 0) > 0;
   app.maxIpsCount = options.trustedProxyHops ?? 0;
   app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
-  app.use(shopperRoutes(deps)); // public shopper routes outside /v1 (no key): /api/search
+  app.use(shopperRoutes(deps)); // public shopper routes outside /v1 (no key): /, /busca, /api/search, /p/…
   app.use(authenticate(options.keys));
   app.use(rateBrake({ messaging: deps.messaging, clock: deps.clock, ...(options.rateLimits ? { limits: options.rateLimits } : {}), ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}) }));
   app.use(routeGuard());
