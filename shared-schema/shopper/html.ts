@@ -38,13 +38,17 @@ form.search button,a.buy{font-size:1rem;padding:.6rem 1rem;border:0;border-radiu
 .card img{width:8rem;height:8rem;object-fit:contain;background:#fff;flex:none}
 .card .body{flex:1;min-width:14rem}
 ul.offers{list-style:none;padding:0;margin:.5rem 0 0}
-ul.offers li{border-top:1px solid #e3e7eb;padding:.6rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:baseline}
-.price{font-size:1.2rem;font-weight:700}
-.from{color:#5f6b7a;text-decoration:line-through}
+ul.offers li{border-top:1px solid #e3e7eb;padding:.6rem 0;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+ul.offers .facts{flex:1;min-width:12rem}
+ul.offers .facts>div{margin:.1rem 0}
+a.go{padding:.45rem .9rem;border:2px solid #e8590c;border-radius:.4rem;color:#b8440a;font-weight:700;text-decoration:none;white-space:nowrap}
+.price{font-size:1.2rem;font-weight:700;white-space:nowrap}
+.from{color:#5f6b7a;text-decoration:line-through;white-space:nowrap}
 .muted{color:#5f6b7a;font-size:.9rem}
 .label{display:inline-block;background:#fff3bf;color:#5c3d00;border-radius:.3rem;padding:0 .4rem;font-size:.85rem;font-weight:700}
 .offer-page img{width:100%;max-width:20rem;height:auto}
 .offer-page .price{font-size:1.6rem}
+.offer-page p{margin:.4rem 0}
 a.buy{margin-top:.75rem}
 nav.pages{margin:1rem 0}
 @media (max-width:30rem){.card img{width:100%;height:12rem}main{padding:.75rem}}
@@ -103,13 +107,20 @@ export function shippingLabel(o: OfferView): string {
   return days !== null ? `${label} · entrega em até ${days} ${days === 1 ? 'dia' : 'dias'}` : label;
 }
 
-/** The price block: "de R$ x por R$ y" when a from-price was sent, installments, shipping. */
+/** The price: "de R$ x por R$ y" when a from-price was sent. */
 function priceHtml(o: OfferView): string {
   const from = o.original_price_cents !== null ? `<span class="from">de ${esc(money(o.original_price_cents))}</span> por ` : '';
-  const installments = o.installments
-    ? ` <span class="muted">ou ${o.installments.count}× de ${esc(money(o.installments.value_cents))}${o.installments.interest_free ? ' sem juros' : ' com juros'}</span>`
-    : '';
-  return `<span>${from}<span class="price">${esc(money(o.price_cents))}</span>${installments}</span> <span class="muted shipping">${esc(shippingLabel(o))}</span>`;
+  return `<span class="prices">${from}<span class="price">${esc(money(o.price_cents))}</span></span>`;
+}
+
+function installmentsHtml(o: OfferView): string {
+  if (!o.installments) return '';
+  const { count, value_cents, interest_free } = o.installments;
+  return `<span class="muted installments">ou ${count}× de ${esc(money(value_cents))}${interest_free ? ' sem juros' : ' com juros'}</span>`;
+}
+
+function shippingHtml(o: OfferView): string {
+  return `<span class="muted shipping">${esc(shippingLabel(o))}</span>`;
 }
 
 function ratingHtml(o: OfferView): string {
@@ -124,8 +135,9 @@ function conditionHtml(o: OfferView): string {
 
 function offerLine(o: OfferView): string {
   return (
-    `<li class="offer"><a href="${esc(local(o.offer_url))}"><strong class="store">${esc(o.store.name)}</strong></a>${conditionHtml(o)} ` +
-    `${priceHtml(o)}${ratingHtml(o)} <a class="go" href="${esc(local(o.buy_url))}" rel="nofollow">Ir à loja</a></li>`
+    `<li class="offer"><div class="facts"><div><a href="${esc(local(o.offer_url))}"><strong class="store">${esc(o.store.name)}</strong></a>${conditionHtml(o)}${ratingHtml(o)}</div>` +
+    `<div>${priceHtml(o)} ${installmentsHtml(o)}</div><div>${shippingHtml(o)}</div></div>` +
+    `<a class="go" href="${esc(local(o.buy_url))}" rel="nofollow">Ir à loja</a></li>`
   );
 }
 
@@ -159,7 +171,7 @@ export function offerPage(links: PageLinks, o: OfferView): string {
     `<article class="card offer-page"><img src="${esc(o.image_url)}" alt="${esc(o.title)}"><div class="body">` +
     `<h1>${esc(o.title)}</h1>${conditionHtml(o)}` +
     `<p>Vendido por <strong class="store">${esc(o.store.name)}</strong>${ratingHtml(o)}</p>` +
-    `<p>${priceHtml(o)}</p>` +
+    `<p>${priceHtml(o)}</p>${o.installments ? `<p>${installmentsHtml(o)}</p>` : ''}<p>${shippingHtml(o)}</p>` +
     `<a class="buy" href="${esc(local(o.buy_url))}" rel="nofollow">Ir à loja</a></div></article>`;
   return layout(links, `${esc(o.title)} — Compare ofertas`, body);
 }
