@@ -79,6 +79,11 @@ bench: build
 bench-scale: build deps-system
 	node dist/tests/bench/scale.js
 
+# Search under load (issue 17; not part of make test): SEARCH_OFFERS searchable offers (default 1 000 000), 50
+# searches/s while partners write; figures in docs/benchmarks.md.
+bench-search: build
+	node dist/tests/bench/search-bench.js
+
 # The shopper pages' screenshots of the README (docs/screenshots/*.png), taken by the browser test in Chromium.
 screenshots: build deps-system
 	SHOPPER_SCREENSHOTS=1 $(MOCHA) --no-config --timeout 180000 --exit dist/tests/browser/shopper-pages.browser.spec.js
