@@ -6,7 +6,7 @@ TSC := node_modules/.bin/tsc
 
 .PHONY: run test build install bench clean test-unit test-int test-e2e deps-system \
 	run-command-api run-query-api run-projections test-topology client \
-	run-topology test-engines soak bench-scale
+	run-topology test-engines soak bench-scale screenshots bench-search
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -22,7 +22,7 @@ build: install
 client: build
 	node clients/typescript/generate.mjs
 
-# System packages some tests need (real nats-server, nginx); installed from Debian when missing.
+# System packages some tests need (real nats-server, nginx, chromium); installed from Debian when missing.
 deps-system:
 	@bash infra/scripts/install-system-deps.sh
 
@@ -78,6 +78,15 @@ bench: build
 # BENCH_TARGET (a running make run-topology). Writes "## Scale benchmark" in docs/benchmarks.md. tests/bench/scale.ts.
 bench-scale: build deps-system
 	node dist/tests/bench/scale.js
+
+# Search under load (issue 17; not part of make test): SEARCH_OFFERS searchable offers (default 1 000 000), 50
+# searches/s while partners write; figures in docs/benchmarks.md.
+bench-search: build
+	node dist/tests/bench/search-bench.js
+
+# The shopper pages' screenshots of the README (docs/screenshots/*.png), taken by the browser test in Chromium.
+screenshots: build deps-system
+	SHOPPER_SCREENSHOTS=1 $(MOCHA) --no-config --timeout 180000 --exit dist/tests/browser/shopper-pages.browser.spec.js
 
 # Crash trials at volume (not part of make test): SOAK_TRIALS SIGKILLs under mixed load (default 100), each restarted
 # and checked (acknowledged writes kept, nothing applied twice, read models equal a replay). SOAK_SEED (default 1),

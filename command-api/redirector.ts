@@ -1,24 +1,28 @@
 /**
- * The redirector, outside `/v1`, public (no key): `GET {public_base}/p/{store address}/{sku}`.
+ * The click redirector, outside `/v1`, public (no key): `GET {public_base}/r/{store address}/{sku}` (SHOPPER.md; the
+ * `buy_url` of an offer, the "Ir à loja" link of the pages).
  *
- * For a live product that is `accepted` now (the products read model's base state, and not stale by the clock) it
- * records a click (`ClickRecorded`: click id, partner, environment, store, SKU, the price at that moment, the time;
- * no IP address, no browser data) and answers 302 to the product page with `svc_click=<click id>` — an existing
- * `svc_click` is replaced, the rest of the query and the fragment are kept as sent. Anything else — unknown
- * address or SKU, a product not accepted, stale or removed — answers a 404 page and records nothing.
+ * For an offer searchable now (shared-schema/shopper/offer-lookup.ts: the rule the search applies) it records a click
+ * (`ClickRecorded`: click id, partner, environment, store, SKU, the price at that moment, the time; no IP address,
+ * no browser data) and answers 302 to the product page with `svc_click=<click id>` — an existing `svc_click` is
+ * replaced, the rest of the query and the fragment are kept as sent. Anything else — unknown address or SKU, an
+ * offer not searchable (pending, rejected, stale, removed, unavailable, its store or domain not approved) — answers
+ * 404 (a Problem for `Accept: application/json`, an HTML page otherwise) and records nothing.
  *
- * `/test/p/…` (the svc_url of test products) answers 404 to everybody: test products are served to nobody, and no
- * test click is ever recorded by a visit (test clicks come from `POST /sandbox/clicks`).
+ * `/test/r/…` answers 404 to everybody: test products are served to nobody, and no test click is ever recorded by
+ * a visit (test clicks come from `POST /sandbox/clicks`).
  * HEAD answers like GET without recording a click (its Location carries no svc_click); other methods 405.
  *
- * It is a GET that writes, so the gateway sends `/p/` and `/test/p/` to the write side.
+ * It is a GET that writes, so the gateway sends `/r/` and `/test/r/` to the write side. `svc_url` (`/p/…`) is the
+ * offer page, served by the query door: opening it records nothing.
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
 import { newRequestId } from '../shared-schema/ids.js';
 import { tenantKey } from '../shared-schema/http/context.js';
-import { storeAddress, withClock } from '../shared-schema/product-status.js';
-import { PRODUCTS, type ProductDoc } from '../shared-schema/read-models/products.js';
+import { ProblemError } from '../shared-schema/problems.js';
+import { notFoundPage, pageLinks } from '../shared-schema/shopper/html.js';
+import { findSearchableOffer, parseOfferPath } from '../shared-schema/shopper/offer-lookup.js';
 import type { Tenant } from '../shared-schema/streams.js';
 import { recordClick } from './services/clicks.js';
 import type { CommandDeps } from './services/context.js';
@@ -44,36 +48,32 @@ export function withClickParam(url: string, clickId: string): string {
   return `${path}?${kept.join('&')}${fragment}`;
 }
 
-/** `/p/{address}/{sku}` → its two segments, decoded; null for anything else (`/test/p/…` included). */
-function parse(url: string): { address: string; sku: string } | null {
-  const path = url.split('?')[0]!.split('#')[0]!;
-  const m = /^\/p\/([^/]+)\/([^/]+)$/.exec(path);
-  if (!m) return null;
-  try {
-    return { address: decodeURIComponent(m[1]!), sku: decodeURIComponent(m[2]!) };
-  } catch {
-    return null;
-  }
+/** Where the redirector is served: the gateways send these prefixes to it, whatever the method. */
+export const REDIRECT_PREFIXES = ['/r/', '/test/r/'] as const;
+
+export const isRedirectPath = (url: string): boolean => REDIRECT_PREFIXES.some((p) => url.startsWith(p));
+
+export interface RedirectorOptions {
+  /** Base of the problems' `type` (the API's base URL). */
+  problemBaseUrl: string;
 }
 
-/**
- * The live product behind an address and SKU, accepted now. Store addresses are unique per partner; should two
- * partners publish the same address and SKU, the product published first keeps the link (then the lower partner id).
- */
-export async function findLiveTarget(deps: CommandDeps, address: string, sku: string): Promise<ProductDoc | null> {
-  const now = deps.clock.now();
-  const docs = await deps.reads.find<ProductDoc>(PRODUCTS, { where: { sku, env: 'live', base_state: 'accepted' }, limit: 100 });
-  const live = docs
-    .filter((d) => storeAddress(d.store_id) === address && withClock(d.base_state, d.last_write_at, now) === 'accepted')
-    .sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? '') || a.partner_id.localeCompare(b.partner_id));
-  return live[0] ?? null;
+/** A client that asks for JSON and not for HTML gets a Problem; browsers and everything else the HTML page. */
+function wantsJson(req: http.IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return /\bapplication\/(problem\+)?json\b/.test(accept) && !/\btext\/html\b/.test(accept);
 }
 
-const NOT_FOUND_PAGE =
-  '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Produto indisponível</title></head>' +
-  '<body><h1>Produto indisponível</h1><p>Este produto não está disponível no momento.</p></body></html>\n';
-
-export function createRedirector(deps: CommandDeps, log: Logger): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function createRedirector(deps: CommandDeps, log: Logger, options: RedirectorOptions): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const notFound = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void => {
+    const head = req.method === 'HEAD';
+    if (wantsJson(req)) {
+      const body = new ProblemError(404, [], 'No offer can be shown at this address.').toBody(options.problemBaseUrl, requestId);
+      res.writeHead(404, { 'Content-Type': 'application/problem+json', Vary: 'Accept' }).end(head ? undefined : JSON.stringify(body));
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept' }).end(head ? undefined : notFoundPage(pageLinks(deps.publicBaseUrl)));
+  };
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> => {
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
@@ -81,28 +81,27 @@ export function createRedirector(deps: CommandDeps, log: Logger): (req: http.Inc
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed.\n');
       return;
     }
-    const target = parse(req.url ?? '');
-    const found = target ? await findLiveTarget(deps, target.address, target.sku) : null;
-    if (!found) {
-      res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
-      return;
-    }
+    // Only the live prefix is parsed: `/test/r/…` finds nothing.
+    const target = parseOfferPath((req.url ?? '').split(/[?#]/)[0]!, '/r');
+    const found = target ? await findSearchableOffer(deps.reads, target.address, target.sku, deps.clock.now()) : null;
+    if (!found) return notFound(req, res, requestId);
+    const { offer } = found;
     if (req.method === 'HEAD') {
-      res.writeHead(302, { Location: found.product.product_url }).end();
+      res.writeHead(302, { Location: offer.product.product_url }).end();
       return;
     }
-    const tenant: Tenant = { partnerId: found.partner_id, env: 'live' };
+    const tenant: Tenant = { partnerId: offer.partner_id, env: 'live' };
     const recorded = await recordClick(
       deps,
       tenant,
-      { store_id: found.store_id, sku: found.sku, price_cents: found.product.price_cents },
+      { store_id: offer.store_id, sku: offer.sku, price_cents: offer.product.price_cents },
       'redirect',
       { recorded_at: deps.clock.now().toISOString(), request_id: requestId, actor: 'redirector' },
     );
     // The partner's next read waits for this click like for its own writes.
     await deps.messaging.raiseTo(`ryw:${tenantKey(tenant)}`, recorded.position);
-    res.writeHead(302, { Location: withClickParam(found.product.product_url, recorded.click.click_id) }).end();
-    log.info({ request_id: requestId, partner_id: tenant.partnerId, store_id: found.store_id, status: 302 }, 'redirect');
+    res.writeHead(302, { Location: withClickParam(offer.product.product_url, recorded.click.click_id) }).end();
+    log.info({ request_id: requestId, partner_id: tenant.partnerId, store_id: offer.store_id, status: 302 }, 'redirect');
   };
   return (req, res) => {
     const requestId = newRequestId();

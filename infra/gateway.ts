@@ -1,16 +1,21 @@
 /**
  * The in-process gateway of the embedded default: GET/HEAD go to the query door, every other method to the
  * command door (nginx does the same in the distributed topology; see infra/deploy/). The public redirector
- * (`/p/…`, `/test/p/…`) writes clicks, so it is served by the write side's own handler even for a GET.
+ * (`/r/…`, `/test/r/…`) writes clicks, so it is served by the write side's own handler even for a GET; the public
+ * pages and search (`/`, `/busca`, `/api/…`, the offer pages `/p/…`) are the query door's whatever the method (it
+ * answers 405 to anything but GET/HEAD there).
  */
 import http from 'node:http';
+import { isRedirectPath } from '../command-api/redirector.js';
+import { isShopperPath } from '../query-api/public/routes.js';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 export function gatewayHandler(command: Handler, query: Handler, redirect?: Handler): Handler {
   return (req, res) => {
-    if (redirect && (req.url?.startsWith('/p/') || req.url?.startsWith('/test/p/'))) return redirect(req, res);
-    return req.method === 'GET' || req.method === 'HEAD' ? query(req, res) : command(req, res);
+    const url = req.url ?? '/';
+    if (redirect && isRedirectPath(url)) return redirect(req, res);
+    return req.method === 'GET' || req.method === 'HEAD' || isShopperPath(url) ? query(req, res) : command(req, res);
   };
 }
 

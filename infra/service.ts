@@ -150,7 +150,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
   const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
-  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log)), config.port, config.host);
+  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })), config.port, config.host);
 
   const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
   const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);

@@ -13,7 +13,7 @@ import type { Clock } from '../shared-schema/ports/clock.js';
 import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
-import { shopperRoutes } from './public/search.js';
+import { shopperRoutes } from './public/routes.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -58,7 +58,7 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   const { deps } = options;
   return {
-    public: shopperRoutes(deps), // the shopper's routes outside /v1 (no key): /api/search
+    public: shopperRoutes(deps), // the shopper's routes outside /v1 (no key): /, /busca, /api/search, /p/…
     routes: async (ctx: DoorContext) => {
       const doc = options.publicDocuments[ctx.path.slice(API_PREFIX.length)];
       if (doc) {

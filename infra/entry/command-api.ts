@@ -1,6 +1,6 @@
 /**
  * The command-api process: the command door (every method but GET/HEAD, behind the gateway) and the public
- * redirector (`/p/…`, a GET that records clicks; the gateway sends it here). Any number of replicas: decisions are
+ * redirector (`/r/…`, a GET that records clicks; the gateway sends it here). Any number of replicas: decisions are
  * guarded by expected revisions, the rate brake and read-your-writes numbers are shared through NATS, and each
  * commit to the SQLite event store is announced (`appended`) so the projections process picks it up at once.
  *
@@ -22,7 +22,7 @@ runProcess('command-api', async ({ config, settings, log }) => {
   const stopAnnouncing = announceAppends(door.stores.events, door.stores.messaging);
   const deps = commandDeps(door.parts);
   const command = buildCommandApp(door.parts, deps, WRITE_ROUTES, door.ops.hooks).callback();
-  const port = await listen(gatewayHandler(command, command, createRedirector(deps, log)), config.port, config.host);
+  const port = await listen(gatewayHandler(command, command, createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })), config.port, config.host);
   const coverWorker = config.coverCheckWorker ? await startCoverWorker({ config, deps, log }) : null;
   return {
     servers: { port },

@@ -12,6 +12,8 @@ import type { Condition, Doc, Scalar, SortKey, SumQuery, SumRow, Where } from '.
 
 /** Side field holding `expires_at` as a BSON Date, for the TTL index. Never returned to callers. */
 export const EXPIRES_FIELD = '_expires';
+/** The folded words of a text collection's document (text.ts), kept beside it like `_expires`. */
+export const TEXT_FIELD = '_text';
 
 type Filter = Record<string, unknown>;
 
@@ -231,6 +233,7 @@ export function decimalStringToBigInt(text: string): bigint {
 export function toMongoDoc(doc: Doc): Document & { _id: string } {
   const plain = encodeKeys(JSON.parse(JSON.stringify(doc))) as Document & { _id: string };
   delete plain[EXPIRES_FIELD];
+  delete plain[TEXT_FIELD];
   const at = plain.expires_at;
   if (typeof at === 'string' || typeof at === 'number') {
     const date = new Date(at);
@@ -239,10 +242,11 @@ export function toMongoDoc(doc: Doc): Document & { _id: string } {
   return plain;
 }
 
-/** A stored document back to plain JSON: keys decoded, without `_expires`, without any BSON type leaking out. */
+/** A stored document back to plain JSON: keys decoded, without `_expires` and `_text`, without any BSON type leaking out. */
 export function fromMongoDoc<T extends Doc>(stored: Document): T {
   const out = plainValue(stored) as Record<string, unknown>;
   delete out[EXPIRES_FIELD];
+  delete out[TEXT_FIELD];
   return out as T;
 }
 

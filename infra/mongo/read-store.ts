@@ -18,6 +18,11 @@
  * There is no write-by-write fallback: it lost atomicity silently, and not every projector is idempotent per write.
  *
  * Units run one at a time per instance (projector semantics), behind a small mutex.
+ *
+ * Text search (`textSearch`, for collections that declare `text` fields): the folded words of those fields in a
+ * side field `_text` with a multikey index, written with the document in the same unit (text.ts says why not `$text`).
+ * The fields are learnt from `ensureCollections`, which every process writing a collection calls at start; it also
+ * gives the words to documents written before the collection declared them.
  */
 import { BSON, MongoClient, MongoError, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb';
@@ -33,6 +38,8 @@ import type {
   SumRow,
   Where,
 } from '../../shared-schema/ports/read-store.js';
+import type { TextQuery, TextSearchable } from '../../shared-schema/ports/text-search.js';
+import { TEXT_FIELD, TEXT_INDEX, TEXT_INDEX_NAME, textFilter, textWordsOf } from './text.js';
 import {
   EXPIRES_FIELD,
   andFilters,
@@ -102,9 +109,21 @@ interface Stored extends Document {
 }
 const coll = (db: Db, name: string) => db.collection<Stored>(name);
 
-export class MongoReadStore implements ReadStore {
+/** The declared text fields of each collection (collection → fields), shared by a store and its units. */
+type TextFields = Map<string, readonly string[]>;
+
+/** A document as stored: keys encoded, `_expires` and, for a text collection, `_text` beside it. */
+function stored(doc: Doc, text: TextFields, collection: string): Document & { _id: string } {
+  const out = toMongoDoc(doc);
+  const fields = text.get(collection);
+  if (fields) out[TEXT_FIELD] = textWordsOf(doc, fields);
+  return out;
+}
+
+export class MongoReadStore implements ReadStore, TextSearchable {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly outside: SessionView;
+  private readonly text: TextFields = new Map();
 
   /**
    * Connects and checks that the server runs transactions (refusing a standalone server). `dbName` defaults to the
@@ -127,7 +146,7 @@ export class MongoReadStore implements ReadStore {
     private readonly db: Db,
     private readonly options: MongoReadStoreOptions = {},
   ) {
-    this.outside = new SessionView(db, undefined);
+    this.outside = new SessionView(db, undefined, this.text);
   }
 
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
@@ -142,7 +161,39 @@ export class MongoReadStore implements ReadStore {
         if (fields.length > 0) await c.createIndex(fields.map((f) => [encodeKey(f), 1] as [string, 1]));
       }
       if ('expires' in spec && spec.expires) await c.createIndex([[EXPIRES_FIELD, 1]], { expireAfterSeconds: 0 });
+      const text = 'text' in spec ? spec.text : undefined;
+      if (text && text.length > 0) {
+        this.text.set(spec.name, [...text]);
+        await c.createIndex(TEXT_INDEX, { name: TEXT_INDEX_NAME });
+        await this.giveWords(spec.name, text);
+      } else {
+        this.text.delete(spec.name);
+      }
     }
+  }
+
+  /** Documents without words yet (written before the collection declared its text fields) get them, in batches. */
+  private async giveWords(collection: string, fields: readonly string[]): Promise<void> {
+    const c = coll(this.db, collection);
+    const projection = Object.fromEntries(fields.map((f) => [encodeKey(f), 1]));
+    const cursor = c.find({ [TEXT_FIELD]: { $exists: false } }, { projection, batchSize: FLUSH_OPS });
+    let ops: AnyBulkWriteOperation<Stored>[] = [];
+    const send = async () => {
+      if (ops.length > 0) await c.bulkWrite(ops, { ordered: false });
+      ops = [];
+    };
+    for await (const row of cursor) {
+      const words = textWordsOf(fromMongoDoc(row), fields);
+      // Only if still without words: a unit that wrote the document meanwhile gave it the current ones.
+      ops.push({ updateOne: { filter: { ...idFilter(row._id), [TEXT_FIELD]: { $exists: false } }, update: { $set: { [TEXT_FIELD]: words } } } });
+      if (ops.length >= FLUSH_OPS) await send();
+    }
+    await send();
+  }
+
+  /** Documents whose text fields hold every word (the last as a prefix when asked), at most `limit`, in no promised order. */
+  textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
+    return this.outside.textSearch<T>(collection, query);
   }
 
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
@@ -189,7 +240,7 @@ export class MongoReadStore implements ReadStore {
   /** One run of the unit in one transaction. Only the commit is retried when its outcome is unknown (committing twice commits once). */
   private async inTransaction<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
-    const tx = new UnitTx(this.db, session);
+    const tx = new UnitTx(this.db, session, this.text);
     try {
       session.startTransaction({
         readConcern: { level: 'snapshot' },
@@ -229,7 +280,7 @@ export class MongoReadStore implements ReadStore {
 
   async insertIfAbsent(collection: string, doc: Doc): Promise<boolean> {
     try {
-      await coll(this.db, collection).insertOne(toMongoDoc(doc));
+      await coll(this.db, collection).insertOne(stored(doc, this.text, collection));
       return true;
     } catch (err) {
       if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
@@ -238,7 +289,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean> {
-    const { _id, ...rest } = toMongoDoc(doc);
+    const { _id, ...rest } = stored(doc, this.text, collection);
     const result = await coll(this.db, collection).replaceOne(matchFilter(doc._id, match), rest);
     return result.matchedCount === 1;
   }
@@ -282,6 +333,7 @@ class SessionView implements ReadView {
   constructor(
     protected readonly db: Db,
     protected readonly session: ClientSession | undefined,
+    protected readonly text: TextFields,
   ) {}
 
   protected opts(): { session?: ClientSession } {
@@ -319,6 +371,11 @@ class SessionView implements ReadView {
   sum(collection: string, query: SumQuery): Promise<SumRow[]> {
     const pipeline = sumPipeline(query);
     return this.op(async () => sumRows(query, await coll(this.db, collection).aggregate(pipeline, this.opts()).toArray()));
+  }
+
+  async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
+    const filter = textFilter(query);
+    return this.op(async () => (await coll(this.db, collection).find(filter, { ...this.opts(), limit: query.limit }).toArray()).map((d) => fromMongoDoc<T>(d)));
   }
 }
 
@@ -377,7 +434,7 @@ class UnitTx extends SessionView implements ReadTx {
 
   async put(collection: string, doc: Doc): Promise<void> {
     this.open();
-    const { _id, ...rest } = toMongoDoc(doc);
+    const { _id, ...rest } = stored(doc, this.text, collection);
     const size = BSON.calculateObjectSize(rest) + BSON.calculateObjectSize({ _id });
     if (size > MAX_DOCUMENT_BYTES) throw new RangeError(`document ${collection}/${doc._id} is ${size} bytes as BSON; MongoDB stores at most ${MAX_DOCUMENT_BYTES}`);
     await this.buffer(collection, { replaceOne: { filter: idFilter(doc._id), replacement: rest, upsert: true } });

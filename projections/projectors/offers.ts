@@ -18,10 +18,9 @@ import { applyPatch } from '../../shared-schema/product-status.js';
 import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
-export const OFFERS = 'offers';
-export const OFFER_STORES = 'offer_stores';
 
 function withText(doc: OfferDoc): OfferDoc {
   const live = !doc.removed;
@@ -91,10 +90,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
 
 export const offersProjector: Projector = {
   name: 'offers',
-  collections: [
-    { name: OFFERS, indexes: [['gtin']], text: ['text_title', 'text_other'] },
-    { name: OFFER_STORES, indexes: [] },
-  ],
+  collections: OFFER_COLLECTIONS,
   categories: ['product', 'store'],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);

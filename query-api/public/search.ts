@@ -1,6 +1,7 @@
 /**
- * `GET /api/search?q=&limit=&cursor=` (SHOPPER.md): public, no key, outside `/v1`. Served by the query door (the
- * gateway and nginx send GET/HEAD there), in front of its authentication.
+ * The search of the shopper side (SHOPPER.md), behind `GET /api/search?q=&limit=&cursor=` (JSON) and the results
+ * page `/busca` (pages.ts): public, no key, outside `/v1`, served by the query door in front of its authentication
+ * (routes.ts).
  *
  * The answer: the offers whose text holds every word of `q` (text index of the offers model, at most
  * CANDIDATES of them, plus the offers sharing a gtin with those), kept while searchable at the service clock's now,
@@ -17,7 +18,7 @@ import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schem
 import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { rankProducts, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
 import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
-import { OFFER_STORES, OFFERS } from '../../projections/projectors/offers.js';
+import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import type { QueryDeps } from '../app.js';
 
 export const SEARCH_PATH = '/api/search';
@@ -26,12 +27,12 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;
 /** Offers read from the text index per search (the bound on a search's cost). */
 export const CANDIDATES = 1000;
-/** Searches per minute per client address (`/api/search` and, later, `/busca`). */
+/** Searches per minute per client address (`/api/search` and `/busca` count together). */
 export const PUBLIC_SEARCHES_PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
 const GTIN_CHUNK = 200;
 
-type SearchParams = { q: string; words: string[]; limit: number; offset: number };
+export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
 function one(ctx: DoorContext, name: string, errors: FieldError[]): string | undefined {
   const v = ctx.query[name];
@@ -46,7 +47,8 @@ function cursorScope(words: readonly string[]): CursorScope {
   return { tenant: { env: 'live', partnerId: 'public' }, list: 'shopper-search', filters: { q: words.join(' ') } };
 }
 
-function parse(ctx: DoorContext, deps: QueryDeps): SearchParams {
+/** The search's parameters, or a 422 listing every bad one. */
+export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
   const errors: FieldError[] = [];
   for (const k of Object.keys(ctx.query)) {
     if (k !== 'q' && k !== 'limit' && k !== 'cursor') errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of this search.`));
@@ -75,7 +77,8 @@ function parse(ctx: DoorContext, deps: QueryDeps): SearchParams {
   return { q, words, limit, offset };
 }
 
-async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
+/** The per-address brake of the public searches: 429 with Retry-After above PUBLIC_SEARCHES_PER_MINUTE. */
+export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
   const now = deps.clock.now().getTime();
   const window = Math.floor(now / WINDOW_MS);
   const count = await deps.messaging.increment(`pubrate:${ctx.ip}:search:${window}`, 1, WINDOW_MS * 2);
@@ -116,20 +119,20 @@ export async function search(deps: QueryDeps, params: SearchParams): Promise<Sea
   };
 }
 
-/** The public shopper routes, in front of the query door's authentication; other paths go on. */
-export function shopperRoutes(deps: QueryDeps) {
-  return async (ctx: DoorContext, next: Next): Promise<void> => {
-    if (ctx.path !== SEARCH_PATH && !ctx.path.startsWith('/api/')) return next();
-    if (ctx.path !== SEARCH_PATH) throw new ProblemError(404, [], 'No such resource.');
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
-    await brake(ctx, deps);
-    const params = parse(ctx, deps);
-    try {
-      ctx.body = await search(deps, params);
-    } catch (err) {
-      if (err instanceof TextSearchUnavailable) throw new ProblemError(503, [], 'Search is not available on this deployment yet.');
-      throw err;
-    }
-    ctx.set('Cache-Control', 'no-store');
-  };
+/** `GET /api/search`: the JSON SearchPage. */
+export async function searchApi(ctx: DoorContext, deps: QueryDeps): Promise<void> {
+  await brake(ctx, deps);
+  const params = parseSearch(ctx, deps);
+  ctx.body = await searchOrUnavailable(deps, params);
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/** `search`, with a deployment whose read store has no text index answering 503. */
+export async function searchOrUnavailable(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
+  try {
+    return await search(deps, params);
+  } catch (err) {
+    if (err instanceof TextSearchUnavailable) throw new ProblemError(503, [], 'Search is not available on this deployment.');
+    throw err;
+  }
 }

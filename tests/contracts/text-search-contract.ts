@@ -2,7 +2,8 @@
  * The text-search extension of the read-store port (shared-schema/ports/text-search.ts), for any adapter that offers
  * it: folding (case, accents), every word required, prefix only on the last word and from MIN_PREFIX_LENGTH, the
  * index following put / delete / rollback in the same unit of work, a re-indexed update, bounds refused, drop.
- * The SQLite adapter runs it (text-search.sqlite.int.spec.ts); a MongoDB adapter is still to come.
+ * The SQLite adapter runs it (text-search.sqlite.int.spec.ts), and the MongoDB one whenever MONGO_URL names a server
+ * (text-search.mongo.int.spec.ts).
  */
 import { expect } from 'chai';
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';

@@ -5,6 +5,7 @@ import {
   DAY,
   codes,
   iso,
+  offerPageUrl,
   plus,
   publish,
   putProduct,
@@ -31,6 +32,8 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     await registerStore(hub, 'Loja-A');
     await putProduct(t, hub, 'Loja-A', 'sku-1', { product_url: 'https://shop.test/p/1?color=blue&svc_click=old&size=M#reviews', price_cents: 12345 });
     await putProduct(t, hub, 'Loja-A', 'sku-pending', { product_url: 'https://shop.test/p/2' });
+    await putProduct(t, hub, 'Loja-A', 'sku-off', { product_url: 'https://shop.test/p/3', available: false });
+    await publish(t, hub, 'live', 'Loja-A', 'sku-off');
     await publish(t, hub, 'live', 'Loja-A', 'sku-1');
     await registerStore(hubTest, 'loja-t');
     await putProduct(t, hubTest, 'loja-t', 'sku-t', { price_cents: 500 });
@@ -40,7 +43,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
   beforeEach(() => t.clock.set(new Date(T0))); // a test that moves the clock moves it for itself only
   after(async () => t.close());
 
-  describe('the redirector', () => {
+  describe('the redirector at /r/ (buy_url)', () => {
     it('records a click of a live accepted product and sends the shopper on with svc_click, the rest of the query kept', async () => {
       const r = await visit(redirectUrl(t, 'loja-a', 'sku-1'));
       expect(r.status).to.equal(302);
@@ -61,10 +64,11 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       );
     });
 
-    it('answers a 404 page and records nothing for an unpublished, unknown or test product', async () => {
+    it('answers a 404 page and records nothing for an offer that is not searchable, unknown or test', async () => {
       const before = (await hub.api.get('/clicks')).body.data.length;
       for (const url of [
         redirectUrl(t, 'loja-a', 'sku-pending'), // pending: cover never checked
+        redirectUrl(t, 'loja-a', 'sku-off'), // accepted, but available: false
         redirectUrl(t, 'loja-a', 'sku-nope'),
         redirectUrl(t, 'loja-b', 'sku-1'), // wrong store address
         redirectUrl(t, 'loja-t', 'sku-t', '/test'), // test products are served to nobody
@@ -73,6 +77,11 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
         const r = await visit(url);
         expect(r.status, url).to.equal(404);
         expect(r.headers.get('content-type')).to.contain('text/html');
+        expect(await r.text()).to.contain('lang="pt-BR"');
+        const json = await fetch(url, { redirect: 'manual', headers: { Accept: 'application/json' } });
+        expect(json.status, url).to.equal(404);
+        expect(json.headers.get('content-type')).to.contain('application/problem+json');
+        expect(await json.json()).to.include({ status: 404, title: 'Not Found' });
       }
       expect((await hub.api.get('/clicks')).body.data.length).to.equal(before);
       expect((await hubTest.api.get('/clicks')).body.data).to.deep.equal([]);
@@ -100,6 +109,45 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(302);
       t.clock.advance(48 * 3_600_000 + 1000);
       expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(404);
+    });
+  });
+
+  describe('svc_url (/p/) is the offer page', () => {
+    it('shows the offer (HTML, or the JSON Offer) with "Ir à loja" to the redirector, and records no click', async () => {
+      t.clock.advance(1000); // the default window [now − 30 days, now) leaves out a click at exactly now
+      const before = (await hub.api.get('/clicks')).body.data.length;
+      const product = await hub.api.get('/products/sku-1');
+      const svcUrl = offerPageUrl(t, 'loja-a', 'sku-1');
+      expect(new URL(product.body.svc_url).pathname).to.equal(new URL(svcUrl).pathname);
+      const page = await visit(svcUrl);
+      expect(page.status).to.equal(200);
+      expect(page.headers.get('content-type')).to.contain('text/html');
+      const html = await page.text();
+      expect(html).to.contain('R$ 123,45').and.contain('<a class="buy" href="/r/loja-a/sku-1" rel="nofollow">Ir à loja</a>');
+      const head = await visit(svcUrl, 'HEAD');
+      expect(head.status).to.equal(200);
+      const json = await fetch(svcUrl, { headers: { Accept: 'application/json' } });
+      expect(json.status).to.equal(200);
+      const offer = await json.json();
+      expect(offer).to.include({ sku: 'sku-1', price_cents: 12345, offer_url: product.body.svc_url });
+      expect(offer.buy_url).to.equal(product.body.svc_url.replace('/p/', '/r/'));
+      expect(offer.store).to.deep.equal({ store_id: 'Loja-A', name: 'Loja Exemplo' });
+      t.clock.advance(1);
+      expect((await hub.api.get('/clicks')).body.data.length).to.equal(before);
+    });
+
+    it('answers 404 (HTML, or a Problem for JSON) for what is not searchable and for the test area, 405 to writes', async () => {
+      for (const url of [offerPageUrl(t, 'loja-a', 'sku-pending'), offerPageUrl(t, 'loja-a', 'sku-off'), offerPageUrl(t, 'loja-a', 'sku-nope'), offerPageUrl(t, 'loja-t', 'sku-t', '/test'), offerPageUrl(t, 'loja-a', 'sku-1', '/test')]) {
+        const r = await visit(url);
+        expect(r.status, url).to.equal(404);
+        expect(r.headers.get('content-type'), url).to.contain('text/html');
+        const json = await fetch(url, { headers: { Accept: 'application/json' } });
+        expect(json.status, url).to.equal(404);
+        expect(json.headers.get('content-type'), url).to.contain('application/problem+json');
+      }
+      const post = await visit(offerPageUrl(t, 'loja-a', 'sku-1'), 'POST');
+      expect(post.status).to.equal(405);
+      expect(post.headers.get('allow')).to.equal('GET, HEAD');
     });
   });
 

@@ -39,8 +39,12 @@ export async function publish(t: TestService, p: Partner, env: Env, storeId: str
   expect(await t.service.runner.waitFor(appended.position, 30_000)).to.equal(true);
 }
 
-/** The public redirector's address of a product (`/p/{address}/{sku}`) on the test gateway. */
+/** The click redirector's address of an offer (`/r/{address}/{sku}`, its `buy_url`) on the test gateway. */
 export const redirectUrl = (t: TestService, address: string, sku: string, prefix = ''): string =>
+  `${t.api.replace(/\/v1$/, '')}${prefix}/r/${encodeURIComponent(address)}/${encodeURIComponent(sku)}`;
+
+/** The offer page's address (`/p/{address}/{sku}`, the `svc_url` of live products) on the test gateway. */
+export const offerPageUrl = (t: TestService, address: string, sku: string, prefix = ''): string =>
   `${t.api.replace(/\/v1$/, '')}${prefix}/p/${encodeURIComponent(address)}/${encodeURIComponent(sku)}`;
 
 /** Follows nothing: the redirector's own answer. */

@@ -3,11 +3,10 @@
  * past 48 h, to the millisecond), shipping (rule 2), commission (rule 1), price sanity (rule 5), the condition rule,
  * matching (accents, case, prefix of the last word), query bounds and the rate brake per address.
  */
-import http from 'node:http';
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, putProduct, registerStore } from './commerce-support.js';
+import { getFrom, offer as makeOffer, rootOf, settle as settleAll } from './shopper-support.js';
 
 type OfferJson = {
   store: { store_id: string; name: string };
@@ -27,44 +26,17 @@ describe('shopper search over HTTP: GET /api/search', function () {
   let hub: Partner;
   let other: Partner;
   const T0 = Date.parse('2026-03-01T12:00:00.000Z');
-  const root = () => t.api.replace(/\/v1$/, '');
-  /** A search sent from a loopback address of its own (the brake counts per address; 127.0.0.0/8 is all ours). */
-  const search = (query: string, from = '127.0.0.1', headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; headers: Headers; body: PageJson & { errors?: { field: string; code: string }[] } }>((resolve, reject) => {
-      const url = new URL(`${root()}/api/search?${query}`);
-      const req = http.get({ host: url.hostname, port: url.port, path: url.pathname + url.search, localAddress: from, headers, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-          resolve({ status: res.statusCode ?? 0, headers: h, body: JSON.parse(text) });
-        });
-      });
-      req.on('error', reject);
-    });
+  const search = async (query: string, from = '127.0.0.1', headers: Record<string, string> = {}) => {
+    const r = await getFrom(`${rootOf(t)}/api/search?${query}`, from, headers);
+    return { status: r.status, headers: r.headers, body: JSON.parse(r.text) as PageJson & { errors?: { field: string; code: string }[] } };
+  };
   const q = async (words: string) => {
     const r = await search(`q=${encodeURIComponent(words)}`);
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     return r.body;
   };
-  /** Waits until the projections have applied everything written so far (no fixed sleep). */
-  const settle = async () => expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000)).to.equal(true);
-  /** A passing cover check of the product's current cover, appended to its stream (the cover reactor is tested elsewhere). */
-  const coverOk = async (p: Partner, sku: string) => {
-    const stream = streams.product({ partnerId: p.partnerId, env: 'live' }, sku);
-    const history = await t.service.events.readStream(stream);
-    const withProduct = [...history].reverse().find((e) => (e.data as { product?: unknown }).product !== undefined)!;
-    const url = (withProduct.data as { product: { image_urls: string[] } }).product.image_urls[0]!;
-    const now = t.clock.now().toISOString();
-    await t.service.events.appendToStream(stream, [{ type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } }]);
-  };
-  /** A product sent now and made `accepted` (its store is approved in `before`). */
-  const offer = async (p: Partner, store: string, sku: string, fields: Record<string, unknown>) => {
-    await putProduct(t, p, store, sku, fields);
-    await coverOk(p, sku);
-  };
+  const settle = () => settleAll(t);
+  const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) => makeOffer(t, p, store, sku, fields);
 
   before(async () => {
     t = await startTestService();

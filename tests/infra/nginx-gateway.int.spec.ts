@@ -182,6 +182,24 @@ if (!nginx) {
       ]);
     });
 
+    it('sends the click redirector to the command API and the shopper pages, search and offer pages to the query API, whatever the method', async () => {
+      const targets = ['/r/loja-a/sku-1?x=1', '/test/r/loja-a/sku-1', '/', '/busca?q=cafe', '/api/search?q=cafe', '/p/loja-a/sku-1', '/test/p/loja-a/sku-1'];
+      for (const path of targets) {
+        for (const method of ['GET', 'POST']) {
+          const res = await fetch(`${base}${path}`, { method, body: method === 'GET' ? undefined : '{}' });
+          expect(res.status, `${method} ${path}`).to.equal(200);
+          await res.arrayBuffer();
+        }
+      }
+      const side = (path: string) => (path.includes('/r/') ? 'command' : 'query');
+      expect(seen.map((s) => `${s.method} ${s.url} ${s.side}`)).to.deep.equal(targets.flatMap((p) => [`GET ${p} ${side(p)}`, `POST ${p} ${side(p)}`]));
+      // Any other path keeps the rule of the partner API: reads to the query API, writes to the command API.
+      seen.length = 0;
+      await (await fetch(`${base}/rr/x`, { method: 'POST', body: '{}' })).arrayBuffer();
+      await (await fetch(`${base}/buscar`, { method: 'POST', body: '{}' })).arrayBuffer();
+      expect(seen.map((s) => s.side)).to.deep.equal(['command', 'command']);
+    });
+
     it('serves the published contract and guide from the query API', async () => {
       for (const path of ['/v1/openapi.json', '/v1/openapi.yaml', '/v1/guia.md']) {
         const res = await fetch(`${base}${path}`);

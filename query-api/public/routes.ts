@@ -1,0 +1,32 @@
+/**
+ * The public shopper routes of the query door (SHOPPER.md), outside `/v1`, no key, in front of its authentication:
+ * `/` (home), `/busca` (results page), `/api/search` (JSON), `/p/…` and `/test/p/…` (offer pages). Only GET and
+ * HEAD; anything else 405. Other paths go on to the partner API.
+ */
+import type { Next } from 'koa';
+import type { DoorContext } from '../../shared-schema/http/context.js';
+import { ProblemError } from '../../shared-schema/problems.js';
+import type { QueryDeps } from '../app.js';
+import { home, offer, results } from './pages.js';
+import { SEARCH_PATH, searchApi } from './search.js';
+
+const pathOf = (url: string): string => url.split(/[?#]/)[0]!;
+
+/** Whether a request target is one of the shopper routes (the gateways send them to the query door, any method). */
+export function isShopperPath(url: string): boolean {
+  const path = pathOf(url);
+  return path === '/' || path === '/busca' || path.startsWith('/api/') || path.startsWith('/p/') || path.startsWith('/test/p/');
+}
+
+export function shopperRoutes(deps: QueryDeps) {
+  return async (ctx: DoorContext, next: Next): Promise<void> => {
+    const path = ctx.path;
+    if (!isShopperPath(path)) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (path === '/') return home(ctx, deps);
+    if (path === '/busca') return results(ctx, deps);
+    if (path === SEARCH_PATH) return searchApi(ctx, deps);
+    if (path.startsWith('/api/')) throw new ProblemError(404, [], 'No such resource.');
+    return offer(ctx, deps);
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The offers read model of the shopper side (SHOPPER.md), written by projections/projectors/offers.ts, read by the
+ * search, the offer page and the redirector: one document per live SKU (`OfferDoc`) and one per live store
+ * (`OfferStoreDoc`), joined at read time. Its documents are described in shared-schema/shopper/offer-facts.ts.
+ */
+import type { CollectionSpec } from '../ports/read-store.js';
+
+export const OFFERS = 'offers';
+export const OFFER_STORES = 'offer_stores';
+
+export const OFFER_COLLECTIONS: readonly CollectionSpec[] = [
+  // gtin: the other offers of a product; sku: the offer behind an address (offer page, redirector).
+  { name: OFFERS, indexes: [['gtin'], ['sku']], text: ['text_title', 'text_other'] },
+  { name: OFFER_STORES, indexes: [] },
+];

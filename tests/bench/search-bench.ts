@@ -1,0 +1,288 @@
+/**
+ * The shopper search under load (issue 17; not part of make test): `make bench-search` (`SEARCH_OFFERS`, default
+ * 1 000 000; `SEARCH_SECONDS`, default 60; `SEARCH_RATE`, default 50/s; `SEARCH_WRITERS`, default 30 partners).
+ *
+ * 1. Seeds the offers read model of a fresh DATA_DIR with SEARCH_OFFERS searchable offers (1 000 stores of 300
+ *    partners, titles from a small vocabulary so that common words match thousands of offers, a third of the offers
+ *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, without the
+ *    2 × N events behind them, which would take hours to send through the API here.
+ * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
+ * 3. For SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one to three words, the last
+ *    one a prefix at times; from 100 loopback addresses, under the per-address brake), while SEARCH_WRITERS partners
+ *    send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates, projected into the same
+ *    read model. A search's latency runs from its scheduled start to its answer's end (no coordinated omission).
+ *
+ * Prints one JSON line with the figures. Loopback only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { ALL_COLLECTIONS } from '../../infra/service.js';
+import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
+import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import { send } from '../support/keep-alive.js';
+import { nextCnpj } from '../support/service.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const OFFERS_N = env('SEARCH_OFFERS', 1_000_000);
+const SECONDS = env('SEARCH_SECONDS', 60);
+const RATE = env('SEARCH_RATE', 50);
+const WRITERS = env('SEARCH_WRITERS', 30);
+const PORT = env('SEARCH_PORT', 18480);
+const ADMIN_PORT = PORT + 1;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+const NOUNS = ('camiseta calca tenis bota sandalia jaqueta vestido saia bermuda meia bone mochila bolsa carteira relogio oculos ' +
+  'chaleira panela frigideira liquidificador batedeira cafeteira torradeira sanduicheira fritadeira micro-ondas geladeira fogao ' +
+  'ventilador aquecedor umidificador aspirador ferro secador chapinha barbeador escova notebook celular tablet monitor teclado ' +
+  'mouse fone caixa carregador cabo roteador impressora cadeira mesa sofa colchao travesseiro lencol toalha tapete cortina ' +
+  'luminaria abajur espelho quadro vaso bicicleta patinete skate bola raquete halter esteira').split(' ');
+const ADJECTIVES = 'azul preto branco vermelho verde amarelo rosa cinza bege marrom grande pequeno medio leve compacto portatil eletrico digital infantil adulto masculino feminino unissex premium basico classico moderno retro esportivo casual'.split(' ');
+const MATERIALS = 'inox aluminio algodao couro plastico madeira vidro ceramica silicone bambu linho poliester nylon metal'.split(' ');
+const BRANDS = Array.from({ length: 200 }, (_, i) => `Marca${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+
+/** A small deterministic generator (the same data on every run). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+function gtinOf(n: number): string {
+  const body = `789${String(n).padStart(9, '0')}`;
+  const sum = [...body].reduce((acc, d, i) => acc + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+export async function seed(dataDir: string, now: Date): Promise<{ ms: number; bytes: number }> {
+  const started = Date.now();
+  const store = await SqliteReadStore.open({ path: path.join(dataDir, 'read.db'), sweepIntervalMs: 0 });
+  await store.ensureCollections(ALL_COLLECTIONS());
+  const r = rng(17);
+  const PARTNERS = 300;
+  const STORES = 1000;
+  const at = now.toISOString();
+  await store.transact(async (tx) => {
+    for (let s = 0; s < STORES; s++) {
+      const partnerId = `pt_bench${s % PARTNERS}`;
+      const doc: OfferStoreDoc = { _id: scopedId({ env: 'live', partnerId }, `loja-${s}`), store_id: `loja-${s}`, name: `Loja ${s}`, status: 'active', domains: [`loja${s}.example`], domains_approved: [`loja${s}.example`], position: 0 };
+      await tx.put(OFFER_STORES, doc);
+    }
+  });
+  const UNIT = 5000;
+  for (let from = 0; from < OFFERS_N; from += UNIT) {
+    await store.transact(async (tx) => {
+      for (let n = from; n < Math.min(OFFERS_N, from + UNIT); n++) {
+        const s = Math.floor(r() * STORES);
+        const partnerId = `pt_bench${s % PARTNERS}`;
+        const noun = pick(r, NOUNS);
+        const brand = pick(r, BRANDS);
+        // A third of the offers share a gtin (a product sold by a few stores), the others stand alone.
+        const gtin = r() < 1 / 3 ? gtinOf(Math.floor(r() * (OFFERS_N / 9))) : undefined;
+        const product = offerProduct({
+          store_id: `loja-${s}`,
+          title: `${noun} ${pick(r, ADJECTIVES)} ${pick(r, MATERIALS)} ${brand} ${Math.floor(r() * 900) + 100}`,
+          brand,
+          category: `Casa > ${noun}`,
+          ...(gtin ? { gtin } : {}),
+          product_url: `https://loja${s}.example/p/${n}`,
+          image_urls: [`https://loja${s}.example/i/${n}.jpg`],
+          price_cents: 1000 + Math.floor(r() * 200_000),
+          available: true,
+          ...(r() < 0.5 ? { shipping: { type: 'fixed', cost_cents: 990 } } : {}),
+          ...(r() < 0.4 ? { rating: { average: Math.round(r() * 50) / 10, count: 1 + Math.floor(r() * 500) } } : {}),
+          updated_at: at,
+        } as Parameters<typeof offerProduct>[0]);
+        const sku = `sku-${n}`;
+        const doc: OfferDoc = {
+          _id: scopedId({ env: 'live', partnerId }, sku),
+          partner_id: partnerId,
+          sku,
+          store_id: product.store_id,
+          store_key: scopedId({ env: 'live', partnerId }, product.store_id),
+          gtin: product.gtin ?? null,
+          product,
+          removed: false,
+          cover: { url: product.image_urls[0]!, ok: true, reasons: [], checked_at: at },
+          last_write_at: at,
+          text_title: product.title,
+          text_other: otherText(product),
+          position: 0,
+        };
+        await tx.put(OFFERS, doc);
+      }
+    });
+  }
+  await store.close();
+  return { ms: Date.now() - started, bytes: fs.statSync(path.join(dataDir, 'read.db')).size };
+}
+
+function startServiceProcess(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/main.js')], {
+    env: { ...process.env, PORT: String(PORT), ADMIN_PORT: String(ADMIN_PORT), DATA_DIR: dataDir, ADMIN_TOKEN, COVER_CHECK: 'off', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (err.includes('ready:')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+  const r = await send(agent, new URL(url), method, body === undefined ? undefined : JSON.stringify(body), headers);
+  return { status: r.status, json: r.text ? (JSON.parse(r.text) as unknown) : null };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-bench-'));
+  let service: ChildProcess | undefined;
+  try {
+    const now = new Date();
+    const seeded = await seed(dataDir, now);
+    service = await startServiceProcess(dataDir);
+    const api = `http://127.0.0.1:${PORT}`;
+    const admin = `http://127.0.0.1:${ADMIN_PORT}/admin/v1`;
+    const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+    // The writing partners: each a live key and an approved store.
+    const writers: { key: string; n: number }[] = [];
+    for (let w = 0; w < WRITERS; w++) {
+      const p = (await call('POST', `${admin}/partners`, { name: `Escritor ${w}`, partner_type: 'store' }, auth)).json as { partner_id: string };
+      const k = (await call('POST', `${admin}/partners/${p.partner_id}/keys`, { environment: 'live' }, auth)).json as { api_key: string };
+      const storeBody = { name: `Escritor ${w}`, cnpj: nextCnpj(), website_url: `https://w${w}.example`, domains: [`w${w}.example`] };
+      const reg = await call('PUT', `${api}/v1/stores/loja-w`, storeBody, { Authorization: `Bearer ${k.api_key}` });
+      if (reg.status !== 200) throw new Error(`store: ${reg.status} ${JSON.stringify(reg.json)}`);
+      await call('POST', `${admin}/partners/${p.partner_id}/live/stores/loja-w/approve`, {}, auth);
+      writers.push({ key: k.api_key, n: 0 });
+    }
+
+    const r = rng(99);
+    const queries = Array.from({ length: 997 }, () => {
+      const kind = r();
+      const noun = pick(r, NOUNS).replace(/-.*/, '');
+      if (kind < 0.4) return noun;
+      if (kind < 0.8) return `${noun} ${pick(r, ADJECTIVES)}`;
+      return `${noun} ${pick(r, ADJECTIVES)} ${pick(r, MATERIALS).slice(0, 4)}`;
+    });
+    // Unloaded first: the same queries one after the other, nobody writing (what one search costs here).
+    const alone: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const started = performance.now();
+      const reply = await send(agent, new URL(`${api}/api/search?q=${encodeURIComponent(queries[i]!)}`), 'GET');
+      if (reply.status !== 200) throw new Error(`search: ${reply.status} ${reply.text}`);
+      alone.push(performance.now() - started);
+    }
+    alone.sort((a, b) => a - b);
+
+    const agents = Array.from({ length: 100 }, (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` } as http.AgentOptions));
+    const latencies: number[] = [];
+    const searchStatuses: Record<string, number> = {};
+    const writeStatuses: Record<string, number> = {};
+    let resultsSeen = 0;
+    const inFlight: Promise<void>[] = [];
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const searches = SECONDS * RATE;
+    const writesPerWriter = SECONDS * 10;
+    // Searches on their schedule.
+    for (let i = 0; i < searches; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      inFlight.push(
+        (async () => {
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+          const q = queries[i % queries.length]!;
+          const reply = await send(agents[i % agents.length]!, new URL(`${api}/api/search?q=${encodeURIComponent(q)}`), 'GET');
+          latencies.push(performance.now() - due);
+          searchStatuses[reply.status] = (searchStatuses[reply.status] ?? 0) + 1;
+          if (reply.status === 200) resultsSeen += ((JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0);
+        })(),
+      );
+    }
+    // Writes on theirs: 10 a second per partner (its brake is 600 a minute), half new SKUs, half updates.
+    writers.forEach((w, wi) => {
+      for (let i = 0; i < writesPerWriter; i++) {
+        const due = t0 + (i * 100) + (wi * 100) / WRITERS;
+        inFlight.push(
+          (async () => {
+            const wait = due - performance.now();
+            if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+            const sku = `w-${i % 2 === 0 ? i : Math.floor(i / 4)}`;
+            const body = {
+              store_id: 'loja-w',
+              title: `${pick(r, NOUNS)} ${pick(r, ADJECTIVES)} escritor ${wi}`,
+              product_url: `https://w${wi}.example/p/${sku}`,
+              image_urls: [`https://w${wi}.example/i/${sku}.jpg`],
+              price_cents: 1000 + i,
+              available: true,
+              updated_at: new Date(now.getTime() + i).toISOString(),
+            };
+            const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), { Authorization: `Bearer ${w.key}` });
+            writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
+            w.n++;
+          })(),
+        );
+      }
+    });
+    await Promise.all(inFlight);
+    const elapsed = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    latencies.sort((a, b) => a - b);
+    const figures = {
+      offers: OFFERS_N,
+      seed_seconds: Math.round(seeded.ms / 1000),
+      read_db_mb: Math.round(seeded.bytes / 1e6),
+      alone_p50_ms: Math.round(percentile(alone, 50) * 10) / 10,
+      alone_p99_ms: Math.round(percentile(alone, 99) * 10) / 10,
+      seconds: Math.round(elapsed * 10) / 10,
+      searches: latencies.length,
+      search_rate_per_s: Math.round((latencies.length / elapsed) * 10) / 10,
+      search_statuses: searchStatuses,
+      searches_with_results: resultsSeen,
+      p50_ms: Math.round(percentile(latencies, 50) * 10) / 10,
+      p90_ms: Math.round(percentile(latencies, 90) * 10) / 10,
+      p99_ms: Math.round(percentile(latencies, 99) * 10) / 10,
+      max_ms: Math.round(latencies[latencies.length - 1]! * 10) / 10,
+      writes: Object.values(writeStatuses).reduce((a, b) => a + b, 0),
+      write_rate_per_s: Math.round((Object.values(writeStatuses).reduce((a, b) => a + b, 0) / elapsed) * 10) / 10,
+      write_statuses: writeStatuses,
+      load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+      loadavg_1m: os.loadavg()[0],
+    };
+    console.log(JSON.stringify(figures));
+  } finally {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((res) => service!.once('exit', res));
+      service.kill('SIGTERM');
+      await exited;
+    }
+    agent.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
