@@ -59,6 +59,8 @@ export interface Config {
   coverFetch: CoverFetcherOptions;
   /** Cover checks running at once. */
   coverCheckConcurrency: number;
+  /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
+  batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
@@ -171,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coverCheck,
     coverFetch,
     coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
+    batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -38,6 +38,8 @@ const SECONDS = Number(process.env.SCALE_SECONDS || 20);
 const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS || 64);
 const PARTNERS = Number(process.env.SCALE_PARTNERS || 300);
 const SMALL_SKUS = 10_000;
+/** SCALE_ONLY=A: phase A alone (a quick run to profile the batch load). */
+const ONLY_A = process.env.SCALE_ONLY === 'A';
 const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
 const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
 const ADMIN_TOKEN = 'scale-bench-admin-token-0123456789';
@@ -141,7 +143,10 @@ interface Target {
 }
 
 async function startTarget(env: Record<string, string>, dataDir: string): Promise<Target> {
-  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000);
+  // SCALE_PROFILE=<dir>: a CPU profile of every thread of the service (written when it stops).
+  const profile = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.SCALE_PROFILE)}`] : [];
+  // SCALE_MAIN=<path of infra/main.js>: the service of another build (an A/B against the previous code, same run).
+  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000, profile, process.env.SCALE_MAIN || undefined);
   service.process.stdout!.resume();
   return { api: service.api, adminBase: service.admin, admin: client(service.admin, ADMIN_TOKEN), pids: [service.process.pid!], service, dataDir };
 }
@@ -267,7 +272,11 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   const dirs: string[] = [];
-  const env = { ...cover.env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  // The re-check scan runs at the service's default period (the tests' 100 ms would scan the catalog ten times a second).
+  const { COVER_RECHECK_SCAN_MS: _scan, ...coverEnv } = cover.env;
+  const env: Record<string, string> = { ...coverEnv, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  // SCALE_ENV_<NAME>=value: <NAME>=value for the service (A/B of a setting, e.g. SCALE_ENV_BATCH_PASSES=1).
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SCALE_ENV_') && v !== undefined) env[k.slice('SCALE_ENV_'.length)] = v;
   try {
     let t: Target;
     if (target) {
@@ -301,6 +310,13 @@ async function main(): Promise<void> {
       detail: `POST → every job done, ${f1(a.result.elapsedMs / 1000)} s; ${perReq(a.usage, a.result.answered * 1000)} per item; bare node:http answers the same POSTs at ${f0(aBare.result.itemsPerSec)} items/s; cover-check queue empty ${coverCheckLag}${bad(a.result)}`,
       target: '≥ 20,000 items/s (0 → 1,000,000)',
     });
+
+    if (ONLY_A && t.service) {
+      t.service.process.kill('SIGTERM');
+      await t.service.exited;
+      report(rows, notes);
+      return;
+    }
 
     // ---- P: PUT of new SKUs only
     step('P) PUT of new SKUs over every partner, saturation; then the bare server');
