@@ -38,8 +38,8 @@ const SECONDS = Number(process.env.SCALE_SECONDS || 20);
 const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS || 64);
 const PARTNERS = Number(process.env.SCALE_PARTNERS || 300);
 const SMALL_SKUS = 10_000;
-/** SCALE_ONLY=A: phase A alone (a quick run to profile the batch load). */
-const ONLY_A = process.env.SCALE_ONLY === 'A';
+/** SCALE_ONLY=A: phase A alone; SCALE_ONLY=P: phases A and P (quick runs to profile one load). */
+const ONLY = process.env.SCALE_ONLY ?? '';
 const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
 const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
 const ADMIN_TOKEN = 'scale-bench-admin-token-0123456789';
@@ -311,12 +311,12 @@ async function main(): Promise<void> {
       target: '≥ 20,000 items/s (0 → 1,000,000)',
     });
 
-    if (ONLY_A && t.service) {
-      t.service.process.kill('SIGTERM');
-      await t.service.exited;
+    const stopHere = async () => {
+      t.service!.process.kill('SIGTERM');
+      await t.service!.exited;
       report(rows, notes);
-      return;
-    }
+    };
+    if (ONLY === 'A' && t.service) return stopHere();
 
     // ---- P: PUT of new SKUs only
     step('P) PUT of new SKUs over every partner, saturation; then the bare server');
@@ -328,6 +328,7 @@ async function main(): Promise<void> {
     rows.push({ phase: 'P', what: `PUT new SKUs, ${PARTNERS} keys under the brake, cover on, ${CONNECTIONS} connections`, figure: `${f0(pRate)} PUT/s`, detail: `${stat(p.result.byType.put)}; ${perReq(p.usage, p.result.answered)}${bad(p.result)}` });
     rows.push({ phase: 'P', what: 'bare node:http, same client and mix', figure: `${f0(pBareRate)} req/s`, detail: `${stat(pBare.result.byType.put)}; ${perReq(pBare.usage, pBare.result.answered)}` });
     rows.push({ phase: 'P', what: 'ratio service / bare', figure: f2(pRate / pBareRate), detail: '', target: '≥ 0.25' });
+    if (ONLY === 'P' && t.service) return stopHere();
 
     // ---- B
     const b = await mixPhase('B', gen, t, bare, pids(), rows, true);
