@@ -38,7 +38,7 @@ const SECONDS = Number(process.env.SCALE_SECONDS || 20);
 const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS || 64);
 const PARTNERS = Number(process.env.SCALE_PARTNERS || 300);
 const SMALL_SKUS = 10_000;
-/** SCALE_ONLY=A: phase A alone; SCALE_ONLY=P: phases A and P (quick runs to profile one load). */
+/** SCALE_ONLY=A: phase A alone; P: A and P; B: A, P and B (quick runs to profile or compare one load). */
 const ONLY = process.env.SCALE_ONLY ?? '';
 const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
 const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
@@ -332,6 +332,7 @@ async function main(): Promise<void> {
 
     // ---- B
     const b = await mixPhase('B', gen, t, bare, pids(), rows, true);
+    if (ONLY === 'B' && t.service) return stopHere();
 
     // ---- D
     if (t.service && t.dataDir) {
