@@ -1,9 +1,9 @@
 /**
  * The batch runner: a reactor on the write side. It follows the `job` category of the log from a checkpoint to find
  * queued jobs, and works through them round-robin, one pass of one chunk per turn, so a 1000-item batch of one
- * partner holds back another partner's single item by one chunk at most. `passes` turns run at once, never two of one partner
- * area (its jobs take turns as before): a pass mostly waits for its group commits, and one pass at a time left the
- * event loop idle under a batch load (issue 16, docs/benchmarks.md).
+ * partner holds back another partner's single item by one chunk at most. `passes` turns run at once, never two of
+ * one partner area (its jobs take turns as before): a pass mostly waits for its group commits, and one pass at a time
+ * left the event loop idle under a batch load (issue 16, docs/benchmarks.md).
  *
  * One pass (deciders/job.ts `nextWave`): the items are applied with the same code as single writes, concurrently
  * (no SKU twice in a pass, so per-SKU array order holds), then their outcomes are appended to the job stream with
@@ -63,8 +63,9 @@ export class BatchRunner {
   private stopped = false;
   private seen = 0;
   private saved = 0;
+  /** The idle work loops, each woken once by `wake`. */
   private readonly pokes = new Set<() => void>();
-  /** Partner areas (tenant) with a turn in flight: their other jobs wait, so one area's jobs keep their order. */
+  /** Partner areas (partner and environment) with a turn in flight: never two passes of one area at once. */
   private readonly inFlight = new Set<string>();
 
   constructor(
@@ -149,7 +150,6 @@ export class BatchRunner {
         await this.saveCheckpoint();
       } else this.ready.push(job!);
       this.wake(); // the other loops may take this job, or another of its area
-
     }
   }
 

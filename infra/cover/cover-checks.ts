@@ -16,7 +16,7 @@ import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { Config } from '../config.js';
 import { createCoverFetcher } from './cover-fetcher.js';
-import { coverFetcherThread } from './cover-fetch-thread.js';
+import { coverFetcherThread } from './threaded-fetcher.js';
 
 export interface CoverChecks {
   /** Scans for due re-checks now (the manual clock moved) and waits until their results are projected. */

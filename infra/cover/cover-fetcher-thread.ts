@@ -1,5 +1,5 @@
 /**
- * Entry point of the cover check's thread (see cover-fetch-thread.ts `coverFetcherThread`): the fetcher runs here,
+ * Entry point of the cover check's thread (see threaded-fetcher.ts `coverFetcherThread`): the fetcher runs here,
  * several checks at once on this thread's own event loop, so the TLS handshakes, certificate checks and image
  * headers of the checks never hold the service's event loop.
  */
