@@ -59,6 +59,10 @@ export interface Config {
   coverFetch: CoverFetcherOptions;
   /** Cover checks running at once. */
   coverCheckConcurrency: number;
+  /** COVER_CHECK_THREAD (on by default): the cover fetch runs on a thread of its own, not on the event loop. */
+  coverCheckThread: boolean;
+  /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
+  batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
@@ -171,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coverCheck,
     coverFetch,
     coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
+    batchPasses: integer('BATCH_PASSES', 4, 1, 64),
+    coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -1,7 +1,9 @@
 /**
  * The batch runner: a reactor on the write side. It follows the `job` category of the log from a checkpoint to find
  * queued jobs, and works through them round-robin, one pass of one chunk per turn, so a 1000-item batch of one
- * partner holds back another partner's single item by one chunk at most.
+ * partner holds back another partner's single item by one chunk at most. `passes` turns run at once, never two of
+ * one partner area (its jobs take turns as before): a pass mostly waits for its group commits, and one pass at a time
+ * left the event loop idle under a batch load (issue 16, docs/benchmarks.md).
  *
  * One pass (deciders/job.ts `nextWave`): the items are applied with the same code as single writes, concurrently
  * (no SKU twice in a pass, so per-SKU array order holds), then their outcomes are appended to the job stream with
@@ -35,6 +37,8 @@ export interface BatchRunnerOptions {
    * loop failed. Without it the runner only logs; either way no job is started or continued until a restart.
    */
   onStopped?: (err: unknown) => void;
+  /** Passes of different partner areas in flight at once. Default 4. */
+  passes?: number;
   /** Told once per job that reaches `done` or `failed` (the operation history's "batch processed" entry). */
   onFinished?: (job: { partnerId: string; env: 'live' | 'test'; jobId: string; outcome: string }) => void;
 }
@@ -65,7 +69,10 @@ export class BatchRunner {
   private stopped = false;
   private seen = 0;
   private saved = 0;
-  private poke: (() => void) | null = null;
+  /** The idle work loops, each woken once by `wake`. */
+  private readonly pokes = new Set<() => void>();
+  /** Partner areas (partner and environment) with a turn in flight: never two passes of one area at once. */
+  private readonly inFlight = new Set<string>();
 
   constructor(
     private readonly deps: CommandDeps,
@@ -81,7 +88,8 @@ export class BatchRunner {
     this.saved = await this.deps.reads.getCheckpoint(BATCH_RUNNER_CHECKPOINT);
     this.seen = this.saved;
     this.subscription = this.deps.events.subscribeToAll({ afterPosition: this.saved, categories: [CATEGORIES.job] });
-    this.loops = [this.guard(this.discover(this.subscription), 'discovery'), this.guard(this.work(), 'work')];
+    const passes = Math.max(1, this.options.passes ?? 4);
+    this.loops = [this.guard(this.discover(this.subscription), 'discovery'), ...Array.from({ length: passes }, () => this.guard(this.work(), 'work'))];
   }
 
   async stop(): Promise<void> {
@@ -102,9 +110,9 @@ export class BatchRunner {
   }
 
   private wake(): void {
-    const poke = this.poke;
-    this.poke = null;
-    poke?.();
+    const pokes = [...this.pokes];
+    this.pokes.clear();
+    for (const poke of pokes) poke();
   }
 
   private async discover(subscription: Subscription): Promise<void> {
@@ -122,13 +130,20 @@ export class BatchRunner {
   private async work(): Promise<void> {
     while (!this.stopped) {
       const now = Date.now();
-      const at = this.ready.findIndex((j) => j.notBefore <= now);
+      const at = this.ready.findIndex((j) => j.notBefore <= now && !this.inFlight.has(areaOf(j.stream)));
       if (at < 0) {
         await this.idle();
         continue;
       }
       const [job] = this.ready.splice(at, 1);
-      const finished = await this.turn(job!);
+      const area = areaOf(job!.stream);
+      this.inFlight.add(area);
+      let finished: boolean;
+      try {
+        finished = await this.turn(job!);
+      } finally {
+        this.inFlight.delete(area);
+      }
       if (this.stopped) return;
       if (finished) {
         this.active.delete(job!.stream);
@@ -142,17 +157,19 @@ export class BatchRunner {
         }
         await this.saveCheckpoint();
       } else this.ready.push(job!);
+      this.wake(); // the other loops may take this job, or another of its area
     }
   }
 
+  /** Waits for a new job, a finished turn (`wake`), or the first retry delay to pass. */
   private idle(): Promise<void> {
-    const waits = this.ready.map((j) => j.notBefore - Date.now());
+    const waits = this.ready.filter((j) => !this.inFlight.has(areaOf(j.stream))).map((j) => j.notBefore - Date.now());
     return new Promise<void>((resolve) => {
       const timer = waits.length > 0 ? setTimeout(resolve, Math.max(1, Math.min(...waits))) : undefined;
-      this.poke = () => {
+      this.pokes.add(() => {
         if (timer) clearTimeout(timer);
         resolve();
-      };
+      });
       if (this.stopped) resolve();
     });
   }
@@ -258,3 +275,6 @@ export class BatchRunner {
     }
   }
 }
+
+/** The partner area (partner and environment) of a job stream: the stream name without its job id. */
+const areaOf = (stream: string): string => stream.slice(0, stream.lastIndexOf(':'));

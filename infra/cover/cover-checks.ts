@@ -16,6 +16,7 @@ import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { Config } from '../config.js';
 import { createCoverFetcher } from './cover-fetcher.js';
+import { coverFetcherThread } from './threaded-fetcher.js';
 
 export interface CoverChecks {
   /** Scans for due re-checks now (the manual clock moved) and waits until their results are projected. */
@@ -34,9 +35,14 @@ export interface CoverCheckOptions {
 }
 
 /** The pool and a consumer of the queue feeding it. */
-function coverConsumer(options: CoverCheckOptions, onSettled?: (id: string, outcome: CoverItemOutcome) => void): { work: CoverWork; consumer: CoverQueueConsumer } {
+function coverConsumer(
+  options: CoverCheckOptions,
+  onSettled?: (id: string, outcome: CoverItemOutcome) => void,
+): { work: CoverWork; consumer: CoverQueueConsumer; closeFetcher: () => Promise<void> } {
   const { config, deps, log } = options;
-  const fetcher: CoverChecker = options.checker ?? createCoverFetcher(config.coverFetch);
+  // The fetch runs on a thread of its own (COVER_CHECK_THREAD=on, the default), else on the event loop.
+  const thread = options.checker || !config.coverCheckThread ? null : coverFetcherThread(config.coverFetch);
+  const fetcher: CoverChecker = options.checker ?? thread?.check ?? createCoverFetcher(config.coverFetch);
   const checker: CoverChecker = async (url, hosts) => {
     const verdict = await fetcher(url, hosts);
     options.onOutcome?.(verdict.ok ? 'ok' : (verdict.reasons[0]?.code ?? 'failed'));
@@ -58,7 +64,7 @@ function coverConsumer(options: CoverCheckOptions, onSettled?: (id: string, outc
     retryDelayMs: config.coverCheckRetryMs,
     ...(onSettled ? { onSettled } : {}),
   });
-  return { work, consumer };
+  return { work, consumer, closeFetcher: async () => thread?.close() };
 }
 
 export async function startCoverChecks(
@@ -71,7 +77,7 @@ export async function startCoverChecks(
   const { config, deps, log } = options;
   if (!config.coverCheck) return null;
   let reactor: CoverCheckReactor | undefined;
-  const { work, consumer } = coverConsumer(options, (id, outcome) => reactor?.settled(id, outcome));
+  const { work, consumer, closeFetcher } = coverConsumer(options, (id, outcome) => reactor?.settled(id, outcome));
   reactor = new CoverCheckReactor({
     events: deps.events,
     reads: deps.reads,
@@ -100,6 +106,7 @@ export async function startCoverChecks(
       await started.stop(); // no more items queued
       await consumer.stop(); // the checks in hand finish and settle
       await work.stop();
+      await closeFetcher();
       await started.flush();
     },
   };
@@ -108,12 +115,13 @@ export async function startCoverChecks(
 /** A consumer of the cover-check queue and its pool, without reactor nor scheduler. Null with COVER_CHECK=off. */
 export async function startCoverWorker(options: CoverCheckOptions): Promise<{ stop(): Promise<void> } | null> {
   if (!options.config.coverCheck) return null;
-  const { work, consumer } = coverConsumer(options);
+  const { work, consumer, closeFetcher } = coverConsumer(options);
   await consumer.start();
   return {
     async stop() {
       await consumer.stop();
       await work.stop();
+      await closeFetcher();
     },
   };
 }

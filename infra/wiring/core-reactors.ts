@@ -5,9 +5,10 @@ import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
 import type { QueueStats } from '../../shared-schema/ports/messaging.js';
 
-export const batchRunnerReactor: ReactorStart = async ({ deps, log, recordHistory, metrics, subscriptionStopped }) => {
+export const batchRunnerReactor: ReactorStart = async ({ config, deps, log, recordHistory, metrics, subscriptionStopped }) => {
   const runner = new BatchRunner(deps, {
     log,
+    passes: config.batchPasses,
     onStopped: (err) => subscriptionStopped('batch-runner', err),
     onFinished: (job) =>
       void recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),

@@ -16,12 +16,16 @@
  * Environment: SCALE_SKUS (default 1,000,000), SCALE_SECONDS per measuring run (default 20), SCALE_CONNECTIONS
  * (default 64), SCALE_PARTNERS, SCALE_WRITE_DOCS=0 to skip docs/benchmarks.md, BENCH_TARGET=http://127.0.0.1:PORT
  * (a running `make run-topology`: nothing is started, BENCH_ADMIN=http://127.0.0.1:ADMIN_PORT and ADMIN_TOKEN
- * needed, BENCH_PIDS=pid,pid for RSS/CPU; phases C and the restart of D are not run).
+ * needed, BENCH_PIDS=pid,pid for RSS/CPU; phases C and the restart of D are not run), SCALE_TOPOLOGY=<n> (the same,
+ * on a `make run-topology` this benchmark starts with n command-api replicas and the cover env of the run).
+ * For profiles and A/B runs: SCALE_ONLY=A|P|B (stop after that phase), SCALE_PROFILE=<dir> (CPU profiles of the
+ * service), SCALE_MAIN=<another build's dist/infra/main.js>, SCALE_ENV_<NAME>=<value> (a setting of the service).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +42,10 @@ const SECONDS = Number(process.env.SCALE_SECONDS || 20);
 const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS || 64);
 const PARTNERS = Number(process.env.SCALE_PARTNERS || 300);
 const SMALL_SKUS = 10_000;
+/** SCALE_ONLY=A: phase A alone; P: A and P; B: A, P and B (quick runs to profile or compare one load). */
+const ONLY = process.env.SCALE_ONLY ?? '';
+/** SCALE_TOPOLOGY=<n>: the benchmark starts `make run-topology` (n command-api replicas, 1 query-api) and aims at it. */
+const TOPOLOGY = Number(process.env.SCALE_TOPOLOGY || 0);
 const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
 const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
 const ADMIN_TOKEN = 'scale-bench-admin-token-0123456789';
@@ -141,7 +149,10 @@ interface Target {
 }
 
 async function startTarget(env: Record<string, string>, dataDir: string): Promise<Target> {
-  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000);
+  // SCALE_PROFILE=<dir>: a CPU profile of every thread of the service (written when it stops).
+  const profile = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.SCALE_PROFILE)}`] : [];
+  // SCALE_MAIN=<path of infra/main.js>: the service of another build (an A/B against the previous code, same run).
+  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000, profile, process.env.SCALE_MAIN || undefined);
   service.process.stdout!.resume();
   return { api: service.api, adminBase: service.admin, admin: client(service.admin, ADMIN_TOKEN), pids: [service.process.pid!], service, dataDir };
 }
@@ -267,10 +278,22 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   const dirs: string[] = [];
-  const env = { ...cover.env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  // The re-check scan runs at the service's default period (the tests' 100 ms would scan the catalog ten times a second).
+  const { COVER_RECHECK_SCAN_MS: _scan, ...coverEnv } = cover.env;
+  const env: Record<string, string> = { ...coverEnv, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  // SCALE_ENV_<NAME>=value: <NAME>=value for the service (A/B of a setting, e.g. SCALE_ENV_BATCH_PASSES=1).
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SCALE_ENV_') && v !== undefined) env[k.slice('SCALE_ENV_'.length)] = v;
+  let topology: ChildProcess | undefined;
   try {
     let t: Target;
-    if (target) {
+    if (TOPOLOGY > 0) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-scale-topo-'));
+      dirs.push(dir);
+      const started = await startTopology(env, dir, TOPOLOGY);
+      topology = started.launcher;
+      t = started.target;
+      notes.push(`SCALE_TOPOLOGY=${TOPOLOGY}: \`node dist/infra/entry/topology.js\` started here on loopback (nats-server, nginx, ${TOPOLOGY} command-api, 1 query-api, 1 projections, SQLite files in a temp DATA_DIR, the cover env of this run), stopped at the end; RSS and CPU are the sums over the launcher, nats-server, the nginx master and the services (not nginx's worker).`);
+    } else if (target) {
       const adminBase = `${process.env.BENCH_ADMIN ?? 'http://127.0.0.1:8081'}/admin/v1`;
       t = { api: `${target}/v1`, adminBase, admin: client(adminBase, process.env.ADMIN_TOKEN ?? ''), pids: (process.env.BENCH_PIDS ?? '').split(',').filter(Boolean).map(Number) };
       notes.push(`BENCH_TARGET=${target}: the service was not started here; its cover check reaches the image server of this run only if it was started with the cover env printed above.`);
@@ -302,6 +325,14 @@ async function main(): Promise<void> {
       target: '≥ 20,000 items/s (0 → 1,000,000)',
     });
 
+    const stopHere = async () => {
+      t.service!.process.kill('SIGTERM');
+      await t.service!.exited;
+      report(rows, notes);
+    };
+    if (ONLY === 'A' && t.service) return stopHere();
+    if (ONLY === 'A' && topology) return stopTopology(topology, rows, notes);
+
     // ---- P: PUT of new SKUs only
     step('P) PUT of new SKUs over every partner, saturation; then the bare server');
     const putMix: Mix = { patch: 0, put: 1, read: 0, conversion: 0, batch: 0 };
@@ -312,9 +343,13 @@ async function main(): Promise<void> {
     rows.push({ phase: 'P', what: `PUT new SKUs, ${PARTNERS} keys under the brake, cover on, ${CONNECTIONS} connections`, figure: `${f0(pRate)} PUT/s`, detail: `${stat(p.result.byType.put)}; ${perReq(p.usage, p.result.answered)}${bad(p.result)}` });
     rows.push({ phase: 'P', what: 'bare node:http, same client and mix', figure: `${f0(pBareRate)} req/s`, detail: `${stat(pBare.result.byType.put)}; ${perReq(pBare.usage, pBare.result.answered)}` });
     rows.push({ phase: 'P', what: 'ratio service / bare', figure: f2(pRate / pBareRate), detail: '', target: '≥ 0.25' });
+    if (ONLY === 'P' && t.service) return stopHere();
+    if (ONLY === 'P' && topology) return stopTopology(topology, rows, notes);
 
     // ---- B
     const b = await mixPhase('B', gen, t, bare, pids(), rows, true);
+    if (ONLY === 'B' && t.service) return stopHere();
+    if (ONLY === 'B' && topology) return stopTopology(topology, rows, notes);
 
     // ---- D
     if (t.service && t.dataDir) {
@@ -355,10 +390,12 @@ async function main(): Promise<void> {
       small.service!.process.kill('SIGTERM');
       await small.service!.exited;
     } else {
-      notes.push('Against BENCH_TARGET: no restart and no phase C (the benchmark does not own the processes).');
+      notes.push('Against BENCH_TARGET or SCALE_TOPOLOGY: no restart and no phase C.');
       await rebuildAll(t, rows);
+      if (topology) return stopTopology(topology, rows, notes);
     }
   } finally {
+    if (topology && topology.exitCode === null) topology.kill('SIGTERM'); // after a failure: stop what was started
     gen.close();
     bare.close();
     await images.close();
@@ -366,6 +403,51 @@ async function main(): Promise<void> {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
   report(rows, notes);
+}
+
+/** Starts `make run-topology`'s launcher with `commandReplicas` command-api processes; resolves once it is ready. */
+async function startTopology(env: Record<string, string>, dataDir: string, commandReplicas: number): Promise<{ launcher: ChildProcess; target: Target }> {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const launcher = spawn(process.execPath, [path.join(ROOT, 'dist/infra/entry/topology.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN, COMMAND_REPLICAS: String(commandReplicas), QUERY_REPLICAS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  launcher.stderr!.resume();
+  const ready = await new Promise<{ pids: { launcher: number; nats: number | null; nginx: number | null; services: Record<string, number | null> } }>((resolve, reject) => {
+    let buffer = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (line.startsWith('{"ready":"topology"')) resolve(JSON.parse(line) as never);
+      }
+      if (buffer.length > 1_000_000) buffer = '';
+    });
+    launcher.once('exit', (code) => reject(new Error(`the topology exited (${code}) before it was ready`)));
+  });
+  const pids = [ready.pids.launcher, ready.pids.nats, ready.pids.nginx, ...Object.values(ready.pids.services)].filter((p): p is number => typeof p === 'number');
+  const adminBase = `http://127.0.0.1:${adminPort}/admin/v1`;
+  return { launcher, target: { api: `http://127.0.0.1:${port}/v1`, adminBase, admin: client(adminBase, ADMIN_TOKEN), pids } };
+}
+
+async function stopTopology(launcher: ChildProcess, rows: Row[], notes: string[]): Promise<void> {
+  const exited = new Promise<void>((resolve) => launcher.once('exit', () => resolve()));
+  launcher.kill('SIGTERM');
+  await exited;
+  report(rows, notes);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function mixPhase(phase: string, gen: Generator, t: Target, bare: { base: string; pid: number }, pids: number[], rows: Row[], half: boolean): Promise<{ rate: number; result: ScaleResult }> {

@@ -64,7 +64,7 @@ describe('cover fetch settings from the environment', () => {
   it('the service configuration carries them, and refuses COVER_CHECK=off or a bad value in production', () => {
     expect(loadConfig({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }).coverFetch).to.deep.equal({ hostMap: { 'shop.test': '127.0.0.1' } });
     const defaults = loadConfig({});
-    expect(defaults).to.include({ coverCheck: true, coverCheckConcurrency: 8, coverRecheckScanMs: 60_000 });
+    expect(defaults).to.include({ coverCheck: true, coverCheckConcurrency: 8, coverRecheckScanMs: 60_000, coverCheckThread: true, batchPasses: 4 });
     expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);
     const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-enough-admin-token', PUBLIC_BASE_URL: 'https://x.example' };
     expect(() => loadConfig({ ...production, COVER_CHECK: 'off', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(/COVER_CHECK=off is refused[\s\S]*COVER_FETCH_ALLOW_PRIVATE must not be set/);

@@ -58,10 +58,10 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     await r.start();
     return r;
   };
-  const jobEvents = (jobId: string) => events.readStream(streams.job(tenant, jobId));
-  const doneTotals = async (jobId: string): Promise<JobTotals> => {
-    await until(async () => (await jobEvents(jobId)).some((e) => e.type === 'BatchDone'), 10_000, 'job done');
-    return ((await jobEvents(jobId)).find((e) => e.type === 'BatchDone')!.data as { totals: JobTotals }).totals;
+  const jobEvents = (jobId: string, t: Tenant = tenant) => events.readStream(streams.job(t, jobId));
+  const doneTotals = async (jobId: string, t: Tenant = tenant): Promise<JobTotals> => {
+    await until(async () => (await jobEvents(jobId, t)).some((e) => e.type === 'BatchDone'), 10_000, 'job done');
+    return ((await jobEvents(jobId, t)).find((e) => e.type === 'BatchDone')!.data as { totals: JobTotals }).totals;
   };
   const productEvents = (sku: string) => events.readStream(streams.product(tenant, sku));
 
@@ -149,6 +149,33 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     await runner(deps, 5); // starts from the saved checkpoint
     expect(await doneTotals(slow.view.job_id)).to.deep.equal(expected);
     await expectEachItemOnce('d');
+  });
+
+  it('runs passes of jobs of different partners at once, and one partner\'s jobs one pass at a time', async () => {
+    const other: Tenant = { partnerId: 'pt_OTHER', env: 'live' };
+    await registerStore(deps, other, 'hub', 'loja', storeBody(), meta());
+    // Product writes of batch items are held until released: what is held is what is in flight.
+    const held: { jobId: string; release: () => void }[] = [];
+    let open = false;
+    const gated: EventStore = Object.create(events) as EventStore;
+    gated.appendToStream = async (stream: string, list: readonly NewEvent[], expectedRevision) => {
+      const jobId = list[0]?.metadata.job_id;
+      if (!open && stream.startsWith('product-') && typeof jobId === 'string') await new Promise<void>((release) => held.push({ jobId, release }));
+      return events.appendToStream(stream, list, expectedRevision);
+    };
+    const items = (tag: string): BatchItem[] => [1, 2].map((i) => ({ op: 'upsert', sku: `${tag}-${i}`, product: productBody('loja') as never }));
+    const first = await submitBatch(deps, tenant, items('p1'), meta());
+    const second = await submitBatch(deps, tenant, items('p2'), meta());
+    const elsewhere = await submitBatch(deps, other, items('q1'), meta());
+    const r = new BatchRunner(depsWith(gated), { passes: 4, retryDelayMs: 5 });
+    runners.push(r);
+    await r.start();
+    const inFlight = () => new Set(held.map((h) => h.jobId));
+    await until(() => inFlight().has(elsewhere.view.job_id) && (inFlight().has(first.view.job_id) || inFlight().has(second.view.job_id)), 10_000, 'passes of both partners in flight');
+    expect(inFlight().has(first.view.job_id) && inFlight().has(second.view.job_id), 'two passes of one partner at once').to.equal(false);
+    open = true;
+    for (const h of held.splice(0)) h.release();
+    for (const job of [first, second, elsewhere]) expect((await doneTotals(job.view.job_id, job === elsewhere ? other : tenant)).received).to.equal(2);
   });
 
   it('marks failed a job whose stored batch is incomplete, and goes on with the others', async () => {

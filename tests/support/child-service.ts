@@ -21,8 +21,9 @@ export interface ChildService {
   tail(): string;
 }
 
-export async function spawnService(env: Record<string, string>, startTimeoutMs = 15_000): Promise<ChildService> {
-  const child = spawn(process.execPath, [MAIN], {
+/** `nodeArgs` go to node before the script (a CPU profile); `main` is another build's entry (benchmark A/B). */
+export async function spawnService(env: Record<string, string>, startTimeoutMs = 15_000, nodeArgs: readonly string[] = [], main = MAIN): Promise<ChildService> {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     // COVER_CHECK off unless asked: test host names must never reach DNS (see tests/support/cover-env.ts).
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', COVER_CHECK: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
