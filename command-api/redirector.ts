@@ -32,7 +32,7 @@ export function withClickParam(url: string, clickId: string): string {
   const path = q >= 0 ? base.slice(0, q) : base;
   const query = q >= 0 ? base.slice(q + 1) : '';
   const nameOf = (pair: string): string => {
-    const raw = pair.split('=')[0]!.replace(/\+/g, ' ');
+    const raw = pair.split('=')[0].replace(/\+/g, ' ');
     try {
       return decodeURIComponent(raw);
     } catch {
@@ -46,11 +46,11 @@ export function withClickParam(url: string, clickId: string): string {
 
 /** `/p/{address}/{sku}` → its two segments, decoded; null for anything else (`/test/p/…` included). */
 function parse(url: string): { address: string; sku: string } | null {
-  const path = url.split('?')[0]!.split('#')[0]!;
+  const path = url.split('?')[0].split('#')[0];
   const m = /^\/p\/([^/]+)\/([^/]+)$/.exec(path);
   if (!m) return null;
   try {
-    return { address: decodeURIComponent(m[1]!), sku: decodeURIComponent(m[2]!) };
+    return { address: decodeURIComponent(m[1]), sku: decodeURIComponent(m[2]) };
   } catch {
     return null;
   }

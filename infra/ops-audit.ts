@@ -37,7 +37,7 @@ function parse(args: readonly string[], allowed: readonly string[], flags: reado
   const words: string[] = [];
   const options: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
+    const a = args[i];
     if (!a.startsWith('--')) {
       words.push(a);
       continue;

@@ -71,7 +71,7 @@ export async function verifyReadModels(options: VerifyOptions): Promise<VerifyRe
     const positions: Record<string, number> = {};
     for (const p of projectors) {
       positions[p.name] = await live.getCheckpoint(p.name);
-      await replay(events, scratch, [p], { ...common, after: first, upTo: Math.max(first, positions[p.name]!) });
+      await replay(events, scratch, [p], { ...common, after: first, upTo: Math.max(first, positions[p.name]) });
     }
     const differences: Difference[] = [];
     let compared = 0;
@@ -99,7 +99,7 @@ async function compareCollection(live: ReadView, expected: ReadView, collection:
   while (!x.done || !y.done) {
     compared += 1;
     if (y.done || (!x.done && x.value._id < y.value._id)) {
-      report({ id: x.value!._id, kind: 'unexpected', fields: Object.keys(x.value!), live: x.value!, expected: null });
+      report({ id: x.value!._id, kind: 'unexpected', fields: Object.keys(x.value), live: x.value!, expected: null });
       x = await a.next();
     } else if (x.done || y.value._id < x.value._id) {
       report({ id: y.value._id, kind: 'missing', fields: Object.keys(y.value), live: null, expected: y.value });
@@ -120,7 +120,7 @@ async function* pages(view: ReadView, collection: string, pageSize: number): Asy
     const rows = await view.find(collection, { orderBy: [{ field: '_id' }], limit: pageSize, ...(after === undefined ? {} : { after: [after] }) });
     yield* rows;
     if (rows.length < pageSize) return;
-    after = rows[rows.length - 1]!._id;
+    after = rows[rows.length - 1]._id;
   }
 }
 

@@ -175,7 +175,7 @@ export function coveringRanges(since: string, until: string, level = LEVELS.leng
   const from = Date.parse(since);
   const to = Date.parse(until);
   if (from >= to) return [];
-  const { collection, field, ms } = LEVELS[level]!;
+  const { collection, field, ms } = LEVELS[level];
   if (ms === 0) return [{ collection, field, from: since, to: until }];
   const first = Math.ceil(from / ms) * ms;
   const last = Math.floor(to / ms) * ms;

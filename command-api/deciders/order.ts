@@ -132,7 +132,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
         order_stream: streams.order(tenant, event.store_id, event.order_id),
       };
   const record = (type: OrderEvent['type'], order: OrderView): OrderDecision => {
-    const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } } as OrderEvent;
+    const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } };
     return { events: [e], receipt: receiptOf(e), reserve };
   };
 
@@ -254,7 +254,7 @@ function buildView(
     paid_at: event.paid_at,
     occurred_at: event.occurred_at,
     items: lines.map((line, i) => {
-      const expected = figures.lines[i]!.expected;
+      const expected = figures.lines[i].expected;
       return {
         sku: line.sku,
         quantity: line.quantity,

@@ -120,11 +120,11 @@ export class BatchRunner {
         continue;
       }
       const [job] = this.ready.splice(at, 1);
-      const finished = await this.turn(job!);
+      const finished = await this.turn(job);
       if (this.stopped) return;
       if (finished) {
-        this.active.delete(job!.stream);
-        const done = job!.state;
+        this.active.delete(job.stream);
+        const done = job.state;
         if (done?.tenant && this.options.onFinished) {
           try {
             this.options.onFinished({ partnerId: done.tenant.partnerId, env: done.tenant.env, jobId: done.jobId, outcome: String(done.state) });
@@ -133,7 +133,7 @@ export class BatchRunner {
           }
         }
         await this.saveCheckpoint();
-      } else this.ready.push(job!);
+      } else this.ready.push(job);
     }
   }
 

@@ -118,7 +118,7 @@ export function matchFilter(id: string, match: Record<string, Scalar>): Filter {
 
 /** The sort keys of a query: `orderBy`, then `_id` ascending as the final tie-breaker (unless already there). */
 export function sortKeys(orderBy: readonly SortKey[] = []): Required<SortKey>[] {
-  const keys = orderBy.map((k) => ({ field: k.field, dir: k.dir ?? 'asc' }) as Required<SortKey>);
+  const keys = orderBy.map((k) => ({ field: k.field, dir: k.dir ?? 'asc' }));
   if (!keys.some((k) => k.field === '_id')) keys.push({ field: '_id', dir: 'asc' });
   return keys;
 }

@@ -136,7 +136,7 @@ export function authenticate(lookup: KeyLookup): DoorMiddleware {
     if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw unauthorized();
-    const record = await lookup(sha256Hex(match[1]!));
+    const record = await lookup(sha256Hex(match[1]));
     if (!record || record.revoked) throw unauthorized();
     ctx.state.caller = {
       keyId: record.key_id,
@@ -233,7 +233,7 @@ const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
 
 /** 422 `pattern` for a path parameter outside ExternalId (it could never name a resource). */
 export function pathParamErrors(params: Record<string, string>): FieldError[] {
-  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name]!)).map((name) =>
+  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name])).map((name) =>
     fieldError(name, 'pattern', `${name} must match ${EXTERNAL_ID_PATTERN}`),
   );
 }
@@ -269,7 +269,7 @@ function readBody(req: DoorContext['req'], limit: number): Promise<Buffer | unde
     };
     const onEnd = () => {
       done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
     const onError = (err: Error) => {
       done();

@@ -157,9 +157,9 @@ function catalogCounts(partners: number, skus: number): number[] {
     // deterministic: batch b goes to the partner whose cumulative share first passes (b + 0.5) / batches
     let u = ((b + 0.5) / batches) * sum;
     let p = 0;
-    while (p < partners - 1 && (u -= weights[p]!) > 0) p++;
+    while (p < partners - 1 && (u -= weights[p]) > 0) p++;
     const n = Math.min(1000, left);
-    counts[p]! += n;
+    counts[p] += n;
     left -= n;
   }
   return counts;
@@ -190,7 +190,7 @@ async function setUpPartners(t: Target, skus: number): Promise<PartnerPlan[]> {
     if (tp.status >= 300) throw new Error(`test product: ${tp.status} ${JSON.stringify(tp.body)}`);
     const click = await testApi.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'tp-1' });
     if (click.status >= 300) throw new Error(`sandbox click: ${click.status} ${JSON.stringify(click.body)}`);
-    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i]! };
+    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i] };
   };
   for (let i = 0; i < PARTNERS; i += 16) plans.push(...(await Promise.all(Array.from({ length: Math.min(16, PARTNERS - i) }, (_, j) => one(i + j)))));
   return plans;
@@ -267,7 +267,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   const dirs: string[] = [];
-  const env = { ...cover.env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  const env = { ...cover.env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE };
   try {
     let t: Target;
     if (target) {
@@ -331,7 +331,7 @@ async function main(): Promise<void> {
       const ready = await waitReady(again.adminBase, 600_000);
       const readyMs = performance.now() - r0;
       t = again;
-      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]!))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
+      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
       await rebuildAll(t, rows);
       step('D) ops audit verify');
       const v0 = performance.now();

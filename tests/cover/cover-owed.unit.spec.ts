@@ -11,7 +11,7 @@ const HOUR = 3_600_000;
 /** Folds product events (revisions 0, 1, …) as the reactor reads the stream. */
 function given(...events: { type: string; data: Record<string, unknown> }[]): CoverSubject {
   return events.reduce<CoverSubject>(
-    (s, e, revision) => coverAggregate.evolve(s, { ...e, id: '', stream: 'product-live:pt_1:sku', revision, position: revision + 1, metadata: { recorded_at: T0 } } as RecordedEvent),
+    (s, e, revision) => coverAggregate.evolve(s, { ...e, id: '', stream: 'product-live:pt_1:sku', revision, position: revision + 1, metadata: { recorded_at: T0 } }),
     coverAggregate.initial(),
   );
 }

@@ -8,7 +8,7 @@ export const META: EventMetadata = { recorded_at: '2026-01-01T00:00:00.000Z', ac
 
 export function fold<S>(aggregate: Aggregate<S>, events: { type: string; data: unknown }[]): S {
   return events.reduce<S>(
-    (state, e, i) => aggregate.evolve(state, { ...e, id: `e${i}`, stream: 's', revision: i, position: i + 1, metadata: META } as RecordedEvent),
+    (state, e, i) => aggregate.evolve(state, { ...e, id: `e${i}`, stream: 's', revision: i, position: i + 1, metadata: META }),
     aggregate.initial(),
   );
 }

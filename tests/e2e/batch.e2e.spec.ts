@@ -90,7 +90,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       const parts = stored.filter((e) => e.type === 'BatchPartStored');
       expect(parts.length).to.be.greaterThan(4);
       for (const p of parts) expect(Buffer.byteLength(JSON.stringify(p.data))).to.be.below(600 * 1024);
-      expect(stored[parts.length]!.type).to.equal('BatchQueued');
+      expect(stored[parts.length].type).to.equal('BatchQueued');
     });
   });
 

@@ -115,7 +115,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('MongoReadStore (fakes of the driver)', () => {
   describe('needs a server that runs transactions (issue 15, defect 7)', () => {
-    const admin = (hello: Document): Pick<Db, 'command'> => ({ command: async () => hello }) as unknown as Pick<Db, 'command'>;
+    const admin = (hello: Document): Pick<Db, 'command'> => ({ command: async () => hello });
 
     it('refuses a standalone server, saying how to start a one-node replica set', async () => {
       const err = await rejection(assertTransactions(admin({ isWritablePrimary: true, maxWireVersion: 21, ok: 1 })));

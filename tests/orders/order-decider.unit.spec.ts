@@ -20,7 +20,7 @@ describe('order decider', () => {
     });
     it('refuses a paid with a refund on a line, at that line’s index as sent', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[2]!.refunded_cents = 1;
+      items[2].refunded_cents = 1;
       given().when(paid({ items })).thenProblem(422, 'items[2].refunded_cents: must_be_zero');
     });
     it('refuses a refund above quantity × unit_price_cents on that field, and accepts exactly the line total', () => {
@@ -32,7 +32,7 @@ describe('order decider', () => {
       given(paid()).when(input).thenProblem(422, 'items[1].refunded_cents: must_be_full');
     });
     it('refuses a repeated SKU', () => {
-      const items = [...ITEMS, { ...ITEMS[0]! }];
+      const items = [...ITEMS, { ...ITEMS[0] }];
       given().when(paid({ items })).thenProblem(422, 'items[3].sku: duplicate');
     });
     it('refuses an order total above one trillion cents, and accepts exactly one trillion', () => {
@@ -127,8 +127,8 @@ describe('order decider', () => {
         commission_snapshot_at: NOW, recorded_at: NOW, updated_at: NOW, duplicate: false, ignored_stale: false,
       });
       expect(r.items.map((i) => [i.sku, i.commission, i.commission_source, i.expected_commission_cents])).to.deep.equal([
-        ['sku-a', RULES['sku-a']!.commission, 'product', 200],
-        ['sku-b', RULES['sku-b']!.commission, 'store', 500],
+        ['sku-a', RULES['sku-a'].commission, 'product', 200],
+        ['sku-b', RULES['sku-b'].commission, 'store', 500],
         ['sku-c', null, null, null],
       ]);
     });
@@ -145,13 +145,13 @@ describe('order decider', () => {
       const items = [{ sku: 'sku-b', quantity: 10000, unit_price_cents: 100_000_000, refunded_cents: 0 }];
       const rules = { 'sku-b': { commission: { type: 'fixed' as const, amount_cents: Number.MAX_SAFE_INTEGER }, commission_source: 'product' as const } };
       const d = given().when(command(paid({ items }), { rules })).thenEvents('OrderPaid');
-      expect(d.receipt.items[0]!.expected_commission_cents).to.equal('90071992547409910000');
+      expect(d.receipt.items[0].expected_commission_cents).to.equal('90071992547409910000');
       expect(d.receipt.expected_commission_cents).to.equal('90071992547409910000');
       expect(d.receipt.gross_cents).to.equal(1_000_000_000_000);
       // the event read back from JSON storage decides the next step exactly
       const stored = JSON.parse(JSON.stringify(d.events[0])) as OrderEvent;
       const next = new Scenario(evolve(initialState(), stored))
-        .when(paid({ event_id: 'r1', status: 'refunded', occurred_at: T1, items: [{ ...items[0]!, refunded_cents: 1 }] }))
+        .when(paid({ event_id: 'r1', status: 'refunded', occurred_at: T1, items: [{ ...items[0], refunded_cents: 1 }] }))
         .thenEvents('OrderRefunded');
       // 90071992547409910000 × (10^12 − 1) / 10^12 = 90071992547319838007.45… → …007
       expect(next.receipt.expected_commission_cents).to.equal('90071992547319838007');
@@ -174,18 +174,18 @@ describe('order decider', () => {
     it('when the set of SKUs differs, refuses with order_conflict on items', () => {
       s().when({ ...refund('r', T1, {}), items: ITEMS.slice(0, 2) }).thenProblem(409, 'items: order_conflict');
       const renamed = ITEMS.map((i) => ({ ...i }));
-      renamed[1]!.sku = 'sku-z';
+      renamed[1].sku = 'sku-z';
       s().when({ ...refund('r', T1, {}), items: renamed }).thenProblem(409, 'items: order_conflict');
     });
     it('when a quantity or a unit price differs, refuses with order_conflict at those lines', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[0]!.quantity = 3;
-      items[2]!.unit_price_cents = 99;
+      items[0].quantity = 3;
+      items[2].unit_price_cents = 99;
       s().when({ ...refund('r', T1, {}), items }).thenProblem(409, 'items[0].quantity: order_conflict', 'items[2].unit_price_cents: order_conflict');
     });
     it('when a second paid changes a unit price, refuses with order_conflict (not a repeat)', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[1]!.unit_price_cents = 2999;
+      items[1].unit_price_cents = 2999;
       s().when(paid({ event_id: 'ev-2', items })).thenProblem(409, 'items[1].unit_price_cents: order_conflict');
     });
   });
@@ -211,7 +211,7 @@ describe('order decider', () => {
       const d = s.when(refund('r1', T1, { 'sku-a': 100 })).thenEvents('ConversionIgnoredStale');
       expect(d.receipt).to.deep.equal({ ...s.state.order!, duplicate: false, ignored_stale: true });
       expect(d.receipt.refunded_cents).to.equal(800);
-      expect(d.events[0]!.data.event.event_id, 'the stale event is audited').to.equal('r1');
+      expect(d.events[0].data.event.event_id, 'the stale event is audited').to.equal('r1');
     });
     it('when cancelled, an older refunded is stale, not a transition error', () => {
       given(paid(), cancel('c', T2)).when(refund('r1', T1, { 'sku-a': 1 })).thenEvents('ConversionIgnoredStale');
@@ -246,7 +246,7 @@ describe('order decider', () => {
     });
     it('a line with no rule gives 0 once fully refunded, and the order expectation becomes known', () => {
       const d = given(paid()).when(refund('r1', T1, { 'sku-c': 300 })).thenEvents('OrderRefunded');
-      expect(d.receipt.items[2]!.expected_commission_cents).to.equal(0);
+      expect(d.receipt.items[2].expected_commission_cents).to.equal(0);
       expect(d.receipt.expected_commission_cents).to.equal(700);
     });
     it('when refunded, a lower refund on any line is refused with invalid_transition on that line', () => {
@@ -294,7 +294,7 @@ describe('order decider', () => {
       const input: ConversionInput = refund('__proto__', T1, { 'sku-a': 5 });
       const s = given(paid(), input);
       expect(s.when(input).thenEvents().receipt.duplicate).to.equal(true);
-      expect(evolve(initialState(), given().when(paid()).thenEvents('OrderPaid').events[0]!).order!.status).to.equal('paid');
+      expect(evolve(initialState(), given().when(paid()).thenEvents('OrderPaid').events[0]).order!.status).to.equal('paid');
     });
   });
 });

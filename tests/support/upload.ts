@@ -112,5 +112,5 @@ function parse(data: Buffer): UploadAnswer | undefined {
   }
   const length = Number(headers['content-length'] ?? '0');
   if (data.length < end + 4 + length) return undefined;
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString('utf8') };
+  return { status: Number(statusLine.split(' ')[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString('utf8') };
 }

@@ -19,7 +19,7 @@ const upsert = (sku: string, size = 0): BatchItem => ({ op: 'upsert', sku, produ
 const del = (sku: string): BatchItem => ({ op: 'delete', sku });
 
 const given = (events: readonly NewEvent[]): JobState =>
-  events.reduce<JobState>((s, e, i) => jobAggregate.evolve(s, { ...e, id: '', stream: 'job-live:pt_A:j', revision: i, position: i + 1 } as RecordedEvent), jobAggregate.initial());
+  events.reduce<JobState>((s, e, i) => jobAggregate.evolve(s, { ...e, id: '', stream: 'job-live:pt_A:j', revision: i, position: i + 1 }), jobAggregate.initial());
 const submitted = (items: BatchItem[]) => planSubmission({ jobId: 'job_1', tenant, items, now: meta.recorded_at, meta }).flat();
 const cmd = (c: Record<string, unknown>) => ({ now: meta.recorded_at, meta, ...c }) as JobCommand;
 const outcomes = (indexes: number[], bucket: ItemOutcome['bucket'] = 'pending'): ItemOutcome[] => indexes.map((index) => ({ index, sku: `s${index}`, bucket }));
@@ -47,7 +47,7 @@ describe('job decider', () => {
         expect(bytes).to.be.at.most(50_000);
       }
       expect(appends.flat().filter((e) => e.type === 'BatchQueued')).to.have.length(1);
-      expect(appends[appends.length - 1]!.at(-1)!.type).to.equal('BatchQueued');
+      expect(appends[appends.length - 1].at(-1)!.type).to.equal('BatchQueued');
       expect(given(appends.flat()).items.map((i) => i?.sku)).to.deep.equal(items.map((i) => i.sku));
     });
 
@@ -79,7 +79,7 @@ describe('job decider', () => {
       expect(w0.items.map((i) => i.index)).to.deep.equal(range(0, 50));
       s = decideJob(cmd({ type: 'RecordWave', chunk: 0, outcomes: outcomes(range(0, 50)) }), s).result;
       const w1 = nextWave(s)!;
-      expect([w1.chunk, w1.items[0]!.index, w1.items.length]).to.deep.equal([1, 50, 50]);
+      expect([w1.chunk, w1.items[0].index, w1.items.length]).to.deep.equal([1, 50, 50]);
       s = decideJob(cmd({ type: 'RecordWave', chunk: 1, outcomes: outcomes(range(50, 100)) }), s).result;
       expect(nextWave(s)!.items.map((i) => i.index)).to.deep.equal(range(100, 120));
     });
@@ -112,7 +112,7 @@ describe('job decider', () => {
         { index: 3, sku: 's3', bucket: 'removed' },
       ] }), s);
       expect(d.events.map((e) => e.type)).to.deep.equal(['BatchChunkProcessed', 'BatchDone']);
-      expect((d.events[1]!.data as { totals: unknown }).totals).to.deep.equal({ received: 4, accepted: 1, rejected: 1, pending: 1, removed: 1 });
+      expect((d.events[1].data as { totals: unknown }).totals).to.deep.equal({ received: 4, accepted: 1, rejected: 1, pending: 1, removed: 1 });
       expect(totalsOf(d.result)).to.deep.equal({ received: 4, accepted: 1, rejected: 1, pending: 1, removed: 1 });
     });
 
