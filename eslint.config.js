@@ -22,6 +22,12 @@ export default defineConfig(
       '@typescript-eslint/require-await': 'off',
       // `_`-prefixed names are the ones a destructuring leaves out on purpose (`const { _id, ...rest } = doc`).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // A variable a callback reads before it is assigned (`let reactor; … () => reactor?.settled(); reactor = new …`)
+      // cannot be `const`: a call before the assignment would throw instead of finding it undefined.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Passing on a caught value unchanged (`catch (err) { return Promise.reject(err); }`) is allowed; rejecting
+      // with anything else that is not an Error is still reported.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
   {
@@ -48,6 +54,8 @@ export default defineConfig(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+      // The methods of a fake driver object have their own `this`; they name the fake that made them `driver`.
+      '@typescript-eslint/no-this-alias': ['error', { allowedNames: ['driver'] }],
     },
   },
   {

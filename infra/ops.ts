@@ -266,7 +266,7 @@ export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv, io
     return 1;
   }
   const text = await res.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = text ? (JSON.parse(text) as unknown) : undefined;
   } catch {

@@ -99,7 +99,7 @@ async function compareCollection(live: ReadView, expected: ReadView, collection:
   while (!x.done || !y.done) {
     compared += 1;
     if (y.done || (!x.done && x.value._id < y.value._id)) {
-      report({ id: x.value!._id, kind: 'unexpected', fields: Object.keys(x.value), live: x.value!, expected: null });
+      report({ id: x.value!._id, kind: 'unexpected', fields: Object.keys(x.value!), live: x.value!, expected: null });
       x = await a.next();
     } else if (x.done || y.value._id < x.value._id) {
       report({ id: y.value._id, kind: 'missing', fields: Object.keys(y.value), live: null, expected: y.value });
@@ -114,7 +114,7 @@ async function compareCollection(live: ReadView, expected: ReadView, collection:
   return compared;
 }
 
-async function* pages(view: ReadView, collection: string, pageSize: number): AsyncGenerator<Doc> {
+async function* pages(view: ReadView, collection: string, pageSize: number): AsyncGenerator<Doc, void> {
   let after: string | undefined;
   for (;;) {
     const rows = await view.find(collection, { orderBy: [{ field: '_id' }], limit: pageSize, ...(after === undefined ? {} : { after: [after] }) });

@@ -57,7 +57,7 @@ function discriminatorValues(part: Obj, d: string): string[] | null {
   if (part.if !== undefined && body === part) return null;
   const props = body.properties;
   if (!isObj(props) || Object.keys(props).join() !== d || !isObj(props[d]) || !Array.isArray(props[d].enum)) return null;
-  if (!Array.isArray(body.required) || body.required.join() !== d) return null;
+  if (!Array.isArray(body.required) || body.required.length !== 1 || body.required[0] !== d) return null;
   if (Object.keys(body).some((k) => k !== 'required' && k !== 'properties')) return null;
   return props[d].enum.map(String);
 }

@@ -93,7 +93,7 @@ export function storedFields(f: ReportFigures): Record<string, number> {
 }
 
 /** Figures back from a stored document or from a `sum` row's sums. */
-export function figuresOf(fields: Record<string, number | bigint | unknown>): ReportFigures {
+export function figuresOf(fields: Record<string, unknown>): ReportFigures {
   const big = (name: string): bigint => {
     const v = fields[name];
     if (typeof v === 'bigint') return v;

@@ -12,7 +12,7 @@
  * conflict, start again) → append `events` to the order stream at the revision read (on a conflict, start
  * again) → answer `receipt`. No events and no reserve: nothing to write.
  */
-import { invalid, invalidField, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
+import { invalid, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { Commission, CommissionSource, EffectiveCommission } from '../../shared-schema/commission.js';
 import { orderFigures, toBigCents } from '../../shared-schema/order-math.js';

@@ -184,7 +184,7 @@ export class BatchRunner {
   private async pass(job: ActiveJob, items: readonly WaveItem[]): Promise<ItemOutcome[]> {
     const s = job.state!;
     const tenant = s.tenant!;
-    const applied: Map<number, RecordedEvent> = job.verify ? await appliedItems(this.deps, s.jobId, job.lastPosition) : new Map();
+    const applied: Map<number, RecordedEvent> = job.verify ? await appliedItems(this.deps, s.jobId, job.lastPosition) : new Map<number, RecordedEvent>();
     job.verify = true; // until the pass is recorded, a failure may leave some of its items applied
     const now = this.deps.clock.now();
     const settled = await Promise.allSettled(

@@ -119,7 +119,10 @@ export async function search(deps: QueryDeps, params: SearchParams): Promise<Sea
 /** The public shopper routes, in front of the query door's authentication; other paths go on. */
 export function shopperRoutes(deps: QueryDeps) {
   return async (ctx: DoorContext, next: Next): Promise<void> => {
-    if (ctx.path !== SEARCH_PATH && !ctx.path.startsWith('/api/')) return next();
+    if (ctx.path !== SEARCH_PATH && !ctx.path.startsWith('/api/')) {
+      await next();
+      return;
+    }
     if (ctx.path !== SEARCH_PATH) throw new ProblemError(404, [], 'No such resource.');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
     await brake(ctx, deps);

@@ -133,7 +133,10 @@ const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 export function authenticate(lookup: KeyLookup): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const path = ctx.path.slice(API_PREFIX.length);
-    if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+    if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      await next();
+      return;
+    }
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw unauthorized();
     const record = await lookup(sha256Hex(match[1]));
@@ -164,7 +167,10 @@ export function rateBrake(options: { messaging: Messaging; clock: Clock; limits?
   const limits = options.limits ?? RATE_LIMITS;
   return async (ctx: DoorContext, next: Next) => {
     const caller = ctx.state.caller;
-    if (!caller) return next();
+    if (!caller) {
+      await next();
+      return;
+    }
     const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'read' : 'write';
     const now = options.clock.now().getTime();
     const window = Math.floor(now / WINDOW_MS);
@@ -187,7 +193,8 @@ export function routeGuard(): DoorMiddleware {
     const path = ctx.path.slice(API_PREFIX.length);
     if (isPublicPath(path)) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
-      return next();
+      await next();
+      return;
     }
     const match = matchRoute(ctx.method, path);
     if (match.allowed.length === 0) throw notFound('No such resource.');

@@ -105,7 +105,7 @@ describe('typed client: retry as the contract says (loopback stub server, record
     for (const r of [0, 0.3, 0.999]) {
       for (const s of [0, 0.5, 0.999]) {
         const ws = [1, 2, 3, 4].map((n, i) => backoffMs(n, 500, 8000, () => (i % 2 === 0 ? r : s)));
-        for (let i = 1; i < ws.length; i++) expect(ws[i], `${ws}`).to.be.at.least(ws[i - 1]);
+        for (let i = 1; i < ws.length; i++) expect(ws[i], ws.join()).to.be.at.least(ws[i - 1]);
         expect(ws[0]).to.be.within(250, 500);
         expect(ws[3]).to.be.within(2000, 4000);
       }

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { checkOwed, coverAggregate, productStreamParts, type CoverSubject } from '../../command-api/reactors/cover-work.js';
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 
 const A = 'https://cdn.shop.test/a.jpg';
 const B = 'https://cdn.shop.test/b.jpg';

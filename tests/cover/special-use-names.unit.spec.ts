@@ -13,6 +13,7 @@ describe('special-use names (never sent to a resolver)', () => {
   it('the default fetcher refuses an unmapped special-use name as image_unreachable, opening no socket', async () => {
     const { createCoverFetcher } = await import('../../infra/cover/cover-fetcher.js');
     const net = await import('node:net');
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back as it was; called with its socket
     const original = net.Socket.prototype.connect;
     let connects = 0;
     net.Socket.prototype.connect = function (this: unknown, ...args: unknown[]) {

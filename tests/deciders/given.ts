@@ -1,7 +1,7 @@
 /** Given events / when command / then events or problem — for the deciders built on command-api/aggregate-repository.ts. */
 import { expect } from 'chai';
 import type { Aggregate, Decision } from '../../command-api/aggregate-repository.js';
-import type { EventMetadata, NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { EventMetadata, NewEvent } from '../../shared-schema/ports/event-store.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 
 export const META: EventMetadata = { recorded_at: '2026-01-01T00:00:00.000Z', actor: 'key_test' };

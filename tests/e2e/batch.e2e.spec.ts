@@ -180,7 +180,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
         [5, 'img-1', ['image_urls[0]:image_host_not_declared']],
         [6, 'moved-1', ['store_id:sku_store_conflict']],
       ]);
-      for (const e of job.errors) for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.empty;
+      for (const e of job.errors) for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.equal('');
       expect(job.created_at).to.equal(t.clock.now().toISOString());
       expect(job.finished_at).to.be.a('string');
       expect((await a.api.get('/products/new-1')).body.state).to.equal('pending');

@@ -136,7 +136,7 @@ if (!available.ok) {
       expect((await hub.api.put('/stores/loja-r', storeBody())).status).to.equal(200);
       await t.restart();
       expect(t.topology.children.map((c) => c.port).sort()).to.deep.equal(ports);
-      expect(t.topology.children.map((c) => c.proc.pid)).not.to.include.members(pids.filter((p) => p !== undefined) as number[]);
+      expect(t.topology.children.map((c) => c.proc.pid)).not.to.include.members(pids.filter((p) => p !== undefined));
       const read = await hub.api.get('/stores/loja-r');
       expect(read.status).to.equal(200);
       expect(read.body.store_id).to.equal('loja-r');

@@ -204,11 +204,11 @@ function coherentBatch(b: Json): Json {
 function coherentConversion(body: Json): Json {
   if (!isObj(body) || !Array.isArray(body.items)) return body;
   // Mostly payments (a refund of an order never paid is a 409), picked from the body so that the seed decides.
-  const status = body.status !== 'paid' && String(body.event_id).length % 3 !== 0 ? 'paid' : body.status;
+  const status = body.status !== 'paid' && (body.event_id as string).length % 3 !== 0 ? 'paid' : body.status;
   const seen = new Set<string>();
   // The click was on tsku-1: the order must hold that SKU for the attribution to hold.
   const lines = body.items.map((i, n) => (n === 0 && isObj(i) ? { ...i, sku: 'tsku-1' } : i));
-  const items = lines.filter((i) => isObj(i) && !seen.has(String(i.sku)) && seen.add(String(i.sku))).map((i) => {
+  const items = lines.filter((i) => isObj(i) && !seen.has(i.sku as string) && seen.add(i.sku as string)).map((i) => {
     const line = { ...(i as Obj) };
     line.quantity = Math.min(Number(line.quantity), 10);
     line.unit_price_cents = Math.min(Number(line.unit_price_cents), 1_000_000);
@@ -216,7 +216,7 @@ function coherentConversion(body: Json): Json {
     line.refunded_cents = status === 'paid' ? 0 : status === 'cancelled' ? total : Math.min(Number(line.refunded_cents), total);
     return line;
   });
-  const occurred = status === 'paid' || Date.parse(String(body.occurred_at)) < Date.parse(String(body.paid_at)) ? body.paid_at : body.occurred_at;
+  const occurred = status === 'paid' || Date.parse(body.occurred_at as string) < Date.parse(body.paid_at as string) ? body.paid_at : body.occurred_at;
   return { ...body, status: status ?? null, items, occurred_at: occurred ?? null };
 }
 

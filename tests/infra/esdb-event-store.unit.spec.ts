@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
 import type {
-  AllStreamSubscription,
   AppendToStreamOptions,
   SubscribeToAllOptions,
   EventData,

@@ -186,7 +186,7 @@ describe('MongoReadStore (fakes of the driver)', () => {
         try {
           for (let i = 0; i < FLUSH_OPS; i++) await tx.put('a', { _id: `y${i}` });
         } catch (err) {
-          throw new Error(`projector failed: ${(err as Error).message}`);
+          throw new Error(`projector failed: ${(err as Error).message}`, { cause: err });
         }
       });
       expect(runs).to.equal(2);

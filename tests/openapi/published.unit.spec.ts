@@ -11,7 +11,6 @@ import { OPERATION_EXAMPLES } from '../../shared-schema/examples.js';
 import { OPERATIONS } from '../../shared-schema/openapi-operations.js';
 import { COMPONENT_SCHEMAS } from '../../shared-schema/openapi.js';
 import type { Json } from '../../shared-schema/openapi-publish.js';
-import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { publishedDocument, validateAt, validateDocument, describeErrors, guideBodies, type Doc, PUBLISHED_BASE } from '../support/published-openapi.js';
 
 const isObj = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -144,9 +143,9 @@ describe('Published OpenAPI document (outside validator)', () => {
     ] as const) {
       const s = schemas[name] as Doc;
       expect((s.discriminator as Doc).propertyName, name).to.equal(d);
-      const refs = (s.oneOf as Doc[]).filter((b) => b.$ref).map((b) => String(b.$ref).split('/').pop());
+      const refs = (s.oneOf as Doc[]).filter((b) => b.$ref).map((b) => (b.$ref as string).split('/').pop());
       expect(refs, name).to.deep.equal([...branches]);
-      expect(Object.values((s.discriminator as Doc).mapping as Doc).map((r) => String(r).split('/').pop())).to.deep.equal([...branches]);
+      expect(Object.values((s.discriminator as Doc).mapping as Doc).map((r) => (r as string).split('/').pop())).to.deep.equal([...branches]);
       expect((s.oneOf as Doc[]).some((b) => b.type === 'null'), `${name} null branch`).to.equal(name === 'Commission');
     }
     expect(((schemas.ProductStatus as Doc).properties as Doc).commission_source).to.deep.equal({ type: ['string', 'null'], enum: ['product', 'store', null] });

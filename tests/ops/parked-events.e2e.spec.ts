@@ -19,6 +19,7 @@ describe('parked projection events: admin API and ops command', function () {
   this.timeout(30_000);
   let t: TestService;
   let hub: Partner;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back as it was; called as a plain function
   const original = productsProjector.apply;
   let poisoned = '';
 

@@ -110,7 +110,7 @@ describe('projection rebuild without downtime', function () {
     let writesDuring = 0;
     let readsDuring = 0;
     let rebuilding = false;
-    let duringRebuild = { writes: 0, reads: 0 };
+    let duringRebuild: { writes: number; reads: number };
     const writer = (async () => {
       for (let n = 0; !stop; n++) {
         const sku = SKUS[n % 8];

@@ -8,7 +8,6 @@ import {
 
 const T1 = at(PAID_AT, 1 * DAY);
 const T2 = at(PAID_AT, 2 * DAY);
-const T3 = at(PAID_AT, 3 * DAY);
 
 describe('order decider', () => {
   describe('(0) input rules a schema cannot express: 422 with every field at once', () => {

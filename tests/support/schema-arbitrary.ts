@@ -184,10 +184,10 @@ function stringArb(schema: JsonSchema, options: ValidOptions): fc.Arbitrary<Json
   if (schema.format === 'date-time') return dateTimeArb(options);
   if (schema.format === 'uri') {
     const https = schema.pattern === '^https://';
-    if (schema.pattern !== undefined && !https) throw new Error(`schema-arbitrary: uri with pattern ${String(schema.pattern)}`);
+    if (schema.pattern !== undefined && !https) throw new Error(`schema-arbitrary: uri with pattern ${JSON.stringify(schema.pattern)}`);
     return fc.webUrl({ validSchemes: https ? ['https'] : ['https', 'http'], withQueryParameters: true, withFragments: true }).filter(fits);
   }
-  if (schema.format !== undefined) throw new Error(`schema-arbitrary: format ${String(schema.format)} is not handled`);
+  if (schema.format !== undefined) throw new Error(`schema-arbitrary: format ${JSON.stringify(schema.format)} is not handled`);
   if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
   const longest = Math.min(maxLength ?? minLength + 40, minLength + 60);
   return fc.oneof(

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { NewEvent } from '../../shared-schema/ports/event-store.js';
 import type { BatchItem, ItemOutcome } from '../../shared-schema/events/job.js';
 import {
   brokenBecause,
