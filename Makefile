@@ -56,13 +56,18 @@ run-projections: build
 	node dist/infra/entry/projections.js
 
 # ESLint with typescript-eslint's type-checked rules over every source (eslint.config.js), then Prettier's check.
+# Both keep a cache in .cache/ (gitignored): a file whose text did not change keeps its verdict, so a second run takes
+# seconds instead of minutes. ESLint's verdict on an unchanged file is not redone when a type it uses changed
+# elsewhere; a fresh clone (CI) has no cache, and `rm -rf .cache` forces the full run.
 lint: install
-	$(ESLINT) --max-warnings 0 .
-	@if [ "$(FORMAT_CHECK)" = on ]; then $(PRETTIER) --check --log-level warn $(FORMATTED); \
+	$(ESLINT) --cache --cache-location .cache/eslint/ --cache-strategy content --max-warnings 0 .
+	@if [ "$(FORMAT_CHECK)" = on ]; then $(PRETTIER) --check --cache --cache-location .cache/prettier --log-level warn $(FORMATTED); \
 	else echo "prettier --check skipped: FORMAT_CHECK=off until the code base is formatted (make format)"; fi
 
-# Rewrites the code in Prettier's layout (.prettierrc.json).
+# Rewrites the code in Prettier's layout (.prettierrc.json). Twice: a few method chains reach their final layout
+# only on a second pass (Prettier is not always idempotent), and the check would then fail on them.
 format: install
+	$(PRETTIER) --write --log-level warn $(FORMATTED)
 	$(PRETTIER) --write --log-level warn $(FORMATTED)
 
 # OPENAPI_CHECK_ANSWERS=1: every answer of the partner API in the suite is validated against the published OpenAPI
