@@ -33,21 +33,21 @@ export const coreWriteRoutes: Record<string, WriteHandler> = {
   'PUT /stores/:store_id': async (ctx, body, deps) => {
     const caller = callerOf(ctx);
     const input = validateStoreInput(body);
-    const r = await registerStore(deps, caller, caller.partnerType, ctx.state.params.store_id!, input, meta(ctx, deps));
+    const r = await registerStore(deps, caller, caller.partnerType, ctx.state.params.store_id, input, meta(ctx, deps));
     return ok(r.view, r.position);
   },
   'PUT /products/:sku': async (ctx, body, deps) => {
     const input = validateProductInput(body, deps.clock.now());
-    const r = await upsertProduct(deps, callerOf(ctx), ctx.state.params.sku!, input, meta(ctx, deps));
+    const r = await upsertProduct(deps, callerOf(ctx), ctx.state.params.sku, input, meta(ctx, deps));
     return ok(r.view, r.position);
   },
   'PATCH /products/:sku': async (ctx, body, deps) => {
     const patch = validateProductPatch(body, deps.clock.now());
-    const r = await patchProduct(deps, callerOf(ctx), ctx.state.params.sku!, patch, meta(ctx, deps));
+    const r = await patchProduct(deps, callerOf(ctx), ctx.state.params.sku, patch, meta(ctx, deps));
     return ok(r.view, r.position);
   },
   'DELETE /products/:sku': async (ctx, _body, deps) => {
-    const r = await removeProduct(deps, callerOf(ctx), ctx.state.params.sku!, meta(ctx, deps));
+    const r = await removeProduct(deps, callerOf(ctx), ctx.state.params.sku, meta(ctx, deps));
     const a: WriteAnswer = { status: 204, body: null, headers: {} };
     if (r.position !== undefined) a.position = r.position;
     return a;

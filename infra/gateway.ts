@@ -9,7 +9,8 @@ import http from 'node:http';
 import { isRedirectPath } from '../command-api/redirector.js';
 import { isShopperPath } from '../query-api/public/routes.js';
 
-export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+/** A Node request listener; a Koa app's `callback()` returns a promise that never rejects (Koa answers its errors). */
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
 export function gatewayHandler(command: Handler, query: Handler, redirect?: Handler): Handler {
   return (req, res) => {
@@ -29,7 +30,7 @@ export async function listen(handler: Handler, port: number, host: string): Prom
     if (closing.has(server)) res.setHeader('Connection', 'close');
     active.add(res);
     res.once('close', () => active.delete(res));
-    handler(req, res);
+    void handler(req, res); // errors are answered inside the handler (Koa's ctx.onerror): nothing to await or catch
   });
   inFlight.set(server, active);
   server.headersTimeout = 66_000;

@@ -58,7 +58,7 @@ export type ParkedEvent = {
 /** One line of an error, bounded (no stack: it is shown to the operator). */
 export function errorLine(err: unknown): string {
   const message = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
-  const line = message.split('\n')[0]!.trim() || 'error without a message';
+  const line = message.split('\n')[0].trim() || 'error without a message';
   return line.length > 500 ? `${line.slice(0, 497)}...` : line;
 }
 
@@ -133,7 +133,7 @@ export async function applyInUnits(events: readonly RecordedEvent[], end: number
     if (f.index > 0) {
       // Commit what applied cleanly before the failing event; the event then opens the next unit.
       const before = pending.slice(0, f.index);
-      const through = before[before.length - 1]!.position;
+      const through = before[before.length - 1].position;
       const got = await withStoreRetry(plan, () => probed(plan, attempt(before, through, false, parks, plan)));
       if (got.ok) {
         await committed(plan, before, through, parks);
@@ -146,7 +146,7 @@ export async function applyInUnits(events: readonly RecordedEvent[], end: number
     }
     if ((failuresAlone.get(f.projector.name) ?? 0) < applyAttempts) continue;
     // Park the first pending event for this projector; the next tries apply it for the others.
-    const event = pending[0]!;
+    const event = pending[0];
     const record: ParkedEvent = {
       _id: parkedId(f.projector.name, event.position),
       projection: f.projector.name,

@@ -36,5 +36,5 @@ export const alreadyApplied = (doc: { position: number } | null, recorded: Recor
 export function streamScope(stream: string): { env: Environment; partnerId: string; rest: string } {
   const body = stream.slice(stream.indexOf('-') + 1);
   const [env, partnerId, ...rest] = body.split(':');
-  return { env: env as Environment, partnerId: partnerId!, rest: rest.join(':') };
+  return { env: env as Environment, partnerId: partnerId, rest: rest.join(':') };
 }

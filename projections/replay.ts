@@ -53,7 +53,7 @@ export async function replay(events: EventStore, store: ReadStore, projectors: r
     const page = position >= options.upTo ? [] : await events.readAll({ afterPosition: position, maxCount: pageSize, categories });
     const within = page.filter((e) => e.position <= options.upTo);
     // A short page, or one that crossed `upTo`, means every event up to `upTo` has been seen.
-    const last = within.length === pageSize ? within[within.length - 1]!.position : Math.max(position, options.upTo);
+    const last = within.length === pageSize ? within[within.length - 1].position : Math.max(position, options.upTo);
     const final = last >= options.upTo;
     await applyInUnits(within, last, {
       store,

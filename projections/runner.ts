@@ -136,7 +136,7 @@ export class ProjectionRunner {
   }
 
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
-    const last = batch[batch.length - 1]!.position;
+    const last = batch[batch.length - 1].position;
     const o = this.options;
     await applyInUnits(batch, last, {
       store: this.reads,

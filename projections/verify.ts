@@ -71,7 +71,7 @@ export async function verifyReadModels(options: VerifyOptions): Promise<VerifyRe
     const positions: Record<string, number> = {};
     for (const p of projectors) {
       positions[p.name] = await live.getCheckpoint(p.name);
-      await replay(events, scratch, [p], { ...common, after: first, upTo: Math.max(first, positions[p.name]!) });
+      await replay(events, scratch, [p], { ...common, after: first, upTo: Math.max(first, positions[p.name]) });
     }
     const differences: Difference[] = [];
     let compared = 0;
@@ -114,13 +114,13 @@ async function compareCollection(live: ReadView, expected: ReadView, collection:
   return compared;
 }
 
-async function* pages(view: ReadView, collection: string, pageSize: number): AsyncGenerator<Doc> {
+async function* pages(view: ReadView, collection: string, pageSize: number): AsyncGenerator<Doc, void> {
   let after: string | undefined;
   for (;;) {
     const rows = await view.find(collection, { orderBy: [{ field: '_id' }], limit: pageSize, ...(after === undefined ? {} : { after: [after] }) });
     yield* rows;
     if (rows.length < pageSize) return;
-    after = rows[rows.length - 1]!._id;
+    after = rows[rows.length - 1]._id;
   }
 }
 

@@ -15,7 +15,7 @@ export function normalizeCnpj(raw: string): string {
 
 function checkDigit(chars: string, weights: readonly number[]): number {
   let sum = 0;
-  for (let i = 0; i < weights.length; i++) sum += (chars.charCodeAt(i) - 48) * weights[i]!;
+  for (let i = 0; i < weights.length; i++) sum += (chars.charCodeAt(i) - 48) * weights[i];
   const remainder = sum % 11;
   return remainder < 2 ? 0 : 11 - remainder;
 }

@@ -26,8 +26,8 @@ export function ulid(nowMs: number = Date.now()): string {
   if (nowMs <= lastUlidMs) {
     random = lastUlidRandom.slice();
     for (let i = random.length - 1; i >= 0; i--) {
-      if (random[i]! < 31) {
-        random[i]! += 1;
+      if (random[i] < 31) {
+        random[i] += 1;
         break;
       }
       random[i] = 0;

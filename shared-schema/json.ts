@@ -27,7 +27,7 @@ export function canonicalJson(value: unknown): string {
       const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       work.push(new Text('}'));
       for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, item] = entries[i]!;
+        const [k, item] = entries[i];
         work.push(item, new Text(`${JSON.stringify(k)}:`));
         if (i > 0) work.push(new Text(','));
       }

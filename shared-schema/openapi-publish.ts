@@ -38,7 +38,7 @@ function jsonType(v: Json): string {
 function typeOfValues(values: Json[]): Json {
   const types = [...new Set(values.map(jsonType))];
   if (types.includes('number') && types.includes('integer')) types.splice(types.indexOf('integer'), 1);
-  return types.length === 1 ? types[0]! : types;
+  return types.length === 1 ? types[0] : types;
 }
 
 /** `{properties: {D: {const: V}}, required: [D]}` (optionally `type: 'object'`) → [D, V]. */
@@ -46,7 +46,7 @@ function branchCondition(cond: Json): [string, string] | null {
   if (!isObj(cond) || !isObj(cond.properties)) return null;
   const entries = Object.entries(cond.properties);
   if (entries.length !== 1) return null;
-  const [d, s] = entries[0]!;
+  const [d, s] = entries[0];
   if (!isObj(s) || typeof s.const !== 'string') return null;
   return [d, s.const];
 }
@@ -57,7 +57,7 @@ function discriminatorValues(part: Obj, d: string): string[] | null {
   if (part.if !== undefined && body === part) return null;
   const props = body.properties;
   if (!isObj(props) || Object.keys(props).join() !== d || !isObj(props[d]) || !Array.isArray(props[d].enum)) return null;
-  if (!Array.isArray(body.required) || body.required.join() !== d) return null;
+  if (!Array.isArray(body.required) || body.required.length !== 1 || body.required[0] !== d) return null;
   if (Object.keys(body).some((k) => k !== 'required' && k !== 'properties')) return null;
   return props[d].enum.map(String);
 }
@@ -100,7 +100,7 @@ export function publishSchema(schema: Json, sink?: BranchSink, name?: string): J
     delete out.multipleOf;
   }
   if (out.type === undefined && (Array.isArray(out.enum) || 'const' in out)) {
-    const t = typeOfValues(Array.isArray(out.enum) ? out.enum : [out.const as Json]);
+    const t = typeOfValues(Array.isArray(out.enum) ? out.enum : [out.const]);
     return { type: t, ...out };
   }
   return out;
@@ -113,11 +113,11 @@ function oneOfBlock(schema: Obj, sink: BranchSink | undefined, name: string | un
   if (branches.length === 0) return null;
 
   const where = name ?? 'an inline schema';
-  const d = branchCondition(branches[0]!.if!)![0];
+  const d = branchCondition(branches[0].if)![0];
   const rest = parts.filter((p) => !branches.includes(p));
   if (parts.length !== schema.allOf.length || rest.length !== 1) throw new Error(`openapi: cannot publish the if/then block of ${where}`);
-  const values = discriminatorValues(rest[0]!, d);
-  const consts = branches.map((b) => branchCondition(b.if!)!);
+  const values = discriminatorValues(rest[0], d);
+  const consts = branches.map((b) => branchCondition(b.if)!);
   if (!values || consts.some(([cd]) => cd !== d) || [...values].sort().join() !== consts.map(([, v]) => v).sort().join()) {
     throw new Error(`openapi: the if/then branches of ${where} do not match its values of ${d}`);
   }
@@ -130,7 +130,7 @@ function oneOfBlock(schema: Obj, sink: BranchSink | undefined, name: string | un
   const oneOf: Json[] = [];
   const mapping: Obj = {};
   for (const b of branches) {
-    const value = branchCondition(b.if!)![1];
+    const value = branchCondition(b.if)![1];
     const then = b.then;
     if (!isObj(then) || b.else !== undefined) throw new Error(`openapi: branch ${value} of ${where} needs a then and no else`);
     const properties: Obj = { [d]: { type: 'string', const: value } };

@@ -56,12 +56,12 @@ const escape = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': 
 const inline = (text: string): string => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 export function problemPageJson(status: number, baseUrl: string): string {
-  const page = PROBLEM_PAGES[status]!;
+  const page = PROBLEM_PAGES[status];
   return JSON.stringify({ type: `${baseUrl}/problemas/${status}`, title: titleOf(status), status, ...page });
 }
 
 export function problemPageHtml(status: number, baseUrl: string): string {
-  const page = PROBLEM_PAGES[status]!;
+  const page = PROBLEM_PAGES[status];
   const title = `${status} ${titleOf(status)}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -68,7 +68,7 @@ function summary(status: number, errors: readonly FieldError[]): string | undefi
   const fields = [...new Set(errors.map((e) => e.field || '(the body)'))];
   const named = fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
   return errors.length === 1
-    ? `${errors[0]!.message.replace(/\.?$/, '.')} Correct it before repeating.`
+    ? `${errors[0].message.replace(/\.?$/, '.')} Correct it before repeating.`
     : `${errors.length} problems in ${named}: correct every one listed in errors before repeating.`;
 }
 

@@ -58,8 +58,8 @@ function matchSegments(pattern: readonly string[], actual: readonly string[]): R
   if (pattern.length !== actual.length) return null;
   let params: Record<string, string> | null = null;
   for (let i = 0; i < pattern.length; i++) {
-    const seg = pattern[i]!;
-    const part = actual[i]!;
+    const seg = pattern[i];
+    const part = actual[i];
     if (seg.charCodeAt(0) === 58 /* ':' */) {
       if (part === '') return null;
       try {

@@ -117,7 +117,7 @@ export function unicodeErrors(value: unknown): FieldError[] {
     } else if (node !== null && typeof node === 'object') {
       const keys = Object.keys(node);
       for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
+        const key = keys[i];
         const child: At = { segment: key, parent: at };
         if (hasLoneSurrogate(key)) {
           const field = formatPath(pathOf(child));

@@ -91,7 +91,7 @@ export function checkOwed(s: CoverSubject, trigger: CoverTrigger, now: Date): bo
 export function productStreamParts(stream: string): { tenant: Tenant; sku: string } {
   const body = stream.slice(stream.indexOf('-') + 1);
   const [env, partnerId, ...sku] = body.split(':');
-  return { tenant: { env: env as Environment, partnerId: partnerId! }, sku: sku.join(':') };
+  return { tenant: { env: env as Environment, partnerId: partnerId }, sku: sku.join(':') };
 }
 
 export interface CoverWorkOptions {

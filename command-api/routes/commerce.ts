@@ -42,7 +42,7 @@ export function validateConversionBody(body: unknown, now: Date): ConversionInpu
     errors.push(...more);
   }
   if (errors.length > 0) throw invalid(errors);
-  return body as unknown as ConversionInput;
+  return body as ConversionInput;
 }
 
 function shapesSound(body: Record<string, unknown>): boolean {

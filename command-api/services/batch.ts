@@ -90,7 +90,7 @@ export async function appliedItems(deps: CommandDeps, jobId: string, afterPositi
       if (e.metadata[JOB_ID_META] === jobId && typeof index === 'number') found.set(index, e);
     }
     if (page.length < 1000) return found;
-    after = page[page.length - 1]!.position;
+    after = page[page.length - 1].position;
   }
 }
 

@@ -57,7 +57,7 @@ function cursorOf(q: Query, count: number): string[] | undefined {
   if (!Array.isArray(values) || values.length !== count || !values.every((v) => typeof v === 'string')) {
     throw invalid([fieldError('cursor', 'invalid', 'The cursor is not valid.')]);
   }
-  return values as string[];
+  return values;
 }
 
 type StatusCounts = Record<StoreStatus, number> & { total: number };
@@ -95,7 +95,7 @@ function partnerNames(reads: ReadView): (partnerId: string) => Promise<string | 
 
 export function adminListRoutes(router: Router, reads: ReadView): void {
   router.get('/partners', async (ctx) => {
-    const q = ctx.query as Query;
+    const q = ctx.query;
     const limit = limitOf(q, 100, 500);
     const after = cursorOf(q, 2);
     const rows = await reads.find<PartnerDoc>(PARTNERS, {
@@ -123,7 +123,7 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
   });
 
   router.get('/stores', async (ctx) => {
-    const q = ctx.query as Query;
+    const q = ctx.query;
     const where = storeWhere(q);
     const status = one(q, 'status');
     if (status !== undefined) {
@@ -157,7 +157,7 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
    * limit counts domains; a store's domains are never split across pages (a page may hold a few more than limit).
    */
   router.get('/domains/pending', async (ctx) => {
-    const q = ctx.query as Query;
+    const q = ctx.query;
     const where = storeWhere(q);
     const limit = limitOf(q, 500, 1000);
     let after: string[] | undefined = cursorOf(q, 4);
@@ -187,5 +187,5 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
 
 /** The keyset values of the store of the last domain listed. */
 function lastKey(domains: readonly { key: string[] }[]): string[] {
-  return domains[domains.length - 1]!.key;
+  return domains[domains.length - 1].key;
 }

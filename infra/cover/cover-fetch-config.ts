@@ -41,7 +41,7 @@ function readCaFile(file: string): string {
   try {
     pem = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`COVER_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`COVER_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`COVER_FETCH_CA_FILE: ${file} holds no PEM certificate`);
   return pem;

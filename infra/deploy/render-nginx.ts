@@ -24,7 +24,7 @@ export function templatePath(): string {
   return fileURLToPath(new URL('../../../infra/deploy/nginx.conf.template', import.meta.url));
 }
 
-const SAFE = /^[A-Za-z0-9_.:/\[\]@%+~-]+$/;
+const SAFE = /^[A-Za-z0-9_.:/[\]@%+~-]+$/;
 
 export function upstreamEntries(addresses: readonly string[]): string {
   if (addresses.length === 0) throw new Error('an upstream needs at least one server');

@@ -200,7 +200,7 @@ export class EsdbEventStore implements EventStore {
       // Filtered on the server: only our events (of these categories) cross the wire, up to the head seen now.
       const head = await logHead(this.client);
       const events = await readFiltered({ client: this.client, scope, start, head, maxCount: max });
-      if (events.length > 0) this.saw(events[events.length - 1]!.position);
+      if (events.length > 0) this.saw(events[events.length - 1].position);
       return events;
     }
     const out: RecordedEvent[] = [];

@@ -67,7 +67,7 @@ export class InProcessWorkQueue {
     const chosen = ids === undefined ? undefined : new Set(ids);
     const moved: WorkItem[] = [];
     for (let i = 0; i < this.dead.length; ) {
-      const item = this.dead[i]!;
+      const item = this.dead[i];
       if (chosen && !chosen.has(item.id)) {
         i += 1;
         continue;
@@ -96,7 +96,7 @@ export class InProcessWorkQueue {
   /** Round robin over the consumers with a free slot. */
   private freeConsumer(): Consumer | undefined {
     for (let i = 0; i < this.consumers.length; i++) {
-      const consumer = this.consumers[(this.turn + i) % this.consumers.length]!;
+      const consumer = this.consumers[(this.turn + i) % this.consumers.length];
       if (consumer.active < consumer.concurrency) {
         this.turn = (this.turn + i + 1) % this.consumers.length;
         return consumer;

@@ -48,7 +48,7 @@ export async function* exportPartner(events: EventStore, partnerId: string, env?
       yield JSON.stringify({ position: e.position, stream: e.stream, revision: e.revision, id: e.id, type: e.type, data: withheld(e.data), metadata: e.metadata }) + '\n';
     }
     if (page.length < pageSize) return;
-    after = page[page.length - 1]!.position;
+    after = page[page.length - 1].position;
   }
 }
 

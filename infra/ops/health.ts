@@ -16,7 +16,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Operations } from './operations.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

@@ -75,7 +75,7 @@ export class SqliteHistoryFile implements HistoryStore {
         for (const doc of page) await tx.put(HISTORY_COLLECTION, doc);
       });
       moved += page.length;
-      after = page[page.length - 1]!._id;
+      after = page[page.length - 1]._id;
     }
     await source.drop(HISTORY_COLLECTION);
     return moved;

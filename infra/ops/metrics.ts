@@ -52,7 +52,7 @@ export class ServiceMetrics {
       registers: [registry],
     });
     this.historyFailures = new Counter({ name: 'pc_history_write_failures_total', help: 'Operation history entries that could not be written.', registers: [registry] });
-    const self = this;
+    const projections = () => this.projections();
     /** A gauge with one value per registered queue, read at each scrape. */
     const perQueue = (name: string, help: string, sources: ReadonlyMap<string, () => number | Promise<number>>) =>
       new Gauge({
@@ -81,7 +81,7 @@ export class ServiceMetrics {
     let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
     const status = () => {
       if (!inFlight) {
-        inFlight = self.projections();
+        inFlight = projections();
         void inFlight.finally(() => (inFlight = null)).catch(() => undefined);
       }
       return inFlight;

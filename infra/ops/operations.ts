@@ -205,7 +205,7 @@ export class Operations {
   readonly adminRoutes = (router: Router): void => operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
 
   /** Serves health and metrics on the admin port in front of the admin app. */
-  adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void, problemBaseUrl?: string): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>, problemBaseUrl?: string): (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> {
     return healthAndMetricsHandler(this, admin, problemBaseUrl);
   }
 

@@ -197,7 +197,7 @@ export function unpackOutcomes(wire: WireOutcomes): Outcome[] {
   return Array.from({ length: wire.results.length / 2 }, (_, i) => {
     const failure = failed.get(i);
     if (failure) return fromWire(failure);
-    return { ok: true as const, result: { nextRevision: wire.results[2 * i]!, position: wire.results[2 * i + 1]! } };
+    return { ok: true as const, result: { nextRevision: wire.results[2 * i], position: wire.results[2 * i + 1] } };
   });
 }
 

@@ -242,7 +242,7 @@ export class SqliteEventStore implements EventStore {
       rows.sort((a, b) => a.position - b.position);
       if (maxCount >= 0) rows = rows.slice(0, maxCount);
     }
-    return { events: rows.map((row) => this.toRecorded(row)), lastRow: rows.length > 0 ? rows[rows.length - 1]!.position : afterRow };
+    return { events: rows.map((row) => this.toRecorded(row)), lastRow: rows.length > 0 ? rows[rows.length - 1].position : afterRow };
   }
 
   private toRecorded(row: Row): RecordedEvent {
@@ -299,7 +299,7 @@ export class SqliteEventStore implements EventStore {
   private settle(group: QueuedAppend[], outcomes: Outcome[]): void {
     let written = 0;
     group.forEach((append, i) => {
-      const outcome = outcomes[i]!;
+      const outcome = outcomes[i];
       if (outcome.ok) {
         const result = { nextRevision: outcome.result.nextRevision, position: outcome.result.position * this.spacing };
         if (append.events.length > 0) written = Math.max(written, result.position);
@@ -327,7 +327,7 @@ export class SqliteEventStore implements EventStore {
     let events = 0;
     let count = 0;
     while (count < this.queue.length) {
-      events += this.queue[count]!.events.length;
+      events += this.queue[count].events.length;
       if (count > 0 && events > this.maxGroupEvents) break;
       count++;
     }

@@ -255,7 +255,7 @@ function countSql(collection: string, where: Where | undefined, columns: Columns
 function sumSql(collection: string, query: SumQuery, columns: Columns): Fragment {
   const w = and(whereParts(query.where, columns));
   if (!Array.isArray(query.fields)) throw new TypeError('sum: fields must be an array');
-  const sums = query.fields.map((f, i) => `, COALESCE(SUM(${docFieldExpr(f)}), 0) AS s${i}`).join('');
+  const sums = query.fields.map((f: string, i) => `, COALESCE(SUM(${docFieldExpr(f)}), 0) AS s${i}`).join('');
   const table = tableOf(collection);
   if (query.groupBy === undefined) {
     return { sql: `SELECT NULL AS k, NULL AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql}`, params: w.params };

@@ -391,7 +391,7 @@ async function startNats(
     } catch (err) {
       await stopProcess(proc, ['SIGTERM', 'SIGKILL']);
       if (attempt < 3) continue;
-      throw new Error(`nats-server did not start: ${(err as Error).message}\n${tail}`);
+      throw new Error(`nats-server did not start: ${(err as Error).message}\n${tail}`, { cause: err });
     }
   }
 }
@@ -436,7 +436,7 @@ async function waitForPort(host: string, port: number, ms: number, proc: ChildPr
       });
     }, ms);
   } catch (err) {
-    throw new Error(`nginx did not listen on ${host}:${port}: ${(err as Error).message}\n${tail()}`);
+    throw new Error(`nginx did not listen on ${host}:${port}: ${(err as Error).message}\n${tail()}`, { cause: err });
   }
 }
 

@@ -25,7 +25,7 @@ export function dataDirSecret(dataDir: string, file: string, configured?: string
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const published = readSecret(target);
-    if (published === undefined) throw new Error(`${target} vanished while it was being read`);
+    if (published === undefined) throw new Error(`${target} vanished while it was being read`, { cause: err });
     return published;
   } finally {
     fs.rmSync(temporary, { force: true });

@@ -34,7 +34,7 @@ const storeFactsSeen = new WeakMap<ReadTx, Map<string, ProductStoreDoc | null>>(
 
 async function storeFacts(tx: ReadTx, id: string): Promise<ProductStoreDoc | null> {
   let seen = storeFactsSeen.get(tx);
-  if (!seen) storeFactsSeen.set(tx, (seen = new Map()));
+  if (!seen) storeFactsSeen.set(tx, (seen = new Map<string, ProductStoreDoc | null>()));
   let facts = seen.get(id);
   if (facts === undefined) seen.set(id, (facts = await tx.get<ProductStoreDoc>(STORE_FACTS, id)));
   return facts;

@@ -91,7 +91,7 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
   'GET /stores/:store_id': {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
-      const storeId = ctx.state.params.store_id!;
+      const storeId = ctx.state.params.store_id;
       const doc = await deps.reads.get<StoreDoc>(STORES, storeDocId(callerOf(ctx), storeId));
       if (!doc) throw await notFoundHere(deps, callerOf(ctx), STORES, (t) => storeDocId(t, storeId), 'store');
       return storeView(doc);
@@ -128,7 +128,7 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
-      const sku = ctx.state.params.sku!;
+      const sku = ctx.state.params.sku;
       const doc = await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(c, sku));
       if (!doc) throw await notFoundHere(deps, c, PRODUCTS, (t) => productDocId(t, sku), 'product');
       const [view] = await productViews(deps, c, [doc]);

@@ -133,7 +133,7 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
   'GET /conversions/:order_id': {
     query: GetConversionQuery,
     handle: async (ctx, query, deps) => {
-      const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id!];
+      const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id];
       const doc = await deps.reads.get<OrderDoc>(ORDERS, orderDocId(callerOf(ctx), storeId, orderId));
       if (!doc) throw await notFoundHere(deps, callerOf(ctx), ORDERS, (t) => orderDocId(t, storeId, orderId), 'order of this store');
       return json(ctx, doc.order);

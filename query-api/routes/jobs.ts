@@ -10,7 +10,7 @@ export const jobsReadRoutes: Record<string, ReadRoute> = {
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
-      const jobId = ctx.state.params.job_id!;
+      const jobId = ctx.state.params.job_id;
       const doc = await deps.reads.get<JobDoc>(JOBS, jobDocId(c, jobId));
       if (!doc) throw await notFoundHere(deps, c, JOBS, (t) => jobDocId(t, jobId), 'job');
       const view: JobView = {

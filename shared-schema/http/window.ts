@@ -11,7 +11,6 @@
  */
 import { fieldError, invalid, invalidField } from '../problems.js';
 import type { Scalar } from '../ports/read-store.js';
-import type { Tenant } from '../streams.js';
 import { decodeCursor, encodeCursor, type CursorScope, type CursorSecret, type CursorValue } from './pagination.js';
 
 export const DAY_MS = 86_400_000;

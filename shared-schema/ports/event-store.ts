@@ -98,7 +98,7 @@ export interface ReadAllOptions {
   categories?: readonly string[];
 }
 
-export interface SubscribeOptions extends Omit<ReadAllOptions, 'maxCount'> {}
+export type SubscribeOptions = Omit<ReadAllOptions, 'maxCount'>;
 
 /** A catch-up-then-live subscription: an async iterable that never ends until `close()`. */
 export interface Subscription extends AsyncIterable<RecordedEvent> {

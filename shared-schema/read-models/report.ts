@@ -132,7 +132,7 @@ export function storedFields(f: ReportFigures): Record<string, number> {
 }
 
 /** Figures back from a stored document or from a `sum` row's sums. */
-export function figuresOf(fields: Record<string, number | bigint | unknown>): ReportFigures {
+export function figuresOf(fields: Record<string, unknown>): ReportFigures {
   const big = (name: string): bigint => {
     const v = fields[name];
     if (typeof v === 'bigint') return v;
@@ -214,7 +214,7 @@ export function coveringRanges(since: string, until: string, level = LEVELS.leng
   const from = Date.parse(since);
   const to = Date.parse(until);
   if (from >= to) return [];
-  const { collection, field, ms } = LEVELS[level]!;
+  const { collection, field, ms } = LEVELS[level];
   if (ms === 0) return [{ collection, field, from: since, to: until }];
   const first = Math.ceil(from / ms) * ms;
   const last = Math.floor(to / ms) * ms;

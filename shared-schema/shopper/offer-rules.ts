@@ -25,7 +25,7 @@ export function farBelow(price: number, others: readonly number[]): boolean {
   if (others.length < 2) return false;
   const sorted = [...others].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  const twiceMedian = sorted.length % 2 === 1 ? 2n * BigInt(sorted[mid]!) : BigInt(sorted[mid - 1]!) + BigInt(sorted[mid]!);
+  const twiceMedian = sorted.length % 2 === 1 ? 2n * BigInt(sorted[mid]) : BigInt(sorted[mid - 1]) + BigInt(sorted[mid]);
   return 4n * BigInt(price) < twiceMedian;
 }
 

@@ -25,7 +25,7 @@ export function searchOfferOf(doc: OfferDoc, store: OfferStoreDoc): SearchOffer 
     installments: p.installments ?? null,
     shipping: p.shipping ?? null,
     rating: p.rating ?? null,
-    image_url: p.image_urls[0]!,
+    image_url: p.image_urls[0],
     updated_at: p.updated_at,
   };
 }
@@ -101,7 +101,7 @@ export function offerView(o: SearchOffer, publicBase: string): OfferView {
 }
 
 export function productView(p: RankedProduct, publicBase: string): ProductView {
-  const first = p.offers[0] ?? p.alternatives[0]!;
+  const first = p.offers[0] ?? p.alternatives[0];
   return {
     title: first.title,
     gtin: first.gtin,

@@ -30,7 +30,7 @@ async function keyPool(t: TestService, partner: Partner, writes: number): Promis
   const keys = [partner];
   for (let i = 1; i < Math.ceil(writes / WRITES_PER_KEY) + 1; i++) keys.push(await t.key(partner.partnerId, 'test'));
   let used = 0;
-  return () => keys[Math.floor(used++ / WRITES_PER_KEY)]!;
+  return () => keys[Math.floor(used++ / WRITES_PER_KEY)];
 }
 
 async function run(n: number, concurrency: number, op: (i: number) => Promise<number>): Promise<{ perSecond: number; latencies: number[] }> {
@@ -180,9 +180,9 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
 
     const orderTimes = sortedTimes(orders);
     for (let i = 0; i < orders; i++) {
-      const at = orderTimes[i]!;
+      const at = orderTimes[i];
       const iso = new Date(at).toISOString();
-      const store = storeIds[Math.floor(rnd() * stores)]!;
+      const store = storeIds[Math.floor(rnd() * stores)];
       const gross = 1000 + Math.floor(rnd() * 99_000);
       const u = rnd();
       const status = u < 0.8 ? 'paid' : u < 0.95 ? 'refunded' : 'cancelled';
@@ -208,9 +208,9 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
     }
     const clickTimes = sortedTimes(clicks);
     for (let i = 0; i < clicks; i++) {
-      const at = clickTimes[i]!;
+      const at = clickTimes[i];
       const iso = new Date(at).toISOString();
-      const store = storeIds[Math.floor(rnd() * stores)]!;
+      const store = storeIds[Math.floor(rnd() * stores)];
       batch.push({ _id: `live:${partner.partnerId}:c:ic_bench${i}`, ...owner, store_id: store, kind: 'click', at: iso, clicks: 1, position: orders + i + 1 });
       for (const b of bucketsOf(store, iso)) b.f.clicks += 1;
       if (inside(large, at)) expected.large.clicks += 1;

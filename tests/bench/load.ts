@@ -100,7 +100,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
       statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
       if (reply.status >= 200 && reply.status < 300) {
         latencies.push(ms);
-        if (skuIndex >= 0) bySku[skuIndex]!.push(ms);
+        if (skuIndex >= 0) bySku[skuIndex].push(ms);
       }
     } catch {
       errors++;

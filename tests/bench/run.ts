@@ -40,7 +40,7 @@ const ROUND_MS = (SECONDS * 1000) / 2;
 const STORE = 'loja-bench';
 const BASE_MS = Date.now() - 3600_000;
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 const sortNum = (a: number[]) => [...a].sort((x, y) => x - y);
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
@@ -88,7 +88,7 @@ async function measured(work: () => Promise<LoadResult>): Promise<Figure> {
 
 /** The round with the median rate. */
 function median(figures: Figure[]): Figure {
-  return [...figures].sort((a, b) => a.rps - b.rps)[Math.floor(figures.length / 2)]!;
+  return [...figures].sort((a, b) => a.rps - b.rps)[Math.floor(figures.length / 2)];
 }
 
 class LoadGenerator {
@@ -168,7 +168,7 @@ async function seedStream(service: Service, partnerId: string, sku: string, coun
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const loadBefore = os.loadavg()[0]!;
+  const loadBefore = os.loadavg()[0];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', LOG_LEVEL: 'info', RATE_LIMIT_WRITES: '1000000000', COVER_CHECK: 'off' });
   const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
@@ -235,8 +235,8 @@ async function main(): Promise<void> {
     const coldMs = cold.latencies[0] ?? NaN;
     await load.run({ ...patchJob, maxCount: 200, baseUpdatedAtMs: nextStamp() });
     const pair = await load.run({ ...patchJob, maxCount: 2000, durationMs: SECONDS * 1000, baseUpdatedAtMs: nextStamp() });
-    const short = sortNum(pair.bySku![0]!);
-    const long = sortNum(pair.bySku![1]!);
+    const short = sortNum(pair.bySku![0]);
+    const long = sortNum(pair.bySku![1]);
 
     const rows: [string, string, string][] = [
       ['a) PUT /products via gateway', `${f1(gateway.rps)} req/s`, `p50 ${f2(gateway.p50)} ms, p99 ${f2(gateway.p99)} ms; ${f1(gateway.cpuUs!)} µs CPU per write, ${f1(gateway.mainCpuUs!)} µs of it on the main thread (median of ${ROUNDS} rounds of ${ROUND_MS / 1000} s, ${CONCURRENCY} connections)`],
@@ -272,7 +272,7 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '',
     `Command: \`make bench\` (\`node dist/tests/bench/run.js\`, BENCH_SECONDS=${SECONDS}). Date: ${new Date().toISOString()}.`,
     `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}. Whole run: ${seconds} s.`,
-    `Load average (1 min) of the machine: ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end (other work shares these cores).`,
+    `Load average (1 min) of the machine: ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end (other work shares these cores).`,
     '',
     'Set-up: the embedded default in the benchmark process (SQLite event and read stores in a temp DATA_DIR,',
     '`SQLITE_SYNCHRONOUS=FULL`, CLOCK=manual, pino at info written to /dev/null, `RATE_LIMIT_WRITES` raised so that the',

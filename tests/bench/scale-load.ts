@@ -136,7 +136,7 @@ function partnerOf(g: number): number {
   let hi = prefix.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (prefix[mid]! <= g) lo = mid;
+    if (prefix[mid] <= g) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -172,8 +172,8 @@ export function productBody(plan: PartnerPlan, partner: number, n: number, base:
 
 const percentiles = (xs: number[]): Stat => {
   const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
-  return { count: s.length, p50: at(0.5), p99: at(0.99), max: s.length ? s[s.length - 1]! : NaN };
+  const at = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN);
+  return { count: s.length, p50: at(0.5), p99: at(0.99), max: s.length ? s[s.length - 1] : NaN };
 };
 
 async function batches(job: Extract<ScaleJob, { kind: 'batches' }>): Promise<ScaleResult> {
@@ -190,8 +190,8 @@ async function batches(job: Extract<ScaleJob, { kind: 'batches' }>): Promise<Sca
   let last = started;
   const worker = async () => {
     while (next < job.batches.length && performance.now() < deadline) {
-      const b = job.batches[next++]!;
-      const plan = partners[b.partner]!;
+      const b = job.batches[next++];
+      const plan = partners[b.partner];
       const auth = { Authorization: `Bearer ${plan.live}` };
       while (job.brake && !take(plan.live, WRITE_RATE)) {
         redraws++;
@@ -255,9 +255,9 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   if (pick(m.patch)) {
     const g = zipfIndex(total);
     const p = partnerOf(g);
-    const plan = partners[p]!;
+    const plan = partners[p];
     if (job.brake && !take(plan.live, WRITE_RATE)) return null;
-    const sku = skuOf(p, g - prefix[p]!);
+    const sku = skuOf(p, g - prefix[p]);
     const body = n % 2 === 0 ? { price_cents: 1000 + (n % 90_000), updated_at: nextStamp() } : { stock_quantity: n % 60, available: n % 60 !== 0, updated_at: nextStamp() };
     const op: Op = { type: 'patch', method: 'PATCH', path: `/products/${sku}`, key: plan.live, body: JSON.stringify(body) };
     if (job.lagEvery > 0 && n % job.lagEvery === 0 && (!job.brake || take(`${plan.live}:read`, READ_RATE))) op.lagOf = { key: plan.live, path: `/products/${sku}` };
@@ -265,21 +265,21 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   }
   if (pick(m.put)) {
     const p = Math.floor(Math.random() * partners.length);
-    const plan = partners[p]!;
+    const plan = partners[p];
     if (job.brake && !take(plan.live, WRITE_RATE)) return null;
-    const k = plan.count + added[p]!++;
+    const k = plan.count + added[p]++;
     return { type: 'put', method: 'PUT', path: `/products/${skuOf(p, k)}`, key: plan.live, body: JSON.stringify(productBody(plan, p, k, imageBase, nextStamp())) };
   }
   if (pick(m.read)) {
     const g = zipfIndex(total);
     const p = partnerOf(g);
-    const plan = partners[p]!;
+    const plan = partners[p];
     const r = Math.random();
     const key = r < 0.85 ? plan.live : plan.test;
     if (job.brake && !take(`${key}:read`, READ_RATE)) return null;
-    if (r < 0.45) return { type: 'get-product', method: 'GET', path: `/products/${skuOf(p, g - prefix[p]!)}`, key };
+    if (r < 0.45) return { type: 'get-product', method: 'GET', path: `/products/${skuOf(p, g - prefix[p])}`, key };
     if (r < 0.85) {
-      const pool = cursors[p]!;
+      const pool = cursors[p];
       const depth = Math.floor(Math.random() * pool.length);
       const cursor = pool[depth];
       return {
@@ -302,9 +302,9 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   }
   if (pick(m.conversion)) {
     const p = Math.floor(Math.random() * partners.length);
-    const plan = partners[p]!;
+    const plan = partners[p];
     if (job.brake && !take(plan.test, WRITE_RATE)) return null;
-    const orders = paidOrders[p]!;
+    const orders = paidOrders[p];
     const now = new Date().toISOString();
     const refund = orders.length > 0 && Math.random() < 0.3;
     const o = refund ? orders.shift()! : { partner: p, order: `o-${process.pid}-${++orderSeq}`, paidAt: now };
@@ -329,9 +329,9 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   }
   const g = zipfIndex(total);
   const p = partnerOf(g);
-  const plan = partners[p]!;
+  const plan = partners[p];
   if (job.brake && !take(plan.live, WRITE_RATE)) return null;
-  const count = plan.count + added[p]!;
+  const count = plan.count + added[p];
   const from = count > job.batchItems ? Math.floor(Math.random() * (count - job.batchItems)) : 0;
   const at = nextStamp();
   const items = Array.from({ length: Math.min(job.batchItems, Math.max(1, count)) }, (_, i) => ({ op: 'upsert', sku: skuOf(p, from + i), product: productBody(plan, p, from + i, imageBase, at) }));

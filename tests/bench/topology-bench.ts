@@ -112,7 +112,7 @@ async function runOn(t: Target, requests: number, clients: number): Promise<PutF
     const seconds = Number(process.hrtime.bigint() - began) / 1e9;
     agent.destroy();
     latencies.sort((a, b) => a - b);
-    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 100) / 100;
+    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 100) / 100;
     return {
       requests: latencies.length,
       clients,

@@ -27,7 +27,8 @@ export async function typeChecks(): Promise<void> {
   await api.submitBatch({ items: [{ sku: 'SKU-1', product: PRODUCT }] });
   // @ts-expect-error a delete carries no product
   await api.submitBatch({ items: [{ op: 'delete', sku: 'SKU-1', product: PRODUCT }] });
-  // @ts-expect-error status is paid, refunded or cancelled
+  // prettier-ignore
+  // @ts-expect-error status is paid, refunded or cancelled (one line: the error must be on the line after this)
   await api.postConversion({ event_id: 'e', order_id: 'o', store_id: 's', click_id: 'ic_x', status: 'shipped', currency: 'BRL', paid_at: 'x', occurred_at: 'x', items: [] });
   // @ts-expect-error the order read needs store_id
   await api.getConversion('o-1', {});

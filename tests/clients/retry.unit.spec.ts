@@ -95,8 +95,8 @@ describe('typed client: retry as the contract says (loopback stub server, record
     expect(keys[0]).to.be.a('string').and.have.length.greaterThan(10);
     expect(new Set(keys).size).to.equal(1);
     expect(new Set(seen.map((s) => s.body)).size).to.equal(1);
-    expect(JSON.parse(seen[0]!.body)).to.deep.equal(EVENT);
-    expect(seen[0]!.headers.authorization).to.equal('Bearer ik_test_stub');
+    expect(JSON.parse(seen[0].body)).to.deep.equal(EVENT);
+    expect(seen[0].headers.authorization).to.equal('Bearer ik_test_stub');
     // base 500 ms, doubled at each repeat, equal jitter with random 0.5: 250 + 125, then 500 + 250
     expect(waits).to.deep.equal([375, 750]);
   });
@@ -105,7 +105,7 @@ describe('typed client: retry as the contract says (loopback stub server, record
     for (const r of [0, 0.3, 0.999]) {
       for (const s of [0, 0.5, 0.999]) {
         const ws = [1, 2, 3, 4].map((n, i) => backoffMs(n, 500, 8000, () => (i % 2 === 0 ? r : s)));
-        for (let i = 1; i < ws.length; i++) expect(ws[i], `${ws}`).to.be.at.least(ws[i - 1]!);
+        for (let i = 1; i < ws.length; i++) expect(ws[i], ws.join()).to.be.at.least(ws[i - 1]);
         expect(ws[0]).to.be.within(250, 500);
         expect(ws[3]).to.be.within(2000, 4000);
       }
@@ -130,7 +130,7 @@ describe('typed client: retry as the contract says (loopback stub server, record
     expect(click.click_id).to.equal('ic_x');
     expect(waits).to.deep.equal([2000]);
     expect(seen).to.have.length(2);
-    expect(seen[0]!.headers['idempotency-key']).to.equal(seen[1]!.headers['idempotency-key']);
+    expect(seen[0].headers['idempotency-key']).to.equal(seen[1].headers['idempotency-key']);
   });
 
   it('a 429 whose Retry-After is beyond maxRetryAfterMs is thrown at once, with its Retry-After', async () => {
@@ -205,9 +205,9 @@ describe('typed client: retry as the contract says (loopback stub server, record
     await client.me();
     expect(await client.deleteProduct('a b/c')).to.equal(undefined);
     await client.deleteProduct('SKU-2');
-    expect(seen[0]!.headers['idempotency-key']).to.equal(undefined);
-    expect(seen[1]!.url).to.equal('/v1/products/a%20b%2Fc');
-    expect(seen[1]!.headers['idempotency-key']).to.not.equal(seen[2]!.headers['idempotency-key']);
+    expect(seen[0].headers['idempotency-key']).to.equal(undefined);
+    expect(seen[1].url).to.equal('/v1/products/a%20b%2Fc');
+    expect(seen[1].headers['idempotency-key']).to.not.equal(seen[2].headers['idempotency-key']);
   });
 
   it('waitForJob reads until done with the injected sleep, and gives up with JobTimeoutError', async () => {
@@ -229,8 +229,8 @@ describe('typed client: retry as the contract says (loopback stub server, record
     let n = 0;
     for await (const page of api().pages.clicks({ store_id: 's1', limit: 1 })) n += page.data.length;
     expect(n).to.equal(3);
-    expect(seen[0]!.url).to.equal('/v1/clicks?store_id=s1&limit=1');
-    const second = new URL(seen[1]!.url, 'http://x').searchParams;
+    expect(seen[0].url).to.equal('/v1/clicks?store_id=s1&limit=1');
+    const second = new URL(seen[1].url, 'http://x').searchParams;
     expect(Object.fromEntries(second)).to.deep.equal({ store_id: 's1', limit: '1', cursor: 'c1', ...window });
   });
 });

@@ -77,7 +77,7 @@ describe('query windows', () => {
       expect(p.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal([`${field}:window`]);
     }
     // The message shows the bounds as understood, defaults named.
-    expect(problemOf(() => resolveWindow({ since: '2026-06-01T00:00:00Z' }, now)).errors[0]!.message).to.equal(
+    expect(problemOf(() => resolveWindow({ since: '2026-06-01T00:00:00Z' }, now)).errors[0].message).to.equal(
       'since must be before until (since 2026-06-01T00:00:00.000Z, until 2026-05-31T12:00:00.000Z (default: now)).',
     );
   });

@@ -52,8 +52,8 @@ export function eventStoreContract(
         expect(second.nextRevision).to.equal(2);
         const events = await store.readStream(s);
         expect(events.map((e) => [e.type, e.revision, e.stream])).to.deep.equal([['A', 0, s], ['B', 1, s], ['C', 2, s]]);
-        expect(events[1]!.position).to.equal(first.position);
-        expect(events[2]!.position).to.equal(second.position);
+        expect(events[1].position).to.equal(first.position);
+        expect(events[2].position).to.equal(second.position);
         expect(new Set(events.map((e) => e.id)).size).to.equal(3);
       });
 
@@ -70,9 +70,9 @@ export function eventStoreContract(
         const metadata = { recorded_at: RECORDED_AT, request_id: 'req_01J', actor: 'key_ABC', extra: { n: 1 } };
         await store.appendToStream(s, [{ type: 'Rich', data, metadata }]);
         const [read] = await store.readStream(s);
-        expect(read!.data).to.deep.equal(data);
-        expect(read!.metadata).to.deep.equal(metadata);
-        const [fromAll] = await store.readAll({ fromPosition: read!.position, maxCount: 1 });
+        expect(read.data).to.deep.equal(data);
+        expect(read.metadata).to.deep.equal(metadata);
+        const [fromAll] = await store.readAll({ fromPosition: read.position, maxCount: 1 });
         expect(fromAll).to.deep.equal(read);
       });
 
@@ -94,10 +94,10 @@ export function eventStoreContract(
           positions.push((await store.appendToStream(`${cat}-${suffix}`, [ev('X')])).position);
         }
         expect(positions[0]).to.be.greaterThan(start);
-        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]!);
+        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]);
         const all = await store.readAll({ afterPosition: start, categories: [cat] });
         expect(all.map((e) => e.position)).to.deep.equal(positions);
-        expect(await store.headPosition()).to.be.at.least(positions[4]!);
+        expect(await store.headPosition()).to.be.at.least(positions[4]);
       });
 
       it('accepts an empty append: nothing written, the current revision returned, expected revision still checked', async () => {
@@ -172,7 +172,7 @@ export function eventStoreContract(
         }
         const events = await store.readStream(s);
         expect(events.map((e) => e.type)).to.deep.equal(['Created', 'Raced', 'Second']);
-        expect(events[1]!.data).to.deep.equal(events[2]!.data);
+        expect(events[1].data).to.deep.equal(events[2].data);
       });
     });
 
@@ -186,7 +186,7 @@ export function eventStoreContract(
       expect(new Set(results.map((r) => r.position)).size).to.equal(500);
       const all = await store.readAll({ afterPosition: start, categories: [cat] });
       expect(all).to.have.length(500);
-      all.forEach((e) => expect(e.position).to.equal(results[(e.data as { i: number }).i]!.position));
+      all.forEach((e) => expect(e.position).to.equal(results[(e.data as { i: number }).i].position));
     });
 
     describe('readAll', () => {
@@ -205,16 +205,16 @@ export function eventStoreContract(
         const ab = await store.readAll({ afterPosition: start, categories: [a, b] });
         expect(types(ab)).to.deep.equal(['A1', 'A2', 'B1', 'A3', 'B2']);
         expect(types(await store.readAll({ afterPosition: start, categories: [b, a], maxCount: 2 }))).to.deep.equal(['A1', 'A2']);
-        expect(types(await store.readAll({ afterPosition: ab[2]!.position, categories: [a, b] }))).to.deep.equal(['A3', 'B2']);
+        expect(types(await store.readAll({ afterPosition: ab[2].position, categories: [a, b] }))).to.deep.equal(['A3', 'B2']);
 
         const mine = new Set([a, b, c, `${a}x`]);
         const all = await store.readAll({ afterPosition: start });
         const ours = all.filter((e) => mine.has(e.stream.slice(0, e.stream.indexOf('-'))));
         expect(types(ours)).to.deep.equal(['A1', 'A2', 'B1', 'C1', 'A3', 'NotA', 'B2']);
-        for (let i = 1; i < all.length; i++) expect(all[i]!.position).to.be.greaterThan(all[i - 1]!.position);
+        for (let i = 1; i < all.length; i++) expect(all[i].position).to.be.greaterThan(all[i - 1].position);
         const [firstAfter, ...rest] = await store.readAll({ afterPosition: start, maxCount: 1 });
         expect(rest).to.deep.equal([]);
-        expect(firstAfter!.position).to.equal(all[0]!.position);
+        expect(firstAfter.position).to.equal(all[0].position);
       });
     });
 
@@ -255,15 +255,15 @@ export function eventStoreContract(
         const { cat, events } = await three();
         expect(types(events)).to.deep.equal(['P0', 'P1', 'P2']);
         const [p0, p1] = events;
-        expect(types(await store.readAll({ fromPosition: p0!.position, categories: [cat] }))).to.deep.equal(['P0', 'P1', 'P2']);
-        expect(types(await store.readAll({ afterPosition: p0!.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
-        expect(types(await store.readAll({ fromPosition: p1!.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
-        expect(types(await store.readAll({ afterPosition: p1!.position, categories: [cat] }))).to.deep.equal(['P2']);
+        expect(types(await store.readAll({ fromPosition: p0.position, categories: [cat] }))).to.deep.equal(['P0', 'P1', 'P2']);
+        expect(types(await store.readAll({ afterPosition: p0.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
+        expect(types(await store.readAll({ fromPosition: p1.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
+        expect(types(await store.readAll({ afterPosition: p1.position, categories: [cat] }))).to.deep.equal(['P2']);
         // Unfiltered, the first event read from an event's position is that event.
-        const [at] = await store.readAll({ fromPosition: p1!.position, maxCount: 1 });
+        const [at] = await store.readAll({ fromPosition: p1.position, maxCount: 1 });
         expect(at).to.deep.equal(p1);
         // "Resume just before P1" without arithmetic: after the event before it.
-        expect(types(await store.readAll({ afterPosition: p0!.position, categories: [cat], maxCount: 1 }))).to.deep.equal(['P1']);
+        expect(types(await store.readAll({ afterPosition: p0.position, categories: [cat], maxCount: 1 }))).to.deep.equal(['P1']);
       });
 
       it('subscribeToAll: fromPosition includes the event at it, afterPosition excludes it, at the first event and between two', async () => {
@@ -284,15 +284,15 @@ export function eventStoreContract(
           }
           return got;
         };
-        expect(await firstTypes({ fromPosition: p0!.position }, 3)).to.deep.equal(['P0', 'P1', 'P2']);
-        expect(await firstTypes({ afterPosition: p0!.position }, 2)).to.deep.equal(['P1', 'P2']);
-        expect(await firstTypes({ fromPosition: p1!.position }, 2)).to.deep.equal(['P1', 'P2']);
-        expect(await firstTypes({ afterPosition: p1!.position }, 1)).to.deep.equal(['P2']);
+        expect(await firstTypes({ fromPosition: p0.position }, 3)).to.deep.equal(['P0', 'P1', 'P2']);
+        expect(await firstTypes({ afterPosition: p0.position }, 2)).to.deep.equal(['P1', 'P2']);
+        expect(await firstTypes({ fromPosition: p1.position }, 2)).to.deep.equal(['P1', 'P2']);
+        expect(await firstTypes({ afterPosition: p1.position }, 1)).to.deep.equal(['P2']);
       });
 
       it('refuses both start options at once, and a negative or fractional position', async () => {
         const { events } = await three();
-        const p = events[0]!.position;
+        const p = events[0].position;
         for (const bad of [{ afterPosition: p, fromPosition: p }, { afterPosition: -1 }, { fromPosition: -5 }, { afterPosition: 0.5 }]) {
           const error = await store.readAll(bad).then(() => 'no error', (e: unknown) => e);
           expect(error, JSON.stringify(bad)).to.be.instanceOf(RangeError);
@@ -338,7 +338,7 @@ export function eventStoreContract(
         const liveEvents = await live;
         expect(summary(liveEvents)).to.deep.equal([`${cat}-2@1:New1`, `${cat}-1@2:New2`, `${cat}-1@3:New3`]);
         const positions = [...caughtUp, ...liveEvents].map((e) => e.position);
-        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]!);
+        for (let i = 1; i < positions.length; i++) expect(positions[i]).to.be.greaterThan(positions[i - 1]);
 
         const pending = iterator.next();
         await subscription.close();

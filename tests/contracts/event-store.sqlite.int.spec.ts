@@ -66,7 +66,7 @@ describe('SQLite event store: a group as it crosses to the writer thread', () =>
       ]),
     );
     expect(outcomes[0]).to.deep.equal({ ok: true, result: { nextRevision: 3, position: 2 ** 40 } });
-    expect(!outcomes[1]!.ok && outcomes[1]!.error).to.be.instanceOf(WrongExpectedRevisionError);
-    expect(!outcomes[2]!.ok && (outcomes[2]!.error as { code?: string }).code).to.equal('SQLITE_IOERR');
+    expect(!outcomes[1].ok && outcomes[1].error).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(!outcomes[2].ok && (outcomes[2].error as { code?: string }).code).to.equal('SQLITE_IOERR');
   });
 });

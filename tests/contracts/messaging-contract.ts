@@ -42,7 +42,7 @@ export function messagingContract(name: string, open: OpenMessaging): void {
     /** A second instance on the same backing, or skip: this adapter's instances do not share. */
     async function peer(ctx: Mocha.Context): Promise<Messaging> {
       if (!fx.peer) ctx.skip();
-      const other = await fx.peer!();
+      const other = await fx.peer();
       peers.push(other);
       return other;
     }

@@ -135,7 +135,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     const before = products.filter((e) => e.position < dead).pop()!;
     expect(await checkpoint(), 'held below the dead letter').to.equal(before.position);
     const [resumed] = await events.readAll({ afterPosition: await checkpoint(), categories: ['product'], maxCount: 1 });
-    expect(resumed!.position, 'resuming from the checkpoint delivers the dead send again').to.equal(dead);
+    expect(resumed.position, 'resuming from the checkpoint delivers the dead send again').to.equal(dead);
     expect(after).to.be.greaterThan(dead);
   });
 

@@ -66,7 +66,7 @@ describe('cover-check pool (SQLite event store)', () => {
     const jobs: Promise<JobOutcome>[] = [];
     for (let i = 0; i < 8; i++) jobs.push(work.submit(streams.product(tenant, `p${i}`), { kind: 'sent', revision: await send(`p${i}`, `https://cdn.test/${i}.jpg`) }));
     await until(() => running.length === 3, 30_000);
-    expect(running[0]!.hosts).to.deep.equal(['shop.test', 'cdn.test']);
+    expect(running[0].hosts).to.deep.equal(['shop.test', 'cdn.test']);
     const recorded = async () => (await Promise.all(jobs.map((_, i) => checks(`p${i}`)))).every((c) => c.length === 1);
     await until(async () => {
       finishAll(); // each finished check lets a queued one start

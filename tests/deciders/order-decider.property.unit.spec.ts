@@ -79,16 +79,16 @@ function modelStep(model: Model, s: Sent, rules: Map<string, Rule>, clickOk: boo
       lines: lines.map((l) => ({ sku: l.sku, q: l.q, u: l.u, rule: rules.get(l.sku)!, refunded: 0n })) });
   }
   const same = (a: MLine, b: { sku: string; q: bigint; u: bigint }) => a.sku === b.sku && a.q === b.q && a.u === b.u;
-  if (input.click_id !== o.click || s.paidAt !== o.paidAt || lines.length !== o.lines.length || !lines.every((l, i) => same(o.lines[i]!, l)))
+  if (input.click_id !== o.click || s.paidAt !== o.paidAt || lines.length !== o.lines.length || !lines.every((l, i) => same(o.lines[i], l)))
     return { problem: 409, codes: ['order_conflict'] };
   if (input.status === 'paid') return o.status === 'paid' ? answer(o) : { problem: 409, codes: ['invalid_transition'] };
   if (s.at < o.at) return answer(o, true);
-  const sameRefunds = lines.every((l, i) => l.r === o.lines[i]!.refunded);
+  const sameRefunds = lines.every((l, i) => l.r === o.lines[i].refunded);
   if (s.at === o.at) return input.status === o.status && sameRefunds ? answer(o) : { problem: 409, codes: ['order_conflict'] };
   if (o.status === 'cancelled') return input.status === 'cancelled' ? answer(o) : { problem: 409, codes: ['invalid_transition'] };
-  if (lines.some((l, i) => l.r < o.lines[i]!.refunded)) return { problem: 409, codes: ['invalid_transition'] };
+  if (lines.some((l, i) => l.r < o.lines[i].refunded)) return { problem: 409, codes: ['invalid_transition'] };
   return answer({ ...o, status: input.status, eventId: input.event_id, at: s.at,
-    lines: o.lines.map((l, i) => ({ ...l, refunded: lines[i]!.r })) });
+    lines: o.lines.map((l, i) => ({ ...l, refunded: lines[i].r })) });
 }
 
 // ------------------------------------------------------------------ comparing the decider with the model
@@ -156,7 +156,7 @@ const scenarioArb = fc
   .map((sc) => ({
     ...sc,
     lines: sc.fitTotal ? sc.lines.map((l) => ({ ...l, u: Math.min(l.u, Math.floor(333_333_333_333 / l.q)) })) : sc.lines,
-    steps: sc.startPaid ? [{ ...sc.steps[0]!, status: 'paid' as const, mutate: 'none' as const, id: { mode: 'fresh' as const, pick: 0 } }, ...sc.steps] : sc.steps,
+    steps: sc.startPaid ? [{ ...sc.steps[0], status: 'paid' as const, mutate: 'none' as const, id: { mode: 'fresh' as const, pick: 0 } }, ...sc.steps] : sc.steps,
   }));
 
 const iso = (ms: number, offset: boolean) =>
@@ -170,7 +170,7 @@ describe('order decider against a reference model (property)', function () {
   it('answers, balances and commission equal the model to the cent; refunds never decrease; cancelled never revives', () => {
     fc.assert(
       fc.property(scenarioArb, (sc) => {
-        const base = sc.lines.map((l, i) => ({ sku: SKUS[i]!, q: BigInt(l.q), u: BigInt(l.u), rule: l.rule }));
+        const base = sc.lines.map((l, i) => ({ sku: SKUS[i], q: BigInt(l.q), u: BigInt(l.u), rule: l.rule }));
         const rules = new Map(base.map((l) => [l.sku, l.rule]));
         const rulesBySku: Record<string, EffectiveCommission> = Object.fromEntries(base.map((l) => [l.sku, toEffective(l.rule)]));
         const model: Model = {
@@ -184,11 +184,11 @@ describe('order decider against a reference model (property)', function () {
         sc.steps.forEach((step, n) => {
           let s: Sent;
           if (step.id.mode === 'resend' && sent.length > 0) {
-            const old = sent[step.id.pick % sent.length]!;
+            const old = sent[step.id.pick % sent.length];
             s = { ...old, input: format(old, step.shuffle, step.offset) };
           } else {
-            const eventId = step.id.mode === 'reuse' && sent.length > 0 ? sent[step.id.pick % sent.length]!.input.event_id : `ev-${n}`;
-            s = build(step, eventId, ORDERS[step.order]!, base, model);
+            const eventId = step.id.mode === 'reuse' && sent.length > 0 ? sent[step.id.pick % sent.length].input.event_id : `ev-${n}`;
+            s = build(step, eventId, ORDERS[step.order], base, model);
             s.input = format(s, step.shuffle, step.offset);
           }
           sent.push(s);
@@ -222,7 +222,7 @@ describe('order decider against a reference model (property)', function () {
           const after = next.order;
           if (before && after) {
             if (before.status === 'cancelled') expect(after.status, where).to.equal('cancelled');
-            before.items.forEach((item, i) => expect(after.items[i]!.refunded_cents, where).to.be.at.least(item.refunded_cents));
+            before.items.forEach((item, i) => expect(after.items[i].refunded_cents, where).to.be.at.least(item.refunded_cents));
           }
         });
         for (const id of ORDERS) {
@@ -247,21 +247,21 @@ type Step = typeof stepArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** The partner's event for this step, its refunds chosen around the model's current balance. */
 function build(step: Step, eventId: string, orderId: string, base: { sku: string; q: bigint; u: bigint }[], model: Model): Sent {
-  const status = step.status as ConversionInput['status'];
+  const status = step.status;
   let paidAt = PAID_MS;
   let at = status === 'paid' ? PAID_MS : PAID_MS + step.hour * HOUR;
   const items = base.map((l, i) => {
     const full = l.q * l.u;
     const current = model.orders.get(orderId)!.order?.lines.find((m) => m.sku === l.sku)?.refunded ?? 0n;
-    const { how, num } = step.refunds[i]!;
+    const { how, num } = step.refunds[i];
     const frac = (x: bigint) => (x * BigInt(num)) / 1000n;
     let r = { keep: current, up: current + frac(full - current), down: current > 0n ? current - 1n - frac(current - 1n) : 0n,
-      any: frac(full), full, zero: 0n }[how]!;
+      any: frac(full), full, zero: 0n }[how];
     if (status === 'paid') r = 0n;
     if (status === 'cancelled') r = full;
     return { sku: l.sku, q: l.q, u: l.u, r };
   });
-  const first = items[0]!;
+  const first = items[0];
   switch (step.mutate) {
     case 'click': break;
     case 'unit': first.u += 1n; break;

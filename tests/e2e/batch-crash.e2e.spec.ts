@@ -30,7 +30,7 @@ async function startChild(dataDir: string): Promise<Child> {
     env: { ...process.env, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', COVER_CHECK: 'off' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const lines = readline.createInterface({ input: child.stdout! });
+  const lines = readline.createInterface({ input: child.stdout });
   const started = new Promise<{ api: string; admin: string }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`service exited with ${code} before it started`)));
     lines.on('line', (line) => {
@@ -44,7 +44,7 @@ async function startChild(dataDir: string): Promise<Child> {
   });
   const urls = await within(started, 15_000, 'service start');
   for (const url of Object.values(urls)) expect(new URL(url).hostname).to.equal('127.0.0.1');
-  child.stdout!.resume();
+  child.stdout.resume();
   return { process: child, api: urls.api, admin: client(urls.admin, ADMIN_TOKEN) };
 }
 

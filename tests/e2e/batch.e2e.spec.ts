@@ -90,7 +90,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       const parts = stored.filter((e) => e.type === 'BatchPartStored');
       expect(parts.length).to.be.greaterThan(4);
       for (const p of parts) expect(Buffer.byteLength(JSON.stringify(p.data))).to.be.below(600 * 1024);
-      expect(stored[parts.length]!.type).to.equal('BatchQueued');
+      expect(stored[parts.length].type).to.equal('BatchQueued');
     });
   });
 
@@ -180,7 +180,7 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
         [5, 'img-1', ['image_urls[0]:image_host_not_declared']],
         [6, 'moved-1', ['store_id:sku_store_conflict']],
       ]);
-      for (const e of job.errors) for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.empty;
+      for (const e of job.errors) for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.equal('');
       expect(job.created_at).to.equal(t.clock.now().toISOString());
       expect(job.finished_at).to.be.a('string');
       expect((await a.api.get('/products/new-1')).body.state).to.equal('pending');

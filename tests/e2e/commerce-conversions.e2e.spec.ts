@@ -248,7 +248,7 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     it('refuses an event_id used with another body, across the stores of a hub (409 event_conflict)', async () => {
       const body = paid({ paid_at: t.clock.now().toISOString() });
       await p.api.post('/conversions', body);
-      const changed = await p.api.post('/conversions', { ...body, items: [{ ...body.items[0]!, quantity: 3 }, ...body.items.slice(1)] });
+      const changed = await p.api.post('/conversions', { ...body, items: [{ ...body.items[0], quantity: 3 }, ...body.items.slice(1)] });
       expect(changed.status).to.equal(409);
       expect(codes(changed.body)).to.deep.equal(['event_id:event_conflict']);
       const elsewhere = await p.api.post('/conversions', paid({ event_id: body.event_id, store_id: 's2', click_id: click2, paid_at: body.paid_at }));
@@ -366,7 +366,7 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       }
       t.clock.set(new Date(base + 10 * DAY));
       const post = async (store: string, order: string, at: number) => {
-        const body = paidBody({ event_id: `e-${store}-${order}`, order_id: order, store_id: store, click_id: clicks[store]!, paid_at: iso(at), items: [{ sku: `${store}-sku`, quantity: 1, unit_price_cents: 100, refunded_cents: 0 }] });
+        const body = paidBody({ event_id: `e-${store}-${order}`, order_id: order, store_id: store, click_id: clicks[store], paid_at: iso(at), items: [{ sku: `${store}-sku`, quantity: 1, unit_price_cents: 100, refunded_cents: 0 }] });
         const r = await q.api.post('/conversions', body);
         expect(r.status, JSON.stringify(r.body)).to.equal(200);
         orders.push({ order_id: order, store_id: store, paid_at: body.paid_at });

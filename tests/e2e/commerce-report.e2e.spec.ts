@@ -40,7 +40,7 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   };
   const later = async (name: string, status: 'refunded' | 'cancelled', at: number, refunds?: Record<string, number>) => {
-    const res = await r.api.post('/conversions', laterBody(bodies[name]!, { event_id: `${name}-${status}-${at}`, status, occurred_at: iso(at), ...(refunds ? { refunds } : {}) }));
+    const res = await r.api.post('/conversions', laterBody(bodies[name], { event_id: `${name}-${status}-${at}`, status, occurred_at: iso(at), ...(refunds ? { refunds } : {}) }));
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   };
 

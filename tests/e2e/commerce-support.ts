@@ -29,8 +29,8 @@ export async function putProduct(t: TestService, p: Partner, storeId: string, sk
 export async function publish(t: TestService, p: Partner, env: Env, storeId: string, sku: string): Promise<void> {
   const tenant = { partnerId: p.partnerId, env };
   const product = await t.service.events.readStream(streams.product(tenant, sku));
-  const last = product[product.length - 1]!.data as { product?: { image_urls: string[] } };
-  const url = last.product!.image_urls[0]!;
+  const last = product[product.length - 1].data as { product?: { image_urls: string[] } };
+  const url = last.product!.image_urls[0];
   const now = t.clock.now().toISOString();
   const appended = await t.service.events.appendToStream(streams.product(tenant, sku), [
     { type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } },

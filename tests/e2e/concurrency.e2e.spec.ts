@@ -55,7 +55,7 @@ describe('bursts of concurrent writes on one stream', function () {
     // Shuffled, so that arrival order and updated_at order differ.
     for (let i = sends.length - 1; i > 0; i--) {
       const j = (i * 7919) % (i + 1);
-      [sends[i], sends[j]] = [sends[j]!, sends[i]!];
+      [sends[i], sends[j]] = [sends[j], sends[i]];
     }
     const answers = await Promise.all(
       sends.map((s) =>

@@ -91,7 +91,7 @@ async function checkSurvivors(service: ChildService, dataDir: string, tenant: Te
   for (const sku of SKUS) {
     const sent = ledger.sent.get(sku) ?? [];
     const acked = ledger.acked.get(sku) ?? [];
-    const lastAcked = acked.length > 0 ? acked[acked.length - 1]! : 0;
+    const lastAcked = acked.length > 0 ? acked[acked.length - 1] : 0;
     const stream = await admin.get(`/streams/${encodeURIComponent(`product-live:${tenant.partnerId}:${sku}`)}`);
     const read = await api.get(`/products/${sku}`);
     if (stream.status === 404) {
@@ -161,7 +161,7 @@ describe('crash safety: the service as a child process, killed under load and re
     await checkSurvivors(second, dataDir, tenant, ledger);
     // And the restarted service takes writes again on the same streams.
     const api = client(second.api, tenant.key);
-    const next = Math.max(...ledger.sent.get(SKUS[0]!)!) + 1;
+    const next = Math.max(...ledger.sent.get(SKUS[0])!) + 1;
     const again = await api.patch(`/products/${SKUS[0]}`, { price_cents: price(next), updated_at: updatedAt(next) });
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
     expect((await api.get(`/products/${SKUS[0]}`)).body.expected_commission_cents).to.equal(price(next));

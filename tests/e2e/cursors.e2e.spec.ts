@@ -20,7 +20,7 @@ type Page = { data: Record<string, unknown>[]; next_cursor: string | null };
 const LISTS = ['/stores', '/products', '/clicks', '/conversions'] as const;
 const at = (list: string, cursor: string, query = ''): string => `${list}?${query}${query ? '&' : ''}cursor=${encodeURIComponent(cursor)}`;
 const key = (list: string, row: Record<string, unknown>): string =>
-  list === '/stores' ? String(row.store_id) : list === '/products' ? String(row.sku) : list === '/clicks' ? String(row.click_id) : `${row.store_id}/${row.order_id}`;
+  list === '/stores' ? String(row.store_id) : list === '/products' ? String(row.sku) : list === '/clicks' ? String(row.click_id) : `${String(row.store_id)}/${String(row.order_id)}`;
 
 /** What a client could make before cursors were signed: base64url of `{a, t}`, `t` an unkeyed hash it can recompute. */
 function unkeyedOldCursor(partnerId: string, env: string, list: string, values: unknown[]): string {
@@ -84,7 +84,7 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
     }
   }
   /** The values a cursor carries (the payload before the dot). */
-  const valuesOf = (cursor: string): Scalar[] => JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8')) as Scalar[];
+  const valuesOf = (cursor: string): Scalar[] => JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as Scalar[];
   const secretFile = () => path.join(t.dataDir, 'cursor-secret');
 
   it('a valid cursor pages: every list, with and without filters, walks every row once and in order', async () => {

@@ -222,8 +222,8 @@ describe('product fields: every bound of Product input and Product patch (HTTP)'
     const r = await hub.api.put('/products/odd-keys', productBody('loja', body));
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     const [event] = await productEvents(t, hub, 'odd-keys');
-    expect(text(event!.data.product.attributes)).to.equal(text(body.attributes));
-    expect(text(event!.data.product.variant_attributes)).to.equal(text(body.variant_attributes));
+    expect(text(event.data.product.attributes)).to.equal(text(body.attributes));
+    expect(text(event.data.product.variant_attributes)).to.equal(text(body.variant_attributes));
     expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 60_000)).to.equal(true);
     const doc = await t.service.reads.get<{ _id: string; product: Record<string, unknown> }>('products', `live:${hub.partnerId}:odd-keys`);
     expect(text(doc!.product.attributes)).to.equal(text(body.attributes));

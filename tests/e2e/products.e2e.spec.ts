@@ -98,7 +98,7 @@ describe('products (HTTP)', function () {
       const events = await productEvents(t, hub, sku);
       expect(events).to.have.length(20);
       // The last applied is the one a read shows.
-      expect(await priceOf(sku)).to.equal(events[19]!.data.product.price_cents);
+      expect(await priceOf(sku)).to.equal(events[19].data.product.price_cents);
     });
 
     it('keeps the greatest updated_at under concurrent PATCHes and PUTs mixed', async () => {

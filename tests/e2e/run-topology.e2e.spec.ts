@@ -32,7 +32,7 @@ function stat(pid: number): { ppid: number; state: string } | undefined {
   try {
     const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0]!, ppid: Number(fields[1]) };
+    return { state: fields[0], ppid: Number(fields[1]) };
   } catch {
     return undefined;
   }
@@ -109,8 +109,8 @@ if (!available.ok || !onLinux) {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       launcher = proc;
-      proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
         proc.once('exit', (code, signal) => resolve({ code, signal })),
       );

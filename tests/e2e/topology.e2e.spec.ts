@@ -95,8 +95,8 @@ if (!available.ok) {
         expect((await hub.api.put('/products/ryw-gw', body)).status).to.equal(200);
         await expectRead(hub.api, 'ryw-gw', i, `gateway #${i}`);
         // Straight to the replicas: written on one command replica, read at once on the other query replica.
-        const from = commands[i % 2]!;
-        const to = queries[(i + 1) % 2]!;
+        const from = commands[i % 2];
+        const to = queries[(i + 1) % 2];
         expect((await direct(from, hub.key).put('/products/ryw-x', body)).status).to.equal(200);
         await expectRead(direct(to, hub.key), 'ryw-x', i, `command #${from.index} → query #${to.index}, write ${i}`);
       }
@@ -136,7 +136,7 @@ if (!available.ok) {
       expect((await hub.api.put('/stores/loja-r', storeBody())).status).to.equal(200);
       await t.restart();
       expect(t.topology.children.map((c) => c.port).sort()).to.deep.equal(ports);
-      expect(t.topology.children.map((c) => c.proc.pid)).not.to.include.members(pids.filter((p) => p !== undefined) as number[]);
+      expect(t.topology.children.map((c) => c.proc.pid)).not.to.include.members(pids.filter((p) => p !== undefined));
       const read = await hub.api.get('/stores/loja-r');
       expect(read.status).to.equal(200);
       expect(read.body.store_id).to.equal('loja-r');
@@ -175,7 +175,7 @@ if (!available.ok) {
         ] as const) {
           await until(() => acked >= killAt, 30_000, `${killAt} writes acknowledged`);
           const [projections] = t.topology.replicas('projections');
-          await t.topology.kill(projections!, 'SIGKILL');
+          await t.topology.kill(projections, 'SIGKILL');
           await until(() => acked >= restartAt, 30_000, `${restartAt} writes acknowledged`);
           await t.topology.start('projections', projections); // on its ports again (it serves the admin API)
         }
@@ -186,7 +186,7 @@ if (!available.ok) {
       const events = t.service.events;
       const head = await events.headPosition();
       const [projections] = t.topology.replicas('projections');
-      await until(async () => (await projectedPosition(projections!)) >= head, 20_000, 'projections caught up with the log');
+      await until(async () => (await projectedPosition(projections)) >= head, 20_000, 'projections caught up with the log');
 
       // Every acknowledged write is in the read model, with the log's last position of its stream.
       const reads = t.service.reads;
@@ -194,7 +194,7 @@ if (!available.ok) {
         const doc = await reads.get<Doc & { product: { price_cents: number }; position: number }>('products', `live:${p.partnerId}:${sku}`);
         expect(doc?.product.price_cents, sku).to.equal(price);
         const stream = await events.readStream(`product-live:${p.partnerId}:${sku}`);
-        expect(doc?.position, sku).to.equal(stream[stream.length - 1]!.position);
+        expect(doc?.position, sku).to.equal(stream[stream.length - 1].position);
       }
       const registered = (await events.readAll({ categories: ['store'] })).filter((e) => e.type === 'StoreRegistered' && e.stream.startsWith(`store-live:${p.partnerId}:`));
       expect(registered).to.have.length(stores.length);

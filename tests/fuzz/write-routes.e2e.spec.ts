@@ -45,7 +45,7 @@ const ADMIN_TOKEN = 'test-admin-token-0123456789';
 function cnpjOf(base: string): string {
   const values = [...base].map((c) => c.charCodeAt(0) - 48);
   const digit = (w: number[]) => {
-    const r = w.reduce((acc, wi, i) => acc + values[i]! * wi, 0) % 11;
+    const r = w.reduce((acc, wi, i) => acc + values[i] * wi, 0) % 11;
     return r < 2 ? 0 : 11 - r;
   };
   values.push(digit([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]));
@@ -204,11 +204,11 @@ function coherentBatch(b: Json): Json {
 function coherentConversion(body: Json): Json {
   if (!isObj(body) || !Array.isArray(body.items)) return body;
   // Mostly payments (a refund of an order never paid is a 409), picked from the body so that the seed decides.
-  const status = body.status !== 'paid' && String(body.event_id).length % 3 !== 0 ? 'paid' : body.status;
+  const status = body.status !== 'paid' && (body.event_id as string).length % 3 !== 0 ? 'paid' : body.status;
   const seen = new Set<string>();
   // The click was on tsku-1: the order must hold that SKU for the attribution to hold.
   const lines = body.items.map((i, n) => (n === 0 && isObj(i) ? { ...i, sku: 'tsku-1' } : i));
-  const items = lines.filter((i) => isObj(i) && !seen.has(String(i.sku)) && seen.add(String(i.sku))).map((i) => {
+  const items = lines.filter((i) => isObj(i) && !seen.has(i.sku as string) && seen.add(i.sku as string)).map((i) => {
     const line = { ...(i as Obj) };
     line.quantity = Math.min(Number(line.quantity), 10);
     line.unit_price_cents = Math.min(Number(line.unit_price_cents), 1_000_000);
@@ -216,7 +216,7 @@ function coherentConversion(body: Json): Json {
     line.refunded_cents = status === 'paid' ? 0 : status === 'cancelled' ? total : Math.min(Number(line.refunded_cents), total);
     return line;
   });
-  const occurred = status === 'paid' || Date.parse(String(body.occurred_at)) < Date.parse(String(body.paid_at)) ? body.paid_at : body.occurred_at;
+  const occurred = status === 'paid' || Date.parse(body.occurred_at as string) < Date.parse(body.paid_at as string) ? body.paid_at : body.occurred_at;
   return { ...body, status: status ?? null, items, occurred_at: occurred ?? null };
 }
 
@@ -317,7 +317,7 @@ describe('fuzzing the write routes (seeded; 2xx or 4xx problem, never 5xx; a ref
       hints: { cnpj: fc.stringMatching(/^[0-9]{12}$/).map(cnpjOf), domains: fc.constant(['shop.test']) },
     },
     { name: 'PUT /v1/products/{sku}', method: 'PUT', path: (s) => `/products/${s}`, env: 'live', schema: ProductInput, params: ['sku-1', 'sku-2', 'sku-3', 'sku-4'], hints: productHints('', ['loja-a', 'loja-b']), coherent: coherentProduct },
-    { name: 'PATCH /v1/products/{sku}', method: 'PATCH', path: (s) => `/products/${s}`, env: 'live', schema: ProductPatch, params: ['sku-1', 'sku-2', 'sku-3'], hints: { updated_at: productHints('', ['-'])['updated_at']! }, coherent: coherentProduct },
+    { name: 'PATCH /v1/products/{sku}', method: 'PATCH', path: (s) => `/products/${s}`, env: 'live', schema: ProductPatch, params: ['sku-1', 'sku-2', 'sku-3'], hints: { updated_at: productHints('', ['-'])['updated_at'] }, coherent: coherentProduct },
     { name: 'DELETE /v1/products/{sku}', method: 'DELETE', path: (s) => `/products/${s}`, env: 'live', params: ['sku-3', 'sku-4', 'sku-5'] },
     { name: 'POST /v1/products/batch', method: 'POST', path: () => '/products/batch', env: 'live', schema: BatchInput, params: ['-'], hints: { 'items[].sku': fc.constantFrom('sku-1', 'sku-2', 'sku-6', 'sku-7'), ...productHints('items[].product.', ['loja-a', 'loja-b']) }, coherent: coherentBatch },
     {

@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
 import type {
-  AllStreamSubscription,
   AppendToStreamOptions,
   SubscribeToAllOptions,
   EventData,
@@ -66,11 +65,11 @@ class FakeFilteredSub extends Readable {
         this.fake.wire++;
         this.push(this.fake.resolved(r));
       }
-      if (considered % (window * filter.checkpointInterval) === 0) await filter.checkpointReached?.(this as unknown as AllStreamSubscription, { commit: r.pos, prepare: r.pos });
+      if (considered % (window * filter.checkpointInterval) === 0) await filter.checkpointReached?.(this, { commit: r.pos, prepare: r.pos });
       await Promise.resolve();
     }
     if (this.destroyed) return;
-    await filter.checkpointReached?.(this as unknown as AllStreamSubscription, { commit: checkpoint, prepare: checkpoint });
+    await filter.checkpointReached?.(this, { commit: checkpoint, prepare: checkpoint });
     if (this.fake.caughtUp) this.emit('caughtUp');
     // live from here: nothing more unless the test writes
   }
@@ -206,9 +205,9 @@ for (const inclusive of [true, false]) {
     (inclusive ? it : it.skip)('readAll fromPosition includes the event at the position, afterPosition excludes it', async () => {
       await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')]);
       const [a, b] = await store.readAll();
-      expect((await store.readAll({ fromPosition: b!.position })).map((e) => e.type)).to.deep.equal(['B', 'C']);
-      expect((await store.readAll({ afterPosition: b!.position })).map((e) => e.type)).to.deep.equal(['C']);
-      expect((await store.readAll({ fromPosition: a!.position, maxCount: 1 })).map((e) => e.type)).to.deep.equal(['A']);
+      expect((await store.readAll({ fromPosition: b.position })).map((e) => e.type)).to.deep.equal(['B', 'C']);
+      expect((await store.readAll({ afterPosition: b.position })).map((e) => e.type)).to.deep.equal(['C']);
+      expect((await store.readAll({ fromPosition: a.position, maxCount: 1 })).map((e) => e.type)).to.deep.equal(['A']);
     });
 
     it('turns a wrong expected revision into the port error with the actual revision', async () => {
@@ -276,11 +275,11 @@ for (const inclusive of [true, false]) {
       expect(fake.unsubscribed, 'the subscription was closed').to.equal(1);
       const all = await mine.readAll();
       expect(all.map((e) => e.type)).to.deep.equal(['S1', 'J1', 'S2']);
-      expect((await mine.readAll({ afterPosition: all[0]!.position, categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S2']);
+      expect((await mine.readAll({ afterPosition: all[0].position, categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S2']);
       // An inclusive start reads the record AT the position first, as the server does (see the test above).
-      if (inclusive) expect((await mine.readAll({ fromPosition: all[2]!.position })).map((e) => e.type)).to.deep.equal(['S2']);
+      if (inclusive) expect((await mine.readAll({ fromPosition: all[2].position })).map((e) => e.type)).to.deep.equal(['S2']);
       expect((await mine.readAll({ categories: ['store', 'job'], maxCount: 2 })).map((e) => e.type)).to.deep.equal(['S1', 'J1']);
-      expect(await mine.readAll({ afterPosition: all[2]!.position })).to.deep.equal([]);
+      expect(await mine.readAll({ afterPosition: all[2].position })).to.deep.equal([]);
     });
 
     it('without "caught up" (servers before 24.2) a filtered read ends on the checkpoint at the head', async () => {
@@ -306,7 +305,7 @@ for (const inclusive of [true, false]) {
       fake.readAllRecords = 0;
       expect(await mine.headPosition()).to.equal(written.position);
       expect(fake.readAllRecords).to.be.at.most(64);
-      const last = fake.subscribeCalls[fake.subscribeCalls.length - 1]!.fromPosition;
+      const last = fake.subscribeCalls[fake.subscribeCalls.length - 1].fromPosition;
       expect(last, 'the scan starts at the newest event of ours already seen').to.deep.equal({ commit: BigInt(written.position), prepare: BigInt(written.position) });
       // A fresh store of the same namespace (another process) finds it too, from the start.
       expect(await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' }).headPosition()).to.equal(written.position);

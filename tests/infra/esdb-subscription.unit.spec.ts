@@ -164,7 +164,7 @@ describe('EventStoreDB subscription (resubscription and close)', () => {
 
 /** What the driver makes of a gRPC status the server sends (its own conversion, not a guess). */
 function fromServer(code: status, details: string): Error {
-  const err = Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() }) as ServiceError;
+  const err: ServiceError = Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
   return convertToCommandError(err);
 }
 

@@ -23,8 +23,8 @@ describe('replay check of the read models (tests/support/replay.ts)', function (
       db.close();
       const tampered = await compareWithReplay(t.dataDir);
       expect(tampered.differences.map((d) => `${d.collection}/${d.id}`)).to.deep.equal([`products/${id}`]);
-      expect(tampered.differences[0]!.live!.base_state).to.equal('rejected');
-      expect(tampered.differences[0]!.replayed!.base_state).to.equal('pending');
+      expect(tampered.differences[0].live!.base_state).to.equal('rejected');
+      expect(tampered.differences[0].replayed!.base_state).to.equal('pending');
     } finally {
       await t.close();
     }

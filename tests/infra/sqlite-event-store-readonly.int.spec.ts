@@ -39,7 +39,7 @@ describe('SqliteEventStore opened read-only', function () {
       let refused: unknown;
       await reader.appendToStream('product-live:p:a', [ev('D')], 2).catch((err: unknown) => (refused = err));
       expect(String(refused)).to.contain('read-only');
-      expect(await writer.headPosition()).to.equal(seen[2]!.position);
+      expect(await writer.headPosition()).to.equal(seen[2].position);
     } finally {
       await reader.close();
       await writer.close();

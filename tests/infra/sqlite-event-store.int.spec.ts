@@ -71,7 +71,7 @@ describe('SqliteEventStore', function () {
     await writer.appendToStream('order-1', [ev('A')]);
     expect((await within(polling[Symbol.asyncIterator]().next(), 5000, 'polled delivery')).value).to.include({ type: 'A' });
     const next = notified[Symbol.asyncIterator]().next();
-    opened[2]!.notifyAppended();
+    opened[2].notifyAppended();
     expect((await within(next, 20_000, 'notified delivery')).value).to.include({ type: 'A' });
   });
 

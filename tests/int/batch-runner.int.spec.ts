@@ -70,9 +70,9 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     const items: BatchItem[] = Array.from({ length: 60 }, (_, i) => ({ op: 'upsert', sku: `${tag}-${i}`, product: productBody('loja') as never }));
     items[7] = { op: 'delete', sku: `${tag}-existing` };
     items[33] = { op: 'delete', sku: `${tag}-absent` };
-    items[3] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 1 }) as never };
-    items[25] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 2 }) as never };
-    items[55] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 3 }) as never };
+    items[3] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 1 }) };
+    items[25] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 2 }) };
+    items[55] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 3 }) };
     return items;
   };
   const expectEachItemOnce = async (tag: string) => {
@@ -104,7 +104,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   });
 
   it('retries a pass that failed half-way and applies each item once', async () => {
-    await upsertProduct(deps, tenant, 'a-existing', productBody('loja') as never, meta());
+    await upsertProduct(deps, tenant, 'a-existing', productBody('loja'), meta());
     let failing = true;
     const { store, counter } = flaky(events, (i) => failing && i >= 10 && i < 40);
     const job = await submitBatch(deps, tenant, batch('a'), meta());
@@ -116,7 +116,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   });
 
   it('after a restart, finishes the pass a stopped runner left half-applied, each item once', async () => {
-    await upsertProduct(deps, tenant, 'b-existing', productBody('loja') as never, meta());
+    await upsertProduct(deps, tenant, 'b-existing', productBody('loja'), meta());
     const { store, counter } = flaky(events, (i) => i >= 20);
     const job = await submitBatch(deps, tenant, batch('b'), meta());
     const first = await runner(depsWith(store), 60_000);
@@ -132,7 +132,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   });
 
   it('after a restart from a checkpoint held below an unfinished job, finds that job again (a checkpoint is a position of the log)', async () => {
-    await upsertProduct(deps, tenant, 'd-existing', productBody('loja') as never, meta());
+    await upsertProduct(deps, tenant, 'd-existing', productBody('loja'), meta());
     const { store } = flaky(events, (i) => i >= 20);
     const slow = await submitBatch(deps, tenant, batch('d'), meta());
     const quick = await submitBatch(deps, tenant, [{ op: 'delete', sku: 'd-quick' }], meta());

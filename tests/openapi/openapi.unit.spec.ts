@@ -196,7 +196,7 @@ describe('OpenAPI document', () => {
     const notFound = ['GET /stores/:store_id', 'GET /products/:sku', 'PATCH /products/:sku', 'GET /jobs/:job_id', 'GET /conversions/:order_id'];
     for (const key of notFound) {
       const [method, path] = key.split(' ');
-      expect(doc.paths[openApiPath(path!)][method!.toLowerCase()].responses, key).to.have.property('404');
+      expect(doc.paths[openApiPath(path)][method.toLowerCase()].responses, key).to.have.property('404');
     }
     expect(doc.paths['/conversions'].post.responses).to.have.property('409');
   });
@@ -218,7 +218,7 @@ describe('OpenAPI document', () => {
         continue;
       }
       expect(op.requestBody.required).to.equal(true);
-      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(deref(publishedSchema(bodies[key]!)));
+      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(deref(publishedSchema(bodies[key])));
     }
     // The components themselves, refs resolved, are the published rewrite of the exported objects.
     const inlineForm = (s: JsonSchema) => deref(publishSchema(JSON.parse(JSON.stringify(s)) as Json));
@@ -248,7 +248,7 @@ describe('OpenAPI document', () => {
       const properties = schema!.properties as Record<string, JsonSchema>;
       expect(params.map((p: Obj) => p.name), key).to.deep.equal(Object.keys(properties));
       for (const p of params) {
-        expect(deref(p.schema), `${key} ${p.name}`).to.deep.equal(deref(publishedSchema(properties[p.name]!)));
+        expect(deref(p.schema), `${key} ${p.name}`).to.deep.equal(deref(publishedSchema(properties[p.name])));
         expect(p.required, `${key} ${p.name} required`).to.equal(((schema!.required as string[]) ?? []).includes(p.name));
       }
     }
@@ -287,15 +287,15 @@ describe('OpenAPI document', () => {
     expect(parseYaml(toYaml(doc))).to.deep.equal(doc);
     const docs = publicDocuments(BASE);
     expect(Object.keys(docs).sort()).to.deep.equal([...PUBLIC_PATHS, ...PROBLEM_PAGE_PATHS].sort());
-    expect(docs['/openapi.json']!.type).to.equal('application/json');
-    expect(docs['/openapi.yaml']!.type).to.equal('application/yaml');
-    expect(docs['/guia.md']!.type).to.equal('text/markdown; charset=utf-8');
-    expect(JSON.parse(docs['/openapi.json']!.body)).to.deep.equal(doc);
-    expect(parseYaml(docs['/openapi.yaml']!.body)).to.deep.equal(doc);
-    expect(docs['/openapi.yaml']!.body).to.not.match(/^\s*[&*]a\d/m);
+    expect(docs['/openapi.json'].type).to.equal('application/json');
+    expect(docs['/openapi.yaml'].type).to.equal('application/yaml');
+    expect(docs['/guia.md'].type).to.equal('text/markdown; charset=utf-8');
+    expect(JSON.parse(docs['/openapi.json'].body)).to.deep.equal(doc);
+    expect(parseYaml(docs['/openapi.yaml'].body)).to.deep.equal(doc);
+    expect(docs['/openapi.yaml'].body).to.not.match(/^\s*[&*]a\d/m);
 
     const text = guide(BASE);
-    expect(docs['/guia.md']!.body).to.equal(text);
+    expect(docs['/guia.md'].body).to.equal(text);
     expect(text).to.match(/^# /).and.include(`BASE="${BASE}"`).and.include(CONTRACT_VERSION);
     expect(text).to.not.match(/\{base_url\}|undefined|\$\{/);
     for (const r of ROUTES) expect(text, r.path).to.include(openApiPath(r.path));

@@ -11,7 +11,6 @@ import { OPERATION_EXAMPLES } from '../../shared-schema/examples.js';
 import { OPERATIONS } from '../../shared-schema/openapi-operations.js';
 import { COMPONENT_SCHEMAS } from '../../shared-schema/openapi.js';
 import type { Json } from '../../shared-schema/openapi-publish.js';
-import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { publishedDocument, validateAt, validateDocument, describeErrors, guideBodies, type Doc, PUBLISHED_BASE } from '../support/published-openapi.js';
 
 const isObj = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -57,7 +56,7 @@ describe('Published OpenAPI document (outside validator)', () => {
         expect(media.example, where).to.be.a('string');
         continue;
       }
-      const out = await validateAt([...parts, 'schema'], media.example!);
+      const out = await validateAt([...parts, 'schema'], media.example);
       expect(out.valid, `${where}: ${describeErrors(out)}`).to.equal(true);
     }
     expect(seen).to.be.greaterThan(20);
@@ -83,12 +82,12 @@ describe('Published OpenAPI document (outside validator)', () => {
       'POST /conversions',
     ]);
     const ids = ['putStore', 'putProduct', 'patchProduct', 'postProductBatch', 'postSandboxClick', 'postConversion'];
-    bodies.forEach((b, i) => expect(b.body, ids[i]).to.deep.equal(OPERATION_EXAMPLES[ids[i]!]!.request));
+    bodies.forEach((b, i) => expect(b.body, ids[i]).to.deep.equal(OPERATION_EXAMPLES[ids[i]].request));
   });
 
   it('accepts and refuses what the service accepts and refuses (one-of blocks, nullable enums), except the two-decimal rule', async () => {
     const at = (name: string) => ['components', 'schemas', name];
-    const product = OPERATION_EXAMPLES.putProduct!.request as Doc;
+    const product = OPERATION_EXAMPLES.putProduct.request as Doc;
     const cases: [string, Json][] = [
       ['Commission', { type: 'percentage', rate: 12.34 }],
       ['Commission', { type: 'percentage', rate: 0.07 }],
@@ -121,13 +120,13 @@ describe('Published OpenAPI document (outside validator)', () => {
       ['ProductStatus', { sku: 'A', store_id: 's', state: 'accepted', received_at: 'yesterday' }],
     ];
     for (const [name, value] of cases) {
-      const service = bodyValidator(COMPONENT_SCHEMAS[name] as JsonSchema)(value).length === 0;
+      const service = bodyValidator(COMPONENT_SCHEMAS[name])(value).length === 0;
       const published = (await validateAt(at(name), value)).valid;
       expect(published, `${name} ${JSON.stringify(value)}: service says ${service}`).to.equal(service);
     }
     // The one published difference: more than two decimals is refused by the service only (said in the description).
     const three = { type: 'percentage', rate: 12.345 };
-    expect(bodyValidator(COMPONENT_SCHEMAS.Commission as JsonSchema)(three).map((e) => e.code)).to.deep.equal(['multiple_of']);
+    expect(bodyValidator(COMPONENT_SCHEMAS.Commission)(three).map((e) => e.code)).to.deep.equal(['multiple_of']);
     expect((await validateAt(at('Commission'), three)).valid).to.equal(true);
     const rate = ((doc.components as Doc).schemas as Doc).CommissionPercentage as Doc;
     expect(rate).to.not.have.nested.property('properties.rate.multipleOf');
@@ -144,9 +143,9 @@ describe('Published OpenAPI document (outside validator)', () => {
     ] as const) {
       const s = schemas[name] as Doc;
       expect((s.discriminator as Doc).propertyName, name).to.equal(d);
-      const refs = (s.oneOf as Doc[]).filter((b) => b.$ref).map((b) => String(b.$ref).split('/').pop());
+      const refs = (s.oneOf as Doc[]).filter((b) => b.$ref).map((b) => (b.$ref as string).split('/').pop());
       expect(refs, name).to.deep.equal([...branches]);
-      expect(Object.values((s.discriminator as Doc).mapping as Doc).map((r) => String(r).split('/').pop())).to.deep.equal([...branches]);
+      expect(Object.values((s.discriminator as Doc).mapping as Doc).map((r) => (r as string).split('/').pop())).to.deep.equal([...branches]);
       expect((s.oneOf as Doc[]).some((b) => b.type === 'null'), `${name} null branch`).to.equal(name === 'Commission');
     }
     expect(((schemas.ProductStatus as Doc).properties as Doc).commission_source).to.deep.equal({ type: ['string', 'null'], enum: ['product', 'store', null] });

@@ -91,9 +91,9 @@ describe('audit: export and verify', function () {
       const byId = Object.fromEntries(report.differences.map((d) => [d.id, d]));
       expect(Object.keys(byId)).to.have.members([storeId, productId, 'live:pt_GHOST:sku-x']);
       expect(byId[storeId]).to.deep.include({ collection: 'stores', kind: 'different', fields: ['status'], stream: `store-live:${hub.partnerId}:loja-a` });
-      expect(byId[storeId]!.live!.status).to.equal('suspended');
-      expect(byId[storeId]!.expected!.status).to.equal('active');
-      expect(byId[storeId]!.event).to.include({ type: 'StoreApproved', op: 'put' });
+      expect(byId[storeId].live!.status).to.equal('suspended');
+      expect(byId[storeId].expected!.status).to.equal('active');
+      expect(byId[storeId].event).to.include({ type: 'StoreApproved', op: 'put' });
       expect(byId[productId]).to.deep.include({ collection: 'products', kind: 'missing', stream: `product-live:${hub.partnerId}:sku-a2`, live: null });
       expect(byId['live:pt_GHOST:sku-x']).to.deep.include({ collection: 'products', kind: 'unexpected', stream: null, expected: null });
     } finally {

@@ -101,11 +101,11 @@ describe('operation history', function () {
   it('pages newest first with an opaque cursor', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await hub.api.get('/me')).headers.get('x-request-id')!);
-    await entryOf(hub.partnerId, ids[2]!);
+    await entryOf(hub.partnerId, ids[2]);
     const first = await history(hub.partnerId, '?env=live&limit=2');
     expect(first.entries.map((e) => e.request_id)).to.deep.equal([ids[2], ids[1]]);
     const second = await history(hub.partnerId, `?env=live&limit=2&cursor=${first.next_cursor}`);
-    expect(second.entries[0]!.request_id).to.equal(ids[0]);
+    expect(second.entries[0].request_id).to.equal(ids[0]);
     expect((await t.admin.get(`/partners/${hub.partnerId}/history?cursor=bogus`)).status).to.equal(422);
     expect((await t.admin.get(`/partners/${hub.partnerId}/history?env=prod`)).status).to.equal(422);
   });

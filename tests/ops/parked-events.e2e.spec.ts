@@ -19,6 +19,7 @@ describe('parked projection events: admin API and ops command', function () {
   this.timeout(30_000);
   let t: TestService;
   let hub: Partner;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back as it was; called as a plain function
   const original = productsProjector.apply;
   let poisoned = '';
 
@@ -66,13 +67,13 @@ describe('parked projection events: admin API and ops command', function () {
     expect((await hub.api.get('/products/sku-good')).status).to.equal(200);
     expect((await hub.api.get('/products/sku-bad')).status).to.equal(404);
     const [event] = await t.service.events.readStream(`product-live:${hub.partnerId}:sku-bad`);
-    parkedId = `products:${event!.position}`;
+    parkedId = `products:${event.position}`;
     const listed = await t.admin.get('/projections/parked');
     expect(listed.status).to.equal(200);
     expect(listed.body).to.deep.equal({
       total: 1,
       parked: [{
-        id: parkedId, projection: 'products', event_id: event!.id, stream: event!.stream, position: event!.position, type: 'ProductUpserted',
+        id: parkedId, projection: 'products', event_id: event.id, stream: event.stream, position: event.position, type: 'ProductUpserted',
         error: FAILURE, parked_at: t.clock.now().toISOString(), retries: 0, last_retry_at: null,
       }],
     });

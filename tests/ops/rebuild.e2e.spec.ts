@@ -110,10 +110,10 @@ describe('projection rebuild without downtime', function () {
     let writesDuring = 0;
     let readsDuring = 0;
     let rebuilding = false;
-    let duringRebuild = { writes: 0, reads: 0 };
+    let duringRebuild: { writes: number; reads: number };
     const writer = (async () => {
       for (let n = 0; !stop; n++) {
-        const sku = SKUS[n % 8]!;
+        const sku = SKUS[n % 8];
         const price = last.get(sku)! + 1;
         const r = await hub.api.patch(`/products/${sku}`, { price_cents: price, updated_at: '2026-01-01T00:00:00Z' });
         if (r.status !== 200) failures.push(`PATCH ${sku}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -124,7 +124,7 @@ describe('projection rebuild without downtime', function () {
     })();
     const readerLoop = (async () => {
       for (let n = 0; !stop; n++) {
-        const sku = SKUS[n % 8]!;
+        const sku = SKUS[n % 8];
         const r = await reader.api.get(`/products/${sku}`);
         if (r.status !== 200) failures.push(`GET ${sku}: ${r.status} ${JSON.stringify(r.body)}`);
         else {
@@ -139,7 +139,7 @@ describe('projection rebuild without downtime', function () {
       }
     })();
     try {
-      await until(() => last.get(SKUS[0]!)! > 1000, 30_000, 'traffic started');
+      await until(() => last.get(SKUS[0])! > 1000, 30_000, 'traffic started');
       rebuilding = true;
       // The rebuild is held in flight once it caught up, until the traffic it must not disturb has happened.
       const held = holdNextRebuild();

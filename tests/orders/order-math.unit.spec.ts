@@ -115,7 +115,7 @@ describe('order math', () => {
       expect(o.gross_cents).to.equal(1_000_000_000_000);
       expect(o.net_cents).to.equal(1_000_000_000_000 - 12_345);
       // net 499 999 987 655 × 9999 / 10000 = 499 949 987 656.2345 → 499 949 987 656
-      expect(o.lines[1]!.expected).to.equal(499_949_987_656n);
+      expect(o.lines[1].expected).to.equal(499_949_987_656n);
       expect(o.expected).to.equal(90_071_993_047_359_897_656n);
       expect(o.known_expected).to.equal(90_071_993_047_359_897_656n);
     });

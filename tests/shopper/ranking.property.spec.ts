@@ -70,7 +70,7 @@ type Commissions = { products: Commission[]; patches: Commission[]; stores: Comm
 function history(offers: readonly OfferCase[], c: Commissions): RecordedEvent[] {
   const events: RecordedEvent[] = [];
   const add = (stream: string, type: string, data: unknown, at: number) =>
-    events.push({ id: `e${events.length}`, stream, revision: 0, position: events.length + 1, type, data, metadata: { recorded_at: new Date(at).toISOString(), actor: 'test' } } as RecordedEvent);
+    events.push({ id: `e${events.length}`, stream, revision: 0, position: events.length + 1, type, data, metadata: { recorded_at: new Date(at).toISOString(), actor: 'test' } });
   STORES.forEach((s, i) => {
     const store = { name: `Loja ${s}`, cnpj: '00000000000191', website_url: 'https://shop.test', domains: ['shop.test'], default_commission: c.stores[i] };
     add(`store-live:pt_1:${s}`, 'StoreRegistered', { store_id: s, store, registered_at: new Date(T0 - 100 * 3600e3).toISOString() }, T0 - 100 * 3600e3);

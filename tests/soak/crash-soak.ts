@@ -191,7 +191,7 @@ class Soak {
   async run(): Promise<number> {
     this.servers = await startImageServers();
     this.cover = coverTestEnv(this.servers, { extra: { COVER_RECHECK_SCAN_MS: '1000' } });
-    const loadBefore = os.loadavg()[0]!;
+    const loadBefore = os.loadavg()[0];
     log(`crash soak: ${TRIALS} trials, seed ${SEED}, a fresh DATA_DIR every ${PER_DIR} trials, kill ${KILL_MIN}-${KILL_MAX} ms into the load`);
     try {
       for (this.trial = 1; this.trial <= TRIALS; this.trial++) {
@@ -382,7 +382,7 @@ class Soak {
     for (let c = 0; c < 2; c++) {
       loops.push((async () => {
         while (!dead) {
-          const sku = TEST_SKUS[Math.floor(trialRandom() * TEST_SKUS.length)]!;
+          const sku = TEST_SKUS[Math.floor(trialRandom() * TEST_SKUS.length)];
           const click = await call(s.test, 'POST', '/sandbox/clicks', { store_id: TEST_STORE, sku });
           if (!click) return;
           if (click.status !== 200) return unexpected('sandbox click', click);
@@ -530,7 +530,7 @@ class Soak {
         if (lastSend < 0) continue;
         if (events.slice(lastSend).some((e) => e.type === 'ProductRemoved')) continue;
         // A send that keeps a checked cover owes no check; a new cover owes one result for that address.
-        const url = (events[lastSend]!.data as { product: { image_urls: string[] } }).product.image_urls[0];
+        const url = (events[lastSend].data as { product: { image_urls: string[] } }).product.image_urls[0];
         if (!events.some((e) => e.type === 'CoverChecked' && (e.data as { url: string }).url === url)) owed.push(stream);
       }
       return owed;
@@ -567,9 +567,9 @@ class Soak {
         if (!w.sent.has(n)) figures.other.push(`${trialTag}: ${w.sku} write #${n} in the log was never sent`);
       }
       for (const n of w.acked) if (!seen.has(n)) loss(`${w.sku}: acknowledged write #${n} is not in the log`);
-      if (ns.some((n, i) => i > 0 && n < ns[i - 1]!)) figures.other.push(`${trialTag}: ${w.sku} writes out of order`);
+      if (ns.some((n, i) => i > 0 && n < ns[i - 1])) figures.other.push(`${trialTag}: ${w.sku} writes out of order`);
       if (w.acked.length === 0) continue;
-      const lastAcked = w.acked[w.acked.length - 1]!;
+      const lastAcked = w.acked[w.acked.length - 1];
       const read = await liveApi.get(`/products/${w.sku}`);
       const shown = read.status === 200 ? (read.body as { expected_commission_cents: number }).expected_commission_cents - 1000 : -1;
       if (shown < lastAcked) loss(`${w.sku}: GET shows #${shown}, acknowledged up to #${lastAcked}`);
@@ -648,7 +648,7 @@ class Soak {
       }
       if (applied.length !== new Set(applied.map((e) => (e.data as OrderEventData).event.event_id)).size) double(`${order.orderId}: an event applied twice`);
       const lastAcked = [...order.events].reverse().find((e) => e.acked);
-      if (lastAcked && order.events[0]!.trial === this.trial) {
+      if (lastAcked && order.events[0].trial === this.trial) {
         const view = await testApi.get(`/conversions/${order.orderId}?store_id=${TEST_STORE}`);
         const body = view.body as { refunded_cents?: number; status?: string };
         if (view.status !== 200 || body.refunded_cents !== lastAcked.refunded || body.status !== lastAcked.status) {
@@ -712,7 +712,7 @@ function writeDocs(seconds: number, loadBefore: number, kinds: string): void {
     '',
     `Command: \`make soak\` (\`node dist/tests/soak/crash-soak.js\`, SOAK_TRIALS=${TRIALS}, SOAK_SEED=${SEED}, SOAK_TRIALS_PER_DIR=${PER_DIR},`,
     `SOAK_KILL_MS=${KILL_MIN}-${KILL_MAX}). Date: ${new Date().toISOString()}. Whole run: ${seconds} s.`,
-    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end.`,
+    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end.`,
     '',
     '| Measure | Figure |',
     '| --- | --- |',

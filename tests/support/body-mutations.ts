@@ -51,7 +51,7 @@ export function pathText(path: Path): string {
 function nodes(value: Json, path: Path = [], out: Path[] = []): Path[] {
   out.push(path);
   if (Array.isArray(value)) value.forEach((v, i) => nodes(v, [...path, i], out));
-  else if (isObject(value)) for (const k of Object.keys(value)) nodes(value[k]!, [...path, k], out);
+  else if (isObject(value)) for (const k of Object.keys(value)) nodes(value[k], [...path, k], out);
   return out;
 }
 
@@ -77,7 +77,7 @@ function replaced(value: Json, path: Path, replacement: { value: Json } | { raw:
   if (path.length === 0) return 'raw' in replacement ? replacement.raw : JSON.stringify(replacement.value);
   const copy = clone(value);
   const parent = get(copy, path.slice(0, -1)) as Record<string, Json> | Json[];
-  const last = path[path.length - 1]!;
+  const last = path[path.length - 1];
   if ('raw' in replacement) {
     setOwn(parent, last, RAW(0));
     // JSON.stringify writes \u0001 as the escape `\u0001`: that text marks the spot.
@@ -137,7 +137,7 @@ function boundValues(schema: Schema | undefined, current: Json): { value: Json; 
   if (schema === undefined || typeof schema === 'boolean') return [];
   const out: { value: Json; note: string }[] = [];
   const types = asList(schema.type);
-  const n = (k: string) => (typeof schema[k] === 'number' ? (schema[k] as number) : undefined);
+  const n = (k: string) => (typeof schema[k] === 'number' ? (schema[k]) : undefined);
   if (types.includes('integer') || types.includes('number')) {
     const step = n('multipleOf') ?? 1;
     const min = n('minimum');
@@ -163,7 +163,7 @@ function boundValues(schema: Schema | undefined, current: Json): { value: Json; 
     const fill = (len: number) => Array.from({ length: Math.max(len, 0) }, (_, i) => clone(current[i % Math.max(current.length, 1)] ?? null));
     if (min !== undefined) out.push({ value: fill(min - 1), note: 'minItems-1' });
     if (max !== undefined) out.push({ value: fill(max), note: 'maxItems' }, { value: fill(max + 1), note: 'maxItems+1' });
-    if (current.length > 0) out.push({ value: [...clone(current) as Json[], clone(current[0]!)], note: 'duplicate item' });
+    if (current.length > 0) out.push({ value: [...clone(current) as Json[], clone(current[0])], note: 'duplicate item' });
   }
   if (types.includes('object') || schema.properties !== undefined) {
     const max = n('maxProperties');
@@ -184,7 +184,7 @@ function boundValues(schema: Schema | undefined, current: Json): { value: Json; 
 /** Applies `m` to the valid `value` of `schema`. */
 export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
   const all = nodes(value);
-  const pickFrom = (candidates: Path[]) => candidates[m.pick % candidates.length]!;
+  const pickFrom = (candidates: Path[]) => candidates[m.pick % candidates.length];
   const text = (t: string, what: string): MutatedBody => ({ bytes: utf8(t), description: `${m.kind} ${what}` });
   switch (m.kind) {
     case 'wrong_type': {
@@ -198,8 +198,8 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
     case 'bounds': {
       const bounded = all.map((p) => ({ p, b: boundValues(schemaAt(schema, value, p), get(value, p)) })).filter((x) => x.b.length > 0);
       if (bounded.length === 0) return mutate(schema, value, { ...m, kind: 'wrong_type' });
-      const { p, b } = bounded[m.pick % bounded.length]!;
-      const chosen = b[m.variant % b.length]!;
+      const { p, b } = bounded[m.pick % bounded.length];
+      const chosen = b[m.variant % b.length];
       const shown = JSON.stringify(chosen.value);
       return text(replaced(value, p, { value: chosen.value }), `${pathText(p)} ${chosen.note} = ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`);
     }
@@ -207,7 +207,7 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
       const objects = all.filter((p) => isObject(get(value, p)));
       if (objects.length === 0) return mutate(schema, value, { ...m, kind: 'wrong_type' });
       const path = pickFrom(objects);
-      const key = EXTRA_KEYS[m.variant % EXTRA_KEYS.length]!;
+      const key = EXTRA_KEYS[m.variant % EXTRA_KEYS.length];
       const copy = clone(value);
       setOwn(get(copy, path) as Record<string, Json>, key, m.variant % 2 === 0 ? 1 : { nested: true });
       return text(JSON.stringify(copy), `${pathText(path)} + ${JSON.stringify(key).slice(0, 40)}`);
@@ -220,7 +220,7 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
         return asList(s.required).filter((r) => r in v).map((r) => ({ p, r }));
       });
       if (withRequired.length === 0) return mutate(schema, value, { ...m, kind: 'extra_field' });
-      const { p, r } = withRequired[m.pick % withRequired.length]!;
+      const { p, r } = withRequired[m.pick % withRequired.length];
       const copy = clone(value);
       delete (get(copy, p) as Record<string, Json>)[r];
       return text(JSON.stringify(copy), `${pathText([...p, r])} removed`);
@@ -228,14 +228,14 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
     case 'huge_string': {
       const strings = all.filter((p) => typeof get(value, p) === 'string');
       const path = pickFrom(strings.length > 0 ? strings : all);
-      const size = HUGE[m.variant % HUGE.length]!;
-      const unit = ['x', 'é', '😀', '\\'][Math.floor(m.variant / HUGE.length) % 4]!;
+      const size = HUGE[m.variant % HUGE.length];
+      const unit = ['x', 'é', '😀', '\\'][Math.floor(m.variant / HUGE.length) % 4];
       const huge = unit.repeat(Math.ceil(size / Buffer.byteLength(JSON.stringify(unit)) ));
       return text(replaced(value, path, { value: huge }), `${pathText(path)} = ${JSON.stringify(unit)} × ${huge.length}`);
     }
     case 'deep_nesting': {
       const path = pickFrom(all);
-      const depth = DEPTHS[m.variant % DEPTHS.length]!;
+      const depth = DEPTHS[m.variant % DEPTHS.length];
       const shape = Math.floor(m.variant / DEPTHS.length) % 3;
       const raw =
         shape === 0 ? '['.repeat(depth) + ']'.repeat(depth)
@@ -246,24 +246,24 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
     case 'lone_surrogate': {
       const strings = all.filter((p) => typeof get(value, p) === 'string');
       const path = pickFrom(strings.length > 0 ? strings : all);
-      const raw = SURROGATES[m.variant % SURROGATES.length]!;
+      const raw = SURROGATES[m.variant % SURROGATES.length];
       return text(replaced(value, path, { raw }), `${pathText(path)} = ${raw}`);
     }
     case 'odd_number': {
       const numbers = all.filter((p) => typeof get(value, p) === 'number');
       const path = pickFrom(numbers.length > 0 && m.variant % 4 !== 0 ? numbers : all);
-      const raw = ODD_NUMBERS[m.variant % ODD_NUMBERS.length]!;
+      const raw = ODD_NUMBERS[m.variant % ODD_NUMBERS.length];
       return text(replaced(value, path, { raw }), `${pathText(path)} = ${raw}`);
     }
     case 'raw_text': {
       const texts = rawTexts(JSON.stringify(value));
-      const t = texts[m.variant % texts.length]!;
+      const t = texts[m.variant % texts.length];
       return text(t, JSON.stringify(t.length > 60 ? `${t.slice(0, 60)}…` : t));
     }
     case 'raw_bytes': {
       const all = rawBytes(JSON.stringify(value));
       const i = m.variant % all.length;
-      return { bytes: all[i]!, description: `raw_bytes #${i}` };
+      return { bytes: all[i], description: `raw_bytes #${i}` };
     }
   }
 }

@@ -36,9 +36,9 @@ export async function spawnService(env: Record<string, string>, startTimeoutMs =
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  readline.createInterface({ input: child.stderr! }).on('line', keep);
+  readline.createInterface({ input: child.stderr }).on('line', keep);
   const started = new Promise<{ api: string; admin: string }>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
       keep(line);
       if (!line.includes('partner commerce service started')) return;
       try {

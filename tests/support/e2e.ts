@@ -67,7 +67,7 @@ export function shuffled<T>(items: readonly T[], seed = 42): T[] {
   };
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
+    [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
 }
@@ -76,7 +76,7 @@ export function shuffled<T>(items: readonly T[], seed = 42): T[] {
 export function cnpjFor(base: string): string {
   const values = [...base.toUpperCase()].map((c) => c.charCodeAt(0) - 48);
   const digit = (w: number[]) => {
-    const r = w.reduce((acc, wi, i) => acc + values[i]! * wi, 0) % 11;
+    const r = w.reduce((acc, wi, i) => acc + values[i] * wi, 0) % 11;
     return r < 2 ? 0 : 11 - r;
   };
   const d1 = digit([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);

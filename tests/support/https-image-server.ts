@@ -85,11 +85,11 @@ export async function startImageServers(): Promise<ImageServers> {
   const serve = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const gated = /^\/gate\/([^/]+)(\/.*)$/.exec(path);
     if (gated) {
-      const g = gateNamed(gated[1]!);
+      const g = gateNamed(gated[1]);
       const pass = () => {
         g.waiting.delete(pass);
         req.url = gated[2];
-        serve(req, res, gated[2]!);
+        serve(req, res, gated[2]);
       };
       if (g.open) return pass();
       g.waiting.add(pass);
@@ -105,7 +105,7 @@ export async function startImageServers(): Promise<ImageServers> {
     res.on('close', () => clearTimeout(timer));
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = (req.url ?? '/').split('?')[0];
     counts.set(path, (counts.get(path) ?? 0) + 1);
     serve(req, res, path);
   };

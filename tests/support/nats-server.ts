@@ -40,7 +40,7 @@ export async function startNatsServer(): Promise<NatsServer> {
         process.removeListener('exit', killOnExit);
         await stopChild(child);
         if (attempt < 3) continue;
-        throw new Error(`nats-server did not start: ${(err as Error).message}\n${log}`);
+        throw new Error(`nats-server did not start: ${(err as Error).message}\n${log}`, { cause: err });
       }
       let stopped: Promise<void> | undefined;
       return {

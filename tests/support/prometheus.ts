@@ -25,7 +25,7 @@ export function parsePrometheus(text: string): Exposition {
     if (line === '') continue;
     if (line.startsWith('#')) {
       const type = /^# TYPE (\S+) (\S+)$/.exec(line);
-      if (type) types[type[1]!] = type[2]!;
+      if (type) types[type[1]] = type[2]!;
       continue;
     }
     const m = LINE.exec(line);
@@ -36,14 +36,14 @@ export function parsePrometheus(text: string): Exposition {
       let l: RegExpExecArray | null;
       let consumed = 0;
       while ((l = LABEL.exec(m[2])) !== null) {
-        labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+        labels[l[1]] = l[2].replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
         consumed = LABEL.lastIndex;
       }
       if (consumed !== m[2].length) throw new Error(`bad labels: ${m[2]}`);
     }
-    const value = m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : /^nan$/i.test(m[3]!) ? NaN : Number(m[3]);
-    if (Number.isNaN(value) && !/^nan$/i.test(m[3]!)) throw new Error(`bad value: ${line}`);
-    samples.push({ name: m[1]!, labels, value });
+    const value = m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : /^nan$/i.test(m[3]) ? NaN : Number(m[3]);
+    if (Number.isNaN(value) && !/^nan$/i.test(m[3])) throw new Error(`bad value: ${line}`);
+    samples.push({ name: m[1], labels, value });
   }
   return {
     samples,

@@ -63,7 +63,7 @@ export const describeErrors = (o: Output): string =>
 export function guideBodies(text: string): { method: string; path: string; body: Json }[] {
   const out: { method: string; path: string; body: Json }[] = [];
   for (const m of text.matchAll(/curl -s -X (PUT|POST|PATCH) "\$BASE(\/[^"?]*)"[^']*?-d '([^']*)'/g)) {
-    out.push({ method: m[1]!, path: m[2]!, body: JSON.parse(m[3]!) as Json });
+    out.push({ method: m[1], path: m[2], body: JSON.parse(m[3]) as Json });
   }
   return out;
 }
@@ -78,13 +78,13 @@ export const checkingAnswers = (): boolean => process.env.OPENAPI_CHECK_ANSWERS 
 
 /** The document's path template and method object for a request path (`/products/SKU-1?x` → `/products/{sku}`). */
 function operationOf(doc: Doc, method: string, requestPath: string): { template: string; op: Doc } | null {
-  const segments = requestPath.split('?')[0]!.split('/');
+  const segments = requestPath.split('?')[0].split('/');
   for (const [template, item] of Object.entries(doc.paths as Doc)) {
     const t = template.split('/');
     if (t.length !== segments.length) continue;
     if (!t.every((s, i) => (s.startsWith('{') && s.endsWith('}') ? segments[i] !== '' : s === segments[i]))) continue;
     const op = (item as Doc)[method.toLowerCase()];
-    if (op && typeof op === 'object' && !Array.isArray(op)) return { template, op: op as Doc };
+    if (op && typeof op === 'object' && !Array.isArray(op)) return { template, op: op };
   }
   return null;
 }
@@ -110,9 +110,9 @@ export async function checkAnswer(base: string, method: string, requestPath: str
   }
   if (typeof response.$ref === 'string') {
     parts = response.$ref.slice(2).split('/');
-    response = ((doc.components as Doc).responses as Doc)[parts[2]!] as Doc | undefined;
+    response = ((doc.components as Doc).responses as Doc)[parts[2]] as Doc | undefined;
   }
-  const media = contentType.split(';')[0]!.trim();
+  const media = contentType.split(';')[0].trim();
   const content = response?.content as Doc | undefined;
   if (!content) {
     if (status !== 204 && media !== '') answerFailures.push(`${where}: a ${media} body where the document has none`);

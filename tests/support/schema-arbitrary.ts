@@ -184,10 +184,10 @@ function stringArb(schema: JsonSchema, options: ValidOptions): fc.Arbitrary<Json
   if (schema.format === 'date-time') return dateTimeArb(options);
   if (schema.format === 'uri') {
     const https = schema.pattern === '^https://';
-    if (schema.pattern !== undefined && !https) throw new Error(`schema-arbitrary: uri with pattern ${String(schema.pattern)}`);
+    if (schema.pattern !== undefined && !https) throw new Error(`schema-arbitrary: uri with pattern ${JSON.stringify(schema.pattern)}`);
     return fc.webUrl({ validSchemes: https ? ['https'] : ['https', 'http'], withQueryParameters: true, withFragments: true }).filter(fits);
   }
-  if (schema.format !== undefined) throw new Error(`schema-arbitrary: format ${String(schema.format)} is not handled`);
+  if (schema.format !== undefined) throw new Error(`schema-arbitrary: format ${JSON.stringify(schema.format)} is not handled`);
   if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
   const longest = Math.min(maxLength ?? minLength + 40, minLength + 60);
   return fc.oneof(
@@ -257,7 +257,7 @@ function arrayArb(schema: JsonSchema, options: ValidOptions, path: Path): fc.Arb
 
 function objectArb(schema: JsonSchema, options: ValidOptions, path: Path): fc.Arbitrary<Json> {
   const variants = objectVariants(schema).map((v) => objectVariantArb(v, options, path));
-  return variants.length === 1 ? variants[0]! : fc.oneof(...variants);
+  return variants.length === 1 ? variants[0] : fc.oneof(...variants);
 }
 
 function objectVariantArb(schema: JsonSchema, options: ValidOptions, path: Path): fc.Arbitrary<Json> {
@@ -270,7 +270,7 @@ function objectVariantArb(schema: JsonSchema, options: ValidOptions, path: Path)
   for (const name of required) named[name] ??= validValues(true, options, [...path, name]);
   const record = fc.record(named, { requiredKeys: required });
   const extra = schema.additionalProperties;
-  let arb: fc.Arbitrary<Record<string, Json>> = record as fc.Arbitrary<Record<string, Json>>;
+  let arb: fc.Arbitrary<Record<string, Json>> = record;
   if (extra !== false && Object.keys(props).length === 0 && extra !== undefined) {
     // A map (`additionalProperties: {schema}`): keys from `propertyNames` when given, else short printable names.
     const keys = schema.propertyNames !== undefined
@@ -282,7 +282,7 @@ function objectVariantArb(schema: JsonSchema, options: ValidOptions, path: Path)
   return arb.filter((o) => {
     const n = Object.keys(o).length;
     return n >= minProperties && n <= maxProperties;
-  }) as fc.Arbitrary<Json>;
+  });
 }
 
 /**
@@ -318,5 +318,5 @@ function resolveFor(schema: JsonSchema, value: unknown): JsonSchema {
   if (!Array.isArray(schema.allOf)) return schema;
   const variants = objectVariants(schema);
   const chosen = variants.find((vv) => Object.entries((vv.properties as Record<string, Schema>) ?? {}).every(([k, sub]) => !isSchemaObject(sub) || !('const' in sub) || (typeof value === 'object' && value !== null && canonicalJson((value as Record<string, unknown>)[k]) === canonicalJson(sub.const))));
-  return chosen ?? variants[0]!;
+  return chosen ?? variants[0];
 }

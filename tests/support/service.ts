@@ -182,7 +182,7 @@ export function nextCnpj(): string {
   const base = `${String(Date.now() % 1e6).padStart(6, '0')}${String(cnpjSeq).padStart(4, '0')}01`.slice(0, 12);
   const values = [...base].map((c) => c.charCodeAt(0) - 48);
   const digit = (w: number[]) => {
-    const sum = w.reduce((acc, wi, i) => acc + values[i]! * wi, 0);
+    const sum = w.reduce((acc, wi, i) => acc + values[i] * wi, 0);
     const r = sum % 11;
     return r < 2 ? 0 : 11 - r;
   };

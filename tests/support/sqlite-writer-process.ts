@@ -41,7 +41,7 @@ export function runWriter(options: WriterOptions): Promise<WriterRun> {
     partial = lines.pop()!;
     for (const line of lines) {
       const [stream, revision] = line.split(' ');
-      acks.push([stream!, Number(revision)]);
+      acks.push([stream, Number(revision)]);
     }
     if (options.killAfterAcks !== undefined && acks.length >= options.killAfterAcks) child.kill('SIGKILL');
   });
@@ -58,7 +58,7 @@ export function runWriter(options: WriterOptions): Promise<WriterRun> {
 export function checkWriterLog(events: RecordedEvent[]): Map<string, number> {
   const lengths = new Map<string, number>();
   events.forEach((event, i) => {
-    if (i > 0) expect(event.position).to.be.greaterThan(events[i - 1]!.position);
+    if (i > 0) expect(event.position).to.be.greaterThan(events[i - 1].position);
     const length = lengths.get(event.stream) ?? 0;
     expect(event.revision, `${event.stream} revision`).to.equal(length);
     const data = event.data as { batch: number; part: number };

@@ -236,7 +236,7 @@ export function createClient(options: ClientOptions) {
       yield page;
       if (page.next_cursor === null) return;
       const window = page as Partial<Record<'since' | 'until', string>>;
-      query = { ...query, cursor: page.next_cursor, ...(window.since ? { since: window.since, until: window.until } : {}) } as Q;
+      query = { ...query, cursor: page.next_cursor, ...(window.since ? { since: window.since, until: window.until } : {}) };
     }
   }
 
