@@ -51,7 +51,7 @@ function readBody(req: DoorContext['req'], limit: number): Promise<Buffer | unde
     };
     const onEnd = () => {
       done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
     const onError = (err: Error) => {
       done();

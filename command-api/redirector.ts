@@ -36,7 +36,7 @@ export function withClickParam(url: string, clickId: string): string {
   const path = q >= 0 ? base.slice(0, q) : base;
   const query = q >= 0 ? base.slice(q + 1) : '';
   const nameOf = (pair: string): string => {
-    const raw = pair.split('=')[0]!.replace(/\+/g, ' ');
+    const raw = pair.split('=')[0].replace(/\+/g, ' ');
     try {
       return decodeURIComponent(raw);
     } catch {
@@ -82,7 +82,7 @@ export function createRedirector(deps: CommandDeps, log: Logger, options: Redire
       return;
     }
     // Only the live prefix is parsed: `/test/r/…` finds nothing.
-    const target = parseOfferPath((req.url ?? '').split(/[?#]/)[0]!, '/r');
+    const target = parseOfferPath((req.url ?? '').split(/[?#]/)[0], '/r');
     const found = target ? await findSearchableOffer(deps.reads, target.address, target.sku, deps.clock.now()) : null;
     if (!found) return notFound(req, res, requestId);
     const { offer } = found;

@@ -10,7 +10,7 @@
  * The decider's shape is every aggregate's (`orderDecider`, see decider.ts); its answer is the receipt and the
  * event_id reservation to append first (command-api/services/conversions.ts runs it).
  */
-import { invalid, invalidField, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
+import { invalid, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { Commission, CommissionSource, EffectiveCommission } from '../../shared-schema/commission.js';
 import { orderFigures, toBigCents } from '../../shared-schema/order-math.js';
@@ -125,7 +125,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
         order_stream: streams.order(tenant, event.store_id, event.order_id),
       };
   const record = (type: OrderEvent['type'], order: OrderView): OrderDecision => {
-    const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } } as OrderEvent;
+    const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } };
     return { events: [e], result: { receipt: receiptOf(e), reserve } };
   };
 
@@ -247,7 +247,7 @@ function buildView(
     paid_at: event.paid_at,
     occurred_at: event.occurred_at,
     items: lines.map((line, i) => {
-      const expected = figures.lines[i]!.expected;
+      const expected = figures.lines[i].expected;
       return {
         sku: line.sku,
         quantity: line.quantity,

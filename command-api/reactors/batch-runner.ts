@@ -136,18 +136,18 @@ export class BatchRunner {
         continue;
       }
       const [job] = this.ready.splice(at, 1);
-      const area = areaOf(job!.stream);
+      const area = areaOf(job.stream);
       this.inFlight.add(area);
       let finished: boolean;
       try {
-        finished = await this.turn(job!);
+        finished = await this.turn(job);
       } finally {
         this.inFlight.delete(area);
       }
       if (this.stopped) return;
       if (finished) {
-        this.active.delete(job!.stream);
-        const done = job!.state;
+        this.active.delete(job.stream);
+        const done = job.state;
         if (done?.tenant && this.options.onFinished) {
           try {
             this.options.onFinished({ partnerId: done.tenant.partnerId, env: done.tenant.env, jobId: done.jobId, outcome: String(done.state) });
@@ -156,7 +156,7 @@ export class BatchRunner {
           }
         }
         await this.saveCheckpoint();
-      } else this.ready.push(job!);
+      } else this.ready.push(job);
       this.wake(); // the other loops may take this job, or another of its area
     }
   }
@@ -209,7 +209,7 @@ export class BatchRunner {
   private async pass(job: ActiveJob, items: readonly WaveItem[]): Promise<ItemOutcome[]> {
     const s = job.state!;
     const tenant = s.tenant!;
-    const applied: Map<number, RecordedEvent> = job.verify ? await appliedItems(this.deps, s.jobId, job.lastPosition) : new Map();
+    const applied: Map<number, RecordedEvent> = job.verify ? await appliedItems(this.deps, s.jobId, job.lastPosition) : new Map<number, RecordedEvent>();
     job.verify = true; // until the pass is recorded, a failure may leave some of its items applied
     const now = this.deps.clock.now();
     const settled = await Promise.allSettled(

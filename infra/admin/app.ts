@@ -142,35 +142,35 @@ export function createAdminApi(options: AdminOptions): Koa {
       errors.push(fieldError('scopes', 'enum', `scopes: any of ${ALL_SCOPES.join(', ')}.`));
     }
     if (errors.length) throw invalid(errors);
-    const r = await issueKey(deps, ctx.params.partner_id!, body.environment as Environment, scopes as Scope[] | undefined, meta());
+    const r = await issueKey(deps, ctx.params.partner_id, body.environment as Environment, scopes as Scope[] | undefined, meta());
     await settle(r.position);
     ctx.status = 201;
     ctx.body = r.key;
   });
 
   router.delete('/keys/:key_id', async (ctx) => {
-    const [key] = await deps.reads.find<KeyDoc>(KEYS, { where: { key_id: ctx.params.key_id! }, limit: 1 });
+    const [key] = await deps.reads.find<KeyDoc>(KEYS, { where: { key_id: ctx.params.key_id }, limit: 1 });
     if (!key) throw notFound('No such key.');
-    const r = await revokeKey(deps, key.partner_id, ctx.params.key_id!, meta());
+    const r = await revokeKey(deps, key.partner_id, ctx.params.key_id, meta());
     await settle(r.position);
     ctx.status = 204;
   });
 
   const storeAction = (path: string, command: (ctx: RouterContext) => StoreCommand) =>
     router.post(`/partners/:partner_id/:environment/stores/:store_id${path}`, async (ctx) => {
-      const tenant: Tenant = { partnerId: ctx.params.partner_id!, env: environmentParam(ctx.params.environment) };
-      if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id!)) throw notFound('No such store.');
-      const r = await operateStore(deps, tenant, ctx.params.store_id!, command(ctx), meta());
+      const tenant: Tenant = { partnerId: ctx.params.partner_id, env: environmentParam(ctx.params.environment) };
+      if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id)) throw notFound('No such store.');
+      const r = await operateStore(deps, tenant, ctx.params.store_id, command(ctx), meta());
       await settle(r.position);
       ctx.body = r.view;
     });
   storeAction('/approve', () => ({ type: 'ApproveStore' }));
-  storeAction('/domains/:domain/approve', (ctx) => ({ type: 'ApproveDomain', domain: ctx.params.domain! }));
+  storeAction('/domains/:domain/approve', (ctx) => ({ type: 'ApproveDomain', domain: ctx.params.domain }));
   storeAction('/suspend', () => ({ type: 'SuspendStore' }));
   storeAction('/reinstate', () => ({ type: 'ReinstateStore' }));
 
   router.get('/streams/:stream', async (ctx) => {
-    const events = await deps.events.readStream(ctx.params.stream!);
+    const events = await deps.events.readStream(ctx.params.stream);
     if (events.length === 0) throw notFound('No such stream.');
     ctx.body = { stream: ctx.params.stream, events };
   });

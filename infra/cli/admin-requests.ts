@@ -42,7 +42,7 @@ const STREAM_KINDS = ['store', 'product', 'order', 'job', 'click'] as const;
 function streamName(line: Line): string {
   if (line.rest.length > 0) {
     const [stream] = line.positional(1);
-    return stream!;
+    return stream;
   }
   const partnerId = line.flag('partner');
   const given = STREAM_KINDS.filter((k) => line.optional(k) !== undefined);
@@ -54,7 +54,7 @@ function streamName(line: Line): string {
   if (given.length > 1) throw new UsageError(`give one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}, not ${given.length}`);
   if (envRaw === undefined) throw new UsageError('--env is required');
   const tenant: Tenant = { partnerId, env: envRaw as Environment };
-  const kind = given[0]!;
+  const kind = given[0];
   const value = line.flag(kind);
   switch (kind) {
     case 'store':
@@ -103,7 +103,7 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
     if (scopes !== undefined) body.scopes = scopes.split(',').map((s) => s.trim()).filter(Boolean);
     return { method: 'POST', path: `/partners/${seg(line.flag('partner'))}/keys`, body };
   },
-  'keys revoke': (line) => ({ method: 'DELETE', path: `/keys/${seg(line.positional(1)[0]!)}` }),
+  'keys revoke': (line) => ({ method: 'DELETE', path: `/keys/${seg(line.positional(1)[0])}` }),
   'stores pending': (line) => {
     line.positional(0);
     return { method: 'GET', path: `/stores${listQuery(line, { status: 'pending_review' })}` };
@@ -121,7 +121,7 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
     return { method: 'GET', path: '/clock' };
   },
   'clock advance': (line) => {
-    const raw = line.positional(1)[0]!;
+    const raw = line.positional(1)[0];
     if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('clock advance takes a whole number of milliseconds');
     return { method: 'POST', path: '/clock', body: { advance_ms: Number(raw) } };
   },
@@ -131,7 +131,7 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
     const limit = wholeNumber('limit', line.optional('limit'));
     return { method: 'GET', path: `/cover-checks/dead-letters${query({ limit })}` };
   },
-  'cover requeue': (line) => ({ method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [line.positional(1)[0]!] } }),
+  'cover requeue': (line) => ({ method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [line.positional(1)[0]] } }),
   'cover requeue-all': (line) => {
     line.positional(0);
     return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { all: true } };

@@ -21,7 +21,7 @@ export function parseArgs(args: readonly string[], switches: readonly string[] =
   const words: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
+    const arg = args[i];
     if (!arg.startsWith('--')) {
       words.push(arg);
       continue;

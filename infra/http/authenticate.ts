@@ -13,10 +13,13 @@ const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 export function authenticate(lookup: KeyLookup): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const path = ctx.path.slice(API_PREFIX.length);
-    if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+    if (isPublicPath(path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      await next();
+      return;
+    }
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) throw unauthorized();
-    const record = await lookup(sha256Hex(match[1]!));
+    const record = await lookup(sha256Hex(match[1]));
     if (!record || record.revoked) throw unauthorized();
     ctx.state.caller = {
       keyId: record.key_id,

@@ -17,7 +17,10 @@ export function rateBrake(options: { messaging: Messaging; clock: Clock; limits?
   const limits = options.limits ?? RATE_LIMITS;
   return async (ctx: DoorContext, next: Next) => {
     const caller = ctx.state.caller;
-    if (!caller) return next();
+    if (!caller) {
+      await next();
+      return;
+    }
     const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'read' : 'write';
     const now = options.clock.now().getTime();
     const window = Math.floor(now / WINDOW_MS);

@@ -13,7 +13,8 @@ export function routeGuard(): DoorMiddleware {
     const path = ctx.path.slice(API_PREFIX.length);
     if (isPublicPath(path)) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
-      return next();
+      await next();
+      return;
     }
     const match = matchRoute(ctx.method, path);
     if (match.allowed.length === 0) throw notFound('No such resource.');

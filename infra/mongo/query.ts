@@ -7,7 +7,7 @@
  * that the driver takes for a BSON value (`_bsontype`). The service's own field names are plain identifiers, which
  * encode to themselves, so indexes, filters and sorts name them as they are.
  */
-import type { Document } from 'mongodb';
+import type { Decimal128, Document, Double, Int32, Long } from 'mongodb';
 import type { Condition, Doc, Scalar, SortKey, SumQuery, SumRow, Where } from '../../shared-schema/ports/read-store.js';
 
 /** Side field holding `expires_at` as a BSON Date, for the TTL index. Never returned to callers. */
@@ -18,6 +18,7 @@ export const TEXT_FIELD = '_text';
 type Filter = Record<string, unknown>;
 
 /** The characters escaped in keys, as `%` and two upper-case hex digits: the escape itself, `$`, `.`, NUL. */
+// eslint-disable-next-line no-control-regex -- NUL is one of the characters MongoDB refuses in a key
 const KEY_SPECIAL = /[%$.\u0000]/g;
 const KEY_ESCAPE = /%([0-9A-F]{2})/g;
 /** The driver's serializer reads an object holding `_bsontype` as a BSON value (and throws on an unknown one). */
@@ -120,7 +121,7 @@ export function matchFilter(id: string, match: Record<string, Scalar>): Filter {
 
 /** The sort keys of a query: `orderBy`, then `_id` ascending as the final tie-breaker (unless already there). */
 export function sortKeys(orderBy: readonly SortKey[] = []): Required<SortKey>[] {
-  const keys = orderBy.map((k) => ({ field: k.field, dir: k.dir ?? 'asc' }) as Required<SortKey>);
+  const keys = orderBy.map((k) => ({ field: k.field, dir: k.dir ?? 'asc' }));
   if (!keys.some((k) => k.field === '_id')) keys.push({ field: '_id', dir: 'asc' });
   return keys;
 }
@@ -205,7 +206,7 @@ export function toBigInt(value: unknown): bigint {
     if (!Number.isInteger(value)) throw new RangeError(`sum ${value} is not an integer`);
     return BigInt(value);
   }
-  return decimalStringToBigInt(String(value));
+  return decimalStringToBigInt((value as { toString(): string }).toString()); // Decimal128's, Long's or a string's text
 }
 
 /** Parses "123", "-4.00", "1.5E+3" (Decimal128's and Long's `toString`) into a bigint, refusing fractions. */
@@ -234,7 +235,7 @@ export function toMongoDoc(doc: Doc): Document & { _id: string } {
   const plain = encodeKeys(JSON.parse(JSON.stringify(doc))) as Document & { _id: string };
   delete plain[EXPIRES_FIELD];
   delete plain[TEXT_FIELD];
-  const at = plain.expires_at;
+  const at: unknown = plain.expires_at;
   if (typeof at === 'string' || typeof at === 'number') {
     const date = new Date(at);
     if (!Number.isNaN(date.getTime())) plain[EXPIRES_FIELD] = date;
@@ -262,9 +263,9 @@ function plainValue(value: unknown): unknown {
     case 'Int32':
     case 'Double':
     case 'Decimal128':
-      return Number(String(value));
+      return Number((value as Decimal128 | Double | Int32 | Long).toString());
     default:
-      return String(value); // ObjectId and other exotic types: their canonical text
+      return (value as { toString(): string }).toString(); // ObjectId and other exotic types: their canonical text
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, decodeKey(k), plainValue(v));

@@ -38,13 +38,13 @@ const escapeRegex = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\
 /** The filter of a text query (checked first: RangeError for what is not a folded word or out of bounds). */
 export function textFilter(q: TextQuery): Record<string, unknown> {
   checkTextQuery(q);
-  const last = q.words[q.words.length - 1]!;
+  const last = q.words[q.words.length - 1];
   const prefix = q.prefixLast && last.length >= MIN_PREFIX_LENGTH;
   const whole = [...new Set(prefix ? q.words.slice(0, -1) : q.words)];
   const parts: Record<string, unknown>[] = [];
   if (whole.length > 0) parts.push({ [TEXT_FIELD]: { $all: whole } });
   if (prefix) parts.push({ [TEXT_FIELD]: { $regex: `^${escapeRegex(last)}` } });
-  return parts.length === 1 ? parts[0]! : { $and: parts };
+  return parts.length === 1 ? parts[0] : { $and: parts };
 }
 
 /** The index on the words (ascending: multikey over the array). */

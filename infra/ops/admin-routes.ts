@@ -59,17 +59,17 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
       after = decodeHistoryCursor(ctx.query.cursor) ?? undefined;
       if (!after) throw invalid([fieldError('cursor', 'invalid', 'The cursor is not valid.')]);
     }
-    const page = await readHistory(ops.historyReads, ctx.params.partner_id!, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
+    const page = await readHistory(ops.historyReads, ctx.params.partner_id, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
     ctx.body = { partner_id: ctx.params.partner_id, ...page };
   });
 
   router.get('/partners/:partner_id/export', async (ctx) => {
     const env = envQuery(ctx.query.env);
-    const partner = await ops.reads.get<PartnerDoc>(PARTNERS, ctx.params.partner_id!);
+    const partner = await ops.reads.get<PartnerDoc>(PARTNERS, ctx.params.partner_id);
     if (!partner) throw notFound('No such partner.');
     ctx.type = 'application/x-ndjson';
     ctx.set('Content-Disposition', `attachment; filename="${ctx.params.partner_id}${env ? `-${env}` : ''}.ndjson"`);
-    ctx.body = Readable.from(exportPartner(events, ctx.params.partner_id!, env));
+    ctx.body = Readable.from(exportPartner(events, ctx.params.partner_id, env));
   });
 
   router.get('/projections', async (ctx) => {
@@ -94,7 +94,7 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
   router.post('/projections/:name/rebuild', async (ctx) => {
     try {
       ctx.status = 202;
-      ctx.body = ops.rebuilder.start(ctx.params.name!);
+      ctx.body = ops.rebuilder.start(ctx.params.name);
     } catch (err) {
       if (err instanceof UnknownProjectionError) throw notFound('No such projection.');
       if (err instanceof RebuildRunningError) throw new ProblemError(409, [fieldError('name', 'rebuild_running', err.message)]);

@@ -10,7 +10,7 @@ import type { QueryDeps } from '../app.js';
 import { home, offer, results } from './pages.js';
 import { SEARCH_PATH, searchApi } from './search.js';
 
-const pathOf = (url: string): string => url.split(/[?#]/)[0]!;
+const pathOf = (url: string): string => url.split(/[?#]/)[0];
 
 /** Whether a request target is one of the shopper routes (the gateways send them to the query door, any method). */
 export function isShopperPath(url: string): boolean {
@@ -21,7 +21,10 @@ export function isShopperPath(url: string): boolean {
 export function shopperRoutes(deps: QueryDeps) {
   return async (ctx: DoorContext, next: Next): Promise<void> => {
     const path = ctx.path;
-    if (!isShopperPath(path)) return next();
+    if (!isShopperPath(path)) {
+      await next();
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
     if (path === '/') return home(ctx, deps);
     if (path === '/busca') return results(ctx, deps);

@@ -8,7 +8,6 @@
  * grouped, filtered by rule 5 and the condition rule, ranked (shared-schema/shopper/), then paged by a signed cursor.
  * A rate brake per client address: 120 searches per minute by the service clock.
  */
-import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { fieldError, invalid, invalidField, ProblemError } from '../../shared-schema/problems.js';
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';

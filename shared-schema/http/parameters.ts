@@ -8,7 +8,7 @@ const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
 
 /** 422 `pattern` for a path parameter outside ExternalId (it could never name a resource). */
 export function pathParamErrors(params: Record<string, string>): FieldError[] {
-  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name]!)).map((name) =>
+  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name])).map((name) =>
     fieldError(name, 'pattern', `${name} must match ${EXTERNAL_ID_PATTERN}`),
   );
 }

@@ -12,7 +12,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Text safe inside an element or a double-quoted attribute. */
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 /** Integer cents as the pages write money: `R$ 1.299,90`. */

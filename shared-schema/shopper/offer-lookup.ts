@@ -24,7 +24,7 @@ export function parseOfferPath(path: string, prefix: '/p' | '/r'): { address: st
   const m = /^([^/]+)\/([^/]+)$/.exec(path.slice(prefix.length + 1));
   if (!m) return null;
   try {
-    return { address: decodeURIComponent(m[1]!), sku: decodeURIComponent(m[2]!) };
+    return { address: decodeURIComponent(m[1]), sku: decodeURIComponent(m[2]) };
   } catch {
     return null;
   }
@@ -42,5 +42,5 @@ export async function findSearchableOffer(reads: ReadView, address: string, sku:
   const publishedAt = new Map<string, string>();
   for (const f of found) publishedAt.set(f.offer._id, (await reads.get<ProductDoc>(PRODUCTS, productDocId({ env: 'live', partnerId: f.offer.partner_id }, f.offer.sku)))?.published_at ?? '');
   found.sort((a, b) => publishedAt.get(a.offer._id)!.localeCompare(publishedAt.get(b.offer._id)!) || a.offer.partner_id.localeCompare(b.offer.partner_id));
-  return found[0]!;
+  return found[0];
 }

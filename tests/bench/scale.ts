@@ -168,9 +168,9 @@ function catalogCounts(partners: number, skus: number): number[] {
     // deterministic: batch b goes to the partner whose cumulative share first passes (b + 0.5) / batches
     let u = ((b + 0.5) / batches) * sum;
     let p = 0;
-    while (p < partners - 1 && (u -= weights[p]!) > 0) p++;
+    while (p < partners - 1 && (u -= weights[p]) > 0) p++;
     const n = Math.min(1000, left);
-    counts[p]! += n;
+    counts[p] += n;
     left -= n;
   }
   return counts;
@@ -201,7 +201,7 @@ async function setUpPartners(t: Target, skus: number): Promise<PartnerPlan[]> {
     if (tp.status >= 300) throw new Error(`test product: ${tp.status} ${JSON.stringify(tp.body)}`);
     const click = await testApi.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'tp-1' });
     if (click.status >= 300) throw new Error(`sandbox click: ${click.status} ${JSON.stringify(click.body)}`);
-    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i]! };
+    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i] };
   };
   for (let i = 0; i < PARTNERS; i += 16) plans.push(...(await Promise.all(Array.from({ length: Math.min(16, PARTNERS - i) }, (_, j) => one(i + j)))));
   return plans;
@@ -280,7 +280,7 @@ async function main(): Promise<void> {
   const dirs: string[] = [];
   // The re-check scan runs at the service's default period (the tests' 100 ms would scan the catalog ten times a second).
   const { COVER_RECHECK_SCAN_MS: _scan, ...coverEnv } = cover.env;
-  const env: Record<string, string> = { ...coverEnv, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE! };
+  const env: Record<string, string> = { ...coverEnv, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE };
   // SCALE_ENV_<NAME>=value: <NAME>=value for the service (A/B of a setting, e.g. SCALE_ENV_BATCH_PASSES=1).
   for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SCALE_ENV_') && v !== undefined) env[k.slice('SCALE_ENV_'.length)] = v;
   let topology: ChildProcess | undefined;
@@ -366,7 +366,7 @@ async function main(): Promise<void> {
       const ready = await waitReady(again.adminBase, 600_000);
       const readyMs = performance.now() - r0;
       t = again;
-      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]!))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
+      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
       await rebuildAll(t, rows);
       step('D) ops audit verify');
       const v0 = performance.now();
@@ -412,10 +412,10 @@ async function startTopology(env: Record<string, string>, dataDir: string, comma
     env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN, COMMAND_REPLICAS: String(commandReplicas), QUERY_REPLICAS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  launcher.stderr!.resume();
+  launcher.stderr.resume();
   const ready = await new Promise<{ pids: { launcher: number; nats: number | null; nginx: number | null; services: Record<string, number | null> } }>((resolve, reject) => {
     let buffer = '';
-    launcher.stdout!.on('data', (chunk: Buffer) => {
+    launcher.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       let nl: number;
       while ((nl = buffer.indexOf('\n')) >= 0) {

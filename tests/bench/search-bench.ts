@@ -58,7 +58,7 @@ function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 function gtinOf(n: number): string {
   const body = `789${String(n).padStart(9, '0')}`;
@@ -68,7 +68,7 @@ function gtinOf(n: number): string {
 
 export async function seed(dataDir: string, now: Date): Promise<{ ms: number; bytes: number }> {
   const started = Date.now();
-  const store = await SqliteReadStore.open({ path: path.join(dataDir, 'read.db'), sweepIntervalMs: 0 });
+  const store = SqliteReadStore.open({ path: path.join(dataDir, 'read.db'), sweepIntervalMs: 0 });
   await store.ensureCollections(ALL_COLLECTIONS());
   const r = rng(17);
   const PARTNERS = 300;
@@ -104,7 +104,7 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
           ...(r() < 0.5 ? { shipping: { type: 'fixed', cost_cents: 990 } } : {}),
           ...(r() < 0.4 ? { rating: { average: Math.round(r() * 50) / 10, count: 1 + Math.floor(r() * 500) } } : {}),
           updated_at: at,
-        } as Parameters<typeof offerProduct>[0]);
+        });
         const sku = `sku-${n}`;
         const doc: OfferDoc = {
           _id: scopedId({ env: 'live', partnerId }, sku),
@@ -115,7 +115,7 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
           gtin: product.gtin ?? null,
           product,
           removed: false,
-          cover: { url: product.image_urls[0]!, ok: true, reasons: [], checked_at: at },
+          cover: { url: product.image_urls[0], ok: true, reasons: [], checked_at: at },
           last_write_at: at,
           text_title: product.title,
           text_other: otherText(product),
@@ -136,7 +136,7 @@ function startServiceProcess(dataDir: string): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     let err = '';
-    child.stderr!.on('data', (c: Buffer) => {
+    child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       if (err.includes('ready:')) resolve(child);
     });
@@ -187,13 +187,13 @@ async function main(): Promise<void> {
     const alone: number[] = [];
     for (let i = 0; i < 100; i++) {
       const started = performance.now();
-      const reply = await send(agent, new URL(`${api}/api/search?q=${encodeURIComponent(queries[i]!)}`), 'GET');
+      const reply = await send(agent, new URL(`${api}/api/search?q=${encodeURIComponent(queries[i])}`), 'GET');
       if (reply.status !== 200) throw new Error(`search: ${reply.status} ${reply.text}`);
       alone.push(performance.now() - started);
     }
     alone.sort((a, b) => a - b);
 
-    const agents = Array.from({ length: 100 }, (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` } as http.AgentOptions));
+    const agents = Array.from({ length: 100 }, (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` }));
     const latencies: number[] = [];
     const searchStatuses: Record<string, number> = {};
     const writeStatuses: Record<string, number> = {};
@@ -210,8 +210,8 @@ async function main(): Promise<void> {
         (async () => {
           const wait = due - performance.now();
           if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-          const q = queries[i % queries.length]!;
-          const reply = await send(agents[i % agents.length]!, new URL(`${api}/api/search?q=${encodeURIComponent(q)}`), 'GET');
+          const q = queries[i % queries.length];
+          const reply = await send(agents[i % agents.length], new URL(`${api}/api/search?q=${encodeURIComponent(q)}`), 'GET');
           latencies.push(performance.now() - due);
           searchStatuses[reply.status] = (searchStatuses[reply.status] ?? 0) + 1;
           if (reply.status === 200) resultsSeen += ((JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0);
@@ -261,7 +261,7 @@ async function main(): Promise<void> {
       p50_ms: Math.round(percentile(latencies, 50) * 10) / 10,
       p90_ms: Math.round(percentile(latencies, 90) * 10) / 10,
       p99_ms: Math.round(percentile(latencies, 99) * 10) / 10,
-      max_ms: Math.round(latencies[latencies.length - 1]! * 10) / 10,
+      max_ms: Math.round(latencies[latencies.length - 1] * 10) / 10,
       writes: Object.values(writeStatuses).reduce((a, b) => a + b, 0),
       write_rate_per_s: Math.round((Object.values(writeStatuses).reduce((a, b) => a + b, 0) / elapsed) * 10) / 10,
       write_statuses: writeStatuses,

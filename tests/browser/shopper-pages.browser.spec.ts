@@ -39,8 +39,8 @@ async function startStore(): Promise<{ port: number; clicks: string[]; close(): 
   const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://shop.test');
     const image = /^\/img\/(.+)$/.exec(url.pathname);
-    if (image && images[image[1]!]) {
-      res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(images[image[1]!]);
+    if (image && images[image[1]]) {
+      res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(images[image[1]]);
       return;
     }
     if (url.pathname.startsWith('/produto/')) {

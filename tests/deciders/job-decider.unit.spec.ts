@@ -49,7 +49,7 @@ describe('job decider', () => {
         expect(bytes).to.be.at.most(50_000);
       }
       expect(appends.flat().filter((e) => e.type === 'BatchQueued')).to.have.length(1);
-      expect(appends[appends.length - 1]!.at(-1)!.type).to.equal('BatchQueued');
+      expect(appends[appends.length - 1].at(-1)!.type).to.equal('BatchQueued');
       expect(given(appends.flat()).items.map((i) => i?.sku)).to.deep.equal(items.map((i) => i.sku));
     });
 
@@ -81,7 +81,7 @@ describe('job decider', () => {
       expect(w0.items.map((i) => i.index)).to.deep.equal(range(0, 50));
       s = after(s, wave(0, range(0, 50)));
       const w1 = nextWave(s)!;
-      expect([w1.chunk, w1.items[0]!.index, w1.items.length]).to.deep.equal([1, 50, 50]);
+      expect([w1.chunk, w1.items[0].index, w1.items.length]).to.deep.equal([1, 50, 50]);
       s = after(s, wave(1, range(50, 100)));
       expect(nextWave(s)!.items.map((i) => i.index)).to.deep.equal(range(100, 120));
     });

@@ -8,7 +8,6 @@ import {
 
 const T1 = at(PAID_AT, 1 * DAY);
 const T2 = at(PAID_AT, 2 * DAY);
-const T3 = at(PAID_AT, 3 * DAY);
 
 describe('order decider', () => {
   describe('(0) input rules a schema cannot express: 422 with every field at once', () => {
@@ -20,7 +19,7 @@ describe('order decider', () => {
     });
     it('refuses a paid with a refund on a line, at that line’s index as sent', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[2]!.refunded_cents = 1;
+      items[2].refunded_cents = 1;
       given().when(paid({ items })).thenProblem(422, 'items[2].refunded_cents: must_be_zero');
     });
     it('refuses a refund above quantity × unit_price_cents on that field, and accepts exactly the line total', () => {
@@ -32,7 +31,7 @@ describe('order decider', () => {
       given(paid()).when(input).thenProblem(422, 'items[1].refunded_cents: must_be_full');
     });
     it('refuses a repeated SKU', () => {
-      const items = [...ITEMS, { ...ITEMS[0]! }];
+      const items = [...ITEMS, { ...ITEMS[0] }];
       given().when(paid({ items })).thenProblem(422, 'items[3].sku: duplicate');
     });
     it('refuses an order total above one trillion cents, and accepts exactly one trillion', () => {
@@ -127,8 +126,8 @@ describe('order decider', () => {
         commission_snapshot_at: NOW, recorded_at: NOW, updated_at: NOW, duplicate: false, ignored_stale: false,
       });
       expect(r.items.map((i) => [i.sku, i.commission, i.commission_source, i.expected_commission_cents])).to.deep.equal([
-        ['sku-a', RULES['sku-a']!.commission, 'product', 200],
-        ['sku-b', RULES['sku-b']!.commission, 'store', 500],
+        ['sku-a', RULES['sku-a'].commission, 'product', 200],
+        ['sku-b', RULES['sku-b'].commission, 'store', 500],
         ['sku-c', null, null, null],
       ]);
     });
@@ -146,13 +145,13 @@ describe('order decider', () => {
       const rules = { 'sku-b': { commission: { type: 'fixed' as const, amount_cents: Number.MAX_SAFE_INTEGER }, commission_source: 'product' as const } };
       const o = given().when(command(paid({ items }), { rules }));
       const d = o.thenRecords('OrderPaid');
-      expect(d.receipt.items[0]!.expected_commission_cents).to.equal('90071992547409910000');
+      expect(d.receipt.items[0].expected_commission_cents).to.equal('90071992547409910000');
       expect(d.receipt.expected_commission_cents).to.equal('90071992547409910000');
       expect(d.receipt.gross_cents).to.equal(1_000_000_000_000);
       // the event read back from JSON storage decides the next step exactly
       const stored = JSON.parse(JSON.stringify(o.events[0])) as OrderEvent;
       const next = givenRecorded(stored)
-        .when(paid({ event_id: 'r1', status: 'refunded', occurred_at: T1, items: [{ ...items[0]!, refunded_cents: 1 }] }))
+        .when(paid({ event_id: 'r1', status: 'refunded', occurred_at: T1, items: [{ ...items[0], refunded_cents: 1 }] }))
         .thenRecords('OrderRefunded');
       // 90071992547409910000 × (10^12 − 1) / 10^12 = 90071992547319838007.45… → …007
       expect(next.receipt.expected_commission_cents).to.equal('90071992547319838007');
@@ -175,18 +174,18 @@ describe('order decider', () => {
     it('when the set of SKUs differs, refuses with order_conflict on items', () => {
       s().when({ ...refund('r', T1, {}), items: ITEMS.slice(0, 2) }).thenProblem(409, 'items: order_conflict');
       const renamed = ITEMS.map((i) => ({ ...i }));
-      renamed[1]!.sku = 'sku-z';
+      renamed[1].sku = 'sku-z';
       s().when({ ...refund('r', T1, {}), items: renamed }).thenProblem(409, 'items: order_conflict');
     });
     it('when a quantity or a unit price differs, refuses with order_conflict at those lines', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[0]!.quantity = 3;
-      items[2]!.unit_price_cents = 99;
+      items[0].quantity = 3;
+      items[2].unit_price_cents = 99;
       s().when({ ...refund('r', T1, {}), items }).thenProblem(409, 'items[0].quantity: order_conflict', 'items[2].unit_price_cents: order_conflict');
     });
     it('when a second paid changes a unit price, refuses with order_conflict (not a repeat)', () => {
       const items = ITEMS.map((i) => ({ ...i }));
-      items[1]!.unit_price_cents = 2999;
+      items[1].unit_price_cents = 2999;
       s().when(paid({ event_id: 'ev-2', items })).thenProblem(409, 'items[1].unit_price_cents: order_conflict');
     });
   });
@@ -246,7 +245,7 @@ describe('order decider', () => {
     });
     it('a line with no rule gives 0 once fully refunded, and the order expectation becomes known', () => {
       const d = given(paid()).when(refund('r1', T1, { 'sku-c': 300 })).thenRecords('OrderRefunded');
-      expect(d.receipt.items[2]!.expected_commission_cents).to.equal(0);
+      expect(d.receipt.items[2].expected_commission_cents).to.equal(0);
       expect(d.receipt.expected_commission_cents).to.equal(700);
     });
     it('when refunded, a lower refund on any line is refused with invalid_transition on that line', () => {
@@ -296,7 +295,7 @@ describe('order decider', () => {
       expect(s.when(input).thenNothing().receipt.duplicate).to.equal(true);
       const o = given().when(paid());
       o.thenRecords('OrderPaid');
-      expect(evolve(initialState(), o.events[0]!).order!.status).to.equal('paid');
+      expect(evolve(initialState(), o.events[0]).order!.status).to.equal('paid');
     });
   });
 });

@@ -60,7 +60,7 @@ export class Outcome {
     expect([duplicate, ignored_stale], 'a recorded event is neither a duplicate nor a stale one').to.deep.equal([false, type === 'ConversionIgnoredStale']);
     const event = normalizeConversion(this.command.data.input);
     const data = { event, body_hash: conversionHash(event), received_at: canonicalDate(this.command.data.now), order };
-    return this.outcome.then({ type, data } as OrderEvent);
+    return this.outcome.then({ type, data });
   }
 
   /** No event (a repeat of a known event_id); returns the answer. */

@@ -14,7 +14,7 @@ type OfferJson = { sku: string; buy_url: string; offer_url: string };
 type PageJson = { query: string; results: { offers: OfferJson[]; alternatives: OfferJson[] }[]; next_cursor: string | null };
 
 /** The `href`s of the page's "Ir à loja" links, in page order. */
-const buyLinks = (html: string): string[] => [...html.matchAll(/<a class="(?:go|buy)" href="([^"]+)"[^>]*>Ir à loja<\/a>/g)].map((m) => m[1]!);
+const buyLinks = (html: string): string[] => [...html.matchAll(/<a class="(?:go|buy)" href="([^"]+)"[^>]*>Ir à loja<\/a>/g)].map((m) => m[1]);
 /** One offer's line of a results page (from its store link to its "Ir à loja"). */
 const lineOf = (html: string, sku: string): string => {
   const m = new RegExp(`<li class="offer">(?:(?!</li>).)*href="/r/[^"]*/${sku}"(?:(?!</li>).)*</li>`).exec(html);
@@ -135,8 +135,8 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     const product = /<article class="card product">(?:(?!<\/article>).)*violao-new(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(product).to.contain('a partir de <span class="price">R$ 800,00</span> · 1 oferta<');
     const [news, alternatives] = product.split('<h3 class="muted">Usados e recondicionados</h3>');
-    expect(buyLinks(news!)).to.deep.equal(['/r/loja-a/violao-new']);
-    expect(buyLinks(alternatives!)).to.deep.equal(['/r/loja-b/violao-used', '/r/loja-c/violao-ref']);
+    expect(buyLinks(news)).to.deep.equal(['/r/loja-a/violao-new']);
+    expect(buyLinks(alternatives)).to.deep.equal(['/r/loja-b/violao-used', '/r/loja-c/violao-ref']);
     expect(lineOf(html, 'violao-used')).to.contain('<span class="label condition">Usado</span>');
     expect(lineOf(html, 'violao-ref')).to.contain('<span class="label condition">Recondicionado</span>');
     expect(lineOf(html, 'violao-new')).to.not.contain('class="label condition"');
@@ -218,7 +218,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await settle();
     const first = await busca('pote');
     expect(buyLinks(first)).to.have.length(20);
-    const next = /<a href="([^"]+)" rel="next">Mais resultados<\/a>/.exec(first)![1]!.replace(/&amp;/g, '&');
+    const next = /<a href="([^"]+)" rel="next">Mais resultados<\/a>/.exec(first)![1].replace(/&amp;/g, '&');
     expect(next).to.match(/^\/busca\?q=pote&cursor=/);
     const second = await page(next);
     expect(second.status).to.equal(200);

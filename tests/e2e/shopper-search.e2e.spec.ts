@@ -70,8 +70,8 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect(bySku.get('cafe-1')!.store).to.deep.equal({ store_id: 'Loja-A', name: 'Loja A' });
     expect(bySku.get('cafe-1')!.offer_url).to.match(/\/p\/loja-a\/cafe-1$/);
     expect(bySku.get('cafe-1')!.buy_url).to.match(/\/r\/loja-a\/cafe-1$/);
-    expect((await q('café torr')).results.map((p) => p.offers[0]!.sku)).to.deep.equal(['cafe-1']);
-    expect((await q('Torrado cafe')).results.map((p) => p.offers[0]!.sku)).to.deep.equal(['cafe-1']);
+    expect((await q('café torr')).results.map((p) => p.offers[0].sku)).to.deep.equal(['cafe-1']);
+    expect((await q('Torrado cafe')).results.map((p) => p.offers[0].sku)).to.deep.equal(['cafe-1']);
     expect((await q('ca')).results).to.deep.equal([]); // a prefix needs 3 characters
   });
 
@@ -83,7 +83,7 @@ describe('shopper search over HTTP: GET /api/search', function () {
     await registerStore(test, 'Loja-T');
     await putProduct(t, test, 'Loja-T', 'kiwi-test', { title: 'Kiwi de teste' });
     await settle();
-    expect((await q('kiwi')).results.map((p) => p.offers[0]!.sku)).to.deep.equal(['kiwi-zero']);
+    expect((await q('kiwi')).results.map((p) => p.offers[0].sku)).to.deep.equal(['kiwi-zero']);
   });
 
   it('rule 3: an offer leaves search when more than 48 h pass without a PUT or PATCH (to the millisecond), and comes back with a PATCH', async () => {
@@ -98,7 +98,7 @@ describe('shopper search over HTTP: GET /api/search', function () {
     const patch = await hub.api.patch('/products/uva-1', { price_cents: 1000, updated_at: t.clock.now().toISOString() });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
-    expect((await q('uva')).results.map((p) => p.offers[0]!.price_cents)).to.deep.equal([1000]);
+    expect((await q('uva')).results.map((p) => p.offers[0].price_cents)).to.deep.equal([1000]);
     t.clock.set(new Date(T0));
   });
 
@@ -112,9 +112,9 @@ describe('shopper search over HTTP: GET /api/search', function () {
     await settle();
     const [product, ...rest] = (await q('melao')).results;
     expect(rest).to.deep.equal([]);
-    expect(product!.gtin).to.equal(gtin);
-    expect(product!.offers.map((o) => o.sku)).to.deep.equal(['melao-c', 'melao-a', 'melao-b']);
-    expect(product!.price_from_cents).to.equal(5500);
+    expect(product.gtin).to.equal(gtin);
+    expect(product.offers.map((o) => o.sku)).to.deep.equal(['melao-c', 'melao-a', 'melao-b']);
+    expect(product.price_from_cents).to.equal(5500);
     // The left-out product keeps its state for its partner.
     const status = await other.api.get('/products/melao-d');
     expect(status.body.state).to.equal('accepted');

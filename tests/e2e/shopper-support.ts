@@ -18,7 +18,7 @@ export async function coverOk(t: TestService, p: Partner, sku: string): Promise<
   const stream = streams.product({ partnerId: p.partnerId, env: 'live' }, sku);
   const history = await t.service.events.readStream(stream);
   const withProduct = [...history].reverse().find((e) => (e.data as { product?: unknown }).product !== undefined)!;
-  const url = (withProduct.data as { product: { image_urls: string[] } }).product.image_urls[0]!;
+  const url = (withProduct.data as { product: { image_urls: string[] } }).product.image_urls[0];
   const now = t.clock.now().toISOString();
   await t.service.events.appendToStream(stream, [{ type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } }]);
 }

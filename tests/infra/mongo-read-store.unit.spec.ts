@@ -115,7 +115,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('MongoReadStore (fakes of the driver)', () => {
   describe('needs a server that runs transactions', () => {
-    const admin = (hello: Document): Pick<Db, 'command'> => ({ command: async () => hello }) as unknown as Pick<Db, 'command'>;
+    const admin = (hello: Document): Pick<Db, 'command'> => ({ command: async () => hello });
 
     it('refuses a standalone server, saying how to start a one-node replica set', async () => {
       const err = await rejection(assertTransactions(admin({ isWritablePrimary: true, maxWireVersion: 21, ok: 1 })));
@@ -186,7 +186,7 @@ describe('MongoReadStore (fakes of the driver)', () => {
         try {
           for (let i = 0; i < FLUSH_OPS; i++) await tx.put('a', { _id: `y${i}` });
         } catch (err) {
-          throw new Error(`projector failed: ${(err as Error).message}`);
+          throw new Error(`projector failed: ${(err as Error).message}`, { cause: err });
         }
       });
       expect(runs).to.equal(2);

@@ -37,7 +37,7 @@ describe('MongoDB text search: words and queries', () => {
   };
 
   it('stores the distinct folded words of the declared string fields only', () => {
-    expect(textWordsOf(docs[0]!, FIELDS)).to.deep.equal(['cafe', 'torrado', 'marca', 'boa']);
+    expect(textWordsOf(docs[0], FIELDS)).to.deep.equal(['cafe', 'torrado', 'marca', 'boa']);
     expect(textWordsOf({ _id: 'x', title: 'Ação-AÇÃO 2x', other: 7, note: 'ignored' }, FIELDS)).to.deep.equal(['acao', '2x']);
     expect(textWordsOf({ _id: 'x' }, FIELDS)).to.deep.equal([]);
   });
@@ -122,7 +122,7 @@ describe('MongoReadStore text search through a stand-in driver', () => {
       await tx.put('texts', { _id: 'n', title: 'Chá Verde', price: 3 });
       await tx.put('plain', { _id: 'p', title: 'Chá' });
     });
-    const writes = calls.filter((c) => c.op === 'bulkWrite').map((c) => [c.collection, (c.args[0] as { replaceOne: { replacement: unknown } }[])[0]!.replaceOne.replacement]);
+    const writes = calls.filter((c) => c.op === 'bulkWrite').map((c) => [c.collection, (c.args[0] as { replaceOne: { replacement: unknown } }[])[0].replaceOne.replacement]);
     expect(writes).to.deep.equal([
       ['texts', { title: 'Chá Verde', price: 3, [TEXT_FIELD]: ['cha', 'verde'] }],
       ['plain', { title: 'Chá' }],

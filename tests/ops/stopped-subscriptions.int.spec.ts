@@ -23,7 +23,7 @@ const refusingReactorStarts = (store: EventStore): EventStore =>
     get(target, prop) {
       if (prop === 'subscribeToAll') {
         return (options: SubscribeOptions = {}) => {
-          const reactor = options.categories?.length === 1 && REACTOR_CATEGORIES.includes(options.categories[0]!);
+          const reactor = options.categories?.length === 1 && REACTOR_CATEGORIES.includes(options.categories[0]);
           return target.subscribeToAll(reactor && refuseReactorStarts ? { ...options, afterPosition: 0.5 } : options);
         };
       }

@@ -70,12 +70,12 @@ describe('store → products fan-out (products projector, projection runner, SQL
       ...sent('s', 'shop.test', 'c'),
       ...sent('o', 'other.test', 'x'),
     );
-    checked = { a: p[3]!, b: p[5]!, c: p[7]!, x: p[9]! };
+    checked = { a: p[3], b: p[5], c: p[7], x: p[9] };
   });
   afterEach(async () => spec.close());
 
   const waiting = (storeId: string, domain: string, sku: string) =>
-    doc(storeId, domain, sku, { base_state: 'pending', reasons: [NOT_ACTIVE, NOT_APPROVED], published_at: null, position: checked[sku]! });
+    doc(storeId, domain, sku, { base_state: 'pending', reasons: [NOT_ACTIVE, NOT_APPROVED], published_at: null, position: checked[sku] });
   const pendingX = () => waiting('o', 'other.test', 'x');
 
   it('before approval, every product waits for its store', async () => {
@@ -89,7 +89,7 @@ describe('store → products fan-out (products projector, projection runner, SQL
       data: { store_id: 's', domains: ['shop.test'] },
       metadata: { recorded_at: APPROVED_AT },
     });
-    const accepted = (sku: string) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position: approved! });
+    const accepted = (sku: string) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position: approved });
     await spec.thenDocuments(PRODUCTS, [accepted('a'), accepted('b'), accepted('c'), pendingX()]);
   });
 
@@ -100,14 +100,14 @@ describe('store → products fan-out (products projector, projection runner, SQL
   it('a suspension takes every product of the store back to pending, keeping when it was first published', async () => {
     await spec.given(approve());
     const [suspended] = await spec.given(suspend());
-    await spec.thenDocuments(PRODUCTS, [held('a', suspended!), held('b', suspended!), held('c', suspended!), pendingX()]);
+    await spec.thenDocuments(PRODUCTS, [held('a', suspended), held('b', suspended), held('c', suspended), pendingX()]);
   });
 
   it('a suspension that comes before the approval reached every product: each product still passes through the approval, and a replay gives the same documents', async () => {
     // Appended together, the two events may fall in one unit (the approval's pages of one product are then owed when
     // the suspension restarts the fan-out); a replay from the start applies them in units of its own.
     const [, suspended] = await spec.given(approve(), suspend());
-    const expected = [held('a', suspended!), held('b', suspended!), held('c', suspended!), pendingX()];
+    const expected = [held('a', suspended), held('b', suspended), held('c', suspended), pendingX()];
     await spec.thenDocuments(PRODUCTS, expected);
     await spec.replayAll();
     await spec.thenDocuments(PRODUCTS, expected);
@@ -122,7 +122,7 @@ describe('store → products fan-out (products projector, projection runner, SQL
     });
     const [approved, written] = await spec.given(approve(), patched('c'));
     const accepted = (sku: string, position: number) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position });
-    const expected = [accepted('a', approved!), accepted('b', approved!), accepted('c', written!), pendingX()];
+    const expected = [accepted('a', approved), accepted('b', approved), accepted('c', written), pendingX()];
     await spec.thenDocuments(PRODUCTS, expected);
     await spec.replayAll();
     await spec.thenDocuments(PRODUCTS, expected);
