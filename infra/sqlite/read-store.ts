@@ -207,15 +207,32 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
 
   /**
    * Documents of `collection` whose text fields hold every word (the last one as a prefix when asked), at most
-   * `limit`, in no promised order (the first ones FTS5 finds: the cost is bounded by the limit, not by the matches).
+   * `limit`: first those whose FIRST text field alone holds every word (for the offers, the title: the best relevance
+   * tier of the shopper ranking), then the others, each part in FTS5's order. The cost is bounded by the limit, not
+   * by the matches; the second part is read only when the first leaves room.
    */
   async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
     this.assertOpen();
     checkTextQuery(query);
     const fts = ftsTableOf(collection);
+    const first = this.firstTextColumn(fts);
+    const match = ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH);
     const sql = `SELECT c.doc FROM ${fts} f JOIN ${tableOf(collection)} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`;
-    const rows = this.reader.statement(sql, 'pluck').all(ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH), query.limit) as string[];
+    if (first === undefined) return (this.reader.statement(sql, 'pluck').all(match, query.limit) as string[]).map((json) => JSON.parse(json) as T);
+    const inFirst = `${first} : (${match})`;
+    const read = this.reader.statement(sql, 'pluck');
+    // One read transaction: both parts see the same snapshot, so no document is in both.
+    const rows = this.reader.db.transaction(() => {
+      const found = read.all(inFirst, query.limit) as string[];
+      return found.length < query.limit ? [...found, ...(read.all(`(${match}) NOT ${inFirst}`, query.limit - found.length) as string[])] : found;
+    })();
     return rows.map((json) => JSON.parse(json) as T);
+  }
+
+  /** The first column of a text index (its collection's first text field), from its schema. */
+  private firstTextColumn(fts: string): string | undefined {
+    const columns = this.reader.statement(`PRAGMA table_info(${fts})`).all() as { name: string }[];
+    return columns[0]?.name;
   }
 
   async getCheckpoint(name: string): Promise<number> {

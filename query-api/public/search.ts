@@ -4,8 +4,10 @@
  * (routes.ts).
  *
  * The answer: the offers whose text holds every word of `q` (text index of the offers model, at most
- * CANDIDATES of them, plus the offers sharing a gtin with those), kept while searchable at the service clock's now,
- * grouped, filtered by rule 5 and the condition rule, ranked (shared-schema/shopper/), then paged by a signed cursor.
+ * CANDIDATES of them, those whose title holds every word first; plus the offers sharing a gtin with those), kept
+ * while searchable at the service clock's now, grouped, filtered by rule 5 and the condition rule, ranked
+ * (shared-schema/shopper/), then paged by a signed cursor. Why a bound of CANDIDATES and what it guarantees:
+ * docs/decisions.md, "Search: a bounded candidate set".
  * A rate brake per client address: 120 searches per minute by the service clock.
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
@@ -24,12 +26,17 @@ export const SEARCH_PATH = '/api/search';
 export const MAX_Q_LENGTH = 200;
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;
-/** Offers read from the text index per search (the bound on a search's cost). */
-export const CANDIDATES = 1000;
+/**
+ * Offers read from the text index per search (the bound on a search's cost, and so on how many products an answer
+ * can page through): four pages of the largest `limit`.
+ */
+export const CANDIDATES = 200;
 /** Searches per minute per client address (`/api/search` and `/busca` count together). */
 export const PUBLIC_SEARCHES_PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
+/** Keys per `in` read (gtins, stores). */
 const GTIN_CHUNK = 200;
+const PRODUCT_OFFERS_PAGE = 1000;
 
 export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
@@ -93,15 +100,26 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
   const found = new Map<string, OfferDoc>();
   for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, { words, prefixLast: true, limit: CANDIDATES })) found.set(d._id, d);
   const gtins = [...new Set([...found.values()].map((d) => d.gtin).filter((g): g is string => g !== null))];
+  // Every offer of those products (rule 5 compares an offer with all the others of its product), page by page.
   for (let i = 0; i < gtins.length; i += GTIN_CHUNK) {
-    const more = await reads.find<OfferDoc & Doc>(OFFERS, { where: { gtin: { in: gtins.slice(i, i + GTIN_CHUNK) } }, limit: CANDIDATES });
-    for (const d of more) found.set(d._id, d);
+    const where = { gtin: { in: gtins.slice(i, i + GTIN_CHUNK) } };
+    let page: (OfferDoc & Doc)[] = [];
+    do {
+      const last = page[page.length - 1];
+      page = await reads.find<OfferDoc & Doc>(OFFERS, { where, limit: PRODUCT_OFFERS_PAGE, ...(last ? { after: [last._id] } : {}) });
+      for (const d of page) found.set(d._id, d);
+    } while (page.length === PRODUCT_OFFERS_PAGE);
   }
-  const stores = new Map<string, OfferStoreDoc | null>();
+  // The stores' facts in a few reads (one per chunk), not one read per store.
+  const stores = new Map<string, OfferStoreDoc>();
+  const storeKeys = [...new Set([...found.values()].map((d) => d.store_key))];
+  for (let i = 0; i < storeKeys.length; i += GTIN_CHUNK) {
+    const chunk = storeKeys.slice(i, i + GTIN_CHUNK);
+    for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, { where: { _id: { in: chunk } }, limit: chunk.length })) stores.set(s._id, s);
+  }
   const result: SearchOffer[] = [];
   for (const doc of found.values()) {
-    if (!stores.has(doc.store_key)) stores.set(doc.store_key, await reads.get<OfferStoreDoc & Doc>(OFFER_STORES, doc.store_key));
-    const store = stores.get(doc.store_key) ?? null;
+    const store = stores.get(doc.store_key);
     if (store && isSearchable(doc, store, now)) result.push(searchOfferOf(doc, store));
   }
   return result;

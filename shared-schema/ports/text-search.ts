@@ -21,7 +21,10 @@ export interface TextQuery {
   words: readonly string[];
   /** The last word may match as a prefix (ignored when it is shorter than MIN_PREFIX_LENGTH). */
   prefixLast: boolean;
-  /** At most this many documents (1..MAX_TEXT_LIMIT); which ones, when more match, is the adapter's choice. */
+  /**
+   * At most this many documents (1..MAX_TEXT_LIMIT); which ones, when more match, is the adapter's choice (SQLite:
+   * those whose first text field alone holds every word first; MongoDB: its index's order).
+   */
   limit: number;
 }
 

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,4 +11,33 @@ textSearchContract('SQLite FTS5', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-text-'));
   dirs.push(dir);
   return SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+});
+
+describe('SQLite text search: which documents a bounded search keeps', () => {
+  it('documents whose first text field holds every word come before the others, whatever their order in the index', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-text-'));
+    dirs.push(dir);
+    const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+    try {
+      await store.ensureCollections([{ name: 'texts', indexes: [], text: ['title', 'other'] }]);
+      await store.transact(async (tx) => {
+        // Written first, so first in the index: the words only partly (or not at all) in the title.
+        await tx.put('texts', { _id: 'o1', title: 'Caneca', other: 'Café Azul' });
+        await tx.put('texts', { _id: 'o2', title: 'Café', other: 'azulejo' });
+        await tx.put('texts', { _id: 'o3', title: 'Xícara', other: 'café azul' });
+        await tx.put('texts', { _id: 't1', title: 'Café Azul', other: '' });
+        await tx.put('texts', { _id: 't2', title: 'café azulado', other: 'Marca' });
+      });
+      const ids = async (words: string[], limit: number) => (await store.textSearch('texts', { words, prefixLast: true, limit })).map((d) => d._id);
+      expect((await ids(['cafe', 'azul'], 2)).sort()).to.deep.equal(['t1', 't2']);
+      const three = await ids(['cafe', 'azul'], 3);
+      expect(three.slice(0, 2).sort()).to.deep.equal(['t1', 't2']);
+      expect(three).to.have.length(3);
+      expect(new Set(await ids(['cafe', 'azul'], 10))).to.deep.equal(new Set(['o1', 'o2', 'o3', 't1', 't2']));
+      expect(await ids(['cafe', 'azul'], 10)).to.have.length(5);
+      expect(await ids(['cafe', 'azulado'], 1)).to.deep.equal(['t2']);
+    } finally {
+      await store.close();
+    }
+  });
 });
