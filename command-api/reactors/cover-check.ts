@@ -150,7 +150,8 @@ export class CoverCheckReactor {
           if (ok && durable) this.finished(event.position);
         });
         this.enqueues.add(enqueued);
-        void enqueued.then(() => this.enqueues.delete(enqueued));
+        // A failed enqueue stays in the set, for `stop` to throw; the fork itself must not reject unobserved.
+        void enqueued.then(() => this.enqueues.delete(enqueued), () => undefined);
         while (this.watermark.size >= maxPending && !this.stopped) await new Promise<void>((resolve) => (this.room = resolve));
       } else {
         void this.save();

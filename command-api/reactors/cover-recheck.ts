@@ -89,7 +89,8 @@ export class CoverRecheckScheduler {
           if (done.outcome === 'done') highest = Math.max(highest, done.position ?? 0);
         });
         running.add(job);
-        void job.then(() => running.delete(job));
+        // A failed job stays in the set: the next race or the final `all` throws it to the scan's caller.
+        void job.then(() => running.delete(job), () => undefined);
       }
     }
     await Promise.all(running);

@@ -145,10 +145,13 @@ export class CoverWork {
     const job = previous.then(() => this.withSlot(stream, () => this.run(stream, trigger)));
     this.tails.set(stream, job);
     this.active.add(job);
-    void job.finally(() => {
+    // Cleared whatever the outcome; a failure reaches the caller through `job` (a `finally` here would fork a second,
+    // unobserved rejection, which ends the process).
+    const settled = (): void => {
       this.active.delete(job);
       if (this.tails.get(stream) === job) this.tails.delete(stream);
-    });
+    };
+    void job.then(settled, settled);
     return job;
   }
 

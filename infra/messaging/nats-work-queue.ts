@@ -93,7 +93,8 @@ export class NatsWorkQueues {
             }
             const slot = this.holdSlot(queue, msg, handler, settings);
             slots.add(slot);
-            void slot.then(() => slots.delete(slot));
+            // A failed slot stays in the set, for the race or the final `all` to throw; the fork must not reject unobserved.
+            void slot.then(() => slots.delete(slot), () => undefined);
           }
         } catch {
           if (running) await delay(FETCH_ERROR_BACKOFF_MS);
