@@ -7,11 +7,8 @@
  *   5. on a conflict at 4 (another request took the event_id or moved the order), start again at 1 (one event per
  *      order at a time in this process; `AggregateRepository.serialized`).
  *
- * Crash windows: before 4 nothing is written. Between the two appends the event_id is reserved for this body and
- * this order but the order does not know the event: a repeat of the same body is applied then (the decider lets
- * it through), another body is `event_conflict`. After the order append the event is fully recorded: a repeat
- * answers the stored receipt with `duplicate: true`, however late. The order events are one append, so an order
- * and its event are written together or not at all.
+ * What a crash between the two appends leaves, and why a repeat is then still right: docs/decisions.md,
+ * "POST /conversions" (crash windows).
  */
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
