@@ -21,12 +21,55 @@ type Listener = (payload: string) => void;
 /** Expired counters are swept after this many increments (they are ignored as soon as they expire). */
 const SWEEP_EVERY = 1024;
 
+/**
+ * Shared numbers kept (read-your-writes: one per tenant that wrote). Past it the least recently raised number is
+ * forgotten and every number not held reads as the highest one forgotten: a reader may then wait for a position
+ * older than its own write's, never miss its own write (a number is never read lower than it was raised to).
+ */
+export const MAX_SHARED_NUMBERS = 10_000;
+
+/** The hub's shared numbers, bounded as MAX_SHARED_NUMBERS says. */
+export class SharedNumbers {
+  private readonly held = new Map<string, number>();
+  private forgotten: number | undefined;
+
+  constructor(private readonly capacity = MAX_SHARED_NUMBERS) {}
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  get(key: string): number | undefined {
+    return this.held.get(key) ?? this.forgotten;
+  }
+
+  raiseTo(key: string, value: number): void {
+    const current = this.get(key);
+    if (current !== undefined && current >= value) return;
+    this.held.delete(key); // Map order is the order of the last raise: the oldest goes first
+    this.held.set(key, value);
+    if (this.held.size <= this.capacity) return;
+    const [oldest, number] = this.held.entries().next().value!;
+    this.held.delete(oldest);
+    this.forgotten = Math.max(this.forgotten ?? number, number);
+  }
+}
+
 export class InProcessHub {
   readonly listeners = new Map<string, Set<Listener>>();
+  /**
+   * Rate-brake windows and other counters. Bound: the keys incremented within one ttl (a brake window key lives two
+   * windows) plus at most SWEEP_EVERY increments of expired ones; a counter is only dropped once it expired, so no
+   * brake is ever reset early.
+   */
   readonly counters = new Map<string, { value: number; expiresAtMs: number }>();
-  readonly numbers = new Map<string, number>();
+  readonly numbers: SharedNumbers;
   readonly queues = new Map<string, InProcessWorkQueue>();
   incrementsSinceSweep = 0;
+
+  constructor(maxNumbers = MAX_SHARED_NUMBERS) {
+    this.numbers = new SharedNumbers(maxNumbers);
+  }
 
   queue(name: string): InProcessWorkQueue {
     let queue = this.queues.get(name);
@@ -100,8 +143,7 @@ export class InProcessMessaging implements Messaging {
   async raiseTo(key: string, value: number): Promise<void> {
     this.assertOpen();
     checkNumber(value);
-    const current = this.hub.numbers.get(key);
-    if (current === undefined || current < value) this.hub.numbers.set(key, value);
+    this.hub.numbers.raiseTo(key, value);
   }
 
   async getNumber(key: string): Promise<number | undefined> {

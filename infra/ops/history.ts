@@ -105,11 +105,14 @@ export function storeSink(reads: ReadStore): HistorySink {
 
 const GROUP_MAX = 500;
 
+/** Partners remembered as activated; past it the oldest is forgotten and read again by its next entry. */
+export const MAX_ACTIVATED_REMEMBERED = 10_000;
+
 /** An entry waiting for its group commit, with what it was made of (for a failure's log line) and who waits for it. */
 type Queued = { entry: HistoryEntry; input: HistoryInput; settled: (() => void) | undefined };
 
 export class HistoryWriter {
-  /** Partners seen activated (activation is never undone). */
+  /** Partners seen activated (activation is never undone), at most `maxActivated`, oldest first. */
   private readonly activated = new Set<string>();
   /** Activation lookups in flight (a partner not yet seen activated). */
   private readonly lookups = new Set<Promise<void>>();
@@ -125,7 +128,13 @@ export class HistoryWriter {
     private readonly onFailure: () => void = () => undefined,
     /** How long the first entry of a group waits for others (one commit per group). */
     private readonly groupMs = 10,
+    private readonly maxActivated = MAX_ACTIVATED_REMEMBERED,
   ) {}
+
+  /** Partners remembered as activated (the bound's test). */
+  get activatedRemembered(): number {
+    return this.activated.size;
+  }
 
   /** The door hook: one entry per identified call, queued at once and written in the background. */
   readonly onCompleted = (request: CompletedRequest): void => {
@@ -213,6 +222,7 @@ export class HistoryWriter {
     const partner = await this.reads.get<PartnerDoc>(PARTNERS, partnerId);
     if (!partner?.activated_at) return false;
     this.activated.add(partnerId);
+    if (this.activated.size > this.maxActivated) this.activated.delete(this.activated.values().next().value!);
     return true;
   }
 }

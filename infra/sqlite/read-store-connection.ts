@@ -27,7 +27,7 @@ type Statement = Database.Statement<unknown[], unknown>;
 type Mode = 'rows' | 'pluck' | 'exact';
 
 /** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap (per mode) only guards against the latter. */
-const MAX_STATEMENTS = 500;
+export const MAX_STATEMENTS = 500;
 
 export class SqliteConnection {
   private readonly statements: Record<Mode, Map<string, Statement>> = { rows: new Map(), pluck: new Map(), exact: new Map() };
@@ -52,6 +52,11 @@ export class SqliteConnection {
     const entry = tableColumns(collection, info.map((c) => fieldOfColumn(c.name)).filter((f): f is string => f !== null));
     if (info.length > 0) this.columns.set(collection, entry);
     return entry;
+  }
+
+  /** Prepared statements held, all modes together (at most 3 × MAX_STATEMENTS). */
+  get statementCount(): number {
+    return this.statements.rows.size + this.statements.pluck.size + this.statements.exact.size;
   }
 
   forgetColumns(): void {

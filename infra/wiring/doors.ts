@@ -55,7 +55,12 @@ export class KeyCache {
   /** Bumped by `clear()`: a lookup that started before a clear does not store what it read. */
   private generation = 0;
 
+  /** Bound: `capacity` keys (a record is ~300 B: ~3 MB); a full cache is emptied and refilled by the next lookups. */
   constructor(private readonly capacity = 10_000) {}
+
+  get size(): number {
+    return this.records.size;
+  }
 
   over(read: KeyLookup): KeyLookup {
     return async (hash) => {

@@ -139,6 +139,26 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     expect(after).to.be.greaterThan(dead);
   });
 
+  it('on the in-process queue, holds at most maxPending sends at a time however many products are owed a check', async () => {
+    const messaging = new InProcessMessaging();
+    closing.push(() => messaging.close());
+    const r = await reactor(messaging, 3);
+    const skus = Array.from({ length: 12 }, (_, i) => `bounded-${i}`);
+    for (const sku of skus) await send(sku);
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 3, 30_000, 'three sends queued');
+    let mostQueued = 0;
+    await consumer(
+      messaging,
+      async () => {
+        mostQueued = Math.max(mostQueued, (await messaging.queueStats(COVER_QUEUE)).pending);
+        return { ok: true, reasons: [] };
+      },
+      (id, outcome) => r.settled(id, outcome),
+    );
+    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 30_000, 'every product checked');
+    expect(mostQueued).to.be.within(1, 3);
+  });
+
   it('spreads the checks over every consumer of the queue: the projections process and a worker', async () => {
     const prefix = `cq${++prefixes}`;
     const log = pino({ level: 'silent' });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AggregateRepository, ConflictsExhausted, retryOnConflict } from '../../command-api/aggregate-repository.js';
+import { AggregateRepository, approximateBytes, ConflictsExhausted, retryOnConflict } from '../../command-api/aggregate-repository.js';
 import type { Decider, Decision } from '../../command-api/deciders/decider.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
@@ -175,5 +175,45 @@ describe('AggregateRepository (command handling loop)', () => {
     expect(hotReads).to.equal(0);
     expect(await readsOf(() => repo.handle('counter-cold-0', counter, always, META))).to.equal(1);
     expect((await repo.handle('counter-hot', counter, always, META)).result).to.equal(21);
+  });
+
+  it('holds its bounds in entries and in estimated bytes, and an evicted stream is read again and decides right', async () => {
+    // States of ~10 kB each (a large product is ~45 kB): a 50 kB bound keeps at most 5 of them, whatever the count.
+    type Note = { count: number; text: string };
+    type Noted = { type: 'Noted'; data: { text: string } };
+    const notes: Decider<Note, 'note' | 'refuse-after-2', Noted, number> = {
+      name: 'notes',
+      initialState: () => ({ count: 0, text: '' }),
+      evolve: (s, e) => ({ count: s.count + 1, text: e.data.text }),
+      decide: (command, s) => {
+        if (command === 'refuse-after-2' && s.count >= 2) throw new Error('already two notes');
+        return { events: [{ type: 'Noted', data: { text: 'x'.repeat(10_000) } }], result: s.count + 1 };
+      },
+    };
+    const maxBytes = 50_000;
+    const repo = new AggregateRepository(counted, 1_000, maxBytes);
+    for (let i = 0; i < 40; i++) {
+      await repo.handle(`notes-${i}`, notes, 'note', META);
+      expect(repo.cacheSize.bytes).to.be.at.most(maxBytes);
+    }
+    expect(repo.cacheSize.entries).to.be.within(1, 5);
+    // notes-0 was evicted long ago: its next command reads the stream and sees its first note.
+    const before = reads;
+    expect((await repo.handle('notes-0', notes, 'refuse-after-2', META)).result).to.equal(2);
+    expect(reads - before).to.equal(1);
+    // And the state read back decides a refusal that depends on it.
+    let refused = false;
+    await repo.handle('notes-0', notes, 'refuse-after-2', META).catch(() => (refused = true));
+    expect(refused).to.equal(true);
+    // A count bound holds the same way.
+    const few = new AggregateRepository(counted, 3, maxBytes * 100);
+    for (let i = 0; i < 10; i++) await few.handle(`counter-n-${i}`, counter, always, META);
+    expect(few.cacheSize.entries).to.equal(3);
+  });
+
+  it('approximateBytes: grows with the strings a state holds, Maps included', () => {
+    const small = approximateBytes({ a: 'x', seen: new Map([['e1', { body_hash: 'h' }]]) });
+    const large = approximateBytes({ a: 'x'.repeat(5_000), seen: new Map([['e1', { body_hash: 'h'.repeat(5_000) }]]) });
+    expect(large - small).to.be.within(9_998, 10_100);
   });
 });
