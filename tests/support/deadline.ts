@@ -1,4 +1,5 @@
 /** Waiting in tests without sleeping for correctness: a promise or a condition, bounded by a deadline. */
+import fs from 'node:fs';
 
 /** Resolves as `promise` does, or rejects once `ms` have passed. */
 export async function within<T>(promise: Promise<T>, ms: number, what = 'operation'): Promise<T> {
@@ -23,4 +24,27 @@ export async function until(condition: () => boolean | Promise<boolean>, ms: num
     if (Date.now() > deadline) throw new Error(`${what} did not hold within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Removes a test's data directory. A thread of a service that just closed can still land its last file (a SQLite
+ * journal) while the tree is removed, which fails with ENOTEMPTY: removal is tried again until it succeeds or `ms`
+ * pass, however slow the machine.
+ */
+export async function removeDir(dir: string, ms = 30_000): Promise<void> {
+  await until(
+    () => {
+      try {
+        fs.rmSync(dir, { recursive: true, force: true });
+        return true;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EBUSY') return false;
+        throw err;
+      }
+    },
+    ms,
+    `removal of ${dir}`,
+    50,
+  );
 }

@@ -3,6 +3,7 @@
  * chosen by the OS, and gives tests an HTTP client for the partner API and the admin API.
  */
 import fs from 'node:fs';
+import { removeDir } from './deadline.js';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -169,7 +170,7 @@ export async function startTestService(
     },
     async close() {
       await service.close();
-      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
+      if (!keepDir) await removeDir(dataDir);
     },
   };
   return t;

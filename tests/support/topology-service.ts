@@ -11,6 +11,7 @@
 import { engineEnv } from './engines.js';
 import path from 'node:path';
 import fs from 'node:fs';
+import { removeDir } from './deadline.js';
 import os from 'node:os';
 import pino from 'pino';
 import { loadConfig } from '../../infra/config.js';
@@ -52,7 +53,7 @@ export async function startMultiTestService(
   try {
     topology = await startTopology({ ...options, dataDir, env: processEnv });
   } catch (err) {
-    if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
+    if (!keepDir) await removeDir(dataDir);
     throw err;
   }
   // The same servers and namespace as the processes (startTopology adds them for this DATA_DIR).
@@ -106,7 +107,7 @@ export async function startMultiTestService(
     async close() {
       await service.close();
       await topology.stop();
-      if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // a late file of a closing thread: retried, not ENOTEMPTY
+      if (!keepDir) await removeDir(dataDir);
     },
   };
   return t;
