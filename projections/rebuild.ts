@@ -4,7 +4,7 @@
  * 1. Take the next generation number N (never reused) and empty N's collections (leftovers of a crashed attempt).
  * 2. Catch up: replay the log through the projector into generation N, in passes, each pass up to the live
  *    checkpoint of that projector at its start (never beyond it), while the current generation keeps serving.
- * 3. Once a pass had at most one page to apply, switch: hold the live runner's units (the gate), replay the last
+ * 3. Once a pass had at most SWITCH_BACKLOG events to apply, switch: hold the live runner's units (the gate), replay the last
  *    events up to the live checkpoint L, and in that same unit save N's checkpoint (= L) and the generation document
  *    naming N; then switch the in-memory map and let the live runner go on, now writing into N. Generation N holds
  *    exactly what the old one held at L, so a read after the switch never sees an older state than one before it.
@@ -21,6 +21,9 @@ import { replay } from './replay.js';
 import { projectorCollections, type ParkedEvent } from './parking.js';
 import { GENERATIONS_COLLECTION, GENERATION_SWITCHED, type GenerationDoc, type GenerationalReadStore } from './generations.js';
 import type { UnitGate } from './unit-gate.js';
+
+/** A catch-up pass with at most this many events to apply is the last one before the switch. */
+const SWITCH_BACKLOG = 500;
 
 export type RebuildState = 'rebuilding' | 'switching' | 'done' | 'failed' | 'cancelled';
 
@@ -53,6 +56,7 @@ export interface RebuilderOptions {
   gate: UnitGate;
   clock: Clock;
   messaging?: Messaging;
+  /** Events per unit of the catch-up (default 10,000). */
   pageSize?: number;
   /** Speed limit of the catch-up (events per second; 0 or absent: none), to spare a busy store. */
   maxEventsPerSecond?: number;
@@ -178,7 +182,10 @@ export class ProjectionRebuilder {
 
   private async execute(projector: Projector, run: Run): Promise<void> {
     const { reads, events, gate } = this.options;
-    const pageSize = this.options.pageSize ?? 500;
+    const pageSize = this.options.pageSize ?? 10_000;
+    // The catch-up converged once a pass had at most this many events to apply: the switch then replays no more
+    // than what arrives meanwhile, with the live runner held (a large unit of the catch-up would hold it too long).
+    const converged = Math.min(pageSize, SWITCH_BACKLOG);
     const name = projector.name;
     const from = reads.generationOf(name);
     // 1. Reserve the next generation number and start it empty.
@@ -210,7 +217,7 @@ export class ProjectionRebuilder {
       const appliedBefore = run.applied;
       position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace, ...parking });
       const applied = run.applied - appliedBefore;
-      if (applied <= pageSize) break;
+      if (applied <= converged) break;
       if (applied >= previous) run.unpaced = true;
       previous = applied;
     }

@@ -52,7 +52,8 @@ type Trace = { stream: string; position: number; type: string; op: 'put' | 'dele
 export async function verifyReadModels(options: VerifyOptions): Promise<VerifyReport> {
   const { events, live, scratch, gate } = options;
   const projectors = options.projectors.filter((p) => p.collections.length > 0);
-  const pageSize = options.pageSize ?? 500;
+  // Large units: the scratch store is read by nobody before the comparison, and a unit's cost is mostly its commit.
+  const pageSize = options.pageSize ?? 10_000;
   const traces = new Map<string, Trace>();
   let replayed = 0;
   const common = {

@@ -61,7 +61,7 @@ export interface ScratchStore {
 /** The embedded default's scratch store: a temporary SQLite file, removed afterwards. */
 export async function sqliteScratch(): Promise<ScratchStore> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-audit-'));
-  const store = SqliteReadStore.open({ path: path.join(dir, 'scratch.db'), synchronous: 'NORMAL', sweepIntervalMs: 0 });
+  const store = SqliteReadStore.open({ path: path.join(dir, 'scratch.db'), synchronous: 'OFF', sweepIntervalMs: 0 });
   return {
     store,
     async dispose() {

@@ -4,7 +4,10 @@ import { ConfigError } from '../config.js';
 export interface OperationsSettings {
   /** Readiness fails while a projection has more than this many events left to apply. */
   readyMaxLagEvents: number;
-  /** Events per unit of work during rebuilds and audits. */
+  /**
+   * Events per unit of work of a rebuild's catch-up (large: nothing reads the new generation before the switch, and
+   * a unit's cost is mostly its commit and the pages it dirties, shared by its events).
+   */
   rebuildPageSize: number;
   /** Speed limit of a rebuild's catch-up in events per second (0: none). */
   rebuildMaxEventsPerSecond: number;
@@ -22,7 +25,7 @@ export interface OperationsSettings {
 
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = {
   readyMaxLagEvents: 1000,
-  rebuildPageSize: 500,
+  rebuildPageSize: 10_000,
   rebuildMaxEventsPerSecond: 0,
   generationDropGraceMs: 10_000,
   generationRefreshMs: 5_000,

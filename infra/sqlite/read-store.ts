@@ -32,8 +32,11 @@ import { checkTextQuery, MIN_PREFIX_LENGTH, type TextQuery, type TextSearchable 
 export interface SqliteReadStoreOptions {
   /** The database file (created with its directory when missing). */
   path: string;
-  /** PRAGMA synchronous: NORMAL (default) may lose the last commits on power loss, never consistency. */
-  synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * PRAGMA synchronous: NORMAL (default) may lose the last commits on power loss, never consistency. OFF only for a
+   * store thrown away after use (an audit's scratch store): a crash of the machine may corrupt it.
+   */
+  synchronous?: 'FULL' | 'NORMAL' | 'OFF';
   /** Time for the expiry sweep (default: the system clock). */
   clock?: Clock;
   /** Milliseconds between sweeps of `expires` collections; 0 turns the timer off (default 60 000). */
@@ -84,7 +87,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   static open(options: SqliteReadStoreOptions): SqliteReadStore {
     const busyTimeout = options.busyTimeoutMs ?? 5000;
     const synchronous = options.synchronous ?? 'NORMAL';
-    if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous: ${String(synchronous)}`);
+    if (synchronous !== 'FULL' && synchronous !== 'NORMAL' && synchronous !== 'OFF') throw new RangeError(`synchronous: ${String(synchronous)}`);
     if (options.path === ':memory:' || options.path === '') {
       throw new RangeError('SqliteReadStore needs a file: its reader and writer connections share it');
     }
