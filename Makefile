@@ -8,9 +8,8 @@ ESLINT := node_modules/.bin/eslint
 PRETTIER := node_modules/.bin/prettier
 # What Prettier formats: the code. Docs, JSON and YAML keep their hand layout.
 FORMATTED := '**/*.{ts,js,mjs}'
-# The Prettier half of `make lint` is off until the commit that formats the whole code base turns it on (one commit
-# of its own, after the branches in flight have merged). `make lint FORMAT_CHECK=on` runs it before that.
-FORMAT_CHECK ?= off
+# The Prettier half of `make lint` (`make lint FORMAT_CHECK=off` skips it, e.g. while a branch is being formatted).
+FORMAT_CHECK ?= on
 
 .PHONY: run test build install bench clean lint format test-unit test-int test-e2e deps-system \
 	run-command-api run-query-api run-projections test-topology client \

@@ -5,7 +5,15 @@ import { defineConfig, eslintJs, globalIgnores, globals, tseslint } from 'lint-t
 const CLIENT = 'clients/typescript/src/**/*.ts';
 
 export default defineConfig(
-  globalIgnores(['dist/', '**/node_modules/', '.scratch/', '.bench/', '.cache/', 'data/', 'clients/typescript/src/schema.d.ts']),
+  globalIgnores([
+    'dist/',
+    '**/node_modules/',
+    '.scratch/',
+    '.bench/',
+    '.cache/',
+    'data/',
+    'clients/typescript/src/schema.d.ts',
+  ]),
   eslintJs.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -21,7 +29,10 @@ export default defineConfig(
       // as it does from the network adapters, instead of a throw at the call.
       '@typescript-eslint/require-await': 'off',
       // `_`-prefixed names are the ones a destructuring leaves out on purpose (`const { _id, ...rest } = doc`).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // A variable a callback reads before it is assigned (`let reactor; … () => reactor?.settled(); reactor = new …`)
       // cannot be `const`: a call before the assignment would throw instead of finding it undefined.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],

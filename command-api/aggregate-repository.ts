@@ -77,9 +77,14 @@ export const CONFLICT_RETRY: ConflictRetry = { attempts: 16, baseDelayMs: 2, max
  */
 export class ConflictsExhausted extends ProblemError {
   constructor(attempts: number) {
-    super(503, [], `Too many concurrent writes to the same resource (${attempts} attempts). Repeat the request with the same Idempotency-Key.`, {
-      'Retry-After': '1',
-    });
+    super(
+      503,
+      [],
+      `Too many concurrent writes to the same resource (${attempts} attempts). Repeat the request with the same Idempotency-Key.`,
+      {
+        'Retry-After': '1',
+      },
+    );
     this.name = 'ConflictsExhausted';
   }
 }
@@ -96,7 +101,10 @@ export const jitteredBackoff = (attempt: number, policy: ConflictRetry = CONFLIC
  * `policy.attempts` lost races it throws `ConflictsExhausted`. Any other error passes through at once.
  * The one retry loop of the write side: every command path goes through it (most through `handle` below).
  */
-export async function retryOnConflict<T>(attempt: (n: number) => Promise<T>, policy: ConflictRetry = CONFLICT_RETRY): Promise<T> {
+export async function retryOnConflict<T>(
+  attempt: (n: number) => Promise<T>,
+  policy: ConflictRetry = CONFLICT_RETRY,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
@@ -196,14 +204,22 @@ export class AggregateRepository {
    * cache that refuses or appends nothing is taken again on a read state (nothing else would check the cache), and
    * so is every attempt after a lost race.
    */
-  handle<S, C, E extends TypedEvent, R>(stream: string, decider: Decider<S, C, E, R>, command: C, metadata: EventMetadata): Promise<Handled<S, R>> {
+  handle<S, C, E extends TypedEvent, R>(
+    stream: string,
+    decider: Decider<S, C, E, R>,
+    command: C,
+    metadata: EventMetadata,
+  ): Promise<Handled<S, R>> {
     const key = `${decider.name}\u0000${stream}`;
     return this.serialized(stream, async (attempt) => {
       const cached = attempt === 1 ? (this.cache.get(key)?.loaded as Loaded<S> | undefined) : undefined;
       if (cached !== undefined) {
         const decision = decidedOrUndefined(() => decider.decide(command, cached.state));
         if (decision !== undefined && decision.events.length > 0) {
-          return { ...(await this.append(stream, decider, cached, decision.events, metadata)), result: decision.result };
+          return {
+            ...(await this.append(stream, decider, cached, decision.events, metadata)),
+            result: decision.result,
+          };
         }
       }
       const loaded = await this.load(stream, decider);

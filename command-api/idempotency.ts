@@ -51,10 +51,15 @@ export class Idempotency {
    * Runs `work` under the request's `Idempotency-Key` (if any) and returns the answer to send: the stored one on a
    * replay, or the fresh one (stored when 2xx).
    */
-  async run(ctx: DoorContext, body: unknown, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  async run(
+    ctx: DoorContext,
+    body: unknown,
+    work: () => Promise<StoredResponse>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
     const key = ctx.get('Idempotency-Key');
     if (!key) return { ...(await work()), replayed: false };
-    if (key.length > 100) throw invalidField('Idempotency-Key', 'max_length', 'Idempotency-Key takes at most 100 characters.');
+    if (key.length > 100)
+      throw invalidField('Idempotency-Key', 'max_length', 'Idempotency-Key takes at most 100 characters.');
     const caller = callerOf(ctx);
     const id = `${tenantKey(caller)}:${sha256Hex(key)}`;
     const fingerprint = sha256Hex(`${ctx.method} ${ctx.path}\n${canonicalJson(body)}`);
@@ -77,14 +82,23 @@ export class Idempotency {
       const expired = Date.parse(existing.expires_at) <= now.getTime();
       const abandoned = existing.state === 'pending' && Date.now() - existing.started_ms > ABANDONED_MS;
       if (expired || abandoned) {
-        if (await this.store.replaceIf(IDEMPOTENCY_COLLECTION.name, fresh, { owner: existing.owner, state: existing.state })) {
+        if (
+          await this.store.replaceIf(IDEMPOTENCY_COLLECTION.name, fresh, {
+            owner: existing.owner,
+            state: existing.state,
+          })
+        ) {
           return this.execute(fresh, work);
         }
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
         throw new ProblemError(422, [
-          fieldError('Idempotency-Key', 'idempotency_mismatch', 'This Idempotency-Key was used with another route or body.'),
+          fieldError(
+            'Idempotency-Key',
+            'idempotency_mismatch',
+            'This Idempotency-Key was used with another route or body.',
+          ),
         ]);
       }
       if (existing.state === 'done') {
@@ -92,14 +106,21 @@ export class Idempotency {
       }
       if (Date.now() >= deadline) {
         throw new ProblemError(409, [
-          fieldError('Idempotency-Key', 'idempotency_in_flight', 'A request with this Idempotency-Key is still running.'),
+          fieldError(
+            'Idempotency-Key',
+            'idempotency_in_flight',
+            'A request with this Idempotency-Key is still running.',
+          ),
         ]);
       }
       await new Promise((r) => setTimeout(r, 10));
     }
   }
 
-  private async execute(record: IdempotencyRecord, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  private async execute(
+    record: IdempotencyRecord,
+    work: () => Promise<StoredResponse>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
     let response: StoredResponse;
     try {
       response = await work();
@@ -108,7 +129,13 @@ export class Idempotency {
       throw err;
     }
     if (response.status >= 200 && response.status < 300) {
-      const done: IdempotencyRecord = { ...record, state: 'done', status: response.status, body: response.body, headers: response.headers };
+      const done: IdempotencyRecord = {
+        ...record,
+        state: 'done',
+        status: response.status,
+        body: response.body,
+        headers: response.headers,
+      };
       await this.store.replaceIf(IDEMPOTENCY_COLLECTION.name, done, { owner: record.owner });
     } else {
       await this.release(record);

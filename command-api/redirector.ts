@@ -64,21 +64,34 @@ function wantsJson(req: http.IncomingMessage): boolean {
   return /\bapplication\/(problem\+)?json\b/.test(accept) && !/\btext\/html\b/.test(accept);
 }
 
-export function createRedirector(deps: CommandDeps, log: Logger, options: RedirectorOptions): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function createRedirector(
+  deps: CommandDeps,
+  log: Logger,
+  options: RedirectorOptions,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const notFound = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void => {
     const head = req.method === 'HEAD';
     if (wantsJson(req)) {
-      const body = new ProblemError(404, [], 'No offer can be shown at this address.').toBody(options.problemBaseUrl, requestId);
-      res.writeHead(404, { 'Content-Type': 'application/problem+json', Vary: 'Accept' }).end(head ? undefined : JSON.stringify(body));
+      const body = new ProblemError(404, [], 'No offer can be shown at this address.').toBody(
+        options.problemBaseUrl,
+        requestId,
+      );
+      res
+        .writeHead(404, { 'Content-Type': 'application/problem+json', Vary: 'Accept' })
+        .end(head ? undefined : JSON.stringify(body));
       return;
     }
-    res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept' }).end(head ? undefined : notFoundPage(pageLinks(deps.publicBaseUrl)));
+    res
+      .writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept' })
+      .end(head ? undefined : notFoundPage(pageLinks(deps.publicBaseUrl)));
   };
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> => {
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed.\n');
+      res
+        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed.\n');
       return;
     }
     // Only the live prefix is parsed: `/test/r/…` finds nothing.
@@ -101,7 +114,10 @@ export function createRedirector(deps: CommandDeps, log: Logger, options: Redire
     // The partner's next read waits for this click like for its own writes.
     await deps.messaging.raiseTo(`ryw:${tenantKey(tenant)}`, recorded.position);
     res.writeHead(302, { Location: withClickParam(offer.product.product_url, recorded.click.click_id) }).end();
-    log.info({ request_id: requestId, partner_id: tenant.partnerId, store_id: offer.store_id, status: 302 }, 'redirect');
+    log.info(
+      { request_id: requestId, partner_id: tenant.partnerId, store_id: offer.store_id, status: 302 },
+      'redirect',
+    );
   };
   return (req, res) => {
     const requestId = newRequestId();

@@ -18,7 +18,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export function validateBatchInput(body: unknown, now: Date): BatchItem[] {
   if (isObject(body) && Array.isArray(body.items) && body.items.length > MAX_BATCH_ITEMS) {
-    throw new ProblemError(413, [], `A batch holds at most ${MAX_BATCH_ITEMS} items; this one has ${body.items.length}.`);
+    throw new ProblemError(
+      413,
+      [],
+      `A batch holds at most ${MAX_BATCH_ITEMS} items; this one has ${body.items.length}.`,
+    );
   }
   const errors: FieldError[] = batchShape(body);
   if (isObject(body) && Array.isArray(body.items)) {

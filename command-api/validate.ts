@@ -3,7 +3,11 @@
  * cannot say (`not_higher`, `future`, CNPJ check digits), reported together in one 422.
  */
 import { bodyValidator, joinPath } from '../shared-schema/validation.js';
-import { ProductInput as ProductInputSchema, ProductPatch as ProductPatchSchema, StoreInput as StoreInputSchema } from '../shared-schema/schemas/catalog.js';
+import {
+  ProductInput as ProductInputSchema,
+  ProductPatch as ProductPatchSchema,
+  StoreInput as StoreInputSchema,
+} from '../shared-schema/schemas/catalog.js';
 import type { ProductInput, ProductPatch } from '../shared-schema/events/product.js';
 import type { StoreInput } from '../shared-schema/events/store.js';
 import { fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
@@ -21,7 +25,12 @@ const hasField = (errors: FieldError[], field: string) => errors.some((e) => e.f
 
 export function validateStoreInput(body: unknown): StoreInput {
   const errors = storeInput(body);
-  if (isObject(body) && typeof body.cnpj === 'string' && !hasField(errors, 'cnpj') && !isValidCnpj(normalizeCnpj(body.cnpj))) {
+  if (
+    isObject(body) &&
+    typeof body.cnpj === 'string' &&
+    !hasField(errors, 'cnpj') &&
+    !isValidCnpj(normalizeCnpj(body.cnpj))
+  ) {
     errors.push(fieldError('cnpj', 'invalid', 'The CNPJ check digits do not match.'));
   }
   if (errors.length > 0) throw invalid(errors);

@@ -86,7 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
     return n;
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
@@ -118,7 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
     return n;
   };
   const positive = (name: string, fallback: number): number => {
@@ -137,9 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
   if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
   const cursorSecret = env.CURSOR_SECRET || undefined;
-  if (cursorSecret !== undefined && cursorSecret.length < 32) problems.push('CURSOR_SECRET must be at least 32 characters');
+  if (cursorSecret !== undefined && cursorSecret.length < 32)
+    problems.push('CURSOR_SECRET must be at least 32 characters');
   const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
-  if (production && !publicBase.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
+  if (production && !publicBase.startsWith('https://'))
+    problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
   const coverCheck = oneOf('COVER_CHECK', ['on', 'off'] as const, 'on') === 'on';
   if (!coverCheck && production) problems.push('COVER_CHECK=off is refused when NODE_ENV=production');
   let coverFetch: CoverFetcherOptions = {};

@@ -22,9 +22,14 @@ async function main(): Promise<void> {
   const api = `http://${config.host}:${portOf(service.gateway)}/v1`;
   const admin = `http://${config.adminHost}:${portOf(service.admin)}/admin/v1`;
   const token = config.adminToken ? 'ADMIN_TOKEN' : adminTokenFile(config); // where it is, never the token
-  service.log.info({ api, admin, admin_token: token, data_dir: config.dataDir, clock: config.clock }, 'partner commerce service started');
+  service.log.info(
+    { api, admin, admin_token: token, data_dir: config.dataDir, clock: config.clock },
+    'partner commerce service started',
+  );
   // One plain line for the person who typed `make run` (the log above is JSON for machines).
-  process.stderr.write(`ready: partner API ${api} · admin API ${admin} · admin token in ${token} · guide ${api}/guia.md\n`);
+  process.stderr.write(
+    `ready: partner API ${api} · admin API ${admin} · admin token in ${token} · guide ${api}/guia.md\n`,
+  );
   exitGracefully(service, { timeoutMs: service.operations.settings.shutdownTimeoutMs });
 }
 

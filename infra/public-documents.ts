@@ -13,7 +13,11 @@ export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocume
     ...Object.fromEntries(
       Object.keys(PROBLEM_PAGES).map((s) => [
         `/problemas/${s}`,
-        { type: 'text/html; charset=utf-8', body: problemPageHtml(Number(s), apiBaseUrl), json: problemPageJson(Number(s), apiBaseUrl) },
+        {
+          type: 'text/html; charset=utf-8',
+          body: problemPageHtml(Number(s), apiBaseUrl),
+          json: problemPageJson(Number(s), apiBaseUrl),
+        },
       ]),
     ),
   };

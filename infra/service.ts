@@ -34,7 +34,14 @@ import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
 import { openStores, type StoreMode } from './wiring/stores.js';
-import { buildAdminApp, buildCommandApp, buildQueryApp, commandDeps, KeyCache, type DoorParts } from './wiring/doors.js';
+import {
+  buildAdminApp,
+  buildCommandApp,
+  buildQueryApp,
+  commandDeps,
+  KeyCache,
+  type DoorParts,
+} from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
 import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
 import { gatewayHandler, listen } from './gateway.js';
@@ -63,11 +70,28 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS: Projector[] = [partnersProjector, storesProjector, productsProjector, jobsProjector, clicksProjector, ordersProjector, reportProjector, offersProjector];
+export const PROJECTORS: Projector[] = [
+  partnersProjector,
+  storesProjector,
+  productsProjector,
+  jobsProjector,
+  clicksProjector,
+  ordersProjector,
+  reportProjector,
+  offersProjector,
+];
 
 /** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
-export const WRITE_ROUTES: Record<string, WriteHandler> = { ...coreWriteRoutes, ...batchWriteRoutes, ...commerceWriteRoutes };
-export const READ_ROUTES: Record<string, ReadRoute> = { ...catalogReadRoutes, ...jobsReadRoutes, ...commerceReadRoutes };
+export const WRITE_ROUTES: Record<string, WriteHandler> = {
+  ...coreWriteRoutes,
+  ...batchWriteRoutes,
+  ...commerceWriteRoutes,
+};
+export const READ_ROUTES: Record<string, ReadRoute> = {
+  ...catalogReadRoutes,
+  ...jobsReadRoutes,
+  ...commerceReadRoutes,
+};
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
 export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
@@ -113,14 +137,24 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
+  const log =
+    options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
   const stores = await openStores(config, options.storeMode ?? 'embedded', clock, log);
   const events = options.eventStore ? options.eventStore(stores.events) : stores.events;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
   // Operations: every read-model access goes through `operations.reads` (projection generations).
-  const operations = await Operations.create({ log, clock, events, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings: options.operations ?? {} });
+  const operations = await Operations.create({
+    log,
+    clock,
+    events,
+    reads: stores.reads,
+    history: stores.history,
+    messaging,
+    projectors: PROJECTORS,
+    settings: options.operations ?? {},
+  });
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
 
@@ -150,10 +184,25 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
   const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
-  const gateway = await listen(gatewayHandler(commandApp.callback(), queryApp.callback(), createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })), config.port, config.host);
+  const gateway = await listen(
+    gatewayHandler(
+      commandApp.callback(),
+      queryApp.callback(),
+      createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl }),
+    ),
+    config.port,
+    config.host,
+  );
 
-  const adminApp = buildAdminApp(parts, deps, adminToken, { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
-  const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);
+  const adminApp = buildAdminApp(parts, deps, adminToken, {
+    onClockMoved: () => reactors.clockMoved(),
+    extend: operations.adminRoutes,
+  });
+  const admin = await listen(
+    operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
+    config.adminPort,
+    config.adminHost,
+  );
 
   let closed = false;
   return {

@@ -24,7 +24,12 @@ import type {
   Where,
 } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
-import { isTextSearchable, TextSearchUnavailable, type TextQuery, type TextSearchable } from '../shared-schema/ports/text-search.js';
+import {
+  isTextSearchable,
+  TextSearchUnavailable,
+  type TextQuery,
+  type TextSearchable,
+} from '../shared-schema/ports/text-search.js';
 import { parkedCollection } from './parking.js';
 
 export const GENERATIONS_COLLECTION = 'projection_generations';
@@ -44,7 +49,8 @@ export type GenerationDoc = {
 };
 
 /** The physical name of a logical collection or checkpoint in a generation. */
-export const physicalName = (name: string, generation: number): string => (generation === 0 ? name : `${name}__g${generation}`);
+export const physicalName = (name: string, generation: number): string =>
+  generation === 0 ? name : `${name}__g${generation}`;
 
 /** Maps logical names (collections, checkpoint names) to physical ones. */
 export type NameMap = (name: string) => string;
@@ -191,7 +197,9 @@ export class GenerationalReadStore extends MappedReadStoreBase {
   /** A view of the inner store where one projector's names map to a fixed generation (rebuilds, audits). */
   pinned(projector: string, generation: number): ReadStore {
     const names = new Set(this.namesOf(projector));
-    return new MappedReadStore(this.inner, (name) => (names.has(name) ? physicalName(name, generation) : this.resolve(name)));
+    return new MappedReadStore(this.inner, (name) =>
+      names.has(name) ? physicalName(name, generation) : this.resolve(name),
+    );
   }
 
   override async close(): Promise<void> {

@@ -32,7 +32,10 @@ export const PARKED_SUFFIX = '_parked';
 /** The collection that holds a projector's parked events (logical name; generations map it like its others). */
 export const parkedCollection = (projector: string): string => `${projector}${PARKED_SUFFIX}`;
 
-export const parkedSpec = (projector: string): CollectionSpec => ({ name: parkedCollection(projector), indexes: [['position']] });
+export const parkedSpec = (projector: string): CollectionSpec => ({
+  name: parkedCollection(projector),
+  indexes: [['position']],
+});
 
 /** Every collection a projector writes: its read model and its parked events. */
 export const projectorCollections = (p: Projector): CollectionSpec[] => [...p.collections, parkedSpec(p.name)];
@@ -105,7 +108,11 @@ type Attempt = { ok: true } | { ok: false; failure: ApplyFailure };
  * Applies `events` (ascending positions, all after the checkpoints) in one or more units of work; the last unit
  * closes at `end` (>= the last event's position). Returns the events parked on the way.
  */
-export async function applyInUnits(events: readonly RecordedEvent[], end: number, plan: UnitPlan): Promise<ParkedEvent[]> {
+export async function applyInUnits(
+  events: readonly RecordedEvent[],
+  end: number,
+  plan: UnitPlan,
+): Promise<ParkedEvent[]> {
   const applyAttempts = Math.max(1, plan.applyAttempts ?? 2);
   const all: ParkedEvent[] = [];
   let pending = events;
@@ -165,7 +172,13 @@ export async function applyInUnits(events: readonly RecordedEvent[], end: number
 }
 
 /** One unit: the events (the first one skipped by the projectors in `parks`), the parked records, the close. */
-async function attempt(events: readonly RecordedEvent[], through: number, final: boolean, parks: ReadonlyMap<string, ParkedEvent>, plan: UnitPlan): Promise<Attempt> {
+async function attempt(
+  events: readonly RecordedEvent[],
+  through: number,
+  final: boolean,
+  parks: ReadonlyMap<string, ParkedEvent>,
+  plan: UnitPlan,
+): Promise<Attempt> {
   try {
     await plan.store.transact(async (tx) => {
       for (const [index, event] of events.entries()) {
@@ -194,7 +207,12 @@ async function attempt(events: readonly RecordedEvent[], through: number, final:
  * page in a unit of its own, before anyone is told the unit's position is committed. A crash in between loses
  * nothing: the cursor is in the read store, and the runner finishes the work at start.
  */
-async function committed(plan: UnitPlan, events: readonly RecordedEvent[], through: number, parks: ReadonlyMap<string, ParkedEvent>): Promise<void> {
+async function committed(
+  plan: UnitPlan,
+  events: readonly RecordedEvent[],
+  through: number,
+  parks: ReadonlyMap<string, ParkedEvent>,
+): Promise<void> {
   const owing = plan.projectors.filter((p) => p.continueWork && events.some((e) => p.leavesWork?.(e) ?? true));
   await finishWork(plan.store, owing, plan);
   plan.committed?.(events, through, [...parks.values()]);
@@ -204,7 +222,11 @@ async function committed(plan: UnitPlan, events: readonly RecordedEvent[], throu
  * Runs the projectors' `continueWork` until none has anything left, one unit per page (the read store's failures are
  * retried as for any unit). Called by the runner at start, after a parked event is retried, and after units.
  */
-export async function finishWork(store: ReadStore, projectors: readonly Projector[], retry: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'> = {}): Promise<void> {
+export async function finishWork(
+  store: ReadStore,
+  projectors: readonly Projector[],
+  retry: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'> = {},
+): Promise<void> {
   for (const p of projectors) {
     const next = p.continueWork?.bind(p);
     if (!next) continue;
@@ -225,7 +247,10 @@ async function probed(plan: UnitPlan, result: Promise<Attempt>): Promise<Attempt
 }
 
 /** Runs `work`, trying again when the read store fails (an apply failure is an answer, not a store failure). */
-async function withStoreRetry<T>(plan: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'>, work: () => Promise<T>): Promise<T> {
+async function withStoreRetry<T>(
+  plan: Pick<UnitPlan, 'storeAttempts' | 'retryPauseMs' | 'stopped' | 'onStoreRetry'>,
+  work: () => Promise<T>,
+): Promise<T> {
   const attempts = Math.max(1, plan.storeAttempts ?? 4);
   let pause = plan.retryPauseMs ?? 50;
   for (let i = 1; ; i++) {
@@ -249,7 +274,11 @@ export const parkedView = (p: ParkedEvent): ParkedView => {
 };
 
 /** The parked events of the projectors (current generation of `reads`), oldest position first. */
-export async function listParked(reads: ReadStore, projectors: readonly Projector[], options: { projection?: string; limit: number }): Promise<{ total: number; parked: ParkedView[] }> {
+export async function listParked(
+  reads: ReadStore,
+  projectors: readonly Projector[],
+  options: { projection?: string; limit: number },
+): Promise<{ total: number; parked: ParkedView[] }> {
   let total = 0;
   const out: ParkedView[] = [];
   for (const p of projectors) {
@@ -257,7 +286,10 @@ export async function listParked(reads: ReadStore, projectors: readonly Projecto
     const name = parkedCollection(p.name);
     total += await reads.count(name);
     if (out.length < options.limit) {
-      const docs = await reads.find<ParkedEvent>(name, { orderBy: [{ field: 'position' }], limit: options.limit - out.length });
+      const docs = await reads.find<ParkedEvent>(name, {
+        orderBy: [{ field: 'position' }],
+        limit: options.limit - out.length,
+      });
       out.push(...docs.map(parkedView));
     }
   }
@@ -291,11 +323,14 @@ export async function retryParked(
   const result: RetryResult = { retried: [], still_failing: [], not_found: [] };
   const records: ParkedEvent[] = [];
   if (ids === undefined) {
-    for (const p of projectors) records.push(...(await store.find<ParkedEvent>(parkedCollection(p.name), { orderBy: [{ field: 'position' }] })));
+    for (const p of projectors)
+      records.push(...(await store.find<ParkedEvent>(parkedCollection(p.name), { orderBy: [{ field: 'position' }] })));
   } else {
     for (const id of new Set(ids)) {
       const name = id.slice(0, id.lastIndexOf(':'));
-      const found = projectors.some((p) => p.name === name) ? await store.get<ParkedEvent>(parkedCollection(name), id) : null;
+      const found = projectors.some((p) => p.name === name)
+        ? await store.get<ParkedEvent>(parkedCollection(name), id)
+        : null;
       if (found) records.push(found);
       else result.not_found.push(id);
     }
@@ -305,7 +340,9 @@ export async function retryParked(
     const projector = projectors.find((p) => p.name === record.projection)!;
     const [event] = await events.readAll({ fromPosition: record.position, maxCount: 1 }); // positions are opaque: no - 1
     if (!event || event.position !== record.position || event.id !== record.event_id) {
-      result.still_failing.push(parkedView({ ...record, error: `event ${record.event_id} is not at position ${record.position} of the log` }));
+      result.still_failing.push(
+        parkedView({ ...record, error: `event ${record.event_id} is not at position ${record.position} of the log` }),
+      );
       continue;
     }
     try {
@@ -320,15 +357,23 @@ export async function retryParked(
         result.not_found.push(record._id);
         continue;
       }
-      const failed: ParkedEvent = { ...record, error: errorLine(err), retries: record.retries + 1, last_retry_at: now() };
+      const failed: ParkedEvent = {
+        ...record,
+        error: errorLine(err),
+        retries: record.retries + 1,
+        last_retry_at: now(),
+      };
       await store.transact(async (tx) => {
-        if (await tx.get<Doc>(parkedCollection(projector.name), record._id)) await tx.put(parkedCollection(projector.name), failed);
+        if (await tx.get<Doc>(parkedCollection(projector.name), record._id))
+          await tx.put(parkedCollection(projector.name), failed);
       });
       result.still_failing.push(parkedView(failed));
       continue;
     }
     await finishWork(store, [projector]);
-    const later = (await events.readStream(record.stream)).filter((e) => e.position > record.position && projector.categories.includes(categoryOf(e.stream))).length;
+    const later = (await events.readStream(record.stream)).filter(
+      (e) => e.position > record.position && projector.categories.includes(categoryOf(e.stream)),
+    ).length;
     result.retried.push({ ...parkedView(record), rebuild_advised: later > 0, later_events: later });
   }
   return result;

@@ -30,7 +30,8 @@ export interface Projector {
  * Projectors are idempotent by position: a document that holds this event's position, or a later one, already has
  * the event applied (a replay or a redelivery changes nothing).
  */
-export const alreadyApplied = (doc: { position: number } | null, recorded: RecordedEvent): boolean => doc !== null && doc.position >= recorded.position;
+export const alreadyApplied = (doc: { position: number } | null, recorded: RecordedEvent): boolean =>
+  doc !== null && doc.position >= recorded.position;
 
 /** Splits `product-test:pt_X:sku` into its parts (partner ids and envs contain no `:`). */
 export function streamScope(stream: string): { env: Environment; partnerId: string; rest: string } {

@@ -19,7 +19,12 @@ import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Projector } from './projector.js';
 import { replay } from './replay.js';
 import { projectorCollections, type ParkedEvent } from './parking.js';
-import { GENERATIONS_COLLECTION, GENERATION_SWITCHED, type GenerationDoc, type GenerationalReadStore } from './generations.js';
+import {
+  GENERATIONS_COLLECTION,
+  GENERATION_SWITCHED,
+  type GenerationDoc,
+  type GenerationalReadStore,
+} from './generations.js';
 import type { UnitGate } from './unit-gate.js';
 
 /** A catch-up pass with at most this many events to apply is the last one before the switch. */
@@ -193,7 +198,10 @@ export class ProjectionRebuilder {
     const next = Math.max(before?.highest ?? 0, from) + 1;
     run.progress.generation = next;
     await reads.inner.transact(async (tx) => {
-      await tx.put(GENERATIONS_COLLECTION, { ...(before ?? emptyDoc(name, from)), highest: next } satisfies GenerationDoc);
+      await tx.put(GENERATIONS_COLLECTION, {
+        ...(before ?? emptyDoc(name, from)),
+        highest: next,
+      } satisfies GenerationDoc);
     });
     await this.emptyGeneration(projector, next, true);
     const target = reads.pinned(name, next);
@@ -215,7 +223,15 @@ export class ProjectionRebuilder {
       run.progress.head = await events.headPosition();
       const live = await reads.getCheckpoint(name);
       const appliedBefore = run.applied;
-      position = await replay(events, target, [projector], { after: position, upTo: live, pageSize, onStep, cancelled, pace, ...parking });
+      position = await replay(events, target, [projector], {
+        after: position,
+        upTo: live,
+        pageSize,
+        onStep,
+        cancelled,
+        pace,
+        ...parking,
+      });
       const applied = run.applied - appliedBefore;
       if (applied <= converged) break;
       if (applied >= previous) run.unpaced = true;
@@ -275,7 +291,8 @@ export class ProjectionRebuilder {
    * be rebuilt into (`redeclare`) gets its collections back, empty, with their indexes; an old one stays gone.
    */
   private async emptyGeneration(projector: Projector, generation: number, redeclare: boolean): Promise<void> {
-    if (generation === this.options.reads.generationOf(projector.name)) throw new Error('refusing to empty the serving generation');
+    if (generation === this.options.reads.generationOf(projector.name))
+      throw new Error('refusing to empty the serving generation');
     const view = this.options.reads.pinned(projector.name, generation);
     for (const c of projectorCollections(projector)) await view.drop(c.name);
     if (redeclare) await view.ensureCollections(projectorCollections(projector));
@@ -283,10 +300,15 @@ export class ProjectionRebuilder {
   }
 
   private async dropGeneration(projector: Projector, generation: number): Promise<void> {
-    if (generation !== this.options.reads.generationOf(projector.name)) await this.emptyGeneration(projector, generation, false);
+    if (generation !== this.options.reads.generationOf(projector.name))
+      await this.emptyGeneration(projector, generation, false);
     await this.options.reads.inner.transact(async (tx) => {
       const doc = await tx.get<GenerationDoc>(GENERATIONS_COLLECTION, projector.name);
-      if (doc) await tx.put(GENERATIONS_COLLECTION, { ...doc, drop_pending: doc.drop_pending.filter((g) => g !== generation) });
+      if (doc)
+        await tx.put(GENERATIONS_COLLECTION, {
+          ...doc,
+          drop_pending: doc.drop_pending.filter((g) => g !== generation),
+        });
     });
   }
 }

@@ -43,14 +43,21 @@ export interface ReplayOptions {
 }
 
 /** Applies the events in (after, upTo] and returns the position reached (`upTo` unless cancelled). */
-export async function replay(events: EventStore, store: ReadStore, projectors: readonly Projector[], options: ReplayOptions): Promise<number> {
+export async function replay(
+  events: EventStore,
+  store: ReadStore,
+  projectors: readonly Projector[],
+  options: ReplayOptions,
+): Promise<number> {
   const pageSize = options.pageSize ?? 500;
   const categories = [...new Set(projectors.flatMap((p) => p.categories))];
-  if (options.after > options.upTo) throw new RangeError(`replay: after (${options.after}) is beyond upTo (${options.upTo})`);
+  if (options.after > options.upTo)
+    throw new RangeError(`replay: after (${options.after}) is beyond upTo (${options.upTo})`);
   let position = options.after;
   for (;;) {
     if (options.cancelled?.()) return position;
-    const page = position >= options.upTo ? [] : await events.readAll({ afterPosition: position, maxCount: pageSize, categories });
+    const page =
+      position >= options.upTo ? [] : await events.readAll({ afterPosition: position, maxCount: pageSize, categories });
     const within = page.filter((e) => e.position <= options.upTo);
     // A short page, or one that crossed `upTo`, means every event up to `upTo` has been seen.
     const last = within.length === pageSize ? within[within.length - 1].position : Math.max(position, options.upTo);

@@ -141,9 +141,11 @@ export class ProjectionRunner {
     await applyInUnits(batch, last, {
       store: this.reads,
       projectors: this.projectors,
-      applies: (p, event) => event.position > (this.checkpoints.get(p.name) ?? 0) && p.categories.includes(categoryOf(event.stream)),
+      applies: (p, event) =>
+        event.position > (this.checkpoints.get(p.name) ?? 0) && p.categories.includes(categoryOf(event.stream)),
       close: async (tx, through) => {
-        for (const p of this.projectors) await tx.setCheckpoint(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));
+        for (const p of this.projectors)
+          await tx.setCheckpoint(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));
       },
       committed: (events, through) => this.unitCommitted(events, through),
       now: () => (o.now?.() ?? new Date()).toISOString(),

@@ -80,7 +80,12 @@ export async function verifyReadModels(options: VerifyOptions): Promise<VerifyRe
       for (const c of p.collections) {
         compared += await compareCollection(live, scratch, c.name, pageSize, (d) => {
           const t = traces.get(`${c.name}\u0000${d.id}`) ?? null;
-          differences.push({ ...d, collection: c.name, stream: t?.stream ?? null, event: t ? { position: t.position, type: t.type, op: t.op } : null });
+          differences.push({
+            ...d,
+            collection: c.name,
+            stream: t?.stream ?? null,
+            event: t ? { position: t.position, type: t.type, op: t.op } : null,
+          });
         });
       }
     }
@@ -91,7 +96,13 @@ export async function verifyReadModels(options: VerifyOptions): Promise<VerifyRe
 type Found = Pick<Difference, 'id' | 'kind' | 'fields' | 'live' | 'expected'>;
 
 /** Merge-joins the two collections in `_id` order, page by page; returns how many ids were compared. */
-async function compareCollection(live: ReadView, expected: ReadView, collection: string, pageSize: number, report: (d: Found) => void): Promise<number> {
+async function compareCollection(
+  live: ReadView,
+  expected: ReadView,
+  collection: string,
+  pageSize: number,
+  report: (d: Found) => void,
+): Promise<number> {
   const a = pages(live, collection, pageSize)[Symbol.asyncIterator]();
   const b = pages(expected, collection, pageSize)[Symbol.asyncIterator]();
   let x = await a.next();
@@ -118,7 +129,11 @@ async function compareCollection(live: ReadView, expected: ReadView, collection:
 async function* pages(view: ReadView, collection: string, pageSize: number): AsyncGenerator<Doc, void> {
   let after: string | undefined;
   for (;;) {
-    const rows = await view.find(collection, { orderBy: [{ field: '_id' }], limit: pageSize, ...(after === undefined ? {} : { after: [after] }) });
+    const rows = await view.find(collection, {
+      orderBy: [{ field: '_id' }],
+      limit: pageSize,
+      ...(after === undefined ? {} : { after: [after] }),
+    });
     yield* rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1]._id;

@@ -3,10 +3,7 @@
  * contract-bounded values can pass 2^53. Rates are carried as integer hundredths of a percent.
  */
 
-export type Commission =
-  | { type: 'percentage'; rate: number }
-  | { type: 'fixed'; amount_cents: number }
-  | null;
+export type Commission = { type: 'percentage'; rate: number } | { type: 'fixed'; amount_cents: number } | null;
 
 export type CommissionSource = 'product' | 'store' | null;
 
@@ -16,9 +13,14 @@ export interface EffectiveCommission {
 }
 
 /** Product rule wins; null or absent on the product inherits the store's default; neither → unknown. */
-export function effectiveCommission(productRule: Commission | undefined, storeDefault: Commission | undefined): EffectiveCommission {
-  if (productRule !== undefined && productRule !== null) return { commission: productRule, commission_source: 'product' };
-  if (storeDefault !== undefined && storeDefault !== null) return { commission: storeDefault, commission_source: 'store' };
+export function effectiveCommission(
+  productRule: Commission | undefined,
+  storeDefault: Commission | undefined,
+): EffectiveCommission {
+  if (productRule !== undefined && productRule !== null)
+    return { commission: productRule, commission_source: 'product' };
+  if (storeDefault !== undefined && storeDefault !== null)
+    return { commission: storeDefault, commission_source: 'store' };
   return { commission: null, commission_source: null };
 }
 

@@ -134,7 +134,13 @@ const JOB_DONE: Obj = {
   finished_at: '2026-03-01T16:00:03Z',
 };
 
-const CLICK: Obj = { click_id: CLICK_ID, store_id: 'loja-centro', sku: 'SKU-123-AZUL', price_cents: 27990, occurred_at: '2026-03-01T18:00:00Z' };
+const CLICK: Obj = {
+  click_id: CLICK_ID,
+  store_id: 'loja-centro',
+  sku: 'SKU-123-AZUL',
+  price_cents: 27990,
+  occurred_at: '2026-03-01T18:00:00Z',
+};
 
 const ORDER: Obj = {
   ...CONVERSION_EVENT,
@@ -183,7 +189,10 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
   postProductBatch: { request: BATCH_INPUT, response: JOB_QUEUED },
   getProduct: { response: ACCEPTED_PRODUCT },
   putProduct: { request: PRODUCT_INPUT, response: PRODUCT_STATUS },
-  patchProduct: { request: PRODUCT_PATCH, response: { ...PRODUCT_STATUS, received_at: '2026-03-01T16:00:01Z', expected_commission_cents: 1400 } },
+  patchProduct: {
+    request: PRODUCT_PATCH,
+    response: { ...PRODUCT_STATUS, received_at: '2026-03-01T16:00:01Z', expected_commission_cents: 1400 },
+  },
   getJob: { response: JOB_DONE },
   listClicks: { response: { data: [CLICK], next_cursor: null, since: SINCE, until: UNTIL } },
   postSandboxClick: { request: SANDBOX_CLICK_INPUT, response: CLICK },
@@ -204,17 +213,39 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
   },
 };
 
-const PROBLEM_ERRORS: Record<number, { detail?: string; errors?: { field: string; code: string; message: string }[] }> = {
-  401: { detail: 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.' },
-  403: { detail: 'This route needs a test key.', errors: [{ field: '', code: 'test_key_required', message: 'This route needs a test key.' }] },
-  404: { detail: 'Product SKU-404 not found.' },
-  409: { errors: [{ field: 'event_id', code: 'event_conflict', message: 'event_id evt-9001-paid was used with another body' }] },
-  413: { detail: 'Body above 1 MB.' },
-  422: { errors: [{ field: 'items[3].unit_price_cents', code: 'maximum', message: 'items[3].unit_price_cents must be <= 1000000000' }] },
-  429: { detail: 'Rate brake: wait Retry-After seconds.' },
-};
+const PROBLEM_ERRORS: Record<number, { detail?: string; errors?: { field: string; code: string; message: string }[] }> =
+  {
+    401: { detail: 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.' },
+    403: {
+      detail: 'This route needs a test key.',
+      errors: [{ field: '', code: 'test_key_required', message: 'This route needs a test key.' }],
+    },
+    404: { detail: 'Product SKU-404 not found.' },
+    409: {
+      errors: [
+        { field: 'event_id', code: 'event_conflict', message: 'event_id evt-9001-paid was used with another body' },
+      ],
+    },
+    413: { detail: 'Body above 1 MB.' },
+    422: {
+      errors: [
+        {
+          field: 'items[3].unit_price_cents',
+          code: 'maximum',
+          message: 'items[3].unit_price_cents must be <= 1000000000',
+        },
+      ],
+    },
+    429: { detail: 'Rate brake: wait Retry-After seconds.' },
+  };
 
 /** The problem answer example of `status`, with the problem type under `apiBaseUrl`. */
 export function problemExample(apiBaseUrl: string, status: number): Json {
-  return { type: `${apiBaseUrl}/problemas/${status}`, title: titleOf(status), status, request_id: 'req_01JNQ4W6Z8X2C3V4B5N6M7K8J9', ...(PROBLEM_ERRORS[status] ?? {}) };
+  return {
+    type: `${apiBaseUrl}/problemas/${status}`,
+    title: titleOf(status),
+    status,
+    request_id: 'req_01JNQ4W6Z8X2C3V4B5N6M7K8J9',
+    ...(PROBLEM_ERRORS[status] ?? {}),
+  };
 }

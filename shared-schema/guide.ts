@@ -4,7 +4,14 @@
  */
 import { PROBLEM_PAGES } from './problem-pages.js';
 import { CONTRACT_VERSION } from './openapi.js';
-import { BATCH_INPUT, CONVERSION_EVENT, PRODUCT_INPUT, PRODUCT_PATCH, SANDBOX_CLICK_INPUT, STORE_INPUT } from './examples.js';
+import {
+  BATCH_INPUT,
+  CONVERSION_EVENT,
+  PRODUCT_INPUT,
+  PRODUCT_PATCH,
+  SANDBOX_CLICK_INPUT,
+  STORE_INPUT,
+} from './examples.js';
 
 const WIDTH = 118;
 

@@ -3,7 +3,17 @@
  * contract), the query schema, the request body schema and the success answer. The schemas are the very objects the
  * doors validate with; the builder (openapi.ts) turns them into components and `$ref`s.
  */
-import { Account, ListProductsQuery, ListStoresQuery, ProductInput, ProductPatch, ProductStatus, Store, StoreInput, page } from './schemas/catalog.js';
+import {
+  Account,
+  ListProductsQuery,
+  ListStoresQuery,
+  ProductInput,
+  ProductPatch,
+  ProductStatus,
+  Store,
+  StoreInput,
+  page,
+} from './schemas/catalog.js';
 import {
   BatchInput,
   ClickPage,
@@ -49,14 +59,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'getMe',
     tag: 'Account',
     summary: 'Identity of the key',
-    description: "Reports the key's `partner_id`, `name`, `partner_type` (`hub` or `store`), `environment` (`live` or `test`, decided by the key) and `scopes`.",
+    description:
+      "Reports the key's `partner_id`, `name`, `partner_type` (`hub` or `store`), `environment` (`live` or `test`, decided by the key) and `scopes`.",
     ok: { status: 200, description: 'The account of the key.', schema: Account },
   },
   'GET /stores': {
     operationId: 'listStores',
     tag: 'Stores',
     summary: 'List stores',
-    description: 'Stores of the partner in the environment of the key, ordered by `store_id`. Pagination: `cursor` and `limit` (1 to 200, default 50); follow `next_cursor` until it is null.',
+    description:
+      'Stores of the partner in the environment of the key, ordered by `store_id`. Pagination: `cursor` and `limit` (1 to 200, default 50); follow `next_cursor` until it is null.',
     query: ListStoresQuery,
     ok: { status: 200, description: 'A page of stores.', schema: StorePage },
   },
@@ -81,7 +93,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'listProducts',
     tag: 'Products',
     summary: 'List products with states',
-    description: 'Products of the partner, ordered by `sku`, filtered by `store_id` and `state`. Meant for reconciliation. Pagination: `cursor` and `limit`.',
+    description:
+      'Products of the partner, ordered by `sku`, filtered by `store_id` and `state`. Meant for reconciliation. Pagination: `cursor` and `limit`.',
     query: ListProductsQuery,
     ok: { status: 200, description: 'A page of product statuses.', schema: ProductPage },
   },
@@ -98,7 +111,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'getProduct',
     tag: 'Products',
     summary: "One product's status",
-    description: 'State of the product and, if refused or held, its `reasons`. A removed SKU answers 200 with state `removed`; a SKU never sent answers 404.',
+    description:
+      'State of the product and, if refused or held, its `reasons`. A removed SKU answers 200 with state `removed`; a SKU never sent answers 404.',
     ok: { status: 200, description: 'The product status.', schema: ProductStatus },
     extraProblems: [404],
   },
@@ -115,7 +129,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'patchProduct',
     tag: 'Products',
     summary: 'Partial update',
-    description: 'Only the fields sent change (`updated_at` plus at least one other). Same `updated_at` rule as PUT. `original_price_cents` null removes the from-price; `commission` null returns to the store rule.',
+    description:
+      'Only the fields sent change (`updated_at` plus at least one other). Same `updated_at` rule as PUT. `original_price_cents` null removes the from-price; `commission` null returns to the store rule.',
     body: ProductPatch,
     ok: { status: 200, description: 'The product status after the write.', schema: ProductStatus },
     extraProblems: [404],
@@ -124,14 +139,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'deleteProduct',
     tag: 'Products',
     summary: 'Remove a product',
-    description: 'The product leaves search and its state becomes `removed`. 204 also when the product was already absent. No body.',
+    description:
+      'The product leaves search and its state becomes `removed`. 204 also when the product was already absent. No body.',
     ok: { status: 204, description: 'Removed, or already absent.' },
   },
   'GET /jobs/:job_id': {
     operationId: 'getJob',
     tag: 'Products',
     summary: 'Batch progress',
-    description: 'State and totals of a batch; refused items are listed in `errors` with their index, SKU and reasons. `pending` is the state at processing time: read the product for its current state.',
+    description:
+      'State and totals of a batch; refused items are listed in `errors` with their index, SKU and reasons. `pending` is the state at processing time: read the product for its current state.',
     ok: { status: 200, description: 'The job.', schema: Job },
     extraProblems: [404],
   },
@@ -139,7 +156,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'listClicks',
     tag: 'Clicks',
     summary: 'List clicks',
-    description: 'Clicks of the partner and environment, ordered by `occurred_at`, `store_id`, `click_id`. Clicks carry no personal data.' + WINDOW,
+    description:
+      'Clicks of the partner and environment, ordered by `occurred_at`, `store_id`, `click_id`. Clicks carry no personal data.' +
+      WINDOW,
     query: ListClicksQuery,
     ok: { status: 200, description: 'A page of clicks with the normalized window.', schema: ClickPage },
   },
@@ -147,7 +166,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'postSandboxClick',
     tag: 'Clicks',
     summary: 'Test click (test key only)',
-    description: 'Creates a test click for a SKU of that store (no approval needed). Use its `click_id` and `occurred_at` in a `paid` event. A live key answers 403 `test_key_required`; an unknown SKU answers 422.',
+    description:
+      'Creates a test click for a SKU of that store (no approval needed). Use its `click_id` and `occurred_at` in a `paid` event. A live key answers 403 `test_key_required`; an unknown SKU answers 422.',
     body: SandboxClickInput,
     ok: { status: 200, description: 'The click.', schema: PartnerClick },
   },
@@ -164,7 +184,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'listConversions',
     tag: 'Conversions',
     summary: 'List orders',
-    description: 'Orders by `paid_at` (not by refund date: an earlier period may change after a later refund), then `store_id`, `order_id`, with their current state.' + WINDOW,
+    description:
+      'Orders by `paid_at` (not by refund date: an earlier period may change after a later refund), then `store_id`, `order_id`, with their current state.' +
+      WINDOW,
     query: ListConversionsQuery,
     ok: { status: 200, description: 'A page of orders with the normalized window.', schema: ConversionPage },
   },
@@ -172,7 +194,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'getConversion',
     tag: 'Conversions',
     summary: 'One order',
-    description: 'Current state of one order; an order is unique per `store_id` and `order_id`. 404 when not found for this partner, environment and store.',
+    description:
+      'Current state of one order; an order is unique per `store_id` and `order_id`. 404 when not found for this partner, environment and store.',
     query: GetConversionQuery,
     ok: { status: 200, description: 'The order.', schema: OrderView },
     extraProblems: [404],
@@ -191,7 +214,22 @@ export const OPERATIONS: Record<string, OperationSpec> = {
 
 /** The public documents (no key, no rate brake). */
 export const DOCUMENTS: Record<string, { operationId: string; summary: string; type: string; schema: JsonSchema }> = {
-  '/openapi.json': { operationId: 'getOpenApiJson', summary: 'This contract, OpenAPI 3.1 (JSON)', type: 'application/json', schema: { type: 'object', additionalProperties: true } },
-  '/openapi.yaml': { operationId: 'getOpenApiYaml', summary: 'This contract, OpenAPI 3.1 (YAML)', type: 'application/yaml', schema: { type: 'string' } },
-  '/guia.md': { operationId: 'getGuide', summary: 'Integration guide (Markdown)', type: 'text/markdown', schema: { type: 'string' } },
+  '/openapi.json': {
+    operationId: 'getOpenApiJson',
+    summary: 'This contract, OpenAPI 3.1 (JSON)',
+    type: 'application/json',
+    schema: { type: 'object', additionalProperties: true },
+  },
+  '/openapi.yaml': {
+    operationId: 'getOpenApiYaml',
+    summary: 'This contract, OpenAPI 3.1 (YAML)',
+    type: 'application/yaml',
+    schema: { type: 'string' },
+  },
+  '/guia.md': {
+    operationId: 'getGuide',
+    summary: 'Integration guide (Markdown)',
+    type: 'text/markdown',
+    schema: { type: 'string' },
+  },
 };

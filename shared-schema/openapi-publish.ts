@@ -53,10 +53,14 @@ function branchCondition(cond: Json): [string, string] | null {
 
 /** The part of a block that only names the discriminator: `{required: [D], properties: {D: {enum}}}`, maybe under `if: {type: object}`. */
 function discriminatorValues(part: Obj, d: string): string[] | null {
-  const body = isObj(part.then) && isObj(part.if) && Object.keys(part.if).join() === 'type' && part.if.type === 'object' ? part.then : part;
+  const body =
+    isObj(part.then) && isObj(part.if) && Object.keys(part.if).join() === 'type' && part.if.type === 'object'
+      ? part.then
+      : part;
   if (part.if !== undefined && body === part) return null;
   const props = body.properties;
-  if (!isObj(props) || Object.keys(props).join() !== d || !isObj(props[d]) || !Array.isArray(props[d].enum)) return null;
+  if (!isObj(props) || Object.keys(props).join() !== d || !isObj(props[d]) || !Array.isArray(props[d].enum))
+    return null;
   if (!Array.isArray(body.required) || body.required.length !== 1 || body.required[0] !== d) return null;
   if (Object.keys(body).some((k) => k !== 'required' && k !== 'properties')) return null;
   return props[d].enum.map(String);
@@ -83,7 +87,14 @@ export function publishSchema(schema: Json, sink?: BranchSink, name?: string): J
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' || k === 'patternProperties' || k === '$defs' || k === 'dependentSchemas') {
       out[k] = isObj(v) ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, publishSchema(s, sink)])) : v;
-    } else if (k === 'enum' || k === 'const' || k === 'required' || k === 'examples' || k === 'example' || k === 'default') {
+    } else if (
+      k === 'enum' ||
+      k === 'const' ||
+      k === 'required' ||
+      k === 'examples' ||
+      k === 'example' ||
+      k === 'default'
+    ) {
       out[k] = v;
     } else if (isObj(v) || Array.isArray(v)) {
       out[k] = publishSchema(v, sink);
@@ -115,14 +126,24 @@ function oneOfBlock(schema: Obj, sink: BranchSink | undefined, name: string | un
   const where = name ?? 'an inline schema';
   const d = branchCondition(branches[0].if)![0];
   const rest = parts.filter((p) => !branches.includes(p));
-  if (parts.length !== schema.allOf.length || rest.length !== 1) throw new Error(`openapi: cannot publish the if/then block of ${where}`);
+  if (parts.length !== schema.allOf.length || rest.length !== 1)
+    throw new Error(`openapi: cannot publish the if/then block of ${where}`);
   const values = discriminatorValues(rest[0], d);
   const consts = branches.map((b) => branchCondition(b.if)!);
-  if (!values || consts.some(([cd]) => cd !== d) || [...values].sort().join() !== consts.map(([, v]) => v).sort().join()) {
+  if (
+    !values ||
+    consts.some(([cd]) => cd !== d) ||
+    [...values].sort().join() !==
+      consts
+        .map(([, v]) => v)
+        .sort()
+        .join()
+  ) {
     throw new Error(`openapi: the if/then branches of ${where} do not match its values of ${d}`);
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  if (!types.includes('object') || types.some((t) => t !== 'object' && t !== 'null')) throw new Error(`openapi: ${where} is not an object block`);
+  if (!types.includes('object') || types.some((t) => t !== 'object' && t !== 'null'))
+    throw new Error(`openapi: ${where} is not an object block`);
   if (Object.keys(schema).some((k) => k !== 'type' && k !== 'allOf' && k !== 'description' && k !== 'title')) {
     throw new Error(`openapi: ${where} has keywords beside its if/then block`);
   }
@@ -132,12 +153,15 @@ function oneOfBlock(schema: Obj, sink: BranchSink | undefined, name: string | un
   for (const b of branches) {
     const value = branchCondition(b.if)![1];
     const then = b.then;
-    if (!isObj(then) || b.else !== undefined) throw new Error(`openapi: branch ${value} of ${where} needs a then and no else`);
+    if (!isObj(then) || b.else !== undefined)
+      throw new Error(`openapi: branch ${value} of ${where} needs a then and no else`);
     const properties: Obj = { [d]: { type: 'string', const: value } };
-    for (const [p, s] of Object.entries(isObj(then.properties) ? then.properties : {})) if (p !== d) properties[p] = publishSchema(s, sink);
+    for (const [p, s] of Object.entries(isObj(then.properties) ? then.properties : {}))
+      if (p !== d) properties[p] = publishSchema(s, sink);
     const required = [d, ...(Array.isArray(then.required) ? then.required : []).filter((r) => r !== d)];
     const branch: Obj = { type: 'object', required, properties };
-    if (then.additionalProperties !== undefined) branch.additionalProperties = publishSchema(then.additionalProperties, sink);
+    if (then.additionalProperties !== undefined)
+      branch.additionalProperties = publishSchema(then.additionalProperties, sink);
     if (Object.keys(then).some((k) => k !== 'properties' && k !== 'required' && k !== 'additionalProperties')) {
       throw new Error(`openapi: branch ${value} of ${where} has keywords the rewrite does not carry`);
     }

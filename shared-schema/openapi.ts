@@ -8,8 +8,28 @@
 import { stringify } from 'yaml';
 import { PUBLIC_PATHS, ROUTES, type RouteSpec } from './routes.js';
 import { DOCUMENTS, OPERATIONS, ProductPage, StorePage, type OperationSpec } from './openapi-operations.js';
-import { Commission, Cursor, DateTime, Domain, ExternalId, HttpsUrl, Limit, Problem, RejectionReason, Shipping, type JsonSchema } from './schemas/common.js';
-import { Account, ProductInput, ProductPatch, ProductStateSchema, ProductStatus, Store, StoreInput } from './schemas/catalog.js';
+import {
+  Commission,
+  Cursor,
+  DateTime,
+  Domain,
+  ExternalId,
+  HttpsUrl,
+  Limit,
+  Problem,
+  RejectionReason,
+  Shipping,
+  type JsonSchema,
+} from './schemas/common.js';
+import {
+  Account,
+  ProductInput,
+  ProductPatch,
+  ProductStateSchema,
+  ProductStatus,
+  Store,
+  StoreInput,
+} from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
@@ -18,8 +38,25 @@ export const CONTRACT_VERSION = '1.0.0-beta.2';
 
 /** Named schemas, published under `#/components/schemas/<name>`. */
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
-  ExternalId, HttpsUrl, Domain, DateTime, Cursor, Limit, Commission, Shipping, RejectionReason, Problem,
-  Account, StoreInput, Store, StorePage, ProductState: ProductStateSchema, ProductInput, ProductPatch, ProductStatus, ProductPage,
+  ExternalId,
+  HttpsUrl,
+  Domain,
+  DateTime,
+  Cursor,
+  Limit,
+  Commission,
+  Shipping,
+  RejectionReason,
+  Problem,
+  Account,
+  StoreInput,
+  Store,
+  StorePage,
+  ProductState: ProductStateSchema,
+  ProductInput,
+  ProductPatch,
+  ProductStatus,
+  ProductPage,
   BatchItem: commerce.BatchItem,
   BatchInput: commerce.BatchInput,
   JobTotals: commerce.JobTotals,
@@ -48,21 +85,33 @@ const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> =
 };
 
 const PROBLEMS: Record<number, { name: string; description: string }> = {
-  401: { name: 'Unauthorized', description: 'Key missing, invalid or revoked: send `Authorization: Bearer <API_KEY>`.' },
-  403: { name: 'Forbidden', description: 'The key lacks the scope of this route, or a live key called a test-only route (`test_key_required`).' },
+  401: {
+    name: 'Unauthorized',
+    description: 'Key missing, invalid or revoked: send `Authorization: Bearer <API_KEY>`.',
+  },
+  403: {
+    name: 'Forbidden',
+    description: 'The key lacks the scope of this route, or a live key called a test-only route (`test_key_required`).',
+  },
   404: { name: 'NotFound', description: 'The resource does not exist for this partner and environment.' },
   409: {
     name: 'Conflict',
     description:
       'Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating.',
   },
-  413: { name: 'TooLarge', description: 'Body above 5 MB (batch) or 1 MB (other routes), or a batch above 1000 items. Nothing written.' },
+  413: {
+    name: 'TooLarge',
+    description: 'Body above 5 MB (batch) or 1 MB (other routes), or a batch above 1000 items. Nothing written.',
+  },
   422: {
     name: 'Invalid',
     description:
       'Invalid body or query: `errors` lists every invalid field at once (`field` is a JSON path such as `items[3].unit_price_cents`, `""` for the whole body). Also: the same `Idempotency-Key` with another route or body, `invalid_attribution` on conversions. Correct all fields before repeating.',
   },
-  429: { name: 'RateLimited', description: 'Rate brake (600 writes and 1200 reads per minute per key): wait `Retry-After` seconds.' },
+  429: {
+    name: 'RateLimited',
+    description: 'Rate brake (600 writes and 1200 reads per minute per key): wait `Retry-After` seconds.',
+  },
 };
 
 /** Replaces every sub-schema that is (by identity) a named component with a `$ref`, except `self` at the root. */
@@ -130,10 +179,15 @@ function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => 
   if (isWrite(route)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
   const examples = OPERATION_EXAMPLES[op.operationId] ?? {};
-  const ok: Record<string, unknown> = { description: op.ok.description, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } } };
-  if (op.ok.schema) ok.content = { 'application/json': { schema: ref(op.ok.schema), ...example(examples.response, op.operationId) } };
+  const ok: Record<string, unknown> = {
+    description: op.ok.description,
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+  };
+  if (op.ok.schema)
+    ok.content = { 'application/json': { schema: ref(op.ok.schema), ...example(examples.response, op.operationId) } };
   const responses: Record<string, unknown> = { [String(op.ok.status)]: ok };
-  for (const status of problemStatuses(route, op)) responses[String(status)] = { $ref: `#/components/responses/${PROBLEMS[status].name}` };
+  for (const status of problemStatuses(route, op))
+    responses[String(status)] = { $ref: `#/components/responses/${PROBLEMS[status].name}` };
 
   const out: Record<string, unknown> = {
     operationId: op.operationId,
@@ -142,7 +196,11 @@ function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => 
     description: op.description + (route.scope ? ` Scope: \`${route.scope}\`.` : ''),
   };
   if (parameters.length > 0) out.parameters = parameters;
-  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: ref(op.body), ...example(examples.request, op.operationId) } } };
+  if (op.body)
+    out.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: ref(op.body), ...example(examples.request, op.operationId) } },
+    };
   out.responses = responses;
   return out;
 }
@@ -158,7 +216,12 @@ function problemResponse(status: number, apiBaseUrl: string): Json {
   return {
     description: PROBLEMS[status].description,
     headers,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: problemExample(apiBaseUrl, status) } },
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/Problem' },
+        example: problemExample(apiBaseUrl, status),
+      },
+    },
   };
 }
 
@@ -199,7 +262,11 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
         description: 'Public: no key, no rate brake.',
         security: [],
         responses: {
-          '200': { description: d.summary, headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } }, content: { [d.type]: { schema: d.schema, example: DOCUMENT_EXAMPLES[d.type] } } },
+          '200': {
+            description: d.summary,
+            headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+            content: { [d.type]: { schema: d.schema, example: DOCUMENT_EXAMPLES[d.type] } },
+          },
         },
       },
     };
@@ -215,22 +282,32 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
     components: {
       schemas: publishedComponents(),
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API_KEY>`; `ik_test_…` or `ik_live_…`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`Authorization: Bearer <API_KEY>`; `ik_test_…` or `ik_live_…`.',
+        },
       },
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Same key, route and body within 24 h replays the original answer without writing; another route or body answers 422.',
+          description:
+            'Same key, route and body within 24 h replays the original answer without writing; another route or body answers 422.',
           schema: { type: 'string', maxLength: 100 },
         },
       },
       headers: {
-        XRequestId: { description: 'Request id generated by the service; quote it to support.', schema: { type: 'string' } },
+        XRequestId: {
+          description: 'Request id generated by the service; quote it to support.',
+          schema: { type: 'string' },
+        },
         RetryAfter: { description: 'Seconds to wait before repeating.', schema: { type: 'integer', minimum: 1 } },
       },
-      responses: Object.fromEntries(Object.keys(PROBLEMS).map((s) => [PROBLEMS[Number(s)].name, problemResponse(Number(s), apiBaseUrl)])),
+      responses: Object.fromEntries(
+        Object.keys(PROBLEMS).map((s) => [PROBLEMS[Number(s)].name, problemResponse(Number(s), apiBaseUrl)]),
+      ),
     },
   };
 }

@@ -35,7 +35,8 @@ export function fromBigCents(value: BigCents): bigint {
 
 /** A bigint the caller has proven safe, as a number; throws instead of losing a cent. */
 export function safeNumber(value: bigint, what: string): number {
-  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} out of safe range: ${value}`);
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError(`${what} out of safe range: ${value}`);
   return Number(value);
 }
 

@@ -13,20 +13,27 @@ interface ProblemPage {
 export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
   401: {
     when: 'The `Authorization: Bearer <API_KEY>` header is missing, or the key is unknown or revoked.',
-    what_to_do: 'Send a valid key (`ik_test_…` for the test environment, `ik_live_…` for the site). Ask the operator for a new key if yours was revoked.',
+    what_to_do:
+      'Send a valid key (`ik_test_…` for the test environment, `ik_live_…` for the site). Ask the operator for a new key if yours was revoked.',
   },
   403: {
-    when: "The key lacks the scope the endpoint needs (catalog, clicks, conversions, reports), or a live key called a test-only endpoint (`test_key_required`).",
-    what_to_do: 'Use a key issued with that scope, or a test key for `/sandbox/*`. Repeating with the same key gives the same answer.',
+    when: 'The key lacks the scope the endpoint needs (catalog, clicks, conversions, reports), or a live key called a test-only endpoint (`test_key_required`).',
+    what_to_do:
+      'Use a key issued with that scope, or a test key for `/sandbox/*`. Repeating with the same key gives the same answer.',
   },
   404: {
     when: 'The resource does not exist for this partner in the environment of the key, or the path is not part of the API (phase 3 paths included).',
-    what_to_do: 'Check the id and the key: the key decides the environment, so a resource written with a test key is not found with a live key.',
+    what_to_do:
+      'Check the id and the key: the key decides the environment, so a resource written with a test key is not found with a live key.',
   },
-  405: { when: 'The path exists but not with this method.', what_to_do: 'Use one of the methods of the `Allow` header.' },
+  405: {
+    when: 'The path exists but not with this method.',
+    what_to_do: 'Use one of the methods of the `Allow` header.',
+  },
   409: {
     when: 'A conversion event conflicts with what the order already holds (`event_conflict`, `order_conflict`, `payment_required`, `invalid_transition`), a SKU was sent with another store (`sku_store_conflict`), or a request with the same `Idempotency-Key` is still running (`idempotency_in_flight`).',
-    what_to_do: 'Read `errors[].code` and correct the cause before repeating (for `payment_required`: send `paid`, then resend the refund).',
+    what_to_do:
+      'Read `errors[].code` and correct the cause before repeating (for `payment_required`: send `paid`, then resend the refund).',
   },
   413: {
     when: 'The request body is above the limit: 5 MB for `POST /products/batch`, 1 MB for any other route, or a batch of more than 1000 items.',
@@ -42,17 +49,20 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
   },
   500: {
     when: 'An error of the service.',
-    what_to_do: 'Repeat with growing waits and the same `Idempotency-Key`; quote the `X-Request-Id` to support if it persists.',
+    what_to_do:
+      'Repeat with growing waits and the same `Idempotency-Key`; quote the `X-Request-Id` to support if it persists.',
   },
   503: {
     when: 'The service is briefly unavailable, or too many writes reached the same resource at once.',
-    what_to_do: 'Wait the seconds of the `Retry-After` header, then repeat with the same `Idempotency-Key`: nothing was written.',
+    what_to_do:
+      'Wait the seconds of the `Retry-After` header, then repeat with the same `Idempotency-Key`: nothing was written.',
   },
 };
 
 export const PROBLEM_PAGE_PATHS: readonly string[] = Object.keys(PROBLEM_PAGES).map((status) => `/problemas/${status}`);
 
-const escape = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escape = (text: string): string =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 const inline = (text: string): string => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 export function problemPageJson(status: number, baseUrl: string): string {

@@ -66,7 +66,8 @@ export class ProblemError extends Error {
 function summary(status: number, errors: readonly FieldError[]): string | undefined {
   if (status !== 422 || errors.length === 0) return undefined;
   const fields = [...new Set(errors.map((e) => e.field || '(the body)'))];
-  const named = fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
+  const named =
+    fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
   return errors.length === 1
     ? `${errors[0].message.replace(/\.?$/, '.')} Correct it before repeating.`
     : `${errors.length} problems in ${named}: correct every one listed in errors before repeating.`;
@@ -88,6 +89,8 @@ export const notFound = (detail: string): ProblemError => new ProblemError(404, 
 /** RFC 6750: a 401 names the scheme it wants. */
 export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="partner-commerce"' } as const;
 export const unauthorized = (): ProblemError =>
-  new ProblemError(401, [], 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.', { ...BEARER_CHALLENGE });
+  new ProblemError(401, [], 'Send a valid API key in the header `Authorization: Bearer <API_KEY>`.', {
+    ...BEARER_CHALLENGE,
+  });
 export const forbidden = (detail: string, code?: string): ProblemError =>
   new ProblemError(403, code ? [fieldError('', code, detail)] : [], detail);

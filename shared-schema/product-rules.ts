@@ -6,7 +6,8 @@ import { fieldError, type FieldError } from './problems.js';
 
 /** `not_higher`: a 'from' price (`original_price_cents`) must be greater than `price_cents`. */
 export function notHigher(priceCents: unknown, originalPriceCents: unknown): FieldError | null {
-  if (typeof priceCents !== 'number' || typeof originalPriceCents !== 'number' || originalPriceCents > priceCents) return null;
+  if (typeof priceCents !== 'number' || typeof originalPriceCents !== 'number' || originalPriceCents > priceCents)
+    return null;
   return fieldError('original_price_cents', 'not_higher', "The 'from' price must be greater than price_cents.");
 }
 
@@ -29,7 +30,10 @@ export function judgeCover(format: string | null, width: number, height: number)
     return { code: 'image_type', message: 'the cover is not a JPEG, PNG or WebP image' };
   }
   if (Math.min(width, height) < COVER_MIN_SIDE) {
-    return { code: 'image_too_small', message: `the cover is ${width}×${height} px; its shorter side must be at least ${COVER_MIN_SIDE} px` };
+    return {
+      code: 'image_too_small',
+      message: `the cover is ${width}×${height} px; its shorter side must be at least ${COVER_MIN_SIDE} px`,
+    };
   }
   return null;
 }

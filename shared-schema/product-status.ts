@@ -51,18 +51,29 @@ export function currentCover(facts: ProductFacts): CoverFacts | null {
   return facts.cover && facts.cover.url === url ? facts.cover : null;
 }
 
-export function deriveBaseState(facts: ProductFacts, store: StoreFacts | null): { state: BaseState; reasons: RejectionReason[] } {
+export function deriveBaseState(
+  facts: ProductFacts,
+  store: StoreFacts | null,
+): { state: BaseState; reasons: RejectionReason[] } {
   if (facts.removed) return { state: 'removed', reasons: [] };
   const cover = currentCover(facts);
   if (cover && !cover.ok) return { state: 'rejected', reasons: cover.reasons };
   const reasons: RejectionReason[] = [];
   if (!store || store.status !== 'active') {
-    reasons.push({ code: 'store_not_active', field: 'store_id', message: 'The store is not approved, or is suspended.' });
+    reasons.push({
+      code: 'store_not_active',
+      field: 'store_id',
+      message: 'The store is not approved, or is suspended.',
+    });
   }
   // The page is on an approved domain when any declared domain it stands on is approved (host-match.ts rule).
   const domains = store ? matchingDomains(urlHost(facts.product.product_url), store.domains) : [];
   if (!domains.some((d) => store!.domains_approved.includes(d))) {
-    reasons.push({ code: 'domain_not_approved', field: 'product_url', message: 'The domain of product_url is not approved yet.' });
+    reasons.push({
+      code: 'domain_not_approved',
+      field: 'product_url',
+      message: 'The domain of product_url is not approved yet.',
+    });
   }
   if (reasons.length > 0) return { state: 'pending', reasons };
   if (!cover) return { state: 'pending', reasons: [] };

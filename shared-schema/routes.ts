@@ -52,7 +52,11 @@ export interface RouteMatch {
 }
 
 /** Each route's path split once into segments (`:name` for a parameter). */
-const COMPILED = ROUTES.map((route) => ({ route, segments: route.path.split('/'), literal: !route.path.includes(':') }));
+const COMPILED = ROUTES.map((route) => ({
+  route,
+  segments: route.path.split('/'),
+  literal: !route.path.includes(':'),
+}));
 
 function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | null {
   if (pattern.length !== actual.length) return null;

@@ -14,7 +14,10 @@ export const NEW_STANDING: Readonly<StoreStanding> = Object.freeze({ status: 'pe
  * replacement keeps the status and drops approvals of domains it no longer declares; approving a store approves every
  * domain it declares; a domain is approved once.
  */
-export function evolveStanding(s: { status: StoreStatus; domains_approved: readonly string[] }, e: StoreEvent): StoreStanding {
+export function evolveStanding(
+  s: { status: StoreStatus; domains_approved: readonly string[] },
+  e: StoreEvent,
+): StoreStanding {
   switch (e.type) {
     case 'StoreRegistered':
       return { status: 'pending_review', domains_approved: [] };
@@ -25,7 +28,9 @@ export function evolveStanding(s: { status: StoreStatus; domains_approved: reado
     case 'DomainApproved':
       return {
         status: s.status,
-        domains_approved: s.domains_approved.includes(e.data.domain) ? [...s.domains_approved] : [...s.domains_approved, e.data.domain],
+        domains_approved: s.domains_approved.includes(e.data.domain)
+          ? [...s.domains_approved]
+          : [...s.domains_approved, e.data.domain],
       };
     case 'StoreSuspended':
       return { status: 'suspended', domains_approved: [...s.domains_approved] };

@@ -71,7 +71,13 @@ const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnPropert
  * digits is taken for an index.
  */
 export function jsonPath(pointer: string, child?: string, root?: unknown): string {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   const segments: PathSegment[] = [];
   let node: unknown = root;
@@ -79,7 +85,10 @@ export function jsonPath(pointer: string, child?: string, root?: unknown): strin
   for (const part of parts) {
     const index = Array.isArray(node) || (!known && /^\d+$/.test(part));
     segments.push(index ? Number(part) : part);
-    node = node !== null && typeof node === 'object' && hasOwn(node, part) ? (node as Record<string, unknown>)[part] : undefined;
+    node =
+      node !== null && typeof node === 'object' && hasOwn(node, part)
+        ? (node as Record<string, unknown>)[part]
+        : undefined;
   }
   return formatPath(segments);
 }
@@ -110,7 +119,11 @@ export function unicodeErrors(value: unknown): FieldError[] {
     if (typeof node === 'string') {
       if (hasLoneSurrogate(node)) {
         const field = formatPath(pathOf(at));
-        errors.push({ field, code: 'unicode', message: `${field || 'body'} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
+        errors.push({
+          field,
+          code: 'unicode',
+          message: `${field || 'body'} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.`,
+        });
       }
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], { segment: i, parent: at }]);
@@ -121,7 +134,11 @@ export function unicodeErrors(value: unknown): FieldError[] {
         const child: At = { segment: key, parent: at };
         if (hasLoneSurrogate(key)) {
           const field = formatPath(pathOf(child));
-          errors.push({ field, code: 'unicode', message: `The key of ${field} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.` });
+          errors.push({
+            field,
+            code: 'unicode',
+            message: `The key of ${field} holds a lone surrogate (a \\uD800–\\uDFFF escape without its pair); send well-formed Unicode text.`,
+          });
         }
         stack.push([(node as Record<string, unknown>)[key], child]);
       }
@@ -140,10 +157,18 @@ function keyError(e: ErrorObject, field: string): FieldError {
     case 'minLength':
       return { field, code: 'key_empty', message: `${field}: a key must not be empty; give every entry a name.` };
     case 'maxLength':
-      return { field, code: 'key_too_long', message: `${field}: a key takes at most ${String(params.limit)} characters.` };
+      return {
+        field,
+        code: 'key_too_long',
+        message: `${field}: a key takes at most ${String(params.limit)} characters.`,
+      };
     case 'pattern':
       if (params.pattern === MAP_KEY_PATTERN) {
-        return { field, code: 'key_control_character', message: `${field}: a key must not contain control characters (U+0000 to U+001F, U+007F).` };
+        return {
+          field,
+          code: 'key_control_character',
+          message: `${field}: a key must not contain control characters (U+0000 to U+001F, U+007F).`,
+        };
       }
       return { field, code: 'key_pattern', message: `${field}: the key must match ${String(params.pattern)}` };
     default:
@@ -172,10 +197,15 @@ const FORMAT_MESSAGES: Record<string, (field: string) => string> = {
 /** "must be integer" for money says what an integer of cents is: 29.99 is 2999. */
 function typeMessage(field: string, types: readonly string[], nullable: boolean, value: unknown): string {
   const name = field || 'The body';
-  const expected = types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`)).join(' or ');
+  const expected = types
+    .map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`))
+    .join(' or ');
   const orNull = nullable ? ' or null' : '';
   if (types.length === 1 && types[0] === 'integer' && /_cents$/.test(field)) {
-    const example = typeof value === 'number' && Number.isFinite(value) ? `${value} is ${Math.round(value * 100)}` : 'R$ 29,99 is 2999';
+    const example =
+      typeof value === 'number' && Number.isFinite(value)
+        ? `${value} is ${Math.round(value * 100)}`
+        : 'R$ 29,99 is 2999';
     return `${name} must be an integer of cents${orNull}: ${example}.`;
   }
   return `${name} must be ${expected}${orNull}.`;
@@ -242,7 +272,11 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
     }
     case 'additionalProperties': {
       const field = path(String(params.additionalProperty));
-      return { field, code: 'unknown_field', message: `${field} is not a field of this contract: remove it (the contract accepts no other field).` };
+      return {
+        field,
+        code: 'unknown_field',
+        message: `${field} is not a field of this contract: remove it (the contract accepts no other field).`,
+      };
     }
     case 'type': {
       const field = path();
@@ -250,17 +284,31 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
       const t = typeof params.type === 'string' ? params.type.split(',') : params.type;
       const named = Array.isArray(t) ? t.filter((x) => x !== 'null') : [];
       const code = named.length === 1 ? String(named[0]) : 'type';
-      return { field, code, message: typeMessage(field, named.length > 0 ? named : (t as string[]), Array.isArray(t) && t.includes('null'), valueAt(root, e.instancePath)) };
+      return {
+        field,
+        code,
+        message: typeMessage(
+          field,
+          named.length > 0 ? named : (t as string[]),
+          Array.isArray(t) && t.includes('null'),
+          valueAt(root, e.instancePath),
+        ),
+      };
     }
     case 'pattern': {
       const field = path();
-      if (params.pattern === HTTPS_PATTERN) return { field, code: 'https', message: `${field} must be an https:// URL.` };
+      if (params.pattern === HTTPS_PATTERN)
+        return { field, code: 'https', message: `${field} must be an https:// URL.` };
       return { field, code: 'pattern', message: `${field} must match ${String(params.pattern)}.` };
     }
     case 'format': {
       const field = path();
       const format = String(params.format);
-      return { field, code: format.replace(/-/g, '_'), message: FORMAT_MESSAGES[format]?.(field) ?? `${field} must be a valid ${format}.` };
+      return {
+        field,
+        code: format.replace(/-/g, '_'),
+        message: FORMAT_MESSAGES[format]?.(field) ?? `${field} must be a valid ${format}.`,
+      };
     }
     default: {
       const field = path();

@@ -36,11 +36,20 @@ export interface Decider<S, C, E, R> extends Fold<S, E> {
 
 /** A recorded event viewed as a member of the union `E` (the stream's category guarantees the union). */
 export function stored<E extends TypedEvent>(recorded: RecordedEvent): Stored<E> {
-  return { type: recorded.type, data: recorded.data, revision: recorded.revision, metadata: recorded.metadata } as Stored<E>;
+  return {
+    type: recorded.type,
+    data: recorded.data,
+    revision: recorded.revision,
+    metadata: recorded.metadata,
+  } as Stored<E>;
 }
 
 /** The state a fold reaches over recorded events (starting from `from`, by default the initial state). */
-export function foldRecorded<S, E>(fold: Fold<S, E>, events: readonly RecordedEvent[], from: S = fold.initialState()): S {
+export function foldRecorded<S, E>(
+  fold: Fold<S, E>,
+  events: readonly RecordedEvent[],
+  from: S = fold.initialState(),
+): S {
   return events.reduce((state, e) => fold.evolve(state, stored<E & TypedEvent>(e)), from);
 }
 

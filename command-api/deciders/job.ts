@@ -187,7 +187,14 @@ export function planSubmission(
   });
   batch.push({
     type: 'BatchQueued',
-    data: { job_id: c.jobId, partner_id: c.tenant.partnerId, env: c.tenant.env, received: c.items.length, parts: parts.length, created_at: c.now },
+    data: {
+      job_id: c.jobId,
+      partner_id: c.tenant.partnerId,
+      env: c.tenant.env,
+      received: c.items.length,
+      parts: parts.length,
+      created_at: c.now,
+    },
   });
   appends.push(batch);
   return appends;
@@ -205,7 +212,10 @@ function decide(c: JobCommand, s: JobState): Decision<JobEvent, JobState> {
   switch (c.type) {
     case 'StartJob':
       if (s.state !== 'queued') return none;
-      return { events: [{ type: 'BatchStarted', data: { job_id: s.jobId, started_at: c.now } }], result: { ...s, state: 'running' } };
+      return {
+        events: [{ type: 'BatchStarted', data: { job_id: s.jobId, started_at: c.now } }],
+        result: { ...s, state: 'running' },
+      };
     case 'RecordWave': {
       if (s.state !== 'running') throw new JobInvariantError(`outcomes recorded for a job in state ${s.state}`);
       const seen = new Set<number>();
@@ -216,7 +226,10 @@ function decide(c: JobCommand, s: JobState): Decision<JobEvent, JobState> {
         }
         seen.add(o.index);
       }
-      const recorded: JobEvent = { type: 'BatchChunkProcessed', data: { job_id: s.jobId, chunk: c.chunk, outcomes: c.outcomes } };
+      const recorded: JobEvent = {
+        type: 'BatchChunkProcessed',
+        data: { job_id: s.jobId, chunk: c.chunk, outcomes: c.outcomes },
+      };
       const after = withOutcomes(s, c.outcomes);
       if (after.processed < s.received) return { events: [recorded], result: after };
       return { events: [recorded, doneEvent(after, c.now)], result: { ...after, state: 'done' } };
@@ -226,7 +239,10 @@ function decide(c: JobCommand, s: JobState): Decision<JobEvent, JobState> {
       return { events: [doneEvent(s, c.now)], result: { ...s, state: 'done' } };
     case 'FailJob':
       if (isFinished(s) || !s.exists) return none;
-      return { events: [{ type: 'BatchFailed', data: { job_id: s.jobId, reason: c.reason, finished_at: c.now } }], result: { ...s, state: 'failed' } };
+      return {
+        events: [{ type: 'BatchFailed', data: { job_id: s.jobId, reason: c.reason, finished_at: c.now } }],
+        result: { ...s, state: 'failed' },
+      };
     default:
       return unreachable(c);
   }
@@ -236,4 +252,9 @@ function doneEvent(s: JobState, now: string): JobEvent {
   return { type: 'BatchDone', data: { job_id: s.jobId, totals: totalsOf(s), finished_at: now } };
 }
 
-export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobState> = { name: 'job', initialState, evolve, decide };
+export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobState> = {
+  name: 'job',
+  initialState,
+  evolve,
+  decide,
+};

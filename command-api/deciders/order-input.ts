@@ -28,9 +28,13 @@ export function validateConversion(input: ConversionInput, now: string): FieldEr
   if (Number.isNaN(nowMs)) throw new RangeError(`now is not a date: ${now}`);
   const paidMs = Date.parse(input.paid_at);
   const occurredMs = Date.parse(input.occurred_at);
-  for (const [field, ms] of [['paid_at', paidMs], ['occurred_at', occurredMs]] as const) {
+  for (const [field, ms] of [
+    ['paid_at', paidMs],
+    ['occurred_at', occurredMs],
+  ] as const) {
     if (Number.isNaN(ms)) errors.push(fieldError(field, 'format', `${field} must be an ISO 8601 date-time`));
-    else if (ms > nowMs + MAX_FUTURE_MS) errors.push(fieldError(field, 'future', `${field} is more than 5 minutes in the future`));
+    else if (ms > nowMs + MAX_FUTURE_MS)
+      errors.push(fieldError(field, 'future', `${field} is more than 5 minutes in the future`));
   }
   if (!Number.isNaN(paidMs) && !Number.isNaN(occurredMs)) {
     if (input.status === 'paid' && occurredMs !== paidMs)
@@ -83,7 +87,9 @@ export function normalizeConversion(input: ConversionInput): NormalizedConversio
 
 /** sha256 (hex) of the normalized event's JSON, keys in the fixed order normalizeConversion gives them. */
 export function conversionHash(event: NormalizedConversion): string {
-  return createHash('sha256').update(JSON.stringify(normalizeConversion(event))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(normalizeConversion(event)))
+    .digest('hex');
 }
 
 /** What attribution needs of a click (the caller loads it from `streams.click(tenant, click_id)`). */
@@ -102,7 +108,8 @@ export const ATTRIBUTION_MESSAGES: Record<AttributionFailure, string> = {
   unknown_click:
     'No click with this click_id exists for this partner in this environment (the key decides the environment: a sandbox click needs a test key, a shopper click a live key).',
   other_store: 'The click was made on a product of another store: send the order with the store_id of the click.',
-  click_after_payment: 'The click happened after paid_at: a click can only be credited with a payment made at or after it.',
+  click_after_payment:
+    'The click happened after paid_at: a click can only be credited with a payment made at or after it.',
   click_too_old: 'The click happened more than 30 days before paid_at.',
 };
 
@@ -111,8 +118,18 @@ export const ATTRIBUTION_MESSAGES: Record<AttributionFailure, string> = {
  * else the first cause. A click of another partner or environment is `unknown_click`, as if it did not exist: its
  * existence is another tenant's data.
  */
-export function attributionFailure(click: AttributionClick | null, event: ConversionInput, tenant: Tenant): AttributionFailure | null {
-  if (click === null || click.partner_id !== tenant.partnerId || click.environment !== tenant.env || click.click_id !== event.click_id) return 'unknown_click';
+export function attributionFailure(
+  click: AttributionClick | null,
+  event: ConversionInput,
+  tenant: Tenant,
+): AttributionFailure | null {
+  if (
+    click === null ||
+    click.partner_id !== tenant.partnerId ||
+    click.environment !== tenant.env ||
+    click.click_id !== event.click_id
+  )
+    return 'unknown_click';
   if (click.store_id !== event.store_id) return 'other_store';
   const clickMs = Date.parse(click.occurred_at);
   const paidMs = Date.parse(event.paid_at);

@@ -143,12 +143,19 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
   const order = state.order;
   if (order === null) {
     if (event.status !== 'paid')
-      throw conflict('status', 'payment_required', 'no paid event for this order yet: send paid, then resend this event');
+      throw conflict(
+        'status',
+        'payment_required',
+        'no paid event for this order yet: send paid, then resend this event',
+      );
     const { click, rulesBySku } = command.data;
     if (click === undefined || rulesBySku === undefined)
       throw new Error('a first paid needs the click and the rules (see requiresCreationData)');
     const failure = attributionFailure(click, input, tenant);
-    if (failure !== null) throw new ProblemError(422, [{ ...fieldError('click_id', 'invalid_attribution', ATTRIBUTION_MESSAGES[failure]), reason: failure }]);
+    if (failure !== null)
+      throw new ProblemError(422, [
+        { ...fieldError('click_id', 'invalid_attribution', ATTRIBUTION_MESSAGES[failure]), reason: failure },
+      ]);
     const lines = event.items.map((item) => {
       const rule = Object.hasOwn(rulesBySku, item.sku) ? rulesBySku[item.sku] : undefined;
       if (rule === undefined) throw new Error(`no rule resolved for sku ${item.sku}`);
@@ -163,7 +170,8 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
 
   // (4) a paid on an existing order
   if (event.status === 'paid') {
-    if (order.status !== 'paid') throw invalidTransition('status', `the order is ${order.status}; it cannot be paid again`);
+    if (order.status !== 'paid')
+      throw invalidTransition('status', `the order is ${order.status}; it cannot be paid again`);
     return record('ConversionRepeated', order);
   }
 
@@ -193,17 +201,24 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
   if (lowered.length > 0) throw new ProblemError(409, lowered);
   const refundOf = new Map(event.items.map((item) => [item.sku, item.refunded_cents]));
   const lines = order.items.map((item) => ({ ...item, refunded_cents: refundOf.get(item.sku)! }));
-  const next = buildView(event, lines, { snapshotAt: order.commission_snapshot_at, recordedAt: order.recorded_at, updatedAt: now });
+  const next = buildView(event, lines, {
+    snapshotAt: order.commission_snapshot_at,
+    recordedAt: order.recorded_at,
+    updatedAt: now,
+  });
   return record(event.status === 'cancelled' ? 'OrderCancelled' : 'OrderRefunded', next);
 }
 
 // ---------------------------------------------------------------- helpers
 
-const eventConflict = () =>
-  conflict('event_id', 'event_conflict', 'this event_id was already used with another body');
+const eventConflict = () => conflict('event_id', 'event_conflict', 'this event_id was already used with another body');
 const invalidTransition = (field: string, message: string) => conflict(field, 'invalid_transition', message);
 
-function immutableDifferences(order: OrderView, event: NormalizedConversion, indexOf: Map<string, number>): FieldError[] {
+function immutableDifferences(
+  order: OrderView,
+  event: NormalizedConversion,
+  indexOf: Map<string, number>,
+): FieldError[] {
   const diff = (field: string, what: string) => fieldError(field, 'order_conflict', `${what} differs from the order's`);
   const out: FieldError[] = [];
   if (event.click_id !== order.click_id) out.push(diff('click_id', 'click_id'));
@@ -217,7 +232,8 @@ function immutableDifferences(order: OrderView, event: NormalizedConversion, ind
     const was = original.get(item.sku)!;
     const i = indexOf.get(item.sku);
     if (item.quantity !== was.quantity) out.push(diff(`items[${i}].quantity`, 'quantity'));
-    if (item.unit_price_cents !== was.unit_price_cents) out.push(diff(`items[${i}].unit_price_cents`, 'unit_price_cents'));
+    if (item.unit_price_cents !== was.unit_price_cents)
+      out.push(diff(`items[${i}].unit_price_cents`, 'unit_price_cents'));
   }
   return out;
 }
@@ -269,4 +285,9 @@ function buildView(
   };
 }
 
-export const orderDecider: Decider<OrderState, RecordConversion, OrderEvent, OrderAnswer> = { name: 'order', initialState, evolve, decide };
+export const orderDecider: Decider<OrderState, RecordConversion, OrderEvent, OrderAnswer> = {
+  name: 'order',
+  initialState,
+  evolve,
+  decide,
+};

@@ -26,7 +26,13 @@ function evolve(s: PartnerState, e: PartnerEvent): PartnerState {
     case 'PartnerCreated':
       return { ...s, exists: true, partnerId: e.data.partner_id, name: e.data.name, partnerType: e.data.partner_type };
     case 'KeyIssued':
-      return { ...s, keys: [...s.keys, { keyId: e.data.key_id, environment: e.data.environment, scopes: e.data.scopes, revoked: false }] };
+      return {
+        ...s,
+        keys: [
+          ...s.keys,
+          { keyId: e.data.key_id, environment: e.data.environment, scopes: e.data.scopes, revoked: false },
+        ],
+      };
     case 'KeyRevoked':
       return { ...s, keys: s.keys.map((k) => (k.keyId === e.data.key_id ? { ...k, revoked: true } : k)) };
     case 'PartnerConverted':
@@ -46,14 +52,28 @@ function decide(c: PartnerCommand, s: PartnerState): Decision<PartnerEvent, null
     case 'CreatePartner':
       if (s.exists) throw new ProblemError(409, [], 'The partner exists.');
       return {
-        events: [{ type: 'PartnerCreated', data: { partner_id: c.partnerId, name: c.name, partner_type: c.partnerType, created_at: c.now } }],
+        events: [
+          {
+            type: 'PartnerCreated',
+            data: { partner_id: c.partnerId, name: c.name, partner_type: c.partnerType, created_at: c.now },
+          },
+        ],
         result: null,
       };
     case 'IssueKey':
       if (!s.exists) throw notFound('No such partner.');
       return {
         events: [
-          { type: 'KeyIssued', data: { key_id: c.keyId, key_hash: c.keyHash, environment: c.environment, scopes: c.scopes, issued_at: c.now } },
+          {
+            type: 'KeyIssued',
+            data: {
+              key_id: c.keyId,
+              key_hash: c.keyHash,
+              environment: c.environment,
+              scopes: c.scopes,
+              issued_at: c.now,
+            },
+          },
         ],
         result: null,
       };
@@ -68,4 +88,9 @@ function decide(c: PartnerCommand, s: PartnerState): Decision<PartnerEvent, null
   }
 }
 
-export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent, null> = { name: 'partner', initialState, evolve, decide };
+export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent, null> = {
+  name: 'partner',
+  initialState,
+  evolve,
+  decide,
+};

@@ -119,7 +119,12 @@ function decide(c: ProductCommand, s: ProductStreamState): Decision<ProductEvent
   }
 }
 
-export const productDecider: Decider<ProductStreamState, ProductCommand, ProductEvent, ProductResult> = { name: 'product', initialState, evolve, decide };
+export const productDecider: Decider<ProductStreamState, ProductCommand, ProductEvent, ProductResult> = {
+  name: 'product',
+  initialState,
+  evolve,
+  decide,
+};
 
 export function skuStoreConflict(storeId: string) {
   return conflict('store_id', 'sku_store_conflict', `This SKU belongs to store ${storeId}; its store cannot change.`);

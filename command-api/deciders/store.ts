@@ -13,7 +13,13 @@ export interface StoreState {
   domainsApproved: string[];
 }
 
-const initialState = (): StoreState => ({ exists: false, storeId: '', input: null, status: 'pending_review', domainsApproved: [] });
+const initialState = (): StoreState => ({
+  exists: false,
+  storeId: '',
+  input: null,
+  status: 'pending_review',
+  domainsApproved: [],
+});
 
 function evolve(s: StoreState, e: StoreEvent): StoreState {
   const standing = evolveStanding({ status: s.status, domains_approved: s.domainsApproved }, e);
@@ -34,10 +40,16 @@ function decide(c: StoreCommand, s: StoreState): Decision<StoreEvent, StoreState
   switch (c.type) {
     case 'RegisterStore': {
       if (!s.exists) {
-        return { events: [{ type: 'StoreRegistered', data: { store_id: c.storeId, store: c.input, registered_at: c.now } }], result: s };
+        return {
+          events: [{ type: 'StoreRegistered', data: { store_id: c.storeId, store: c.input, registered_at: c.now } }],
+          result: s,
+        };
       }
       if (canonicalJson(s.input) === canonicalJson(c.input)) return { events: [], result: s };
-      return { events: [{ type: 'StoreReplaced', data: { store_id: c.storeId, store: c.input, replaced_at: c.now } }], result: s };
+      return {
+        events: [{ type: 'StoreReplaced', data: { store_id: c.storeId, store: c.input, replaced_at: c.now } }],
+        result: s,
+      };
     }
     case 'ApproveStore':
       requireStore(s);
@@ -56,14 +68,20 @@ function decide(c: StoreCommand, s: StoreState): Decision<StoreEvent, StoreState
       return { events: [{ type: 'StoreSuspended', data: { store_id: s.storeId } }], result: s };
     case 'ReinstateStore':
       requireStore(s);
-      if (s.status !== 'suspended') throw conflict('status', 'invalid_transition', 'Only a suspended store can be reinstated.');
+      if (s.status !== 'suspended')
+        throw conflict('status', 'invalid_transition', 'Only a suspended store can be reinstated.');
       return { events: [{ type: 'StoreReinstated', data: { store_id: s.storeId } }], result: s };
     default:
       return unreachable(c);
   }
 }
 
-export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent, StoreState> = { name: 'store', initialState, evolve, decide };
+export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent, StoreState> = {
+  name: 'store',
+  initialState,
+  evolve,
+  decide,
+};
 
 function requireStore(s: StoreState): void {
   if (!s.exists || !s.input) throw new ProblemError(404, [], 'No such store.');

@@ -18,9 +18,22 @@
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
 import { ConflictsExhausted } from '../aggregate-repository.js';
-import { WrongExpectedRevisionError, type RecordedEvent, type Subscription } from '../../shared-schema/ports/event-store.js';
+import {
+  WrongExpectedRevisionError,
+  type RecordedEvent,
+  type Subscription,
+} from '../../shared-schema/ports/event-store.js';
 import type { ItemOutcome } from '../../shared-schema/events/job.js';
-import { brokenBecause, isFinished, jobDecider, JobInvariantError, nextWave, type JobCommand, type JobState, type WaveItem } from '../deciders/job.js';
+import {
+  brokenBecause,
+  isFinished,
+  jobDecider,
+  JobInvariantError,
+  nextWave,
+  type JobCommand,
+  type JobState,
+  type WaveItem,
+} from '../deciders/job.js';
 import { event, foldRecorded } from '../deciders/decider.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { appliedItems, applyBatchItem, itemMetadata, recoveredOutcome } from '../services/batch.js';
@@ -89,7 +102,10 @@ export class BatchRunner {
     this.seen = this.saved;
     this.subscription = this.deps.events.subscribeToAll({ afterPosition: this.saved, categories: [CATEGORIES.job] });
     const passes = Math.max(1, this.options.passes ?? 4);
-    this.loops = [this.guard(this.discover(this.subscription), 'discovery'), ...Array.from({ length: passes }, () => this.guard(this.work(), 'work'))];
+    this.loops = [
+      this.guard(this.discover(this.subscription), 'discovery'),
+      ...Array.from({ length: passes }, () => this.guard(this.work(), 'work')),
+    ];
   }
 
   async stop(): Promise<void> {
@@ -120,7 +136,16 @@ export class BatchRunner {
       const before = this.seen;
       this.seen = e.position;
       if (e.type !== 'BatchQueued' || this.active.has(e.stream)) continue;
-      const job: ActiveJob = { stream: e.stream, resumeAfter: before, state: null, revision: -1, lastPosition: 0, verify: false, failures: 0, notBefore: 0 };
+      const job: ActiveJob = {
+        stream: e.stream,
+        resumeAfter: before,
+        state: null,
+        revision: -1,
+        lastPosition: 0,
+        verify: false,
+        failures: 0,
+        notBefore: 0,
+      };
       this.active.set(e.stream, job);
       this.ready.push(job);
       this.wake();
@@ -150,7 +175,12 @@ export class BatchRunner {
         const done = job.state;
         if (done?.tenant && this.options.onFinished) {
           try {
-            this.options.onFinished({ partnerId: done.tenant.partnerId, env: done.tenant.env, jobId: done.jobId, outcome: String(done.state) });
+            this.options.onFinished({
+              partnerId: done.tenant.partnerId,
+              env: done.tenant.env,
+              jobId: done.jobId,
+              outcome: String(done.state),
+            });
           } catch (err) {
             this.options.log?.warn({ err }, 'batch finished hook failed');
           }
@@ -201,7 +231,8 @@ export class BatchRunner {
       job.failures += 1;
       const base = this.options.retryDelayMs ?? 100;
       job.notBefore = Date.now() + Math.min(this.options.maxRetryDelayMs ?? 30_000, base * 2 ** (job.failures - 1));
-      if (!(err instanceof WrongExpectedRevisionError || err instanceof ConflictsExhausted)) this.options.log?.error({ err, stream: job.stream }, 'batch pass failed; will retry');
+      if (!(err instanceof WrongExpectedRevisionError || err instanceof ConflictsExhausted))
+        this.options.log?.error({ err, stream: job.stream }, 'batch pass failed; will retry');
       return false;
     }
   }
@@ -209,7 +240,9 @@ export class BatchRunner {
   private async pass(job: ActiveJob, items: readonly WaveItem[]): Promise<ItemOutcome[]> {
     const s = job.state!;
     const tenant = s.tenant!;
-    const applied: Map<number, RecordedEvent> = job.verify ? await appliedItems(this.deps, s.jobId, job.lastPosition) : new Map<number, RecordedEvent>();
+    const applied: Map<number, RecordedEvent> = job.verify
+      ? await appliedItems(this.deps, s.jobId, job.lastPosition)
+      : new Map<number, RecordedEvent>();
     job.verify = true; // until the pass is recorded, a failure may leave some of its items applied
     const now = this.deps.clock.now();
     const settled = await Promise.allSettled(
@@ -242,7 +275,11 @@ export class BatchRunner {
     const { events, result } = jobDecider.decide(command, job.state!);
     if (events.length === 0) return;
     const meta = metadata(this.deps.clock, undefined, 'system');
-    const appended = await this.deps.events.appendToStream(job.stream, events.map((e) => event(e, meta)), job.revision);
+    const appended = await this.deps.events.appendToStream(
+      job.stream,
+      events.map((e) => event(e, meta)),
+      job.revision,
+    );
     job.state = result;
     job.revision += events.length;
     job.lastPosition = appended.position;

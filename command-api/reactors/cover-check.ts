@@ -97,7 +97,10 @@ export class CoverCheckReactor {
   async start(): Promise<void> {
     this.saved = await this.options.reads.getCheckpoint(COVER_REACTOR_CHECKPOINT);
     this.watermark = new Watermark(this.saved);
-    this.subscription = this.options.events.subscribeToAll({ afterPosition: this.saved, categories: [CATEGORIES.product] });
+    this.subscription = this.options.events.subscribeToAll({
+      afterPosition: this.saved,
+      categories: [CATEGORIES.product],
+    });
     this.loop = this.follow(this.subscription).catch((err) => {
       if (!this.stopped) (this.options.onStopped ?? this.options.onError)?.(err);
     });
@@ -151,8 +154,12 @@ export class CoverCheckReactor {
         });
         this.enqueues.add(enqueued);
         // A failed enqueue stays in the set, for `stop` to throw; the fork itself must not reject unobserved.
-        void enqueued.then(() => this.enqueues.delete(enqueued), () => undefined);
-        while (this.watermark.size >= maxPending && !this.stopped) await new Promise<void>((resolve) => (this.room = resolve));
+        void enqueued.then(
+          () => this.enqueues.delete(enqueued),
+          () => undefined,
+        );
+        while (this.watermark.size >= maxPending && !this.stopped)
+          await new Promise<void>((resolve) => (this.room = resolve));
       } else {
         void this.save();
       }

@@ -38,7 +38,13 @@ export function coverItemPayload(item: CoverItem): string {
 export function parseCoverItem(payload: string): CoverItem | null {
   try {
     const v = JSON.parse(payload) as Partial<CoverItem> | null;
-    if (v && typeof v.stream === 'string' && v.stream.startsWith('product-') && Number.isSafeInteger(v.revision) && v.revision! >= 0) {
+    if (
+      v &&
+      typeof v.stream === 'string' &&
+      v.stream.startsWith('product-') &&
+      Number.isSafeInteger(v.revision) &&
+      v.revision! >= 0
+    ) {
       return { stream: v.stream, revision: v.revision! };
     }
   } catch {
@@ -75,7 +81,11 @@ export class CoverQueueConsumer {
 
   async start(): Promise<void> {
     const { messaging, concurrency, maxDeliveries } = this.options;
-    this.stopConsuming = await messaging.consume(COVER_QUEUE, (item) => this.handle(item), { concurrency, maxDeliveries, ackWaitMs: this.ackWaitMs });
+    this.stopConsuming = await messaging.consume(COVER_QUEUE, (item) => this.handle(item), {
+      concurrency,
+      maxDeliveries,
+      ackWaitMs: this.ackWaitMs,
+    });
   }
 
   /** Takes no more items; the checks in hand finish (a pause before a retry is cut short). Stop it before the pool. */
@@ -99,7 +109,9 @@ export class CoverQueueConsumer {
     }
     if (last) this.options.onSettled?.(item.id, 'dead');
     else if (job.outcome === 'failed') await this.pause(item.deliveries);
-    throw new Error(job.outcome === 'failed' ? describeFailure(job.error) : 'the cover-check pool stopped before the check ran');
+    throw new Error(
+      job.outcome === 'failed' ? describeFailure(job.error) : 'the cover-check pool stopped before the check ran',
+    );
   }
 
   private pause(deliveries: number): Promise<void> {

@@ -18,7 +18,6 @@ import { RECHECK_ACCEPTED_MS, RECHECK_REJECTED_MS, type CoverTrigger, type Cover
 
 export const UNCHECKED_AFTER_MS = 10 * 60 * 1000;
 
-
 export interface RecheckOptions {
   reads: ReadView;
   clock: Clock;
@@ -73,14 +72,28 @@ export class CoverRecheckScheduler {
     const before = (ms: number) => new Date(now - ms).toISOString();
     const due: [Where, CoverTrigger][] = [
       [{ base_state: 'rejected', cover_checked_at: { lte: before(RECHECK_REJECTED_MS) } }, { kind: 'due' }],
-      [{ base_state: 'accepted', cover_checked_at: { lte: before(RECHECK_ACCEPTED_MS) }, last_write_at: { gte: before(STALE_AFTER_MS) } }, { kind: 'due' }],
-      [{ base_state: 'pending', cover_checked_at: null, last_write_at: { lte: before(UNCHECKED_AFTER_MS) } }, { kind: 'unchecked' }],
+      [
+        {
+          base_state: 'accepted',
+          cover_checked_at: { lte: before(RECHECK_ACCEPTED_MS) },
+          last_write_at: { gte: before(STALE_AFTER_MS) },
+        },
+        { kind: 'due' },
+      ],
+      [
+        { base_state: 'pending', cover_checked_at: null, last_write_at: { lte: before(UNCHECKED_AFTER_MS) } },
+        { kind: 'unchecked' },
+      ],
     ];
     const { work } = this.options;
     const running = new Set<Promise<void>>();
     let highest = 0;
     for (const [where, trigger] of due) {
-      const rows = await this.options.reads.find<ProductDoc>(PRODUCTS, { where, orderBy: [{ field: 'cover_checked_at' }], limit: this.options.batch ?? 500 });
+      const rows = await this.options.reads.find<ProductDoc>(PRODUCTS, {
+        where,
+        orderBy: [{ field: 'cover_checked_at' }],
+        limit: this.options.batch ?? 500,
+      });
       for (const row of rows) {
         while (running.size >= work.slotCount) await Promise.race(running);
         const stream = streams.product({ partnerId: row.partner_id, env: row.env }, row.sku);
@@ -90,7 +103,10 @@ export class CoverRecheckScheduler {
         });
         running.add(job);
         // A failed job stays in the set: the next race or the final `all` throws it to the scan's caller.
-        void job.then(() => running.delete(job), () => undefined);
+        void job.then(
+          () => running.delete(job),
+          () => undefined,
+        );
       }
     }
     await Promise.all(running);

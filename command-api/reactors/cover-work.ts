@@ -38,21 +38,40 @@ export interface CoverSubject {
 
 export const coverFold: Fold<CoverSubject, ProductEvent> = {
   name: 'product-cover',
-  initialState: () => ({ exists: false, removed: false, sku: '', storeId: '', url: '', lastSendRevision: -1, lastChangeRevision: -1, cover: null }),
+  initialState: () => ({
+    exists: false,
+    removed: false,
+    sku: '',
+    storeId: '',
+    url: '',
+    lastSendRevision: -1,
+    lastChangeRevision: -1,
+    cover: null,
+  }),
   evolve: (s, e) => {
     const r = e.revision;
     switch (e.type) {
       case 'ProductUpserted':
         return {
-          ...s, exists: true, removed: false, sku: e.data.sku, storeId: e.data.product.store_id,
-          url: e.data.product.image_urls[0] ?? '', lastSendRevision: r, lastChangeRevision: r,
+          ...s,
+          exists: true,
+          removed: false,
+          sku: e.data.sku,
+          storeId: e.data.product.store_id,
+          url: e.data.product.image_urls[0] ?? '',
+          lastSendRevision: r,
+          lastChangeRevision: r,
         };
       case 'ProductPatched':
         return s;
       case 'ProductRemoved':
         return { ...s, removed: true, lastChangeRevision: r };
       case 'CoverChecked':
-        return { ...s, lastChangeRevision: r, cover: { url: e.data.url, ok: e.data.ok, checkedAt: e.data.checked_at, revision: r } };
+        return {
+          ...s,
+          lastChangeRevision: r,
+          cover: { url: e.data.url, ok: e.data.ok, checkedAt: e.data.checked_at, revision: r },
+        };
       default:
         return s;
     }
@@ -109,7 +128,8 @@ export interface CoverWorkOptions {
  * checker threw, an append failed for another reason than a concurrent writer) and nothing was recorded;
  * `dropped`: the pool stopped before it ran.
  */
-export type JobOutcome = { outcome: 'done'; position?: number } | { outcome: 'failed'; error: unknown } | { outcome: 'dropped' };
+export type JobOutcome =
+  { outcome: 'done'; position?: number } | { outcome: 'failed'; error: unknown } | { outcome: 'dropped' };
 
 export class CoverWork {
   private readonly concurrency: number;
@@ -189,9 +209,16 @@ export class CoverWork {
     const allowed = store.state.input ? [...store.state.input.domains, ...(store.state.input.image_hosts ?? [])] : [];
     const verdict = await checker(subject.url, allowed);
     const checkedAt = clock.now().toISOString();
-    const reasons: RejectionReason[] = verdict.reasons.map((r) => (r.field === undefined ? { code: r.code, message: r.message } : { code: r.code, field: r.field, message: r.message }));
+    const reasons: RejectionReason[] = verdict.reasons.map((r) =>
+      r.field === undefined
+        ? { code: r.code, message: r.message }
+        : { code: r.code, field: r.field, message: r.message },
+    );
     const checked = event<ProductEvent>(
-      { type: 'CoverChecked', data: { sku: subject.sku, url: subject.url, ok: verdict.ok, reasons, checked_at: checkedAt } },
+      {
+        type: 'CoverChecked',
+        data: { sku: subject.sku, url: subject.url, ok: verdict.ok, reasons, checked_at: checkedAt },
+      },
       { recorded_at: checkedAt, actor: 'system:cover-check' },
     );
     // In line with this process's writers of the product; a race with another process reads again, and a product

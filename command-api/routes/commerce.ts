@@ -37,7 +37,8 @@ export function validateConversionBody(body: unknown, now: Date): ConversionInpu
   if (isObject(body) && shapesSound(body)) {
     const reported = new Set(errors.map((e) => e.field));
     const more = validateConversion(body as unknown as ConversionInput, now.toISOString()).filter(
-      (e: FieldError) => !reported.has(e.field) && !(e.field === 'items' && [...reported].some((f) => f.startsWith('items'))),
+      (e: FieldError) =>
+        !reported.has(e.field) && !(e.field === 'items' && [...reported].some((f) => f.startsWith('items'))),
     );
     errors.push(...more);
   }
@@ -52,7 +53,14 @@ function shapesSound(body: Record<string, unknown>): boolean {
     typeof body.occurred_at === 'string' &&
     typeof body.status === 'string' &&
     Array.isArray(body.items) &&
-    body.items.every((i) => isObject(i) && typeof i.sku === 'string' && isInt(i.quantity) && isInt(i.unit_price_cents) && isInt(i.refunded_cents))
+    body.items.every(
+      (i) =>
+        isObject(i) &&
+        typeof i.sku === 'string' &&
+        isInt(i.quantity) &&
+        isInt(i.unit_price_cents) &&
+        isInt(i.refunded_cents),
+    )
   );
 }
 
@@ -61,7 +69,12 @@ export const commerceWriteRoutes: Record<string, WriteHandler> = {
     const errors = sandboxInput(body);
     if (errors.length > 0) throw invalid(errors);
     const caller = callerOf(ctx);
-    const r = await sandboxClick(deps, caller, body as { store_id: string; sku: string }, metadata(deps.clock, ctx.state.requestId, caller.keyId));
+    const r = await sandboxClick(
+      deps,
+      caller,
+      body as { store_id: string; sku: string },
+      metadata(deps.clock, ctx.state.requestId, caller.keyId),
+    );
     return answer(r.click, r.position);
   },
   'POST /conversions': async (ctx: DoorContext, body: unknown, deps: CommandDeps) => {

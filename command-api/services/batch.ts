@@ -31,7 +31,11 @@ export async function submitBatch(
   let revision = -1;
   let position = 0;
   for (const events of planSubmission({ jobId, tenant, items, now: now.toISOString() })) {
-    const r = await deps.events.appendToStream(stream, events.map((e) => event(e, meta)), revision < 0 ? 'no_stream' : revision);
+    const r = await deps.events.appendToStream(
+      stream,
+      events.map((e) => event(e, meta)),
+      revision < 0 ? 'no_stream' : revision,
+    );
     revision = r.nextRevision;
     position = r.position;
   }
@@ -40,7 +44,12 @@ export async function submitBatch(
 
 /** Metadata of an item's product event: the job's actor and request, the processing time, and the item's tag. */
 export function itemMetadata(queued: EventMetadata | null, now: Date, jobId: string, index: number): EventMetadata {
-  const meta: EventMetadata = { recorded_at: now.toISOString(), actor: queued?.actor ?? 'system', [JOB_ID_META]: jobId, [JOB_ITEM_META]: index };
+  const meta: EventMetadata = {
+    recorded_at: now.toISOString(),
+    actor: queued?.actor ?? 'system',
+    [JOB_ID_META]: jobId,
+    [JOB_ITEM_META]: index,
+  };
   if (queued?.request_id) meta.request_id = queued.request_id;
   return meta;
 }
@@ -64,7 +73,13 @@ export function outcomeOfView(index: number, sku: string, view: ProductStatusVie
 }
 
 /** Applies one item as a single write would; a refusal (a problem of the item) is an outcome, anything else throws. */
-export async function applyBatchItem(deps: CommandDeps, tenant: Tenant, index: number, item: BatchItem, meta: EventMetadata): Promise<ItemOutcome> {
+export async function applyBatchItem(
+  deps: CommandDeps,
+  tenant: Tenant,
+  index: number,
+  item: BatchItem,
+  meta: EventMetadata,
+): Promise<ItemOutcome> {
   try {
     if (item.op === 'delete') {
       await removeProduct(deps, tenant, item.sku, meta);
@@ -74,13 +89,18 @@ export async function applyBatchItem(deps: CommandDeps, tenant: Tenant, index: n
     return outcomeOfView(index, item.sku, written.view);
   } catch (err) {
     // A refusal of the item (4xx) is its outcome; a 5xx (every attempt lost its race) fails the pass, which is retried.
-    if (err instanceof ProblemError && err.status < 500) return { index, sku: item.sku, bucket: 'rejected', reasons: err.errors.map(toReason) };
+    if (err instanceof ProblemError && err.status < 500)
+      return { index, sku: item.sku, bucket: 'rejected', reasons: err.errors.map(toReason) };
     throw err;
   }
 }
 
 /** Product events written for `jobId` after `afterPosition`, by item index (what an interrupted pass applied). */
-export async function appliedItems(deps: CommandDeps, jobId: string, afterPosition: number): Promise<Map<number, RecordedEvent>> {
+export async function appliedItems(
+  deps: CommandDeps,
+  jobId: string,
+  afterPosition: number,
+): Promise<Map<number, RecordedEvent>> {
   const found = new Map<number, RecordedEvent>();
   let after = afterPosition;
   for (;;) {
@@ -95,7 +115,13 @@ export async function appliedItems(deps: CommandDeps, jobId: string, afterPositi
 }
 
 /** The outcome of an item found already applied: from the product as it stood right after that event. */
-export async function recoveredOutcome(deps: CommandDeps, tenant: Tenant, index: number, item: BatchItem, applied: RecordedEvent): Promise<ItemOutcome> {
+export async function recoveredOutcome(
+  deps: CommandDeps,
+  tenant: Tenant,
+  index: number,
+  item: BatchItem,
+  applied: RecordedEvent,
+): Promise<ItemOutcome> {
   if (item.op === 'delete') return { index, sku: item.sku, bucket: 'removed' };
   const events = await deps.events.readStream(applied.stream, { maxCount: applied.revision + 1 });
   const product = foldRecorded(productDecider, events);

@@ -52,7 +52,12 @@ export async function recordClick(
  * `POST /sandbox/clicks`: the SKU must exist (not removed) in that store; no approval is needed. 422 otherwise:
  * `store_id` `store_not_found` for a store never registered, `sku` `sku_not_found` for a SKU not in the store.
  */
-export async function sandboxClick(deps: CommandDeps, tenant: Tenant, input: { store_id: string; sku: string }, meta: EventMetadata): Promise<RecordedClick> {
+export async function sandboxClick(
+  deps: CommandDeps,
+  tenant: Tenant,
+  input: { store_id: string; sku: string },
+  meta: EventMetadata,
+): Promise<RecordedClick> {
   const [store, product] = await Promise.all([
     deps.repo.load(streams.store(tenant, input.store_id), storeDecider),
     deps.repo.load(streams.product(tenant, input.sku), productDecider),
@@ -64,5 +69,11 @@ export async function sandboxClick(deps: CommandDeps, tenant: Tenant, input: { s
     errors.push(fieldError('sku', 'sku_not_found', 'No such SKU in this store.'));
   }
   if (errors.length > 0) throw invalid(errors);
-  return recordClick(deps, tenant, { store_id: input.store_id, sku: input.sku, price_cents: p.product!.price_cents }, 'sandbox', meta);
+  return recordClick(
+    deps,
+    tenant,
+    { store_id: input.store_id, sku: input.sku, price_cents: p.product!.price_cents },
+    'sandbox',
+    meta,
+  );
 }

@@ -43,9 +43,15 @@ export async function recordConversion(
   // One event at a time per order in this process; a race with another process decides again on what it wrote.
   return deps.repo.serialized(orderStream, async () => {
     // 1. what is known of the event_id and of the order
-    const [reservation, loaded] = await Promise.all([readReservation(deps, reservationStream), deps.repo.load(orderStream, orderDecider)]);
+    const [reservation, loaded] = await Promise.all([
+      readReservation(deps, reservationStream),
+      deps.repo.load(orderStream, orderDecider),
+    ]);
     const now = deps.clock.now().toISOString();
-    const command: RecordConversion = { type: 'RecordConversion', data: { tenant, input, now, existingReservation: reservation } };
+    const command: RecordConversion = {
+      type: 'RecordConversion',
+      data: { tenant, input, now, existingReservation: reservation },
+    };
     // 2. the facts a new order needs
     if (requiresCreationData(loaded.state, input)) {
       const [click, rules] = await Promise.all([loadClick(deps, tenant, input.click_id), rulesAt(deps, tenant, input)]);
@@ -58,10 +64,14 @@ export async function recordConversion(
     // 4. reservation first, then the order; a WrongExpectedRevisionError here starts again at 1
     let position: number | undefined;
     if (result.reserve) {
-      const reserved: ConversionEventReservationEvent = { type: 'ConversionEventReserved', data: { ...result.reserve, reserved_at: meta.recorded_at } };
+      const reserved: ConversionEventReservationEvent = {
+        type: 'ConversionEventReserved',
+        data: { ...result.reserve, reserved_at: meta.recorded_at },
+      };
       position = (await deps.events.appendToStream(reservationStream, [event(reserved, meta)], 'no_stream')).position;
     }
-    if (events.length > 0) position = (await deps.repo.append(orderStream, orderDecider, loaded, events, meta)).position;
+    if (events.length > 0)
+      position = (await deps.repo.append(orderStream, orderDecider, loaded, events, meta)).position;
     return position === undefined ? { receipt: result.receipt } : { receipt: result.receipt, position };
   });
 }
@@ -88,7 +98,11 @@ async function loadClick(deps: CommandDeps, tenant: Tenant, clickId: string): Pr
  * catalog does not know in this store — never sent, removed, or of another store — takes the store's default, or
  * none when the store has none.
  */
-async function rulesAt(deps: CommandDeps, tenant: Tenant, input: ConversionInput): Promise<Record<string, EffectiveCommission>> {
+async function rulesAt(
+  deps: CommandDeps,
+  tenant: Tenant,
+  input: ConversionInput,
+): Promise<Record<string, EffectiveCommission>> {
   const store = await deps.repo.load(streams.store(tenant, input.store_id), storeDecider);
   const storeDefault = store.state.exists ? store.state.input?.default_commission : undefined;
   const skus = [...new Set(input.items.map((i) => i.sku))];

@@ -11,20 +11,44 @@ export async function createPartner(deps: CommandDeps, name: string, partnerType
   const partnerId = newPartnerId();
   const command = { type: 'CreatePartner', partnerId, name, partnerType, now: meta.recorded_at } as const;
   const handled = await deps.repo.handle(streams.partner(partnerId), partnerDecider, command, meta);
-  return { partner: { partner_id: partnerId, name, partner_type: partnerType, created_at: meta.recorded_at }, position: handled.position };
+  return {
+    partner: { partner_id: partnerId, name, partner_type: partnerType, created_at: meta.recorded_at },
+    position: handled.position,
+  };
 }
 
 /** Issues a key; the key is returned only here, and only its hash is stored. Without `scopes`: DEFAULT_SCOPES. */
-export async function issueKey(deps: CommandDeps, partnerId: string, environment: Environment, scopes: Scope[] | undefined, meta: EventMetadata) {
+export async function issueKey(
+  deps: CommandDeps,
+  partnerId: string,
+  environment: Environment,
+  scopes: Scope[] | undefined,
+  meta: EventMetadata,
+) {
   const apiKey = newApiKey(environment);
   const keyId = newKeyId();
   const granted = scopes ?? [...DEFAULT_SCOPES];
-  const command = { type: 'IssueKey', keyId, keyHash: sha256Hex(apiKey), environment, scopes: granted, now: meta.recorded_at } as const;
+  const command = {
+    type: 'IssueKey',
+    keyId,
+    keyHash: sha256Hex(apiKey),
+    environment,
+    scopes: granted,
+    now: meta.recorded_at,
+  } as const;
   const handled = await deps.repo.handle(streams.partner(partnerId), partnerDecider, command, meta);
-  return { key: { key_id: keyId, api_key: apiKey, partner_id: partnerId, environment, scopes: granted }, position: handled.position };
+  return {
+    key: { key_id: keyId, api_key: apiKey, partner_id: partnerId, environment, scopes: granted },
+    position: handled.position,
+  };
 }
 
 export async function revokeKey(deps: CommandDeps, partnerId: string, keyId: string, meta: EventMetadata) {
-  const handled = await deps.repo.handle(streams.partner(partnerId), partnerDecider, { type: 'RevokeKey', keyId, now: meta.recorded_at }, meta);
+  const handled = await deps.repo.handle(
+    streams.partner(partnerId),
+    partnerDecider,
+    { type: 'RevokeKey', keyId, now: meta.recorded_at },
+    meta,
+  );
   return { position: handled.position };
 }

@@ -35,7 +35,9 @@ export function storeFacts(s: StoreState): StoreFacts | null {
 /** store_not_found, domain_not_declared, image_host_not_declared: every one at once. */
 export function storeRuleErrors(input: ProductInput, store: StoreState): FieldError[] {
   if (!store.exists || !store.input) {
-    return [fieldError('store_id', 'store_not_found', 'Register the store (PUT /stores/{store_id}) before its products.')];
+    return [
+      fieldError('store_id', 'store_not_found', 'Register the store (PUT /stores/{store_id}) before its products.'),
+    ];
   }
   const errors: FieldError[] = [];
   if (!hostMatchesDomains(urlHost(input.product_url), store.input.domains)) {
@@ -44,7 +46,13 @@ export function storeRuleErrors(input: ProductInput, store: StoreState): FieldEr
   const photoHosts = [...store.input.domains, ...(store.input.image_hosts ?? [])];
   input.image_urls.forEach((url, i) => {
     if (!hostMatchesDomains(urlHost(url), photoHosts)) {
-      errors.push(fieldError(`image_urls[${i}]`, 'image_host_not_declared', "The photo is outside the store's domains and image_hosts."));
+      errors.push(
+        fieldError(
+          `image_urls[${i}]`,
+          'image_host_not_declared',
+          "The photo is outside the store's domains and image_hosts.",
+        ),
+      );
     }
   });
   return errors;
@@ -60,7 +68,9 @@ export async function statusOf(
   const facts = storeFacts(store);
   const base = deriveBaseState({ product: product.product!, removed: product.removed, cover: product.cover }, facts);
   // `published_at` is set by the projection once the product is accepted, which takes a passed cover check.
-  const doc = product.coverEverPassed ? await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(tenant, product.sku)) : null;
+  const doc = product.coverEverPassed
+    ? await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(tenant, product.sku))
+    : null;
   const view: Parameters<typeof productStatusView>[0] = {
     sku: product.sku,
     product: product.product!,
@@ -89,25 +99,48 @@ async function decideOnProduct(
   return write;
 }
 
-export async function upsertProduct(deps: CommandDeps, tenant: Tenant, sku: string, input: ProductInput, meta: EventMetadata): Promise<ProductWrite> {
+export async function upsertProduct(
+  deps: CommandDeps,
+  tenant: Tenant,
+  sku: string,
+  input: ProductInput,
+  meta: EventMetadata,
+): Promise<ProductWrite> {
   const store = await deps.repo.loadFresh(streams.store(tenant, input.store_id), storeDecider);
   const errors = storeRuleErrors(input, store.state);
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
     const existing = await deps.repo.load(streams.product(tenant, sku), productDecider);
-    if (existing.state.exists && existing.state.storeId !== input.store_id) throw skuStoreConflict(existing.state.storeId);
+    if (existing.state.exists && existing.state.storeId !== input.store_id)
+      throw skuStoreConflict(existing.state.storeId);
     throw invalid(errors);
   }
   return decideOnProduct(deps, tenant, store.state, { type: 'UpsertProduct', sku, input, now: meta.recorded_at }, meta);
 }
 
-export async function patchProduct(deps: CommandDeps, tenant: Tenant, sku: string, patch: ProductPatch, meta: EventMetadata): Promise<ProductWrite> {
+export async function patchProduct(
+  deps: CommandDeps,
+  tenant: Tenant,
+  sku: string,
+  patch: ProductPatch,
+  meta: EventMetadata,
+): Promise<ProductWrite> {
   const current = await deps.repo.load(streams.product(tenant, sku), productDecider);
   const store = await deps.repo.loadFresh(streams.store(tenant, current.state.storeId || '-'), storeDecider);
   return decideOnProduct(deps, tenant, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at }, meta);
 }
 
-export async function removeProduct(deps: CommandDeps, tenant: Tenant, sku: string, meta: EventMetadata): Promise<{ position?: number }> {
-  const handled = await deps.repo.handle(streams.product(tenant, sku), productDecider, { type: 'RemoveProduct', sku, now: meta.recorded_at }, meta);
+export async function removeProduct(
+  deps: CommandDeps,
+  tenant: Tenant,
+  sku: string,
+  meta: EventMetadata,
+): Promise<{ position?: number }> {
+  const handled = await deps.repo.handle(
+    streams.product(tenant, sku),
+    productDecider,
+    { type: 'RemoveProduct', sku, now: meta.recorded_at },
+    meta,
+  );
   return handled.position !== undefined ? { position: handled.position } : {};
 }

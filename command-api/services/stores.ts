@@ -28,7 +28,10 @@ interface CnpjState {
 const cnpjFold: Fold<CnpjState, CnpjEvent> = {
   name: 'cnpj',
   initialState: () => ({ holder: null }),
-  evolve: (_s, e) => (e.type === 'CnpjReserved' ? { holder: { partnerId: e.data.partner_id, storeId: e.data.store_id } } : { holder: null }),
+  evolve: (_s, e) =>
+    e.type === 'CnpjReserved'
+      ? { holder: { partnerId: e.data.partner_id, storeId: e.data.store_id } }
+      : { holder: null },
 };
 
 export interface StoreView extends StoreInput {
@@ -65,10 +68,17 @@ export async function registerStore(
     const known = index.state.stores.some((s) => s.storeId === storeId);
     if (!known) {
       if (partnerType === 'store' && index.state.stores.length > 0) {
-        errors.push(fieldError('store_id', 'single_store', 'A direct-store account has one store per environment; ask for a hub to add more.'));
+        errors.push(
+          fieldError(
+            'store_id',
+            'single_store',
+            'A direct-store account has one store per environment; ask for a hub to add more.',
+          ),
+        );
       }
       const clash = index.state.stores.find((s) => s.address === address);
-      if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
+      if (clash)
+        errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
     }
     const holder = cnpj.state.holder;
     if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
@@ -78,16 +88,39 @@ export async function registerStore(
 
     // Reservations first: a crash after them leaves a reservation that the same PUT, repeated, reuses.
     if (!holder) {
-      await deps.repo.append(cnpjStream, cnpjFold, cnpj, [{ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }], meta);
+      await deps.repo.append(
+        cnpjStream,
+        cnpjFold,
+        cnpj,
+        [{ type: 'CnpjReserved', data: { cnpj: input.cnpj, partner_id: tenant.partnerId, store_id: storeId } }],
+        meta,
+      );
     }
-    if (!known) await deps.repo.append(indexStream, storeIndexFold, index, [{ type: 'StoreIndexed', data: { store_id: storeId, address } }], meta);
+    if (!known)
+      await deps.repo.append(
+        indexStream,
+        storeIndexFold,
+        index,
+        [{ type: 'StoreIndexed', data: { store_id: storeId, address } }],
+        meta,
+      );
     const previousCnpj = store.state.input?.cnpj;
-    const handled = await deps.repo.handle(storeStream, storeDecider, { type: 'RegisterStore', storeId, input, now: meta.recorded_at }, meta);
+    const handled = await deps.repo.handle(
+      storeStream,
+      storeDecider,
+      { type: 'RegisterStore', storeId, input, now: meta.recorded_at },
+      meta,
+    );
     if (previousCnpj && previousCnpj !== input.cnpj) {
       const old = streams.cnpj(tenant.env, previousCnpj);
       await deps.events.appendToStream(
         old,
-        [event<CnpjEvent>({ type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } }, meta)],
+        [
+          event<CnpjEvent>(
+            { type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } },
+            meta,
+          ),
+        ],
         'any',
       );
     }
@@ -101,7 +134,13 @@ export async function registerStore(
 }
 
 /** Operator actions on a store (approve, approve a domain, suspend, reinstate). */
-export async function operateStore(deps: CommandDeps, tenant: Tenant, storeId: string, command: StoreCommand, meta: EventMetadata) {
+export async function operateStore(
+  deps: CommandDeps,
+  tenant: Tenant,
+  storeId: string,
+  command: StoreCommand,
+  meta: EventMetadata,
+) {
   const handled = await deps.repo.handle(streams.store(tenant, storeId), storeDecider, command, meta);
   return { view: storeView(handled.state), position: handled.position };
 }

@@ -50,7 +50,8 @@ export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown
     if (size > ADMIN_BODY_LIMIT * 16) break;
     if (size <= ADMIN_BODY_LIMIT) chunks.push(c as Buffer);
   }
-  if (size > ADMIN_BODY_LIMIT) throw new ProblemError(413, [], `The body is larger than ${ADMIN_BODY_LIMIT / 1024} KiB.`);
+  if (size > ADMIN_BODY_LIMIT)
+    throw new ProblemError(413, [], `The body is larger than ${ADMIN_BODY_LIMIT / 1024} KiB.`);
   if (size === 0) return {};
   let parsed: unknown;
   try {
@@ -58,7 +59,8 @@ export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown
   } catch {
     /* fall through */
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid([fieldError('', 'json', 'Send a JSON object.')]);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw invalid([fieldError('', 'json', 'Send a JSON object.')]);
   const unicode = unicodeErrors(parsed);
   if (unicode.length > 0) throw invalid(unicode);
   return parsed as Record<string, unknown>;
@@ -99,7 +101,8 @@ export function createAdminApi(options: AdminOptions): Koa {
     ctx.set('X-Request-Id', requestId);
     try {
       const got = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
-      if (!timingSafeEqual(digest(got), expected)) throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.', { ...BEARER_CHALLENGE });
+      if (!timingSafeEqual(digest(got), expected))
+        throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.', { ...BEARER_CHALLENGE });
       await next();
       // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
       if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
@@ -112,7 +115,10 @@ export function createAdminApi(options: AdminOptions): Koa {
       ctx.type = 'application/problem+json';
       ctx.body = answer.toBody(options.problemBaseUrl, requestId);
     } finally {
-      options.log.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'admin request');
+      options.log.info(
+        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status },
+        'admin request',
+      );
     }
   });
 
@@ -124,8 +130,10 @@ export function createAdminApi(options: AdminOptions): Koa {
   router.post('/partners', async (ctx) => {
     const body = await readJson(ctx);
     const errors = [];
-    if (typeof body.name !== 'string' || body.name.length < 2 || body.name.length > 120) errors.push(fieldError('name', 'required', 'name: 2 to 120 characters.'));
-    if (body.partner_type !== 'hub' && body.partner_type !== 'store') errors.push(fieldError('partner_type', 'enum', 'partner_type: hub or store.'));
+    if (typeof body.name !== 'string' || body.name.length < 2 || body.name.length > 120)
+      errors.push(fieldError('name', 'required', 'name: 2 to 120 characters.'));
+    if (body.partner_type !== 'hub' && body.partner_type !== 'store')
+      errors.push(fieldError('partner_type', 'enum', 'partner_type: hub or store.'));
     if (errors.length) throw invalid(errors);
     const r = await createPartner(deps, body.name as string, body.partner_type as PartnerType, meta());
     await settle(r.position);
@@ -136,13 +144,20 @@ export function createAdminApi(options: AdminOptions): Koa {
   router.post('/partners/:partner_id/keys', async (ctx) => {
     const body = await readJson(ctx);
     const errors = [];
-    if (!ENVIRONMENTS.includes(body.environment as Environment)) errors.push(fieldError('environment', 'enum', 'environment: live or test.'));
+    if (!ENVIRONMENTS.includes(body.environment as Environment))
+      errors.push(fieldError('environment', 'enum', 'environment: live or test.'));
     const scopes = body.scopes;
     if (scopes !== undefined && (!Array.isArray(scopes) || scopes.some((s) => !ALL_SCOPES.includes(s as Scope)))) {
       errors.push(fieldError('scopes', 'enum', `scopes: any of ${ALL_SCOPES.join(', ')}.`));
     }
     if (errors.length) throw invalid(errors);
-    const r = await issueKey(deps, ctx.params.partner_id, body.environment as Environment, scopes as Scope[] | undefined, meta());
+    const r = await issueKey(
+      deps,
+      ctx.params.partner_id,
+      body.environment as Environment,
+      scopes as Scope[] | undefined,
+      meta(),
+    );
     await settle(r.position);
     ctx.status = 201;
     ctx.body = r.key;
@@ -180,9 +195,13 @@ export function createAdminApi(options: AdminOptions): Koa {
   });
   router.post('/clock', async (ctx) => {
     const body = await readJson(ctx);
-    if (!(options.clock instanceof ManualClock)) throw new ProblemError(409, [fieldError('', 'clock_not_manual', 'Start the service with CLOCK=manual to move the clock.')]);
+    if (!(options.clock instanceof ManualClock))
+      throw new ProblemError(409, [
+        fieldError('', 'clock_not_manual', 'Start the service with CLOCK=manual to move the clock.'),
+      ]);
     const ms = body.advance_ms;
-    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw invalid([fieldError('advance_ms', 'integer', 'advance_ms: a non-negative integer.')]);
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0)
+      throw invalid([fieldError('advance_ms', 'integer', 'advance_ms: a non-negative integer.')]);
     const now = options.clock.advance(ms);
     await options.onClockMoved?.();
     ctx.body = { now: now.toISOString(), manual: true };
@@ -194,4 +213,3 @@ export function createAdminApi(options: AdminOptions): Koa {
   app.use(router.allowedMethods());
   return app;
 }
-

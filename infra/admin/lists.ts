@@ -30,7 +30,8 @@ function one(q: Query, name: string): string | undefined {
 
 function envOf(q: Query): Environment | undefined {
   const raw = one(q, 'env');
-  if (raw !== undefined && !ENVIRONMENTS.includes(raw as Environment)) throw invalid([fieldError('env', 'enum', 'env: live or test.')]);
+  if (raw !== undefined && !ENVIRONMENTS.includes(raw as Environment))
+    throw invalid([fieldError('env', 'enum', 'env: live or test.')]);
   return raw as Environment | undefined;
 }
 
@@ -38,11 +39,13 @@ function limitOf(q: Query, fallback: number, max: number): number {
   const raw = one(q, 'limit');
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 1 || n > max) throw invalid([fieldError('limit', 'range', `limit: an integer from 1 to ${max}.`)]);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 1 || n > max)
+    throw invalid([fieldError('limit', 'range', `limit: an integer from 1 to ${max}.`)]);
   return n;
 }
 
-const encodeCursor = (values: readonly string[]): string => Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+const encodeCursor = (values: readonly string[]): string =>
+  Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
 
 /** The sort values of a cursor: `count` strings, or 422. */
 function cursorOf(q: Query, count: number): string[] | undefined {
@@ -115,11 +118,17 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
         created_at: p.created_at,
         activated_at: p.activated_at,
         keys: { active, revoked: all - active },
-        stores: { live: await storeCounts(reads, p.partner_id, 'live'), test: await storeCounts(reads, p.partner_id, 'test') },
+        stores: {
+          live: await storeCounts(reads, p.partner_id, 'live'),
+          test: await storeCounts(reads, p.partner_id, 'test'),
+        },
       });
     }
     const last = page[page.length - 1];
-    ctx.body = { partners, next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last._id]) : null };
+    ctx.body = {
+      partners,
+      next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last._id]) : null,
+    };
   });
 
   router.get('/stores', async (ctx) => {
@@ -127,12 +136,18 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     const where = storeWhere(q);
     const status = one(q, 'status');
     if (status !== undefined) {
-      if (!STATUSES.includes(status as StoreStatus)) throw invalid([fieldError('status', 'enum', `status: one of ${STATUSES.join(', ')}.`)]);
+      if (!STATUSES.includes(status as StoreStatus))
+        throw invalid([fieldError('status', 'enum', `status: one of ${STATUSES.join(', ')}.`)]);
       where.status = status;
     }
     const limit = limitOf(q, 100, 500);
     const after = cursorOf(q, 4);
-    const rows = await reads.find<StoreDoc>(STORES, { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: limit + 1 });
+    const rows = await reads.find<StoreDoc>(STORES, {
+      where,
+      orderBy: STORE_ORDER,
+      ...(after ? { after } : {}),
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const nameOf = partnerNames(reads);
     const stores = [];
@@ -165,7 +180,12 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
     const domains = [];
     let next: string | null = null;
     scan: for (;;) {
-      const rows: StoreDoc[] = await reads.find<StoreDoc>(STORES, { where, orderBy: STORE_ORDER, ...(after ? { after } : {}), limit: 500 });
+      const rows: StoreDoc[] = await reads.find<StoreDoc>(STORES, {
+        where,
+        orderBy: STORE_ORDER,
+        ...(after ? { after } : {}),
+        limit: 500,
+      });
       for (const s of rows) {
         after = storeKey(s);
         const pending = s.input.domains.filter((d) => !s.domains_approved.includes(d));
@@ -176,7 +196,15 @@ export function adminListRoutes(router: Router, reads: ReadView): void {
         }
         const partnerName = await nameOf(s.partner_id);
         for (const domain of pending) {
-          domains.push({ partner_id: s.partner_id, partner_name: partnerName, environment: s.env, store_id: s.store_id, store_status: s.status, domain, key: storeKey(s) });
+          domains.push({
+            partner_id: s.partner_id,
+            partner_name: partnerName,
+            environment: s.env,
+            store_id: s.store_id,
+            store_status: s.status,
+            domain,
+            key: storeKey(s),
+          });
         }
       }
       if (rows.length < 500) break;

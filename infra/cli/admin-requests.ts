@@ -48,10 +48,12 @@ function streamName(line: Line): string {
   const given = STREAM_KINDS.filter((k) => line.optional(k) !== undefined);
   const envRaw = line.optional('env', ENVS);
   if (given.length === 0) {
-    if (envRaw !== undefined) throw new UsageError(`--env goes with one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}`);
+    if (envRaw !== undefined)
+      throw new UsageError(`--env goes with one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}`);
     return streams.partner(partnerId);
   }
-  if (given.length > 1) throw new UsageError(`give one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}, not ${given.length}`);
+  if (given.length > 1)
+    throw new UsageError(`give one of ${STREAM_KINDS.map((k) => `--${k}`).join(', ')}, not ${given.length}`);
   if (envRaw === undefined) throw new UsageError('--env is required');
   const tenant: Tenant = { partnerId, env: envRaw as Environment };
   const kind = given[0];
@@ -67,7 +69,8 @@ function streamName(line: Line): string {
       return streams.click(tenant, value);
     case 'order': {
       const colon = value.indexOf(':');
-      if (colon <= 0 || colon === value.length - 1) throw new UsageError('--order takes STORE:ORDER (the store id, a colon, the order id)');
+      if (colon <= 0 || colon === value.length - 1)
+        throw new UsageError('--order takes STORE:ORDER (the store id, a colon, the order id)');
       return streams.order(tenant, value.slice(0, colon), value.slice(colon + 1));
     }
   }
@@ -81,7 +84,13 @@ const storeAction = (line: Line): AdminRequest => {
 };
 
 const listQuery = (line: Line, extra: Record<string, string | undefined> = {}): string =>
-  query({ ...extra, partner_id: line.optional('partner'), env: line.optional('env', ENVS), limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') });
+  query({
+    ...extra,
+    partner_id: line.optional('partner'),
+    env: line.optional('env', ENVS),
+    limit: wholeNumber('limit', line.optional('limit')),
+    cursor: line.optional('cursor'),
+  });
 
 /**
  * The planners of the commands this file runs, by command name. Their names are exactly the `request` entries of
@@ -90,17 +99,28 @@ const listQuery = (line: Line, extra: Record<string, string | undefined> = {}): 
 export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = {
   'partners create': (line) => {
     line.positional(0);
-    return { method: 'POST', path: '/partners', body: { name: line.flag('name'), partner_type: line.flag('type', ['hub', 'store']) } };
+    return {
+      method: 'POST',
+      path: '/partners',
+      body: { name: line.flag('name'), partner_type: line.flag('type', ['hub', 'store']) },
+    };
   },
   'partners list': (line) => {
     line.positional(0);
-    return { method: 'GET', path: `/partners${query({ limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') })}` };
+    return {
+      method: 'GET',
+      path: `/partners${query({ limit: wholeNumber('limit', line.optional('limit')), cursor: line.optional('cursor') })}`,
+    };
   },
   'keys issue': (line) => {
     line.positional(0);
     const body: Record<string, unknown> = { environment: line.flag('env', ENVS) };
     const scopes = line.optional('scopes');
-    if (scopes !== undefined) body.scopes = scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    if (scopes !== undefined)
+      body.scopes = scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     return { method: 'POST', path: `/partners/${seg(line.flag('partner'))}/keys`, body };
   },
   'keys revoke': (line) => ({ method: 'DELETE', path: `/keys/${seg(line.positional(1)[0])}` }),
@@ -122,7 +142,8 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
   },
   'clock advance': (line) => {
     const raw = line.positional(1)[0];
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('clock advance takes a whole number of milliseconds');
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      throw new UsageError('clock advance takes a whole number of milliseconds');
     return { method: 'POST', path: '/clock', body: { advance_ms: Number(raw) } };
   },
   'streams read': (line) => ({ method: 'GET', path: `/streams/${seg(streamName(line))}` }),
@@ -131,7 +152,11 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
     const limit = wholeNumber('limit', line.optional('limit'));
     return { method: 'GET', path: `/cover-checks/dead-letters${query({ limit })}` };
   },
-  'cover requeue': (line) => ({ method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { ids: [line.positional(1)[0]] } }),
+  'cover requeue': (line) => ({
+    method: 'POST',
+    path: '/cover-checks/dead-letters/requeue',
+    body: { ids: [line.positional(1)[0]] },
+  }),
   'cover requeue-all': (line) => {
     line.positional(0);
     return { method: 'POST', path: '/cover-checks/dead-letters/requeue', body: { all: true } };
@@ -226,8 +251,9 @@ export async function runAdminRequest(args: readonly string[], env: NodeJS.Proce
     io.err(problemMessage(res.status, body) + '\n');
     return 1;
   }
-  const shown = body ?? (request.method === 'DELETE' ? { key_id: decodeURIComponent(request.path.split('/').pop()!), revoked: true } : {});
+  const shown =
+    body ??
+    (request.method === 'DELETE' ? { key_id: decodeURIComponent(request.path.split('/').pop()!), revoked: true } : {});
   io.out(JSON.stringify(shown, null, 2) + '\n');
   return 0;
 }
-

@@ -17,7 +17,10 @@ export class UsageError extends Error {
  * Positional words and `--name value` / `--name=value` options; `switches` are options without a value (`true`).
  * An option given twice, or without its value, is a usage error.
  */
-export function parseArgs(args: readonly string[], switches: readonly string[] = []): { words: string[]; flags: Map<string, string> } {
+export function parseArgs(
+  args: readonly string[],
+  switches: readonly string[] = [],
+): { words: string[]; flags: Map<string, string> } {
   const words: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
@@ -74,7 +77,13 @@ export interface OpsCommand {
 const STREAM_BY = '--store S | --product SKU | --order STORE:ORDER | --job JOB | --click ID';
 
 export const OPS_COMMANDS: readonly OpsCommand[] = [
-  { name: 'partners create', args: '--name N --type hub|store', summary: 'a new partner', module: 'request', example: ['partners', 'create', '--name', 'Loja', '--type', 'hub'] },
+  {
+    name: 'partners create',
+    args: '--name N --type hub|store',
+    summary: 'a new partner',
+    module: 'request',
+    example: ['partners', 'create', '--name', 'Loja', '--type', 'hub'],
+  },
   {
     name: 'partners list',
     args: '[--limit N] [--cursor C]',
@@ -89,7 +98,13 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'request',
     example: ['keys', 'issue', '--partner', 'pt_x', '--env', 'test'],
   },
-  { name: 'keys revoke', args: 'KEY_ID', summary: 'revoke a key', module: 'request', example: ['keys', 'revoke', 'key_x'] },
+  {
+    name: 'keys revoke',
+    args: 'KEY_ID',
+    summary: 'revoke a key',
+    module: 'request',
+    example: ['keys', 'revoke', 'key_x'],
+  },
   {
     name: 'stores pending',
     args: '[--partner P] [--env live|test] [--limit N] [--cursor C]',
@@ -97,15 +112,44 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'request',
     example: ['stores', 'pending'],
   },
-  { name: 'stores approve', args: '--partner P --env live|test --store S', summary: 'store → active, every declared domain approved', module: 'request', example: ['stores', 'approve', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
-  { name: 'stores suspend', args: '--partner P --env live|test --store S', summary: 'store → suspended', module: 'request', example: ['stores', 'suspend', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
-  { name: 'stores reinstate', args: '--partner P --env live|test --store S', summary: 'store → active', module: 'request', example: ['stores', 'reinstate', '--partner', 'pt_x', '--env', 'live', '--store', 's'] },
+  {
+    name: 'stores approve',
+    args: '--partner P --env live|test --store S',
+    summary: 'store → active, every declared domain approved',
+    module: 'request',
+    example: ['stores', 'approve', '--partner', 'pt_x', '--env', 'live', '--store', 's'],
+  },
+  {
+    name: 'stores suspend',
+    args: '--partner P --env live|test --store S',
+    summary: 'store → suspended',
+    module: 'request',
+    example: ['stores', 'suspend', '--partner', 'pt_x', '--env', 'live', '--store', 's'],
+  },
+  {
+    name: 'stores reinstate',
+    args: '--partner P --env live|test --store S',
+    summary: 'store → active',
+    module: 'request',
+    example: ['stores', 'reinstate', '--partner', 'pt_x', '--env', 'live', '--store', 's'],
+  },
   {
     name: 'stores approve-domain',
     args: '--partner P --env live|test --store S --domain D',
     summary: 'approve one declared domain',
     module: 'request',
-    example: ['stores', 'approve-domain', '--partner', 'pt_x', '--env', 'live', '--store', 's', '--domain', 'shop.test'],
+    example: [
+      'stores',
+      'approve-domain',
+      '--partner',
+      'pt_x',
+      '--env',
+      'live',
+      '--store',
+      's',
+      '--domain',
+      'shop.test',
+    ],
   },
   {
     name: 'domains pending',
@@ -115,7 +159,13 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     example: ['domains', 'pending'],
   },
   { name: 'clock get', args: '', summary: 'the service clock', module: 'request', example: ['clock', 'get'] },
-  { name: 'clock advance', args: 'MS', summary: 'move a manual clock (only on a service started with CLOCK=manual)', module: 'request', example: ['clock', 'advance', '1000'] },
+  {
+    name: 'clock advance',
+    args: 'MS',
+    summary: 'move a manual clock (only on a service started with CLOCK=manual)',
+    module: 'request',
+    example: ['clock', 'advance', '1000'],
+  },
   {
     name: 'streams read',
     args: `--partner P [--env live|test (${STREAM_BY})]`,
@@ -123,7 +173,13 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'request',
     example: ['streams', 'read', '--partner', 'pt_x', '--env', 'test', '--product', 'sku-1'],
   },
-  { name: 'streams read', args: 'STREAM', summary: 'the same, by the stream name itself (e.g. product-test:pt_X:sku-1)', module: 'request', example: ['streams', 'read', 'partner-pt_x'] },
+  {
+    name: 'streams read',
+    args: 'STREAM',
+    summary: 'the same, by the stream name itself (e.g. product-test:pt_X:sku-1)',
+    module: 'request',
+    example: ['streams', 'read', 'partner-pt_x'],
+  },
   {
     name: 'streams export',
     args: '--partner P [--env live|test]',
@@ -131,10 +187,34 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'operations',
     example: ['streams', 'export', '--partner', 'pt_x'],
   },
-  { name: 'history', args: '--partner P [--env live|test] [--limit N] [--cursor C]', summary: 'operation history, newest first', module: 'operations', example: ['history', '--partner', 'pt_x'] },
-  { name: 'projections list', args: '', summary: 'checkpoint, lag and state of each projection (also: ops projections)', module: 'operations', example: ['projections', 'list'] },
-  { name: 'projections rebuild', args: 'NAME [--wait]', summary: 'rebuild one read model without stopping reads', module: 'operations', example: ['projections', 'rebuild', 'stores'] },
-  { name: 'projections parked', args: '[--projection NAME] [--limit N]', summary: 'events a projection could not apply (parked)', module: 'operations', example: ['projections', 'parked'] },
+  {
+    name: 'history',
+    args: '--partner P [--env live|test] [--limit N] [--cursor C]',
+    summary: 'operation history, newest first',
+    module: 'operations',
+    example: ['history', '--partner', 'pt_x'],
+  },
+  {
+    name: 'projections list',
+    args: '',
+    summary: 'checkpoint, lag and state of each projection (also: ops projections)',
+    module: 'operations',
+    example: ['projections', 'list'],
+  },
+  {
+    name: 'projections rebuild',
+    args: 'NAME [--wait]',
+    summary: 'rebuild one read model without stopping reads',
+    module: 'operations',
+    example: ['projections', 'rebuild', 'stores'],
+  },
+  {
+    name: 'projections parked',
+    args: '[--projection NAME] [--limit N]',
+    summary: 'events a projection could not apply (parked)',
+    module: 'operations',
+    example: ['projections', 'parked'],
+  },
   {
     name: 'projections retry-parked',
     args: 'ID... | --all',
@@ -142,10 +222,34 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'operations',
     example: ['projections', 'retry-parked', '--all'],
   },
-  { name: 'audit verify', args: '', summary: 'replay every stream, report every difference (exit 1 when one is found)', module: 'operations', example: ['audit', 'verify'] },
-  { name: 'cover dead-letters', args: '[--limit N]', summary: 'cover checks that failed every delivery', module: 'request', example: ['cover', 'dead-letters'] },
-  { name: 'cover requeue', args: 'ID', summary: 'run one dead letter again (after a fix)', module: 'request', example: ['cover', 'requeue', 'x'] },
-  { name: 'cover requeue-all', args: '', summary: 'run every dead letter again', module: 'request', example: ['cover', 'requeue-all'] },
+  {
+    name: 'audit verify',
+    args: '',
+    summary: 'replay every stream, report every difference (exit 1 when one is found)',
+    module: 'operations',
+    example: ['audit', 'verify'],
+  },
+  {
+    name: 'cover dead-letters',
+    args: '[--limit N]',
+    summary: 'cover checks that failed every delivery',
+    module: 'request',
+    example: ['cover', 'dead-letters'],
+  },
+  {
+    name: 'cover requeue',
+    args: 'ID',
+    summary: 'run one dead letter again (after a fix)',
+    module: 'request',
+    example: ['cover', 'requeue', 'x'],
+  },
+  {
+    name: 'cover requeue-all',
+    args: '',
+    summary: 'run every dead letter again',
+    module: 'request',
+    example: ['cover', 'requeue-all'],
+  },
   { name: 'health', args: '', summary: 'readiness of the service', module: 'operations', example: ['health'] },
   { name: 'metrics', args: '', summary: 'the Prometheus metrics text', module: 'operations', example: ['metrics'] },
   { name: 'help', args: '', summary: 'this text', module: 'request', example: ['help'] },
@@ -154,7 +258,9 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
 function usageText(): string {
   const lines = OPS_COMMANDS.map((c) => [`ops ${c.name}${c.args ? ` ${c.args}` : ''}`, c.summary] as const);
   const width = Math.min(Math.max(...lines.map(([l]) => l.length)), 78);
-  const body = lines.map(([l, s]) => (l.length > width ? `  ${l}\n  ${' '.repeat(width)}  ${s}` : `  ${l.padEnd(width)}  ${s}`));
+  const body = lines.map(([l, s]) =>
+    l.length > width ? `  ${l}\n  ${' '.repeat(width)}  ${s}` : `  ${l.padEnd(width)}  ${s}`,
+  );
   return [
     'usage: ops <command>',
     ...body,
@@ -180,8 +286,14 @@ export function isOperationsCommand(argv: readonly string[]): boolean {
 
 /** A problem+json answer (or any other) in a few lines for stderr; never the request's token. */
 export function problemMessage(status: number, body: unknown): string {
-  if (!body || typeof body !== 'object') return `ops: HTTP ${status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`;
-  const p = body as { title?: string; detail?: string; errors?: { field: string; code: string; message: string }[]; request_id?: string };
+  if (!body || typeof body !== 'object')
+    return `ops: HTTP ${status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`;
+  const p = body as {
+    title?: string;
+    detail?: string;
+    errors?: { field: string; code: string; message: string }[];
+    request_id?: string;
+  };
   const lines = [`ops: HTTP ${status} ${p.title ?? ''}${p.detail ? `: ${p.detail}` : ''}`.trimEnd()];
   for (const e of p.errors ?? []) lines.push(`  ${e.field || '(body)'}: ${e.code} — ${e.message}`);
   if (p.request_id) lines.push(`  request id: ${p.request_id}`);

@@ -21,11 +21,15 @@ export interface OpsIo {
   pollMs?: number;
 }
 
-
 /** Positional words and the options of a command that takes `allowed` options with a value and `switches` without. */
-function parse(args: readonly string[], allowed: readonly string[], switches: readonly string[] = []): { words: string[]; options: Record<string, string> } {
+function parse(
+  args: readonly string[],
+  allowed: readonly string[],
+  switches: readonly string[] = [],
+): { words: string[]; options: Record<string, string> } {
   const { words, flags } = parseArgs(args, switches);
-  for (const name of flags.keys()) if (!allowed.includes(name) && !switches.includes(name)) throw new UsageError(`unknown option --${name}`);
+  for (const name of flags.keys())
+    if (!allowed.includes(name) && !switches.includes(name)) throw new UsageError(`unknown option --${name}`);
   return { words, options: Object.fromEntries(flags) };
 }
 
@@ -34,7 +38,10 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
   const admin = async (method: string, path: string, bearer = io.token, body?: unknown): Promise<Response> =>
     fetch(`${io.adminUrl.replace(/\/+$/, '')}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${bearer}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
@@ -46,8 +53,12 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
     switch (command) {
       case 'history': {
         const { words, options } = parse(rest, ['partner', 'env', 'limit', 'cursor']);
-        if (words.length > 0 || !options.partner) throw new UsageError('ops history --partner P [--env E] [--limit N] [--cursor C]');
-        const r = await admin('GET', `/admin/v1/partners/${encodeURIComponent(options.partner)}/history${query({ env: options.env, limit: options.limit, cursor: options.cursor })}`);
+        if (words.length > 0 || !options.partner)
+          throw new UsageError('ops history --partner P [--env E] [--limit N] [--cursor C]');
+        const r = await admin(
+          'GET',
+          `/admin/v1/partners/${encodeURIComponent(options.partner)}/history${query({ env: options.env, limit: options.limit, cursor: options.cursor })}`,
+        );
         if (!r.ok) return fail(r);
         print(await r.json());
         return 0;
@@ -56,19 +67,30 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
         if (rest[0] === 'parked') {
           const { words, options } = parse(rest.slice(1), ['projection', 'limit']);
           if (words.length > 0) throw new UsageError('ops projections parked [--projection NAME] [--limit N]');
-          const r = await admin('GET', `/admin/v1/projections/parked${query({ projection: options.projection, limit: options.limit })}`);
+          const r = await admin(
+            'GET',
+            `/admin/v1/projections/parked${query({ projection: options.projection, limit: options.limit })}`,
+          );
           if (!r.ok) return fail(r);
           print(await r.json());
           return 0;
         }
         if (rest[0] === 'retry-parked') {
           const { words, options } = parse(rest.slice(1), [], ['all']);
-          if ((options.all === 'true') === words.length > 0 || words.length > 1000) throw new UsageError('ops projections retry-parked ID... | ops projections retry-parked --all');
-          const r = await admin('POST', '/admin/v1/projections/parked/retry', io.token, options.all === 'true' ? { all: true } : { ids: words });
+          if ((options.all === 'true') === words.length > 0 || words.length > 1000)
+            throw new UsageError('ops projections retry-parked ID... | ops projections retry-parked --all');
+          const r = await admin(
+            'POST',
+            '/admin/v1/projections/parked/retry',
+            io.token,
+            options.all === 'true' ? { all: true } : { ids: words },
+          );
           if (!r.ok) return fail(r);
           const result = (await r.json()) as { retried: unknown[]; still_failing: unknown[]; not_found: unknown[] };
           print(result);
-          io.err.write(`${result.retried.length} applied, ${result.still_failing.length} still failing, ${result.not_found.length} not found\n`);
+          io.err.write(
+            `${result.retried.length} applied, ${result.still_failing.length} still failing, ${result.not_found.length} not found\n`,
+          );
           return result.still_failing.length === 0 && result.not_found.length === 0 ? 0 : 1;
         }
         const { words, options } = parse(rest, [], ['wait']);
@@ -79,7 +101,10 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
           print(await r.json());
           return 0;
         }
-        if (sub !== 'rebuild' || !name || words.length > 2) throw new UsageError('ops projections [list] | ops projections rebuild NAME [--wait] | ops projections parked | ops projections retry-parked ID...|--all');
+        if (sub !== 'rebuild' || !name || words.length > 2)
+          throw new UsageError(
+            'ops projections [list] | ops projections rebuild NAME [--wait] | ops projections parked | ops projections retry-parked ID...|--all',
+          );
         const r = await admin('POST', `/admin/v1/projections/${encodeURIComponent(name)}/rebuild`);
         if (r.status !== 202) return fail(r);
         print(await r.json());
@@ -89,7 +114,10 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
         if (rest[0] !== 'export') return null; // `streams read` belongs to the other module
         const { words, options } = parse(rest, ['partner', 'env']);
         if (words.length > 1 || !options.partner) throw new UsageError('ops streams export --partner P [--env E]');
-        const r = await admin('GET', `/admin/v1/partners/${encodeURIComponent(options.partner)}/export${query({ env: options.env })}`);
+        const r = await admin(
+          'GET',
+          `/admin/v1/partners/${encodeURIComponent(options.partner)}/export${query({ env: options.env })}`,
+        );
         if (!r.ok || !r.body) return fail(r);
         for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
           if (!io.out.write(chunk)) await new Promise((resolve) => io.out.once('drain', resolve));
@@ -131,9 +159,20 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
   }
 }
 
-type Progress = { state: string; position: number; head: number; events_per_second: number; eta_seconds: number | null; error?: string };
+type Progress = {
+  state: string;
+  position: number;
+  head: number;
+  events_per_second: number;
+  eta_seconds: number | null;
+  error?: string;
+};
 
-async function waitForRebuild(name: string, io: OpsIo, admin: (method: string, path: string) => Promise<Response>): Promise<number> {
+async function waitForRebuild(
+  name: string,
+  io: OpsIo,
+  admin: (method: string, path: string) => Promise<Response>,
+): Promise<number> {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, io.pollMs ?? 500));
     const r = await admin('GET', '/admin/v1/projections');
@@ -144,7 +183,9 @@ async function waitForRebuild(name: string, io: OpsIo, admin: (method: string, p
     const { projections } = (await r.json()) as { projections: { name: string; rebuild: Progress | null }[] };
     const p = projections.find((x) => x.name === name)?.rebuild;
     if (!p) return 1;
-    io.err.write(`${name}: ${p.state} position ${p.position}/${p.head}, ${p.events_per_second} events/s, ${p.eta_seconds ?? '?'} s left\n`);
+    io.err.write(
+      `${name}: ${p.state} position ${p.position}/${p.head}, ${p.events_per_second} events/s, ${p.eta_seconds ?? '?'} s left\n`,
+    );
     if (p.state === 'done') return 0;
     if (p.state === 'failed' || p.state === 'cancelled') {
       io.err.write(`${name}: ${p.error ?? p.state}\n`);

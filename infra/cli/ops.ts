@@ -32,15 +32,26 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
       io.err(`ops: ${err.message}\n${OPS_USAGE}\n`);
       return 2;
     }
-    const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '').replace(/\/admin\/v1$/, '');
-    const code = await runOperationsCommand(argv, { adminUrl, token, out: process.stdout, err: process.stderr, ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}) });
+    const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1')
+      .replace(/\/+$/, '')
+      .replace(/\/admin\/v1$/, '');
+    const code = await runOperationsCommand(argv, {
+      adminUrl,
+      token,
+      out: process.stdout,
+      err: process.stderr,
+      ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
+    });
     if (code !== null) return code;
   }
   return runAdminRequest(argv, env, io);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main(process.argv.slice(2), process.env, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }).then(
+  main(process.argv.slice(2), process.env, {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  }).then(
     (code) => {
       process.exitCode = code;
     },

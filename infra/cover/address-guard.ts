@@ -82,7 +82,7 @@ function embedded(form: string, v4: number): string | null {
 
 function inRange4(value: number, base: number, prefix: number): boolean {
   const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
-  return ((value & mask) >>> 0) === ((base & mask) >>> 0);
+  return (value & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 function inRange6(value: bigint, [base, prefix]: Range6): boolean {

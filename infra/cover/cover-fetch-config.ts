@@ -23,7 +23,9 @@ export function coverFetcherOptionsFromEnv(env: NodeJS.ProcessEnv): CoverFetcher
       caFile !== '' && 'COVER_FETCH_CA_FILE',
     ].filter(Boolean);
     if (set.length > 0) {
-      throw new Error(`${set.join(' and ')} must not be set when NODE_ENV=production: they exist for tests and let the cover check reach addresses it must refuse`);
+      throw new Error(
+        `${set.join(' and ')} must not be set when NODE_ENV=production: they exist for tests and let the cover check reach addresses it must refuse`,
+      );
     }
   }
   if (allowPrivate !== '' && allowPrivate !== '0' && allowPrivate !== '1') {
@@ -41,16 +43,22 @@ function readCaFile(file: string): string {
   try {
     pem = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`COVER_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    throw new Error(`COVER_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
+      cause: err,
+    });
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`COVER_FETCH_CA_FILE: ${file} holds no PEM certificate`);
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`COVER_FETCH_CA_FILE: ${file} holds no PEM certificate`);
   return pem;
 }
 
 /** `name=address,name=address` → a map; names are host names, addresses literal IPv4/IPv6. */
 export function parseHostMap(text: string): Record<string, string> {
   const map: Record<string, string> = {};
-  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const eq = entry.indexOf('=');
     const name = normalizeHost(eq < 0 ? entry : entry.slice(0, eq));
     const address = eq < 0 ? '' : entry.slice(eq + 1).trim();

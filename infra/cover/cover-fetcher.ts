@@ -69,7 +69,10 @@ export { coverFetcherOptionsFromEnv, parseHostMap } from './cover-fetch-config.j
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 class CoverFailure extends Error {
-  constructor(readonly code: CoverReasonCode, message: string) {
+  constructor(
+    readonly code: CoverReasonCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -88,10 +91,12 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
   };
   const hostMap = new Map<string, string>();
   for (const [name, address] of Object.entries(options.hostMap ?? {})) {
-    if (net.isIP(address) === 0) throw new Error(`cover fetcher hostMap: "${address}" (for ${name}) is not an IP address`);
+    if (net.isIP(address) === 0)
+      throw new Error(`cover fetcher hostMap: "${address}" (for ${name}) is not an IP address`);
     hostMap.set(normalizeHost(name), address);
   }
-  const addressAllowed = options.addressAllowed ?? (options.allowPrivate ? () => true : (ip: string) => addressRefusal(ip) === null);
+  const addressAllowed =
+    options.addressAllowed ?? (options.allowPrivate ? () => true : (ip: string) => addressRefusal(ip) === null);
   const lookup = options.lookup ?? systemLookup;
   // One TLS context for every check: built per connection (what https.request does by default) it parsed every
   // trusted CA again, 3 ms of the event loop per cover with a CA list (profile of the scale benchmark, issue 16).
@@ -101,7 +106,8 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     const mapped = hostMap.get(host);
     // Special-use names never resolve on the public internet: refuse them without asking the system resolver, so a
     // test host name (shop.test) can never leave the machine as a DNS query, even by mistake.
-    if (mapped === undefined && options.lookup === undefined && isSpecialUseName(host)) throw unreachable(`the host ${host} is a special-use name`);
+    if (mapped === undefined && options.lookup === undefined && isSpecialUseName(host))
+      throw unreachable(`the host ${host} is a special-use name`);
     let addresses: string[];
     try {
       addresses = mapped !== undefined ? [mapped] : await beforeDeadline(lookup(host), deadline);
@@ -155,12 +161,20 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
         lastError = err.cause ?? err;
       }
     }
-    throw unreachable(lastError instanceof CoverFailure ? lastError.message : `could not connect to ${host} (${describe(lastError)})`);
+    throw unreachable(
+      lastError instanceof CoverFailure ? lastError.message : `could not connect to ${host} (${describe(lastError)})`,
+    );
   }
 
-  function requestOnce(url: URL, host: string, address: string, deadline: number): Promise<Buffer | { location: string }> {
+  function requestOnce(
+    url: URL,
+    host: string,
+    address: string,
+    deadline: number,
+  ): Promise<Buffer | { location: string }> {
     const remaining = deadline - Date.now();
-    if (remaining <= 0) return Promise.reject(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`));
+    if (remaining <= 0)
+      return Promise.reject(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`));
     return new Promise((resolvePromise, rejectPromise) => {
       let connected = false;
       let settled = false;
@@ -175,7 +189,9 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       // Before the TCP connection exists a failure lets the caller try the next address; after it, or at the
       // total deadline, it is the answer.
       const fail = (err: unknown, final = false) =>
-        finish(() => rejectPromise(connected || final ? asFailure(err) : new NotConnected('not connected', { cause: err })));
+        finish(() =>
+          rejectPromise(connected || final ? asFailure(err) : new NotConnected('not connected', { cause: err })),
+        );
 
       // `secureContext` reaches tls.connect (no agent), which @types/node does not say of https.request.
       const request: https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext'> = {
@@ -184,14 +200,28 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
         port: url.port === '' ? 443 : Number(url.port),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { 'user-agent': 'partner-commerce-cover-check/1', accept: 'image/jpeg, image/png, image/webp', 'accept-encoding': 'identity' },
+        headers: {
+          'user-agent': 'partner-commerce-cover-check/1',
+          accept: 'image/jpeg, image/png, image/webp',
+          'accept-encoding': 'identity',
+        },
         agent: false,
         secureContext,
         lookup: pinnedLookup(address),
       };
       const req = https.request(request);
-      timers.push(setTimeout(() => fail(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`), true), remaining));
-      timers.push(setTimeout(() => fail(unreachable(`no TLS connection to ${host} within ${limits.connectTimeoutMs} ms`)), limits.connectTimeoutMs));
+      timers.push(
+        setTimeout(
+          () => fail(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`), true),
+          remaining,
+        ),
+      );
+      timers.push(
+        setTimeout(
+          () => fail(unreachable(`no TLS connection to ${host} within ${limits.connectTimeoutMs} ms`)),
+          limits.connectTimeoutMs,
+        ),
+      );
       req.on('socket', (socket) => {
         socket.once('connect', () => (connected = true));
         socket.once('secureConnect', () => clearTimeout(timers[1]));
@@ -235,11 +265,16 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
 
 /** Step 1: scheme, credentials and host of one URL (the first or a redirect target). Returns the host. */
 function checkTarget(url: URL, allowedHosts: readonly string[], redirected: boolean): string {
-  if (url.protocol !== 'https:') throw unreachable(redirected ? 'redirected to a URL that is not HTTPS' : 'the cover URL is not HTTPS');
+  if (url.protocol !== 'https:')
+    throw unreachable(redirected ? 'redirected to a URL that is not HTTPS' : 'the cover URL is not HTTPS');
   if (url.username !== '' || url.password !== '') throw unreachable('the cover URL carries credentials');
   const host = normalizeHost(url.hostname);
   if (!hostMatchesDomains(host, allowedHosts)) {
-    throw unreachable(redirected ? `redirected to ${host}, outside the store's domains and image hosts` : `${host} is not a domain or image host of the store`);
+    throw unreachable(
+      redirected
+        ? `redirected to ${host}, outside the store's domains and image hosts`
+        : `${host} is not a domain or image host of the store`,
+    );
   }
   return host;
 }
@@ -258,11 +293,14 @@ async function inspect(body: Buffer, maxPixels: number): Promise<CoverCheckResul
   try {
     ({ width, height, format } = await sharp(body, { limitInputPixels: maxPixels }).metadata());
   } catch (err) {
-    if (err instanceof Error && /pixel limit/i.test(err.message)) throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
+    if (err instanceof Error && /pixel limit/i.test(err.message))
+      throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
     throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
   }
-  if (format !== sniffed || !width || !height) throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
-  if (width * height > maxPixels) throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
+  if (format !== sniffed || !width || !height)
+    throw new CoverFailure('image_type', `the cover could not be read as ${sniffed.toUpperCase()}`);
+  if (width * height > maxPixels)
+    throw unreachable(`the cover claims more than ${maxPixels} pixels and was not opened`);
   return verdict(sniffed, width, height);
 }
 
@@ -270,13 +308,16 @@ async function inspect(body: Buffer, maxPixels: number): Promise<CoverCheckResul
 function verdict(format: CoverFormat | null, width: number, height: number): CoverCheckResult {
   const refusal = judgeCover(format, width, height);
   const image = format === null ? {} : { format, width, height };
-  return refusal ? { ok: false, reasons: [reason(refusal.code, refusal.message)], ...image } : { ok: true, reasons: [], ...image };
+  return refusal
+    ? { ok: false, reasons: [reason(refusal.code, refusal.message)], ...image }
+    : { ok: true, reasons: [], ...image };
 }
 
 /** Which cover format the bytes start with (a magic number of each of COVER_FORMATS), null for any other. */
 function sniffFormat(b: Buffer): CoverFormat | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   return null;
 }
@@ -305,7 +346,10 @@ async function systemLookup(host: string): Promise<string[]> {
 function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unreachable('the host name did not resolve in time')), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => reject(unreachable('the host name did not resolve in time')),
+      Math.max(0, deadline - Date.now()),
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

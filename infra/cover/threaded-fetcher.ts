@@ -25,7 +25,16 @@ export function coverFetcherThread(options: CoverFetcherOptions): CoverFetcherTh
     async check(url, allowedHosts) {
       const answer = await calls.call({ url, hosts: [...allowedHosts] });
       if (answer.result) return answer.result;
-      return { ok: false, reasons: [{ code: 'image_unreachable', field: 'image_urls[0]', message: `the cover could not be fetched (${answer.error ?? 'error'})` }] };
+      return {
+        ok: false,
+        reasons: [
+          {
+            code: 'image_unreachable',
+            field: 'image_urls[0]',
+            message: `the cover could not be fetched (${answer.error ?? 'error'})`,
+          },
+        ],
+      };
     },
     close: () => calls.close(),
   };

@@ -22,7 +22,11 @@ runProcess('command-api', async ({ config, settings, log }) => {
   const stopAnnouncing = announceAppends(door.stores.events, door.stores.messaging);
   const deps = commandDeps(door.parts);
   const command = buildCommandApp(door.parts, deps, WRITE_ROUTES, door.ops.hooks).callback();
-  const port = await listen(gatewayHandler(command, command, createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })), config.port, config.host);
+  const port = await listen(
+    gatewayHandler(command, command, createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })),
+    config.port,
+    config.host,
+  );
   const coverWorker = config.coverCheckWorker ? await startCoverWorker({ config, deps, log }) : null;
   return {
     servers: { port },

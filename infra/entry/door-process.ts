@@ -26,11 +26,27 @@ export async function openDoorProcess(config: Config, settings: OperationsSettin
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock, log);
   const { events, messaging } = stores;
-  const ops = await startDoorOperations({ log, clock, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
+  const ops = await startDoorOperations({
+    log,
+    clock,
+    reads: stores.reads,
+    history: stores.history,
+    messaging,
+    projectors: PROJECTORS,
+    settings,
+  });
   const reads = ops.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
   const watcher = await PositionWatcher.start({ reads, messaging, checkpointNames: PROJECTORS.map((p) => p.name) });
-  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition: (p, t) => watcher.waitFor(p, t) };
+  const parts: DoorParts = {
+    config,
+    log,
+    clock,
+    events,
+    reads,
+    messaging,
+    waitForPosition: (p, t) => watcher.waitFor(p, t),
+  };
   return {
     stores,
     ops,

@@ -43,7 +43,11 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     }
     throw err;
   }
-  const log = pino({ level: config.logLevel, base: { role, pid: process.pid }, redact: ['req.headers.authorization', 'api_key', 'token'] });
+  const log = pino({
+    level: config.logLevel,
+    base: { role, pid: process.pid },
+    redact: ['req.headers.authorization', 'api_key', 'token'],
+  });
   let running: Running;
   try {
     running = await start({ config, settings, log });
@@ -56,7 +60,8 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     process.exit(1);
   }
   const ports: Record<string, number> = {};
-  for (const [name, server] of Object.entries(running.servers)) ports[name === 'port' ? 'port' : `${name}_port`] = portOf(server);
+  for (const [name, server] of Object.entries(running.servers))
+    ports[name === 'port' ? 'port' : `${name}_port`] = portOf(server);
   process.stdout.write(`${JSON.stringify({ ready: role, pid: process.pid, ...ports })}\n`);
   log.info({ ...ports, data_dir: config.dataDir, clock: config.clock }, `${role} started`);
 

@@ -27,7 +27,16 @@ runProcess('projections', async ({ config, settings, log }) => {
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock, log);
   const { events, messaging } = stores;
-  const operations = await Operations.create({ log, clock, events, reads: stores.reads, history: stores.history, messaging, projectors: PROJECTORS, settings });
+  const operations = await Operations.create({
+    log,
+    clock,
+    events,
+    reads: stores.reads,
+    history: stores.history,
+    messaging,
+    projectors: PROJECTORS,
+    settings,
+  });
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
   let failed = false;
@@ -54,8 +63,15 @@ runProcess('projections', async ({ config, settings, log }) => {
     subscriptionStopped: operations.subscriptionStopped,
   });
 
-  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), { onClockMoved: () => reactors.clockMoved(), extend: operations.adminRoutes });
-  const admin = await listen(operations.adminHandler(adminApp.callback(), config.apiBaseUrl), config.adminPort, config.adminHost);
+  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), {
+    onClockMoved: () => reactors.clockMoved(),
+    extend: operations.adminRoutes,
+  });
+  const admin = await listen(
+    operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
+    config.adminPort,
+    config.adminHost,
+  );
   let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const ok = !stopping && !failed;

@@ -12,7 +12,11 @@ import { runProcess } from './process.js';
 
 runProcess('query-api', async ({ config, settings, log }) => {
   const door = await openDoorProcess(config, settings, log);
-  const port = await listen(buildQueryApp(door.parts, READ_ROUTES, resolveCursorSecret(config), door.ops.hooks).callback(), config.port, config.host);
+  const port = await listen(
+    buildQueryApp(door.parts, READ_ROUTES, resolveCursorSecret(config), door.ops.hooks).callback(),
+    config.port,
+    config.host,
+  );
   return {
     servers: { port },
     async close() {

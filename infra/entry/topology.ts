@@ -77,7 +77,8 @@ async function main(): Promise<void> {
       queryReplicas,
       detached: true,
       restart: DEFAULT_RESTART_POLICY,
-      onLine: (source, stream, line) => (stream === 'stdout' ? process.stdout : process.stderr).write(`[${source}] ${line}\n`),
+      onLine: (source, stream, line) =>
+        (stream === 'stdout' ? process.stdout : process.stderr).write(`[${source}] ${line}\n`),
       onUnexpectedExit: (source, code, signal) => say(`${source} exited unexpectedly (${code ?? signal})`),
       onFatal: (reason) => void shutdown(1, reason),
     });
@@ -97,7 +98,9 @@ async function main(): Promise<void> {
     nginx: topology.nginxPid() ?? null,
     services: Object.fromEntries(topology.children.map((c) => [c.label, c.proc.pid ?? null])),
   };
-  process.stdout.write(`${JSON.stringify({ ready: 'topology', port: Number(new URL(topology.gateway).port), admin_port: Number(new URL(admin).port), nats_url: topology.nats.url, data_dir: topology.dataDir, pids })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: 'topology', port: Number(new URL(topology.gateway).port), admin_port: Number(new URL(admin).port), nats_url: topology.nats.url, data_dir: topology.dataDir, pids })}\n`,
+  );
   process.stderr.write(
     `ready: partner API ${api} · admin API ${admin} · admin token in ${token} · guide ${api}/guia.md · ` +
       `${commandReplicas} command-api, ${queryReplicas} query-api, 1 projections, nginx, ${topology.nats.pid ? 'nats-server' : `NATS at ${topology.nats.url}`}\n`,

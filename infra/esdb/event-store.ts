@@ -136,7 +136,11 @@ export class EsdbEventStore implements EventStore {
     toEsdbExpected(expected); // the same RangeError as a real append for a bad expected revision
     let last: RecordedEvent | undefined;
     try {
-      for await (const resolved of this.client.readStream(this.prefix + stream, { fromRevision: END, maxCount: 1, direction: BACKWARDS })) {
+      for await (const resolved of this.client.readStream(this.prefix + stream, {
+        fromRevision: END,
+        maxCount: 1,
+        direction: BACKWARDS,
+      })) {
         last = toRecorded(resolved, { streamPrefix: this.prefix });
       }
     } catch (err) {
@@ -145,7 +149,11 @@ export class EsdbEventStore implements EventStore {
     const actual = last ? last.revision : 'no_stream';
     const matches =
       expected === 'any' ||
-      (expected === 'no_stream' ? actual === 'no_stream' : expected === 'stream_exists' ? actual !== 'no_stream' : actual === expected);
+      (expected === 'no_stream'
+        ? actual === 'no_stream'
+        : expected === 'stream_exists'
+          ? actual !== 'no_stream'
+          : actual === expected);
     if (!matches) throw new WrongExpectedRevisionError(stream, expected, actual);
     return last ? { nextRevision: last.revision, position: last.position } : { nextRevision: -1, position: 0 };
   }
@@ -158,7 +166,11 @@ export class EsdbEventStore implements EventStore {
   private async positionOfAppend(name: string, last: bigint, count: number, reported?: Position): Promise<number> {
     if (count === 1 && reported) return positionToNumber(reported);
     if (count > 1) {
-      for await (const resolved of this.client.readStream(name, { fromRevision: last, maxCount: 1, direction: FORWARDS })) {
+      for await (const resolved of this.client.readStream(name, {
+        fromRevision: last,
+        maxCount: 1,
+        direction: FORWARDS,
+      })) {
         const e = toRecorded(resolved, { streamPrefix: this.prefix });
         if (e) return e.position;
       }
@@ -210,7 +222,11 @@ export class EsdbEventStore implements EventStore {
     while (out.length < max) {
       let seen = 0;
       let lastInPage: Position | undefined;
-      for await (const resolved of this.client.readAll({ fromPosition: from, maxCount: this.pageSize, direction: FORWARDS })) {
+      for await (const resolved of this.client.readAll({
+        fromPosition: from,
+        maxCount: this.pageSize,
+        direction: FORWARDS,
+      })) {
         seen++;
         lastInPage = resolved.event?.position ?? lastInPage;
         const e = toRecorded(resolved, scope);

@@ -23,7 +23,12 @@
  * first checkpoint at or past the head (issued every `maxSearchWindow` records considered, and on the way live).
  */
 import { BACKWARDS, END, FORWARDS, START, streamNameFilter } from '@eventstore/db-client';
-import type { AllStreamResolvedEvent, AllStreamSubscription, EventStoreDBClient, Position } from '@eventstore/db-client';
+import type {
+  AllStreamResolvedEvent,
+  AllStreamSubscription,
+  EventStoreDBClient,
+  Position,
+} from '@eventstore/db-client';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { numberToPosition, positionToNumber, serverPrefixes, toRecorded } from './mapping.js';
 import type { EventScope } from './mapping.js';
@@ -106,14 +111,20 @@ function mark(sub: AllStreamSubscription): void {
 /** Position of the newest record of `$all` (system records included), 0 when the log is empty: one record read. */
 export async function logHead(client: FilteredReadClient): Promise<number> {
   for await (const resolved of client.readAll({ fromPosition: END, maxCount: 1, direction: BACKWARDS })) {
-    const at = resolved.event?.position ?? (resolved.commitPosition !== undefined ? { commit: resolved.commitPosition } : undefined);
+    const at =
+      resolved.event?.position ??
+      (resolved.commitPosition !== undefined ? { commit: resolved.commitPosition } : undefined);
     if (at) return positionToNumber(at.commit);
   }
   return 0;
 }
 
 /** The event of ours at exactly `position`, if the record there is one (reads of `$all` start AT the position). */
-export async function readAt(client: FilteredReadClient, scope: EventScope, position: number): Promise<RecordedEvent | undefined> {
+export async function readAt(
+  client: FilteredReadClient,
+  scope: EventScope,
+  position: number,
+): Promise<RecordedEvent | undefined> {
   const read = client.readAll({ fromPosition: numberToPosition(position), maxCount: 1, direction: FORWARDS });
   for await (const resolved of read) {
     const event = toRecorded(resolved, scope);

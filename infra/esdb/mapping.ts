@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { ANY, NO_STREAM, STREAM_EXISTS, excludeSystemEvents, streamNameFilter } from '@eventstore/db-client';
 import type { AppendExpectedRevision, CurrentRevision, Filter, Position, ResolvedEvent } from '@eventstore/db-client';
 import { categoryOf } from '../../shared-schema/ports/event-store.js';
-import type { EventMetadata, ExpectedRevision, NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type {
+  EventMetadata,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+} from '../../shared-schema/ports/event-store.js';
 
 /** EventStoreDB's default `MaxAppendSize`: one append (data + metadata of all its events) may not exceed it. */
 export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
@@ -38,7 +43,8 @@ export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevisi
     case 'stream_exists':
       return STREAM_EXISTS;
     default:
-      if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`invalid expected revision ${expected}`);
+      if (!Number.isSafeInteger(expected) || expected < 0)
+        throw new RangeError(`invalid expected revision ${expected}`);
       return BigInt(expected);
   }
 }

@@ -38,7 +38,13 @@ export function frontDoor(door: DoorRoutes, options: FrontDoorOptions): Koa<Door
   const hops = options.trustedProxyHops ?? 0;
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
-  app.use(requestEnvelope({ log: options.log, baseUrl: options.baseUrl, ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}) }));
+  app.use(
+    requestEnvelope({
+      log: options.log,
+      baseUrl: options.baseUrl,
+      ...(options.onCompleted ? { onCompleted: options.onCompleted } : {}),
+    }),
+  );
   if (door.public) app.use(door.public);
   app.use(authenticate(options.keys));
   app.use(

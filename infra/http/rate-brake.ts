@@ -13,7 +13,12 @@ export const RATE_LIMITS = { write: 600, read: 1200 } as const;
 export type RateLimits = { write: number; read: number };
 const WINDOW_MS = 60_000;
 
-export function rateBrake(options: { messaging: Messaging; clock: Clock; limits?: RateLimits; onRefused?: (kind: string) => void }): DoorMiddleware {
+export function rateBrake(options: {
+  messaging: Messaging;
+  clock: Clock;
+  limits?: RateLimits;
+  onRefused?: (kind: string) => void;
+}): DoorMiddleware {
   const limits = options.limits ?? RATE_LIMITS;
   return async (ctx: DoorContext, next: Next) => {
     const caller = ctx.state.caller;

@@ -26,7 +26,11 @@ export interface CompletedRequest {
   answer: unknown;
 }
 
-export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompleted?: (request: CompletedRequest) => void }): DoorMiddleware {
+export function requestEnvelope(options: {
+  log: Logger;
+  baseUrl: string;
+  onCompleted?: (request: CompletedRequest) => void;
+}): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();
@@ -61,7 +65,18 @@ export function requestEnvelope(options: { log: Logger; baseUrl: string; onCompl
         try {
           const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
           const route = ctx.state.route?.path ?? null;
-          options.onCompleted({ requestId, method: ctx.method, route, status: ctx.status, ms, caller, params: ctx.state.params, write, body: ctx.state.body, answer: ctx.body });
+          options.onCompleted({
+            requestId,
+            method: ctx.method,
+            route,
+            status: ctx.status,
+            ms,
+            caller,
+            params: ctx.state.params,
+            write,
+            body: ctx.state.body,
+            answer: ctx.body,
+          });
         } catch (err) {
           ctx.state.log.error({ err }, 'onCompleted hook failed');
         }

@@ -12,7 +12,8 @@ export function routeGuard(): DoorMiddleware {
     if (!ctx.path.startsWith(API_PREFIX + '/')) throw notFound('No such resource.');
     const path = ctx.path.slice(API_PREFIX.length);
     if (isPublicPath(path)) {
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+        throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
       await next();
       return;
     }

@@ -66,7 +66,7 @@ export class InProcessWorkQueue {
   requeueDeadLetters(ids?: readonly string[]): WorkItem[] {
     const chosen = ids === undefined ? undefined : new Set(ids);
     const moved: WorkItem[] = [];
-    for (let i = 0; i < this.dead.length; ) {
+    for (let i = 0; i < this.dead.length;) {
       const item = this.dead[i];
       if (chosen && !chosen.has(item.id)) {
         i += 1;
@@ -149,6 +149,11 @@ export class InProcessWorkQueue {
 
   private bury(item: Pending): void {
     this.pending.delete(item.id);
-    this.dead.push({ id: item.id, payload: item.payload, deliveries: item.deliveries, ...(item.lastError === undefined ? {} : { lastError: item.lastError }) });
+    this.dead.push({
+      id: item.id,
+      payload: item.payload,
+      deliveries: item.deliveries,
+      ...(item.lastError === undefined ? {} : { lastError: item.lastError }),
+    });
   }
 }

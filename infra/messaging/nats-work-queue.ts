@@ -94,7 +94,10 @@ export class NatsWorkQueues {
             const slot = this.holdSlot(queue, msg, handler, settings);
             slots.add(slot);
             // A failed slot stays in the set, for the race or the final `all` to throw; the fork must not reject unobserved.
-            void slot.then(() => slots.delete(slot), () => undefined);
+            void slot.then(
+              () => slots.delete(slot),
+              () => undefined,
+            );
           }
         } catch {
           if (running) await delay(FETCH_ERROR_BACKOFF_MS);
@@ -222,7 +225,8 @@ export class NatsWorkQueues {
       lastError = errorMessage(err);
     }
     if (outcome === 'ack') await msg.ackAck();
-    else if (item.deliveries >= maxDeliveries) await this.deadLetter(queue, msg, lastError === undefined ? item : { ...item, lastError });
+    else if (item.deliveries >= maxDeliveries)
+      await this.deadLetter(queue, msg, lastError === undefined ? item : { ...item, lastError });
     else msg.nak();
   }
 

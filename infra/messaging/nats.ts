@@ -113,7 +113,9 @@ export class NatsMessaging implements Messaging {
     checkNumber(value);
     const kv = await this.bucket(this.names.numbersBucket());
     await this.compareAndSet(kv, kvKey(key), (current) =>
-      current !== undefined && Number(current) >= value ? { result: undefined } : { write: String(value), result: undefined },
+      current !== undefined && Number(current) >= value
+        ? { result: undefined }
+        : { write: String(value), result: undefined },
     );
   }
 

@@ -38,12 +38,15 @@ export function encodeKey(key: string): string {
 
 export function decodeKey(stored: string): string {
   if (stored === EMPTY_KEY) return '';
-  return stored.includes('%') ? stored.replace(KEY_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : stored;
+  return stored.includes('%')
+    ? stored.replace(KEY_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    : stored;
 }
 
 /** `target[key] = value` as an own property, also for `__proto__` (plain assignment would set the prototype). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -69,7 +72,9 @@ export function scalarValue(value: unknown, what: string): Scalar {
     if (!Number.isFinite(value)) throw new RangeError(`${what}: ${value} is not a JSON number`);
     return value;
   }
-  throw new TypeError(`${what}: expected a string, number, boolean or null, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  throw new TypeError(
+    `${what}: expected a string, number, boolean or null, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+  );
 }
 
 function isRange(c: Condition): c is Exclude<Condition, Scalar> {
@@ -88,7 +93,8 @@ export function whereToFilter(where: Where = {}): Filter {
     }
     if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
     const proto: unknown = Object.getPrototypeOf(cond);
-    if (proto !== Object.prototype && proto !== null) throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
+    if (proto !== Object.prototype && proto !== null)
+      throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
     for (const k of Object.keys(cond)) {
       if (!Object.hasOwn(OPS, k)) throw new TypeError(`${what}: unknown operator ${JSON.stringify(k)}`);
     }
@@ -108,7 +114,8 @@ export function whereToFilter(where: Where = {}): Filter {
 
 /** `{_id: id}`, the id checked to be a string (an object there would be an operator too). */
 export function idFilter(id: string): Filter & { _id: string } {
-  if (typeof id !== 'string') throw new TypeError(`_id: expected a string, got ${Array.isArray(id) ? 'an array' : typeof id}`);
+  if (typeof id !== 'string')
+    throw new TypeError(`_id: expected a string, got ${Array.isArray(id) ? 'an array' : typeof id}`);
   return { _id: id };
 }
 
@@ -140,7 +147,9 @@ export function toSort(keys: readonly Required<SortKey>[]): [string, 1 | -1][] {
  */
 export function keysetFilter(keys: readonly Required<SortKey>[], after: readonly Scalar[]): Filter {
   if (!Array.isArray(after) || after.length !== keys.length) {
-    throw new RangeError(`"after" holds ${after.length} values; this order needs ${keys.length} (one per key, then _id)`);
+    throw new RangeError(
+      `"after" holds ${after.length} values; this order needs ${keys.length} (one per key, then _id)`,
+    );
   }
   const values = after.map((v, i) => scalarValue(v, `after[${i}]`));
   const branches: Filter[] = [];

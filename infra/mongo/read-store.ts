@@ -92,7 +92,8 @@ export function transactionsUnsupported(hello: Document): string | null {
     'The read store commits each unit of work (documents and checkpoint) in one multi-document transaction, which MongoDB runs only on a ' +
     'replica set or a sharded cluster; it does not fall back to unsafe write-by-write units. A one-node replica set is enough: ' +
     'start mongod with --replSet rs0, run rs.initiate() once, and connect with ?replicaSet=rs0 in MONGO_URL (infra/deploy/compose.yaml does all three).';
-  if (hello.isreplicaset === true) return `MongoDB was started with --replSet but the replica set is not initiated: run rs.initiate() once. ${fix}`;
+  if (hello.isreplicaset === true)
+    return `MongoDB was started with --replSet but the replica set is not initiated: run rs.initiate() once. ${fix}`;
   return `MongoDB is a standalone server. ${fix}`;
 }
 
@@ -185,7 +186,12 @@ export class MongoReadStore implements ReadStore, TextSearchable {
     for await (const row of cursor) {
       const words = textWordsOf(fromMongoDoc(row), fields);
       // Only if still without words: a unit that wrote the document meanwhile gave it the current ones.
-      ops.push({ updateOne: { filter: { ...idFilter(row._id), [TEXT_FIELD]: { $exists: false } }, update: { $set: { [TEXT_FIELD]: words } } } });
+      ops.push({
+        updateOne: {
+          filter: { ...idFilter(row._id), [TEXT_FIELD]: { $exists: false } },
+          update: { $set: { [TEXT_FIELD]: words } },
+        },
+      });
       if (ops.length >= FLUSH_OPS) await send();
     }
     await send();
@@ -370,12 +376,20 @@ class SessionView implements ReadView {
 
   sum(collection: string, query: SumQuery): Promise<SumRow[]> {
     const pipeline = sumPipeline(query);
-    return this.op(async () => sumRows(query, await coll(this.db, collection).aggregate(pipeline, this.opts()).toArray()));
+    return this.op(async () =>
+      sumRows(query, await coll(this.db, collection).aggregate(pipeline, this.opts()).toArray()),
+    );
   }
 
   async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
     const filter = textFilter(query);
-    return this.op(async () => (await coll(this.db, collection).find(filter, { ...this.opts(), limit: query.limit }).toArray()).map((d) => fromMongoDoc<T>(d)));
+    return this.op(async () =>
+      (
+        await coll(this.db, collection)
+          .find(filter, { ...this.opts(), limit: query.limit })
+          .toArray()
+      ).map((d) => fromMongoDoc<T>(d)),
+    );
   }
 }
 
@@ -436,7 +450,10 @@ class UnitTx extends SessionView implements ReadTx {
     this.open();
     const { _id, ...rest } = stored(doc, this.text, collection);
     const size = BSON.calculateObjectSize(rest) + BSON.calculateObjectSize({ _id });
-    if (size > MAX_DOCUMENT_BYTES) throw new RangeError(`document ${collection}/${doc._id} is ${size} bytes as BSON; MongoDB stores at most ${MAX_DOCUMENT_BYTES}`);
+    if (size > MAX_DOCUMENT_BYTES)
+      throw new RangeError(
+        `document ${collection}/${doc._id} is ${size} bytes as BSON; MongoDB stores at most ${MAX_DOCUMENT_BYTES}`,
+      );
     await this.buffer(collection, { replaceOne: { filter: idFilter(doc._id), replacement: rest, upsert: true } });
   }
 
@@ -452,7 +469,9 @@ class UnitTx extends SessionView implements ReadTx {
 
   async flushCheckpoints(): Promise<void> {
     for (const [name, position] of this.checkpoints) {
-      await this.noting(() => coll(this.db, CHECKPOINTS).updateOne({ _id: name }, { $set: { position } }, { ...this.opts(), upsert: true }));
+      await this.noting(() =>
+        coll(this.db, CHECKPOINTS).updateOne({ _id: name }, { $set: { position } }, { ...this.opts(), upsert: true }),
+      );
     }
   }
 }

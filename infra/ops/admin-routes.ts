@@ -34,17 +34,25 @@ function envQuery(raw: unknown): Environment | undefined {
 function limitQuery(raw: unknown, fallback = 50, max = 500): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw invalid([fieldError('limit', 'range', `limit: an integer from 1 to ${max}.`)]);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw invalid([fieldError('limit', 'range', `limit: an integer from 1 to ${max}.`)]);
   return n;
 }
 
 /** `{ids: [...]}` (1 to 1000 ids) or `{all: true}`, exactly one: a requeue (retry) of everything is never implied. */
 function idsOrAll(body: Record<string, unknown>, what: 'requeue' | 'retry', item: string): string[] | undefined {
   const unknown = Object.keys(body).filter((k) => k !== 'ids' && k !== 'all');
-  if (unknown.length > 0) throw invalid(unknown.map((k) => fieldError(k, 'unknown_field', `${k}: not a field of a ${what}.`)));
+  if (unknown.length > 0)
+    throw invalid(unknown.map((k) => fieldError(k, 'unknown_field', `${k}: not a field of a ${what}.`)));
   if (body.all === true && body.ids === undefined) return undefined;
   const ids = body.ids;
-  if (body.all === undefined && Array.isArray(ids) && ids.length >= 1 && ids.length <= 1000 && ids.every((id) => typeof id === 'string' && id !== '')) {
+  if (
+    body.all === undefined &&
+    Array.isArray(ids) &&
+    ids.length >= 1 &&
+    ids.length <= 1000 &&
+    ids.every((id) => typeof id === 'string' && id !== '')
+  ) {
     return ids as string[];
   }
   throw invalid([fieldError('', what, `Send {"ids": ["<${item} id>", ...]} (1 to 1000 ids) or {"all": true}.`)]);
@@ -59,7 +67,11 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
       after = decodeHistoryCursor(ctx.query.cursor) ?? undefined;
       if (!after) throw invalid([fieldError('cursor', 'invalid', 'The cursor is not valid.')]);
     }
-    const page = await readHistory(ops.historyReads, ctx.params.partner_id, { limit, ...(env ? { env } : {}), ...(after ? { after } : {}) });
+    const page = await readHistory(ops.historyReads, ctx.params.partner_id, {
+      limit,
+      ...(env ? { env } : {}),
+      ...(after ? { after } : {}),
+    });
     ctx.body = { partner_id: ctx.params.partner_id, ...page };
   });
 
@@ -80,7 +92,8 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
     const raw = ctx.query.projection;
     let projection: string | undefined;
     if (raw !== undefined && raw !== '') {
-      if (typeof raw !== 'string' || !ops.rebuilder.projectors.some((p) => p.name === raw)) throw notFound('No such projection.');
+      if (typeof raw !== 'string' || !ops.rebuilder.projectors.some((p) => p.name === raw))
+        throw notFound('No such projection.');
       projection = raw;
     }
     const limit = limitQuery(ctx.query.limit, 100, 1000);
@@ -97,7 +110,8 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
       ctx.body = ops.rebuilder.start(ctx.params.name);
     } catch (err) {
       if (err instanceof UnknownProjectionError) throw notFound('No such projection.');
-      if (err instanceof RebuildRunningError) throw new ProblemError(409, [fieldError('name', 'rebuild_running', err.message)]);
+      if (err instanceof RebuildRunningError)
+        throw new ProblemError(409, [fieldError('name', 'rebuild_running', err.message)]);
       throw err;
     }
   });

@@ -35,17 +35,36 @@ export function belongsTo(event: RecordedEvent, partnerId: string, env?: Environ
 function withheld(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withheld);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !WITHHELD.has(k)).map(([k, v]) => [k, withheld(v)]));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => !WITHHELD.has(k))
+      .map(([k, v]) => [k, withheld(v)]),
+  );
 }
 
 /** NDJSON lines, one event each, in log order. Reads the log page by page (never all of it at once). */
-export async function* exportPartner(events: EventStore, partnerId: string, env?: Environment, pageSize = 1000): AsyncGenerator<string> {
+export async function* exportPartner(
+  events: EventStore,
+  partnerId: string,
+  env?: Environment,
+  pageSize = 1000,
+): AsyncGenerator<string> {
   let after = 0;
   for (;;) {
     const page = await events.readAll({ afterPosition: after, maxCount: pageSize });
     for (const e of page) {
       if (!belongsTo(e, partnerId, env)) continue;
-      yield JSON.stringify({ position: e.position, stream: e.stream, revision: e.revision, id: e.id, type: e.type, data: withheld(e.data), metadata: e.metadata }) + '\n';
+      yield (
+        JSON.stringify({
+          position: e.position,
+          stream: e.stream,
+          revision: e.revision,
+          id: e.id,
+          type: e.type,
+          data: withheld(e.data),
+          metadata: e.metadata,
+        }) + '\n'
+      );
     }
     if (page.length < pageSize) return;
     after = page[page.length - 1].position;
@@ -80,7 +99,13 @@ export async function auditVerify(options: {
 }): Promise<VerifyReport> {
   const scratch = await options.scratch();
   try {
-    return await verifyReadModels({ events: options.events, live: options.live, scratch: scratch.store, projectors: options.projectors, gate: options.gate });
+    return await verifyReadModels({
+      events: options.events,
+      live: options.live,
+      scratch: scratch.store,
+      projectors: options.projectors,
+      gate: options.gate,
+    });
   } finally {
     await scratch.dispose();
   }

@@ -35,9 +35,19 @@ export function coverDeadLetterView(item: WorkItem): CoverDeadLetterView {
   };
 }
 
-export async function listCoverDeadLetters(messaging: Messaging, limit: number): Promise<{ queue: string; total: number; dead_letters: CoverDeadLetterView[] }> {
-  const [stats, items] = await Promise.all([messaging.queueStats(COVER_QUEUE), messaging.deadLetters(COVER_QUEUE, { limit })]);
-  return { queue: COVER_QUEUE, total: Math.max(stats.deadLetters, items.length), dead_letters: items.map(coverDeadLetterView) };
+export async function listCoverDeadLetters(
+  messaging: Messaging,
+  limit: number,
+): Promise<{ queue: string; total: number; dead_letters: CoverDeadLetterView[] }> {
+  const [stats, items] = await Promise.all([
+    messaging.queueStats(COVER_QUEUE),
+    messaging.deadLetters(COVER_QUEUE, { limit }),
+  ]);
+  return {
+    queue: COVER_QUEUE,
+    total: Math.max(stats.deadLetters, items.length),
+    dead_letters: items.map(coverDeadLetterView),
+  };
 }
 
 /** Requeues the dead letters with these ids, or all of them (`ids` omitted); says which ids were not found. */
@@ -47,5 +57,9 @@ export async function requeueCoverDeadLetters(
 ): Promise<{ queue: string; requeued: CoverDeadLetterView[]; not_found: string[] }> {
   const moved = await messaging.requeueDeadLetters(COVER_QUEUE, ids);
   const found = new Set(moved.map((item) => item.id));
-  return { queue: COVER_QUEUE, requeued: moved.map(coverDeadLetterView), not_found: (ids ?? []).filter((id) => !found.has(id)) };
+  return {
+    queue: COVER_QUEUE,
+    requeued: moved.map(coverDeadLetterView),
+    not_found: (ids ?? []).filter((id) => !found.has(id)),
+  };
 }

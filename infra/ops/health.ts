@@ -21,7 +21,11 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | P
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 function send(res: http.ServerResponse, status: number, type: string, body: string, head: boolean): void {
-  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(head ? undefined : body);
 }
 
@@ -39,21 +43,34 @@ export function healthAndMetricsHandler(ops: Operations, admin: Handler, problem
     const json = (status: number, body: unknown) => send(res, status, 'application/json', JSON.stringify(body), head);
     const problem = (status: number, detail: string, headers: Record<string, string> = {}) => {
       for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-      send(res, status, 'application/problem+json', JSON.stringify(new ProblemError(status, [], detail).toBody(problemBaseUrl)), head);
+      send(
+        res,
+        status,
+        'application/problem+json',
+        JSON.stringify(new ProblemError(status, [], detail).toBody(problemBaseUrl)),
+        head,
+      );
     };
     switch (path) {
       case '/admin/v1/health/live':
         return json(200, { status: 'live' });
       case '/admin/v1/health/ready':
         ops.readiness().then(
-          (r) => json(r.ready ? 200 : 503, { status: r.ready ? (r.degraded ? 'degraded' : 'ready') : 'not_ready', checks: r.checks }),
+          (r) =>
+            json(r.ready ? 200 : 503, {
+              status: r.ready ? (r.degraded ? 'degraded' : 'ready') : 'not_ready',
+              checks: r.checks,
+            }),
           () => json(503, { status: 'not_ready' }),
         );
         return;
       case '/metrics': {
         if (metricsToken) {
           const got = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-          if (!timingSafeEqual(digest(got), metricsToken)) return problem(401, 'Send `Authorization: Bearer <METRICS_TOKEN>`.', { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+          if (!timingSafeEqual(digest(got), metricsToken))
+            return problem(401, 'Send `Authorization: Bearer <METRICS_TOKEN>`.', {
+              'WWW-Authenticate': 'Bearer realm="metrics"',
+            });
         }
         ops.metrics.text().then(
           (m) => send(res, 200, m.contentType, m.body, head),

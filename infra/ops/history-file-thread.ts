@@ -1,7 +1,12 @@
 /** Entry point of the history file's writer thread (see history-file.ts `SqliteHistoryFile`). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { storeSink, type HistoryEntry } from './history.js';
-import { openHistoryStore, type HistoryFileOptions, type HistoryThreadAnswer, type HistoryThreadCall } from './history-file.js';
+import {
+  openHistoryStore,
+  type HistoryFileOptions,
+  type HistoryThreadAnswer,
+  type HistoryThreadCall,
+} from './history-file.js';
 
 const store = openHistoryStore(workerData as HistoryFileOptions);
 const sink = storeSink(store);

@@ -27,7 +27,12 @@ export type HistoryThreadAnswer = { id: number; error?: string };
 
 /** The file as a read store (the same settings on the calling thread and in the writer thread). */
 export function openHistoryStore(options: HistoryFileOptions): SqliteReadStore {
-  return SqliteReadStore.open({ path: options.path, synchronous: 'NORMAL', sweepIntervalMs: 0, ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
+  return SqliteReadStore.open({
+    path: options.path,
+    synchronous: 'NORMAL',
+    sweepIntervalMs: 0,
+    ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+  });
 }
 
 export class SqliteHistoryFile implements HistoryStore {
@@ -39,7 +44,11 @@ export class SqliteHistoryFile implements HistoryStore {
     readonly reads: SqliteReadStore,
     options: HistoryFileOptions,
   ) {
-    this.calls = new WorkerCalls(new URL('./history-file-thread.js', import.meta.url), options, 'history writer thread');
+    this.calls = new WorkerCalls(
+      new URL('./history-file-thread.js', import.meta.url),
+      options,
+      'history writer thread',
+    );
   }
 
   /** Opens (creates) the file and its collection, then starts the writer thread. */
@@ -69,7 +78,11 @@ export class SqliteHistoryFile implements HistoryStore {
     let after: string | undefined;
     let moved = 0;
     for (;;) {
-      const page: Doc[] = await source.find(HISTORY_COLLECTION, { orderBy: [{ field: '_id' }], limit: 1000, ...(after ? { after: [after] } : {}) });
+      const page: Doc[] = await source.find(HISTORY_COLLECTION, {
+        orderBy: [{ field: '_id' }],
+        limit: 1000,
+        ...(after ? { after: [after] } : {}),
+      });
       if (page.length === 0) break;
       await this.reads.transact(async (tx) => {
         for (const doc of page) await tx.put(HISTORY_COLLECTION, doc);

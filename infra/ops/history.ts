@@ -215,7 +215,15 @@ export class HistoryWriter {
 
   private failed(input: HistoryInput, err: unknown): void {
     this.onFailure();
-    this.log.error({ err: errorSummary(err), partner_id: input.partnerId, request_id: input.requestId ?? undefined, kind: input.kind }, 'history write failed');
+    this.log.error(
+      {
+        err: errorSummary(err),
+        partner_id: input.partnerId,
+        request_id: input.requestId ?? undefined,
+        kind: input.kind,
+      },
+      'history write failed',
+    );
   }
 
   private async isActivated(partnerId: string): Promise<boolean> {

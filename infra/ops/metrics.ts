@@ -29,13 +29,21 @@ export class ServiceMetrics {
   private readonly subscriptionStops: Counter<'subscriber'>;
   private readonly queues = new Map<string, () => number | Promise<number>>();
   private readonly deadLetters = new Map<string, () => number | Promise<number>>();
-  private projections: () => Promise<{ head: number; projections: ProjectionSample[] }> = async () => ({ head: 0, projections: [] });
+  private projections: () => Promise<{ head: number; projections: ProjectionSample[] }> = async () => ({
+    head: 0,
+    projections: [],
+  });
 
   constructor(registry: Registry, options: { defaultMetrics?: boolean } = {}) {
     this.registry = registry;
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
     const labelNames = ['door', 'method', 'route', 'status'] as const;
-    this.requests = new Counter({ name: 'pc_http_requests_total', help: 'Requests answered by the partner API, by route template and status.', labelNames, registers: [registry] });
+    this.requests = new Counter({
+      name: 'pc_http_requests_total',
+      help: 'Requests answered by the partner API, by route template and status.',
+      labelNames,
+      registers: [registry],
+    });
     this.latency = new Histogram({
       name: 'pc_http_request_duration_seconds',
       help: 'Time to answer a partner API request.',
@@ -43,15 +51,29 @@ export class ServiceMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
-    this.refusals = new Counter({ name: 'pc_rate_brake_refusals_total', help: 'Requests refused by the rate brake (429).', labelNames: ['door', 'kind'], registers: [registry] });
-    this.coverChecks = new Counter({ name: 'pc_cover_checks_total', help: 'Cover checks by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.refusals = new Counter({
+      name: 'pc_rate_brake_refusals_total',
+      help: 'Requests refused by the rate brake (429).',
+      labelNames: ['door', 'kind'],
+      registers: [registry],
+    });
+    this.coverChecks = new Counter({
+      name: 'pc_cover_checks_total',
+      help: 'Cover checks by outcome.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
     this.subscriptionStops = new Counter({
       name: 'pc_subscription_stops_total',
       help: 'Event-store subscriptions that ended on an error that retrying cannot cure (see the error log).',
       labelNames: ['subscriber'],
       registers: [registry],
     });
-    this.historyFailures = new Counter({ name: 'pc_history_write_failures_total', help: 'Operation history entries that could not be written.', registers: [registry] });
+    this.historyFailures = new Counter({
+      name: 'pc_history_write_failures_total',
+      help: 'Operation history entries that could not be written.',
+      registers: [registry],
+    });
     const projections = () => this.projections();
     /** A gauge with one value per registered queue, read at each scrape. */
     const perQueue = (name: string, help: string, sources: ReadonlyMap<string, () => number | Promise<number>>) =>
@@ -71,7 +93,11 @@ export class ServiceMetrics {
           }
         },
       });
-    perQueue('pc_work_queue_depth', 'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.', this.queues);
+    perQueue(
+      'pc_work_queue_depth',
+      'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.',
+      this.queues,
+    );
     perQueue(
       'pc_work_queue_dead_letters',
       'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',

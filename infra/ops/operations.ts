@@ -20,7 +20,14 @@ import { GenerationalReadStore } from '../../projections/generations.js';
 import { UnitGate } from '../../projections/unit-gate.js';
 import { ProjectionRebuilder } from '../../projections/rebuild.js';
 import type { VerifyReport } from '../../projections/verify.js';
-import { listParked, parkedCollection as parkedCollectionOf, retryParked, type ParkedEvent, type ParkedView, type RetryResult } from '../../projections/parking.js';
+import {
+  listParked,
+  parkedCollection as parkedCollectionOf,
+  retryParked,
+  type ParkedEvent,
+  type ParkedView,
+  type RetryResult,
+} from '../../projections/parking.js';
 import { HistoryWriter, type HistoryInput, type HistoryStore } from './history.js';
 import { newServiceMetrics, type Door, type ServiceMetrics } from './metrics.js';
 import { eventsAfter, projectionStatuses, type ProjectionStatus } from './projection-status.js';
@@ -86,7 +93,13 @@ export class Operations {
     this.gate = new UnitGate(this.reads);
     this.runnerReads = this.gate;
     this.metrics = deps.metrics ?? newServiceMetrics();
-    this.history = new HistoryWriter(deps.history.sink, this.reads, deps.clock, deps.log, this.metrics.historyWriteFailed);
+    this.history = new HistoryWriter(
+      deps.history.sink,
+      this.reads,
+      deps.clock,
+      deps.log,
+      this.metrics.historyWriteFailed,
+    );
     this.historyReads = deps.history.reads;
     this.rebuilder = new ProjectionRebuilder({
       events: deps.events,
@@ -99,11 +112,23 @@ export class Operations {
       dropGraceMs: this.settings.generationDropGraceMs,
       ...(this.settings.rebuildBeforeSwitch ? { beforeSwitch: this.settings.rebuildBeforeSwitch } : {}),
       onError: (err, projection) => deps.log.error({ err, projection }, 'projection rebuild failed'),
-      onParked: (parked, err) => deps.log.error({ err, ...parkedLog(parked), rebuild: true }, 'projection rebuild parked an event it cannot apply'),
+      onParked: (parked, err) =>
+        deps.log.error(
+          { err, ...parkedLog(parked), rebuild: true },
+          'projection rebuild parked an event it cannot apply',
+        ),
     });
     this.metrics.setProjectionSource(async () => {
       const statuses = await this.projections();
-      return { head: statuses[0]?.head ?? (await deps.events.headPosition()), projections: statuses.map((s) => ({ name: s.name, checkpoint: s.checkpoint, lag: s.lag_positions, parked: s.parked_events })) };
+      return {
+        head: statuses[0]?.head ?? (await deps.events.headPosition()),
+        projections: statuses.map((s) => ({
+          name: s.name,
+          checkpoint: s.checkpoint,
+          lag: s.lag_positions,
+          parked: s.parked_events,
+        })),
+      };
     });
   }
 
@@ -132,18 +157,35 @@ export class Operations {
   }
 
   projections(): Promise<ProjectionStatus[]> {
-    return projectionStatuses(this.deps.events, this.reads, this.rebuilder, { lagBound: this.settings.readyMaxLagEvents });
+    return projectionStatuses(this.deps.events, this.reads, this.rebuilder, {
+      lagBound: this.settings.readyMaxLagEvents,
+    });
   }
 
   verify(): Promise<VerifyReport> {
-    return auditVerify({ events: this.deps.events, live: this.reads, gate: this.gate, projectors: this.rebuilder.projectors, scratch: this.deps.scratch ?? sqliteScratch });
+    return auditVerify({
+      events: this.deps.events,
+      live: this.reads,
+      gate: this.gate,
+      projectors: this.rebuilder.projectors,
+      scratch: this.deps.scratch ?? sqliteScratch,
+    });
   }
 
   /** Options to spread into the live ProjectionRunner's: parked events are logged and stamped by the clock. */
-  runnerHooks(): { onParked: (parked: ParkedEvent, err: unknown) => void; onStoreRetry: (err: unknown, attempt: number) => void; now: () => Date } {
+  runnerHooks(): {
+    onParked: (parked: ParkedEvent, err: unknown) => void;
+    onStoreRetry: (err: unknown, attempt: number) => void;
+    now: () => Date;
+  } {
     return {
-      onParked: (parked, err) => this.deps.log.error({ err, ...parkedLog(parked) }, 'projection parked an event it cannot apply; the other projections and later events go on'),
-      onStoreRetry: (err, attempt) => this.deps.log.warn({ err, attempt }, 'read store failed during a projection unit; trying the unit again'),
+      onParked: (parked, err) =>
+        this.deps.log.error(
+          { err, ...parkedLog(parked) },
+          'projection parked an event it cannot apply; the other projections and later events go on',
+        ),
+      onStoreRetry: (err, attempt) =>
+        this.deps.log.warn({ err, attempt }, 'read store failed during a projection unit; trying the unit again'),
       now: () => this.deps.clock.now(),
     };
   }
@@ -155,9 +197,20 @@ export class Operations {
 
   /** Re-applies parked events (`ids`, or all) through their projector, through the live runner's gate. */
   async retryParked(ids?: readonly string[]): Promise<RetryResult> {
-    const result = await retryParked(this.deps.events, this.runnerReads, this.rebuilder.projectors, () => this.deps.clock.now().toISOString(), ids);
-    for (const r of result.retried) this.deps.log.info({ ...parkedLog({ ...r, _id: r.id }), rebuild_advised: r.rebuild_advised }, 'parked projection event applied on retry');
-    for (const r of result.still_failing) this.deps.log.warn({ ...parkedLog({ ...r, _id: r.id }) }, 'parked projection event failed again on retry');
+    const result = await retryParked(
+      this.deps.events,
+      this.runnerReads,
+      this.rebuilder.projectors,
+      () => this.deps.clock.now().toISOString(),
+      ids,
+    );
+    for (const r of result.retried)
+      this.deps.log.info(
+        { ...parkedLog({ ...r, _id: r.id }), rebuild_advised: r.rebuild_advised },
+        'parked projection event applied on retry',
+      );
+    for (const r of result.still_failing)
+      this.deps.log.warn({ ...parkedLog({ ...r, _id: r.id }) }, 'parked projection event failed again on retry');
     return result;
   }
 
@@ -175,7 +228,13 @@ export class Operations {
   };
 
   async readiness(): Promise<Readiness> {
-    const checks: Readiness['checks'] = { shutting_down: this.shuttingDown, event_store: 'ok', read_store: 'ok', projections: {}, parked_events: 0 };
+    const checks: Readiness['checks'] = {
+      shutting_down: this.shuttingDown,
+      event_store: 'ok',
+      read_store: 'ok',
+      projections: {},
+      parked_events: 0,
+    };
     if (this.stopped.size > 0) checks.subscriptions = Object.fromEntries(this.stopped);
     const probe = async (what: () => Promise<unknown>): Promise<string> => {
       try {
@@ -187,14 +246,25 @@ export class Operations {
     };
     checks.event_store = await probe(() => this.deps.events.headPosition());
     checks.read_store = await probe(() => this.deps.reads.getCheckpoint('__ready'));
-    let ready = !this.shuttingDown && this.stopped.size === 0 && checks.event_store === 'ok' && checks.read_store === 'ok';
+    let ready =
+      !this.shuttingDown && this.stopped.size === 0 && checks.event_store === 'ok' && checks.read_store === 'ok';
     if (checks.event_store === 'ok' && checks.read_store === 'ok') {
       const bound = this.settings.readyMaxLagEvents;
       for (const p of this.rebuilder.projectors) {
-        const lag = await eventsAfter(this.deps.events, await this.reads.getCheckpoint(p.name), p.categories, bound + 1);
+        const lag = await eventsAfter(
+          this.deps.events,
+          await this.reads.getCheckpoint(p.name),
+          p.categories,
+          bound + 1,
+        );
         const parked = await this.reads.count(parkedCollectionOf(p.name));
         checks.parked_events += parked;
-        checks.projections[p.name] = lag > bound ? `behind: more than ${bound} events to apply` : parked > 0 ? `degraded: ${parked} parked event(s)` : 'ok';
+        checks.projections[p.name] =
+          lag > bound
+            ? `behind: more than ${bound} events to apply`
+            : parked > 0
+              ? `degraded: ${parked} parked event(s)`
+              : 'ok';
         if (lag > bound) ready = false;
       }
     }
@@ -202,10 +272,14 @@ export class Operations {
   }
 
   /** Registers the admin routes (history, projections, export, verify, cover-check dead letters). */
-  readonly adminRoutes = (router: Router): void => operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
+  readonly adminRoutes = (router: Router): void =>
+    operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
 
   /** Serves health and metrics on the admin port in front of the admin app. */
-  adminHandler(admin: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>, problemBaseUrl?: string): (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> {
+  adminHandler(
+    admin: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>,
+    problemBaseUrl?: string,
+  ): (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> {
     return healthAndMetricsHandler(this, admin, problemBaseUrl);
   }
 
@@ -224,14 +298,27 @@ export class Operations {
 }
 
 /** The fields of a parked event worth a log line (no event data: it may hold partner content). */
-function parkedLog(p: Pick<ParkedEvent, '_id' | 'projection' | 'event_id' | 'stream' | 'position' | 'type' | 'error'>): Record<string, unknown> {
-  return { parked_id: p._id, projection: p.projection, event_id: p.event_id, stream: p.stream, position: p.position, event_type: p.type, error: p.error };
+function parkedLog(
+  p: Pick<ParkedEvent, '_id' | 'projection' | 'event_id' | 'stream' | 'position' | 'type' | 'error'>,
+): Record<string, unknown> {
+  return {
+    parked_id: p._id,
+    projection: p.projection,
+    event_id: p.event_id,
+    stream: p.stream,
+    position: p.position,
+    event_type: p.type,
+    error: p.error,
+  };
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -24,7 +24,12 @@ export interface ProjectionStatus {
 }
 
 /** Counts events after `position` in `categories`, stopping at `cap`. */
-export async function eventsAfter(events: EventStore, position: number, categories: readonly string[], cap: number): Promise<number> {
+export async function eventsAfter(
+  events: EventStore,
+  position: number,
+  categories: readonly string[],
+  cap: number,
+): Promise<number> {
   const page = await events.readAll({ afterPosition: position, maxCount: cap, categories });
   return page.length;
 }

@@ -43,8 +43,10 @@ export function loadOperationsSettings(env: NodeJS.ProcessEnv = process.env): Op
     return n;
   };
   const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
-  if (metricsToken !== undefined && metricsToken === env.ADMIN_TOKEN) problems.push('METRICS_TOKEN must differ from ADMIN_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters');
+  if (metricsToken !== undefined && metricsToken === env.ADMIN_TOKEN)
+    problems.push('METRICS_TOKEN must differ from ADMIN_TOKEN');
   const d = DEFAULT_OPERATIONS_SETTINGS;
   const settings: OperationsSettings = {
     readyMaxLagEvents: int('READY_MAX_LAG_EVENTS', d.readyMaxLagEvents, 0),

@@ -34,7 +34,10 @@ export interface Stoppable {
 }
 
 /** Installs the SIGTERM / SIGINT handlers of a process entry point. */
-export function exitGracefully(service: Stoppable, options: { timeoutMs: number; exit?: (code: number) => void }): void {
+export function exitGracefully(
+  service: Stoppable,
+  options: { timeoutMs: number; exit?: (code: number) => void },
+): void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stopping = false;
   const stop = (signal: string) => {

@@ -49,7 +49,8 @@ export function openConnection(options: ConnectionOptions): Database.Database {
     enableWal(db, options.busyTimeoutMs);
     db.pragma(`synchronous = ${options.synchronous}`);
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new Error(`${options.path} has event-store schema ${version}, newer than ${SCHEMA_VERSION}`);
+    if (version > SCHEMA_VERSION)
+      throw new Error(`${options.path} has event-store schema ${version}, newer than ${SCHEMA_VERSION}`);
     if (version < SCHEMA_VERSION) {
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -74,7 +75,8 @@ function openReadOnly(options: ConnectionOptions): Database.Database {
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== SCHEMA_VERSION) throw new Error(`${options.path} has event-store schema ${version}; this code reads ${SCHEMA_VERSION}`);
+    if (version !== SCHEMA_VERSION)
+      throw new Error(`${options.path} has event-store schema ${version}; this code reads ${SCHEMA_VERSION}`);
     return db;
   } catch (error) {
     db.close();

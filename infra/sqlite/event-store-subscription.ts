@@ -84,10 +84,12 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
   /** Calls are served one after the other, so concurrent `next()` calls still get events in order. */
   next(): Promise<IteratorResult<RecordedEvent>> {
     // A failure (a refused start, a read error) ends the subscription: later calls answer done.
-    const result = this.chain.then(() => this.pull()).catch(async (error: unknown) => {
-      await this.close();
-      throw error;
-    });
+    const result = this.chain
+      .then(() => this.pull())
+      .catch(async (error: unknown) => {
+        await this.close();
+        throw error;
+      });
     this.chain = result.catch(() => undefined);
     return result;
   }

@@ -4,7 +4,11 @@ import { openConnection } from './event-store-schema.js';
 import { GroupWriter, packOutcomes, unpackGroup, type WriterThreadOptions } from './event-store-writer.js';
 
 const options = workerData as WriterThreadOptions;
-const db = openConnection({ path: options.path, synchronous: options.synchronous, busyTimeoutMs: options.busyTimeoutMs });
+const db = openConnection({
+  path: options.path,
+  synchronous: options.synchronous,
+  busyTimeoutMs: options.busyTimeoutMs,
+});
 const writer = new GroupWriter(db);
 
 parentPort!.on('message', (message: { id: number; group: string } | { close: true }) => {

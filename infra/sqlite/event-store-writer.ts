@@ -7,7 +7,12 @@
  * stop the event loop. Both run the same `GroupWriter` on their own connection.
  */
 import type Database from 'better-sqlite3';
-import { categoryOf, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision } from '../../shared-schema/ports/event-store.js';
+import {
+  categoryOf,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type ExpectedRevision,
+} from '../../shared-schema/ports/event-store.js';
 import { ulid } from '../../shared-schema/ids.js';
 import { WorkerCalls } from '../worker-calls.js';
 
@@ -69,7 +74,8 @@ export class GroupWriter {
     if (!revisionMatches(append.expected, actual)) {
       return { ok: false, error: new WrongExpectedRevisionError(append.stream, append.expected, actual) };
     }
-    if (append.events.length === 0) return { ok: true, result: { nextRevision: head?.revision ?? -1, position: head?.position ?? 0 } };
+    if (append.events.length === 0)
+      return { ok: true, result: { nextRevision: head?.revision ?? -1, position: head?.position ?? 0 } };
     this.db.exec('SAVEPOINT append');
     try {
       const category = categoryOf(append.stream);
@@ -77,7 +83,15 @@ export class GroupWriter {
       let position = 0;
       for (const event of append.events) {
         revision++;
-        const info = this.stmt.insert.run(ulid(), append.stream, revision, category, event.type, event.data, event.metadata);
+        const info = this.stmt.insert.run(
+          ulid(),
+          append.stream,
+          revision,
+          category,
+          event.type,
+          event.data,
+          event.metadata,
+        );
         position = Number(info.lastInsertRowid);
       }
       this.stmt.setStreamHead.run(append.stream, revision, position);
@@ -118,12 +132,20 @@ export function toWire(outcome: Outcome): WireOutcome {
     return { ok: false, conflict: { stream: error.stream, expected: error.expected, actual: error.actual } };
   }
   const code = (error as { code?: unknown }).code;
-  return { ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
+  return {
+    ok: false,
+    message: error instanceof Error ? error.message : String(error),
+    ...(typeof code === 'string' ? { code } : {}),
+  };
 }
 
 export function fromWire(wire: WireOutcome): Outcome {
   if (wire.ok) return wire;
-  if ('conflict' in wire) return { ok: false, error: new WrongExpectedRevisionError(wire.conflict.stream, wire.conflict.expected, wire.conflict.actual) };
+  if ('conflict' in wire)
+    return {
+      ok: false,
+      error: new WrongExpectedRevisionError(wire.conflict.stream, wire.conflict.expected, wire.conflict.actual),
+    };
   return { ok: false, error: Object.assign(new Error(wire.message), wire.code ? { code: wire.code } : {}) };
 }
 
@@ -216,7 +238,11 @@ export class WriterThread {
   private readonly calls: WorkerCalls<{ id: number; outcomes: WireOutcomes }>;
 
   constructor(options: WriterThreadOptions) {
-    this.calls = new WorkerCalls(new URL('./event-store-writer-thread.js', import.meta.url), options, 'event-store writer thread');
+    this.calls = new WorkerCalls(
+      new URL('./event-store-writer-thread.js', import.meta.url),
+      options,
+      'event-store writer thread',
+    );
   }
 
   async commit(group: readonly PendingAppend[]): Promise<Outcome[]> {

@@ -102,12 +102,23 @@ export class SqliteEventStore implements EventStore {
     let writer: GroupWriter | WriterThread | null = null;
     if (!options.readOnly) {
       writer = options.writerThread
-        ? new WriterThread({ path: options.path, synchronous: options.synchronous ?? 'FULL', busyTimeoutMs: options.busyTimeoutMs ?? 5000 })
+        ? new WriterThread({
+            path: options.path,
+            synchronous: options.synchronous ?? 'FULL',
+            busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+          })
         : new GroupWriter(db);
     }
     const spacing = options.positionSpacing ?? 1;
-    if (!Number.isSafeInteger(spacing) || spacing < 1) throw new RangeError('positionSpacing must be a positive integer');
-    return new SqliteEventStore(db, options.pollIntervalMs ?? 50, Math.max(1, options.maxGroupEvents ?? 5000), writer, spacing);
+    if (!Number.isSafeInteger(spacing) || spacing < 1)
+      throw new RangeError('positionSpacing must be a positive integer');
+    return new SqliteEventStore(
+      db,
+      options.pollIntervalMs ?? 50,
+      Math.max(1, options.maxGroupEvents ?? 5000),
+      writer,
+      spacing,
+    );
   }
 
   private constructor(
@@ -122,7 +133,9 @@ export class SqliteEventStore implements EventStore {
       readStream: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
       ),
-      readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+      readAll: db.prepare<[number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+      ),
       readCategory: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`,
       ),
@@ -149,7 +162,11 @@ export class SqliteEventStore implements EventStore {
    * returns the stream's current state (`nextRevision` -1 and `position` 0 when the stream does not exist; else its
    * last revision and that event's position), as the port defines.
    */
-  appendToStream(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision = 'any'): Promise<AppendResult> {
+  appendToStream(
+    stream: string,
+    events: readonly NewEvent[],
+    expectedRevision: ExpectedRevision = 'any',
+  ): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is closed'));
     if (this.writer === null) return Promise.reject(new Error('the event store was opened read-only'));
     let serialized: QueuedAppend['events'];
@@ -211,7 +228,8 @@ export class SqliteEventStore implements EventStore {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.closing = true;
-      if (this.queue.length > 0 || this.inFlight) await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
+      if (this.queue.length > 0 || this.inFlight)
+        await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
       await Promise.all([...this.subscriptions].map((s) => s.close()));
       if (this.writer instanceof WriterThread) await this.writer.close();
       this.db.close();
@@ -233,7 +251,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Events after row `afterRow`, and the row of the last one (for the next page). */
-  private readPage(afterRow: number, categories: readonly string[] | undefined, maxCount: number): { events: RecordedEvent[]; lastRow: number } {
+  private readPage(
+    afterRow: number,
+    categories: readonly string[] | undefined,
+    maxCount: number,
+  ): { events: RecordedEvent[]; lastRow: number } {
     let rows: Row[];
     if (categories === undefined) rows = this.stmt.readAll.all(afterRow, maxCount);
     else {
@@ -242,7 +264,10 @@ export class SqliteEventStore implements EventStore {
       rows.sort((a, b) => a.position - b.position);
       if (maxCount >= 0) rows = rows.slice(0, maxCount);
     }
-    return { events: rows.map((row) => this.toRecorded(row)), lastRow: rows.length > 0 ? rows[rows.length - 1].position : afterRow };
+    return {
+      events: rows.map((row) => this.toRecorded(row)),
+      lastRow: rows.length > 0 ? rows[rows.length - 1].position : afterRow,
+    };
   }
 
   private toRecorded(row: Row): RecordedEvent {
@@ -285,7 +310,11 @@ export class SqliteEventStore implements EventStore {
     const batch: PendingAppend[] = group.map(({ stream, events, expected }) => ({ stream, events, expected }));
     void writer.commit(batch).then(
       (outcomes) => this.afterThread(group, outcomes),
-      (error: unknown) => this.afterThread(group, group.map(() => ({ ok: false, error }))),
+      (error: unknown) =>
+        this.afterThread(
+          group,
+          group.map(() => ({ ok: false, error })),
+        ),
     );
   }
 

@@ -30,7 +30,11 @@ type Mode = 'rows' | 'pluck' | 'exact';
 export const MAX_STATEMENTS = 500;
 
 export class SqliteConnection {
-  private readonly statements: Record<Mode, Map<string, Statement>> = { rows: new Map(), pluck: new Map(), exact: new Map() };
+  private readonly statements: Record<Mode, Map<string, Statement>> = {
+    rows: new Map(),
+    pluck: new Map(),
+    exact: new Map(),
+  };
   private readonly snapshot: (read: () => Doc[]) => Doc[];
   /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
   private readonly columns = new Map<string, TableColumns>();
@@ -49,7 +53,10 @@ export class SqliteConnection {
     const known = this.columns.get(collection);
     if (known) return known;
     const info = this.db.prepare(`PRAGMA table_info(${tableOf(collection)})`).all() as { name: string }[];
-    const entry = tableColumns(collection, info.map((c) => fieldOfColumn(c.name)).filter((f): f is string => f !== null));
+    const entry = tableColumns(
+      collection,
+      info.map((c) => fieldOfColumn(c.name)).filter((f): f is string => f !== null),
+    );
     if (info.length > 0) this.columns.set(collection, entry);
     return entry;
   }
@@ -76,7 +83,8 @@ export class SqliteConnection {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const table = /^no such table: coll_(\w+)/.exec(message);
-      if (table) throw new Error(`unknown collection "${table[1]}": ensureCollections was not called for it`, { cause: err });
+      if (table)
+        throw new Error(`unknown collection "${table[1]}": ensureCollections was not called for it`, { cause: err });
       throw err;
     }
     if (mode === 'pluck') stmt.pluck(true);
@@ -188,7 +196,8 @@ export class SqliteConnection {
   }
 
   setCheckpoint(name: string, position: number): void {
-    if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`checkpoint ${name}: position must be a non-negative integer`);
+    if (!Number.isSafeInteger(position) || position < 0)
+      throw new RangeError(`checkpoint ${name}: position must be a non-negative integer`);
     this.run(
       'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
       [checkName(name), position],
@@ -284,12 +293,14 @@ function checkName(name: unknown): string {
 }
 
 function checkLimit(limit: number): number {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
   return limit;
 }
 
 function docJson(doc: Doc): string {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new TypeError('a document must be an object');
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new TypeError('a document must be an object');
   checkId(doc._id);
   return JSON.stringify(doc);
 }

@@ -51,7 +51,8 @@ const COLUMN_PREFIX = 'f_';
 export const columnOf = (field: string): string => `"${COLUMN_PREFIX}${checkField(field)}"`;
 
 /** The field a column of a table holds, or null for `_id`, `doc` and anything else. */
-export const fieldOfColumn = (column: string): string | null => (column.startsWith(COLUMN_PREFIX) ? column.slice(COLUMN_PREFIX.length) : null);
+export const fieldOfColumn = (column: string): string | null =>
+  column.startsWith(COLUMN_PREFIX) ? column.slice(COLUMN_PREFIX.length) : null;
 
 /** The SQL expression reading a top-level field: `_id`, the field's column when it has one, else json_extract. */
 export function fieldExpr(field: string, columns: Columns = NO_COLUMNS): string {
@@ -71,7 +72,8 @@ export function docFieldExpr(field: string): string {
  */
 export function columnValue(value: unknown): Bind {
   let v = value;
-  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    v = (v as { toJSON: () => unknown }).toJSON();
   switch (typeof v) {
     case 'string':
       return v;
@@ -116,7 +118,8 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
   if (cond === null || typeof cond !== 'object') return [equal(x, bindScalar(cond, what))];
   if (Array.isArray(cond)) throw new TypeError(`${what}: use { in: [...] } for a set of values`);
   const proto: unknown = Object.getPrototypeOf(cond);
-  if (proto !== Object.prototype && proto !== null) throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
+  if (proto !== Object.prototype && proto !== null)
+    throw new TypeError(`${what}: expected a scalar or a condition, got an object`);
   for (const key of Object.keys(cond)) {
     if (!CONDITION_KEYS.has(key)) throw new TypeError(`${what}: unknown operator ${JSON.stringify(key)}`);
   }
@@ -134,8 +137,10 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
     parts.push({ sql: `${x} ${sqlOp} ?`, params: [bindScalar(bound, `${what}.${op}`)] });
   }
   // In SQLite's order every number is below '' and every string is at or above it.
-  if (kind === 'number' && cond.lt === undefined && cond.lte === undefined) parts.push({ sql: `${x} < ''`, params: [] });
-  if (kind === 'string' && cond.gt === undefined && cond.gte === undefined) parts.push({ sql: `${x} >= ''`, params: [] });
+  if (kind === 'number' && cond.lt === undefined && cond.lte === undefined)
+    parts.push({ sql: `${x} < ''`, params: [] });
+  if (kind === 'string' && cond.gt === undefined && cond.gte === undefined)
+    parts.push({ sql: `${x} >= ''`, params: [] });
   if (cond.in !== undefined) {
     if (!Array.isArray(cond.in)) throw new TypeError(`${what}.in: expected an array`);
     const values = cond.in.map((v, i) => bindScalar(v, `${what}.in[${i}]`));
@@ -143,7 +148,8 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
     const alternatives: string[] = [];
     if (present.length > 0) alternatives.push(`${x} IN (${present.map(() => '?').join(', ')})`);
     if (present.length < values.length) alternatives.push(`${x} IS NULL`);
-    const sql = alternatives.length === 0 ? '0' : alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+    const sql =
+      alternatives.length === 0 ? '0' : alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
     parts.push({ sql, params: present });
   }
   if (cond.ne !== undefined) {
@@ -198,7 +204,8 @@ const FALSE: Fragment = { sql: '0', params: [] };
 
 /** Rows strictly after `value` on one key, in SQLite's order (NULL first ascending, last descending). */
 function strictlyAfter(key: Key, value: Bind): Fragment {
-  if (!key.desc) return value === null ? { sql: `${key.x} IS NOT NULL`, params: [] } : { sql: `${key.x} > ?`, params: [value] };
+  if (!key.desc)
+    return value === null ? { sql: `${key.x} IS NOT NULL`, params: [] } : { sql: `${key.x} > ?`, params: [value] };
   return value === null ? FALSE : { sql: `(${key.x} < ? OR ${key.x} IS NULL)`, params: [value] };
 }
 
@@ -228,7 +235,9 @@ export function keysetSegments(keys: readonly Key[], after: Query['after']): Fra
   const v = values[0];
   const rest = afterFrom(keys, values, 1);
   const withRest = (bound: Fragment): Fragment =>
-    rest === FALSE ? bound : { sql: `${bound.sql} OR (${first.x} = ? AND ${rest.sql})`, params: [...bound.params, v, ...rest.params] };
+    rest === FALSE
+      ? bound
+      : { sql: `${bound.sql} OR (${first.x} = ? AND ${rest.sql})`, params: [...bound.params, v, ...rest.params] };
   const nullGroup = rest === FALSE ? [] : [and([{ sql: `${first.x} IS NULL`, params: [] }, rest])];
   if (v === null) {
     return first.desc ? nullGroup : [...nullGroup, { sql: `${first.x} IS NOT NULL`, params: [] }];
@@ -244,7 +253,11 @@ export function keysetSegments(keys: readonly Key[], after: Query['after']): Fra
  * `columns` names the index on field columns; the default is the name of the older index on json_extract
  * expressions, which `ensureCollections` drops from a file written by an earlier version.
  */
-export function indexName(collection: string, fields: readonly string[], kind: 'columns' | 'expressions' = 'expressions'): string {
+export function indexName(
+  collection: string,
+  fields: readonly string[],
+  kind: 'columns' | 'expressions' = 'expressions',
+): string {
   let hash = 0x811c9dc5;
   for (const ch of fields.join(',')) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return `"ix_${collection}__${fields.join('__')}__${hash.toString(16)}${kind === 'columns' ? '__c' : ''}"`;
@@ -268,8 +281,11 @@ export function textIndexSql(collection: string, fields: readonly string[]): str
   const fts = ftsTableOf(collection);
   const name = checkCollection(collection);
   const cols = fields.map((f) => `t_${f}`);
-  const values = (row: 'new' | 'old') => fields.map((f) => `coalesce(json_extract(${row}.doc, '$.${f}'), '')`).join(', ');
-  const changed = fields.map((f) => `json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}')`).join(' OR ');
+  const values = (row: 'new' | 'old') =>
+    fields.map((f) => `coalesce(json_extract(${row}.doc, '$.${f}'), '')`).join(', ');
+  const changed = fields
+    .map((f) => `json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}')`)
+    .join(' OR ');
   return [
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${cols.join(', ')}, tokenize = 'unicode61 remove_diacritics 2', prefix = '3')`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ai" AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
@@ -281,6 +297,8 @@ export function textIndexSql(collection: string, fields: readonly string[]): str
 /** The FTS5 MATCH text of a checked query: each folded word quoted (no operator can reach the engine). */
 export function ftsMatch(words: readonly string[], prefixLast: boolean, minPrefix: number): string {
   return words
-    .map((w, i) => `"${w.replace(/"/g, '""')}"${prefixLast && i === words.length - 1 && w.length >= minPrefix ? '*' : ''}`)
+    .map(
+      (w, i) => `"${w.replace(/"/g, '""')}"${prefixLast && i === words.length - 1 && w.length >= minPrefix ? '*' : ''}`,
+    )
     .join(' ');
 }

@@ -26,8 +26,24 @@ import type {
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
 import { enableWal } from './wal.js';
-import { checkField, columnOf, docFieldExpr, fieldExpr, fieldOfColumn, ftsMatch, ftsTableOf, indexName, tableOf, textIndexSql } from './read-store-sql.js';
-import { checkTextQuery, MIN_PREFIX_LENGTH, type TextQuery, type TextSearchable } from '../../shared-schema/ports/text-search.js';
+import {
+  checkField,
+  columnOf,
+  docFieldExpr,
+  fieldExpr,
+  fieldOfColumn,
+  ftsMatch,
+  ftsTableOf,
+  indexName,
+  tableOf,
+  textIndexSql,
+} from './read-store-sql.js';
+import {
+  checkTextQuery,
+  MIN_PREFIX_LENGTH,
+  type TextQuery,
+  type TextSearchable,
+} from '../../shared-schema/ports/text-search.js';
 
 export interface SqliteReadStoreOptions {
   /** The database file (created with its directory when missing). */
@@ -87,7 +103,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   static open(options: SqliteReadStoreOptions): SqliteReadStore {
     const busyTimeout = options.busyTimeoutMs ?? 5000;
     const synchronous = options.synchronous ?? 'NORMAL';
-    if (synchronous !== 'FULL' && synchronous !== 'NORMAL' && synchronous !== 'OFF') throw new RangeError(`synchronous: ${String(synchronous)}`);
+    if (synchronous !== 'FULL' && synchronous !== 'NORMAL' && synchronous !== 'OFF')
+      throw new RangeError(`synchronous: ${String(synchronous)}`);
     if (options.path === ':memory:' || options.path === '') {
       throw new RangeError('SqliteReadStore needs a file: its reader and writer connections share it');
     }
@@ -136,8 +153,12 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       db.transaction(() => {
         for (const { spec, indexes, fields } of plans) {
           const table = tableOf(spec.name);
-          db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL${fields.map((f) => `, ${columnOf(f)}`).join('')})`);
-          const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => fieldOfColumn(c.name)));
+          db.exec(
+            `CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL${fields.map((f) => `, ${columnOf(f)}`).join('')})`,
+          );
+          const present = new Set(
+            (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => fieldOfColumn(c.name)),
+          );
           for (const f of fields) {
             if (present.has(f)) continue;
             db.exec(`ALTER TABLE ${table} ADD COLUMN ${columnOf(f)}`);
@@ -147,11 +168,14 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             const columns = index.map((f) => (f === '_id' ? '_id' : columnOf(f)));
             if (!index.includes('_id')) columns.push('_id');
             db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
-            db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index, 'columns')} ON ${table} (${columns.join(', ')})`);
+            db.exec(
+              `CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index, 'columns')} ON ${table} (${columns.join(', ')})`,
+            );
           }
           if (spec.text && spec.text.length > 0) {
             const fts = ftsTableOf(spec.name).slice(1, -1);
-            const existed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(fts) !== undefined;
+            const existed =
+              db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(fts) !== undefined;
             for (const sql of textIndexSql(spec.name, spec.text)) db.exec(sql);
             if (!existed) {
               // Documents written before the collection had a text index (or by a version without it) join it now.
@@ -221,13 +245,18 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const first = this.firstTextColumn(fts);
     const match = ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH);
     const sql = `SELECT c.doc FROM ${fts} f JOIN ${tableOf(collection)} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`;
-    if (first === undefined) return (this.reader.statement(sql, 'pluck').all(match, query.limit) as string[]).map((json) => JSON.parse(json) as T);
+    if (first === undefined)
+      return (this.reader.statement(sql, 'pluck').all(match, query.limit) as string[]).map(
+        (json) => JSON.parse(json) as T,
+      );
     const inFirst = `${first} : (${match})`;
     const read = this.reader.statement(sql, 'pluck');
     // One read transaction: both parts see the same snapshot, so no document is in both.
     const rows = this.reader.db.transaction(() => {
       const found = read.all(inFirst, query.limit) as string[];
-      return found.length < query.limit ? [...found, ...(read.all(`(${match}) NOT ${inFirst}`, query.limit - found.length) as string[])] : found;
+      return found.length < query.limit
+        ? [...found, ...(read.all(`(${match}) NOT ${inFirst}`, query.limit - found.length) as string[])]
+        : found;
     })();
     return rows.map((json) => JSON.parse(json) as T);
   }

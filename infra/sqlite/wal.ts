@@ -14,7 +14,8 @@ export function enableWal(db: Database.Database, busyTimeoutMs: number): void {
   for (;;) {
     try {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not switch ${db.name} to WAL (got ${String(mode)})`);
+      if (String(mode).toLowerCase() !== 'wal')
+        throw new Error(`could not switch ${db.name} to WAL (got ${String(mode)})`);
       return;
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;

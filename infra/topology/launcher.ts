@@ -114,7 +114,10 @@ export function findNginx(): string | undefined {
 
 export function findNatsServer(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin', '/usr/local/bin'];
-  return dirs.filter(Boolean).map((d) => path.join(d, 'nats-server')).find((p) => fs.existsSync(p));
+  return dirs
+    .filter(Boolean)
+    .map((d) => path.join(d, 'nats-server'))
+    .find((p) => fs.existsSync(p));
 }
 
 export async function launchTopology(options: LaunchOptions): Promise<Topology> {
@@ -158,7 +161,12 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
   const restarts: Partial<Record<Role, number[]>> = {};
   let fatal: ((reason: string) => void) | undefined;
 
-  const pipeLines = (proc: ChildProcess, source: string, keep: (s: string) => void, onStdoutLine?: (line: string) => void) => {
+  const pipeLines = (
+    proc: ChildProcess,
+    source: string,
+    keep: (s: string) => void,
+    onStdoutLine?: (line: string) => void,
+  ) => {
     for (const stream of ['stdout', 'stderr'] as const) {
       const readable = proc[stream];
       if (!readable) continue;
@@ -203,10 +211,16 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
           if (line.startsWith('{"ready"')) resolve(JSON.parse(line) as { port: number; admin_port?: number });
         },
       );
-      void exited.then(() => reject(new Error(`${label} exited with ${proc.exitCode ?? proc.signalCode} before it was ready:\n${tail}`)));
+      void exited.then(() =>
+        reject(new Error(`${label} exited with ${proc.exitCode ?? proc.signalCode} before it was ready:\n${tail}`)),
+      );
     });
     try {
-      const line = await deadline(ready, START_DEADLINE_MS, () => `${label} not ready within ${START_DEADLINE_MS} ms:\n${tail}`);
+      const line = await deadline(
+        ready,
+        START_DEADLINE_MS,
+        () => `${label} not ready within ${START_DEADLINE_MS} ms:\n${tail}`,
+      );
       const child: ServiceProcess = { role, index, label, proc, port: line.port, exited, output: () => tail };
       if (line.admin_port !== undefined) child.adminPort = line.admin_port;
       children.push(child);
@@ -237,7 +251,9 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
     setTimeout(() => {
       if (stopping) return;
       onLine('launcher', 'stderr', `restarting ${child.label} on port ${child.port}`);
-      spawnChild(child.role, child).catch((err: unknown) => fatal?.(`${child.label} could not be restarted: ${(err as Error).message}`));
+      spawnChild(child.role, child).catch((err: unknown) =>
+        fatal?.(`${child.label} could not be restarted: ${(err as Error).message}`),
+      );
     }, policy.delayMs);
   };
 
@@ -260,7 +276,9 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
   let natsUrl = config.natsUrl ?? '';
   try {
     if (!config.natsUrl) {
-      const started = await startNats(options.natsStoreDir ?? path.join(dataDir, 'nats'), detached, (line, stream) => onLine('nats', stream, line));
+      const started = await startNats(options.natsStoreDir ?? path.join(dataDir, 'nats'), detached, (line, stream) =>
+        onLine('nats', stream, line),
+      );
       nats = started.proc;
       natsUrl = started.url;
     }
@@ -282,11 +300,15 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
       // The gateway's own problems (413, 503) carry `${PUBLIC_BASE_URL}/v1/problemas/…`: the services' API base.
       PUBLIC_BASE_URL: env.API_BASE_URL.replace(/\/v1\/?$/, ''),
     });
-    if (options.nginxWorkers !== undefined) rendered = rendered.replace('worker_processes auto;', `worker_processes ${options.nginxWorkers};`);
+    if (options.nginxWorkers !== undefined)
+      rendered = rendered.replace('worker_processes auto;', `worker_processes ${options.nginxWorkers};`);
     // Started as root, nginx runs its workers as `nobody`, who may not enter DATA_DIR: they run as the launcher's user.
     if (process.getuid?.() === 0) rendered = `user root;\n${rendered}`;
     fs.writeFileSync(conf, rendered);
-    const gw = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'], detached });
+    const gw = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
+    });
     nginx = gw;
     let nginxTail = '';
     pipeLines(gw, 'nginx', (text) => (nginxTail = (nginxTail + text).slice(-4000)));
@@ -306,12 +328,19 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
     adminUrl() {
       const projections = children.find((c) => c.role === 'projections' && c.adminPort !== undefined);
       if (!projections) throw new Error('the projections process (which serves the admin API) is not running');
-      const adminHost = config.adminHost === '0.0.0.0' || config.adminHost === '::' ? LOOPBACK : config.adminHost.includes(':') ? `[${config.adminHost}]` : config.adminHost;
+      const adminHost =
+        config.adminHost === '0.0.0.0' || config.adminHost === '::'
+          ? LOOPBACK
+          : config.adminHost.includes(':')
+            ? `[${config.adminHost}]`
+            : config.adminHost;
       return `http://${adminHost}:${projections.adminPort}/admin/v1`;
     },
     nginxPid: () => (nginx && nginx.exitCode === null && nginx.signalCode === null ? nginx.pid : undefined),
     pids() {
-      const running = [nats, nginx, ...children.map((c) => c.proc)].filter((p): p is ChildProcess => p !== undefined && p.exitCode === null && p.signalCode === null);
+      const running = [nats, nginx, ...children.map((c) => c.proc)].filter(
+        (p): p is ChildProcess => p !== undefined && p.exitCode === null && p.signalCode === null,
+      );
       return running.map((p) => p.pid).filter((pid): pid is number => pid !== undefined);
     },
     start: (role, like) => spawnChild(role, like),
@@ -368,7 +397,10 @@ async function startNats(
   // A free port can be taken between our probe and the server's bind: try a few.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort(LOOPBACK);
-    const proc = spawn(binary, ['-a', LOOPBACK, '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'], detached });
+    const proc = spawn(binary, ['-a', LOOPBACK, '-p', String(port), '-js', '-sd', storeDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
+    });
     let tail = '';
     for (const stream of ['stdout', 'stderr'] as const) {
       let buffer = '';
@@ -384,7 +416,8 @@ async function startNats(
     }
     try {
       await waitUntil(async () => {
-        if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`exited with ${proc.exitCode ?? proc.signalCode}`);
+        if (proc.exitCode !== null || proc.signalCode !== null)
+          throw new Error(`exited with ${proc.exitCode ?? proc.signalCode}`);
         return natsGreets(port);
       }, START_DEADLINE_MS);
       return { url: `nats://${LOOPBACK}:${port}`, proc };
@@ -422,10 +455,17 @@ export function freePort(host = LOOPBACK): Promise<number> {
   });
 }
 
-async function waitForPort(host: string, port: number, ms: number, proc: ChildProcess, tail: () => string): Promise<void> {
+async function waitForPort(
+  host: string,
+  port: number,
+  ms: number,
+  proc: ChildProcess,
+  tail: () => string,
+): Promise<void> {
   try {
     await waitUntil(async () => {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`nginx exited with ${proc.exitCode ?? proc.signalCode}`);
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`nginx exited with ${proc.exitCode ?? proc.signalCode}`);
       return new Promise<boolean>((resolve) => {
         const socket = net.connect(port, host);
         socket.once('connect', () => {
@@ -451,7 +491,10 @@ async function waitUntil(condition: () => Promise<boolean>, ms: number): Promise
 async function deadline<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message())), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message())), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -5,13 +5,26 @@ import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
 import type { QueueStats } from '../../shared-schema/ports/messaging.js';
 
-export const batchRunnerReactor: ReactorStart = async ({ config, deps, log, recordHistory, metrics, subscriptionStopped }) => {
+export const batchRunnerReactor: ReactorStart = async ({
+  config,
+  deps,
+  log,
+  recordHistory,
+  metrics,
+  subscriptionStopped,
+}) => {
   const runner = new BatchRunner(deps, {
     log,
     passes: config.batchPasses,
     onStopped: (err) => subscriptionStopped('batch-runner', err),
     onFinished: (job) =>
-      void recordHistory({ kind: 'batch_processed', partnerId: job.partnerId, env: job.env, refs: { job_id: job.jobId }, outcome: job.outcome }),
+      void recordHistory({
+        kind: 'batch_processed',
+        partnerId: job.partnerId,
+        env: job.env,
+        refs: { job_id: job.jobId },
+        outcome: job.outcome,
+      }),
   });
   await runner.start();
   const unregister = metrics.registerQueue('batch_jobs', () => runner.depth);
@@ -27,7 +40,15 @@ export const batchRunnerReactor: ReactorStart = async ({ config, deps, log, reco
  * Off (null) with COVER_CHECK=off. The metrics read the work queue itself (`queueStats`): items waiting or being
  * checked, and dead letters, whichever process consumes them.
  */
-export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitForPosition, metrics, subscriptionStopped, coverChecker }) => {
+export const coverCheckReactor: ReactorStart = async ({
+  config,
+  deps,
+  log,
+  waitForPosition,
+  metrics,
+  subscriptionStopped,
+  coverChecker,
+}) => {
   const covers = await startCoverChecks({
     config,
     deps,
@@ -41,7 +62,11 @@ export const coverCheckReactor: ReactorStart = async ({ config, deps, log, waitF
   // The two gauges are collected together: they share one read of the queue's counts per scrape.
   let reading: Promise<QueueStats> | null = null;
   const stats = () => (reading ??= deps.messaging.queueStats(COVER_QUEUE).finally(() => (reading = null)));
-  const unregister = metrics.registerQueue(COVER_QUEUE, async () => (await stats()).pending, async () => (await stats()).deadLetters);
+  const unregister = metrics.registerQueue(
+    COVER_QUEUE,
+    async () => (await stats()).pending,
+    async () => (await stats()).deadLetters,
+  );
   return {
     async stop() {
       unregister();

@@ -147,8 +147,9 @@ export class PositionWatcher {
 
   private async readCheckpoints(): Promise<number> {
     if (this.options.checkpointNames.length === 0) return Number.MAX_SAFE_INTEGER;
-    const positions = await Promise.all(this.options.checkpointNames.map((name) => this.options.reads.getCheckpoint(name)));
+    const positions = await Promise.all(
+      this.options.checkpointNames.map((name) => this.options.reads.getCheckpoint(name)),
+    );
     return Math.min(...positions);
   }
 }
-

@@ -84,7 +84,14 @@ export class KeyCache {
 
 export function commandDeps(parts: DoorParts): CommandDeps {
   const { events, reads, messaging, clock, config } = parts;
-  return { events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: config.publicBaseUrl };
+  return {
+    events,
+    reads,
+    messaging,
+    clock,
+    repo: new AggregateRepository(events),
+    publicBaseUrl: config.publicBaseUrl,
+  };
 }
 
 /** What the operator surface observes of each answered request (infra/ops: metrics, operation history). */
@@ -108,18 +115,48 @@ export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHook
   });
 }
 
-export function buildCommandApp(parts: DoorParts, deps: CommandDeps, routes: Record<string, WriteHandler>, hooks: DoorHooks = {}): Koa<DoorState> {
+export function buildCommandApp(
+  parts: DoorParts,
+  deps: CommandDeps,
+  routes: Record<string, WriteHandler>,
+  hooks: DoorHooks = {},
+): Koa<DoorState> {
   return buildDoorApp(parts, commandDoor({ deps, routes }), hooks);
 }
 
 /** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */
-export function buildQueryApp(parts: DoorParts, routes: Record<string, ReadRoute>, cursorSecret: CursorSecret, hooks: DoorHooks = {}): Koa<DoorState> {
+export function buildQueryApp(
+  parts: DoorParts,
+  routes: Record<string, ReadRoute>,
+  cursorSecret: CursorSecret,
+  hooks: DoorHooks = {},
+): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition } = parts;
-  const deps: QueryDeps = { reads, messaging, clock, publicBaseUrl: config.publicBaseUrl, waitForPosition, cursorSecret };
+  const deps: QueryDeps = {
+    reads,
+    messaging,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    waitForPosition,
+    cursorSecret,
+  };
   return buildDoorApp(parts, queryDoor({ deps, routes, publicDocuments: publicDocuments(config.apiBaseUrl) }), hooks);
 }
 
 /** `more`: what the admin API does after the manual clock moved, extra routes. */
-export function buildAdminApp(parts: DoorParts, deps: CommandDeps, token: string, more: Pick<AdminOptions, 'onClockMoved' | 'extend'> = {}): Koa {
-  return createAdminApi({ deps, token, problemBaseUrl: parts.config.apiBaseUrl, log: parts.log, clock: parts.clock, waitForPosition: parts.waitForPosition, ...more });
+export function buildAdminApp(
+  parts: DoorParts,
+  deps: CommandDeps,
+  token: string,
+  more: Pick<AdminOptions, 'onClockMoved' | 'extend'> = {},
+): Koa {
+  return createAdminApi({
+    deps,
+    token,
+    problemBaseUrl: parts.config.apiBaseUrl,
+    log: parts.log,
+    clock: parts.clock,
+    waitForPosition: parts.waitForPosition,
+    ...more,
+  });
 }

@@ -70,7 +70,10 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
     return EsdbEventStore.connect(config.eventstoreUrl!, {
       streamPrefix: config.eventstoreStreamPrefix,
       onSubscriptionDrop: (err, attempt) =>
-        log?.warn({ err, attempt }, 'event-store subscription lost its connection; subscribing again from the last event delivered'),
+        log?.warn(
+          { err, attempt },
+          'event-store subscription lost its connection; subscribing again from the last event delivered',
+        ),
     });
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -127,7 +130,12 @@ export async function openMessaging(
 }
 
 /** Opens all three; on a failure, closes what was already open. */
-export async function openStores(config: Config, mode: StoreMode, clock: Clock, log?: Pick<Logger, 'warn'>): Promise<Stores> {
+export async function openStores(
+  config: Config,
+  mode: StoreMode,
+  clock: Clock,
+  log?: Pick<Logger, 'warn'>,
+): Promise<Stores> {
   const opened: { close(): Promise<void> }[] = [];
   try {
     const events = await openEventStore(config, mode, log);

@@ -20,7 +20,13 @@ export const jobsProjector: Projector = {
       case 'BatchPartStored':
         return; // parts alone are no job
       case 'BatchQueued':
-        next = { _id: id, partner_id: partnerId, env, ...queuedJobView(e.data.job_id, e.data.received, e.data.created_at), position: 0 };
+        next = {
+          _id: id,
+          partner_id: partnerId,
+          env,
+          ...queuedJobView(e.data.job_id, e.data.received, e.data.created_at),
+          position: 0,
+        };
         break;
       case 'BatchStarted':
         if (current) next = { ...current, state: 'running' };

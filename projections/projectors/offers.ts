@@ -21,10 +21,14 @@ import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
-
 function withText(doc: OfferDoc): OfferDoc {
   const live = !doc.removed;
-  return { ...doc, gtin: doc.product.gtin ?? null, text_title: live ? doc.product.title : '', text_other: live ? otherText(doc.product) : '' };
+  return {
+    ...doc,
+    gtin: doc.product.gtin ?? null,
+    text_title: live ? doc.product.title : '',
+    text_other: live ? otherText(doc.product) : '',
+  };
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -58,14 +62,22 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
     case 'ProductPatched':
       if (current) {
         const { commission: _ignored, ...patch } = e.data.patch;
-        next = { ...current, product: offerProduct(applyPatch(current.product, patch)), last_write_at: e.data.received_at };
+        next = {
+          ...current,
+          product: offerProduct(applyPatch(current.product, patch)),
+          last_write_at: e.data.received_at,
+        };
       }
       break;
     case 'ProductRemoved':
       if (current) next = { ...current, removed: true };
       break;
     case 'CoverChecked':
-      if (current) next = { ...current, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+      if (current)
+        next = {
+          ...current,
+          cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
+        };
       break;
   }
   if (next) await tx.put(OFFERS, { ...withText(next), position: recorded.position });
@@ -83,7 +95,14 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   if (!current && !declares) return;
   const standing = evolveStanding(current ?? NEW_STANDING, e);
   const next: OfferStoreDoc = declares
-    ? { _id: id, store_id: e.data.store_id, name: e.data.store.name, domains: [...e.data.store.domains], ...standing, position: recorded.position }
+    ? {
+        _id: id,
+        store_id: e.data.store_id,
+        name: e.data.store.name,
+        domains: [...e.data.store.domains],
+        ...standing,
+        position: recorded.position,
+      }
     : { ...current!, ...standing, position: recorded.position };
   await tx.put(OFFER_STORES, next);
 }

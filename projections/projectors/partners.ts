@@ -1,7 +1,13 @@
 /** Partners and their keys (the model: shared-schema/read-models/partners.ts). */
 import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { PartnerEvent } from '../../shared-schema/events/partner.js';
-import { KEYS, PARTNERS, PARTNER_COLLECTIONS, type KeyDoc, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
+import {
+  KEYS,
+  PARTNERS,
+  PARTNER_COLLECTIONS,
+  type KeyDoc,
+  type PartnerDoc,
+} from '../../shared-schema/read-models/partners.js';
 import type { Projector } from '../projector.js';
 
 export const partnersProjector: Projector = {

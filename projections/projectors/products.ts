@@ -40,7 +40,13 @@ async function storeFacts(tx: ReadTx, id: string): Promise<ProductStoreDoc | nul
   return facts;
 }
 
-async function save(tx: ReadTx, doc: ProductDoc, store: StoreFacts | null, at: string, position: number): Promise<void> {
+async function save(
+  tx: ReadTx,
+  doc: ProductDoc,
+  store: StoreFacts | null,
+  at: string,
+  position: number,
+): Promise<void> {
   const facts = { product: doc.product, removed: doc.removed, cover: doc.cover };
   const { state, reasons } = deriveBaseState(facts, store);
   const published_at = doc.published_at ?? (state === 'accepted' ? at : null);
@@ -112,13 +118,23 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
       };
       break;
     case 'ProductPatched':
-      if (current) doc = { ...current, product: applyPatch(current.product, e.data.patch), received_at: e.data.received_at, last_write_at: e.data.received_at };
+      if (current)
+        doc = {
+          ...current,
+          product: applyPatch(current.product, e.data.patch),
+          received_at: e.data.received_at,
+          last_write_at: e.data.received_at,
+        };
       break;
     case 'ProductRemoved':
       if (current) doc = { ...current, removed: true };
       break;
     case 'CoverChecked':
-      if (current) doc = { ...current, cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at } };
+      if (current)
+        doc = {
+          ...current,
+          cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
+        };
       break;
   }
   if (!doc) return;
@@ -150,7 +166,15 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, page: number): 
   const owed = await owedStates(tx, id, current);
   await tx.put(STORE_FACTS, next);
   storeFactsSeen.get(tx)!.set(id, next);
-  const fanOut: FanOutDoc = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, position: recorded.position, at: recorded.metadata.recorded_at, after: null };
+  const fanOut: FanOutDoc = {
+    _id: id,
+    partner_id: partnerId,
+    env,
+    store_id: e.data.store_id,
+    position: recorded.position,
+    at: recorded.metadata.recorded_at,
+    after: null,
+  };
   if (owed.length > 0) fanOut.owed = owed;
   const room = page - (inlineFannedOut.get(tx) ?? 0);
   if (room <= 0) await tx.put(FANOUTS, fanOut);

@@ -65,7 +65,14 @@ export const reportProjector: Projector = {
       if (await tx.get(REPORT.items, id)) return; // a click is recorded once
       const base = { partner_id: partnerId, env, store_id: e.data.store_id };
       const figures = clickFigures();
-      const item: ReportItemDoc = { _id: id, ...base, kind: 'click', at: e.data.occurred_at, ...storedFields(figures), position: recorded.position };
+      const item: ReportItemDoc = {
+        _id: id,
+        ...base,
+        kind: 'click',
+        at: e.data.occurred_at,
+        ...storedFields(figures),
+        position: recorded.position,
+      };
       await tx.put(REPORT.items, item);
       await addToBuckets(tx, base, item.at, figures);
       return;
@@ -79,7 +86,14 @@ export const reportProjector: Projector = {
     const base = { partner_id: partnerId, env, store_id: order.store_id };
     const before = current ? figuresOf(current) : zeroFigures();
     const after = orderFigures(order);
-    const item: ReportItemDoc = { _id: id, ...base, kind: 'order', at: order.paid_at, ...storedFields(after), position: recorded.position };
+    const item: ReportItemDoc = {
+      _id: id,
+      ...base,
+      kind: 'order',
+      at: order.paid_at,
+      ...storedFields(after),
+      position: recorded.position,
+    };
     await tx.put(REPORT.items, item);
     await addToBuckets(tx, base, item.at, combine(after, before, -1));
   },

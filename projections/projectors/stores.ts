@@ -18,7 +18,16 @@ export const storesProjector: Projector = {
     let base: StoreDoc;
     if (current) base = current;
     else if (e.type === 'StoreRegistered') {
-      base = { _id: id, partner_id: partnerId, env, store_id: e.data.store_id, input: e.data.store, ...NEW_STANDING, domains_approved: [], position: 0 };
+      base = {
+        _id: id,
+        partner_id: partnerId,
+        env,
+        store_id: e.data.store_id,
+        input: e.data.store,
+        ...NEW_STANDING,
+        domains_approved: [],
+        position: 0,
+      };
     } else return;
     const standing = evolveStanding(base, e);
     const input = e.type === 'StoreRegistered' || e.type === 'StoreReplaced' ? e.data.store : base.input;

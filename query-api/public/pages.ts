@@ -10,7 +10,14 @@
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { ProblemError, type FieldError } from '../../shared-schema/problems.js';
-import { homePage, messagePage, offerPage, pageLinks, resultsPage, type PageLinks } from '../../shared-schema/shopper/html.js';
+import {
+  homePage,
+  messagePage,
+  offerPage,
+  pageLinks,
+  resultsPage,
+  type PageLinks,
+} from '../../shared-schema/shopper/html.js';
 import { findSearchableOffer, parseOfferPath } from '../../shared-schema/shopper/offer-lookup.js';
 import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import type { QueryDeps } from '../app.js';
@@ -45,9 +52,25 @@ function fieldMessage(e: FieldError): string {
 function refuse(ctx: DoorContext, deps: QueryDeps, err: ProblemError, query = ''): void {
   if (wantsJson(ctx)) throw err;
   for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-  if (err.status === 404) return html(ctx, 404, messagePage(links(deps), 'Oferta indisponível', ['Esta oferta não está disponível no momento.']));
-  if (err.status === 429) return html(ctx, 429, messagePage(links(deps), 'Muitas buscas', ['Você fez muitas buscas em pouco tempo. Espere um minuto e tente de novo.'], query));
-  if (err.status === 422) return html(ctx, 422, messagePage(links(deps), 'Busca inválida', err.errors.map(fieldMessage), query));
+  if (err.status === 404)
+    return html(
+      ctx,
+      404,
+      messagePage(links(deps), 'Oferta indisponível', ['Esta oferta não está disponível no momento.']),
+    );
+  if (err.status === 429)
+    return html(
+      ctx,
+      429,
+      messagePage(
+        links(deps),
+        'Muitas buscas',
+        ['Você fez muitas buscas em pouco tempo. Espere um minuto e tente de novo.'],
+        query,
+      ),
+    );
+  if (err.status === 422)
+    return html(ctx, 422, messagePage(links(deps), 'Busca inválida', err.errors.map(fieldMessage), query));
   throw err;
 }
 
@@ -62,7 +85,10 @@ export async function results(ctx: DoorContext, deps: QueryDeps): Promise<void> 
     await brake(ctx, deps);
     const params = parseSearch(ctx, deps);
     const page = await searchOrUnavailable(deps, params);
-    const next = page.next_cursor !== null ? `${links(deps).root}/busca?q=${encodeURIComponent(page.query)}&cursor=${encodeURIComponent(page.next_cursor)}` : null;
+    const next =
+      page.next_cursor !== null
+        ? `${links(deps).root}/busca?q=${encodeURIComponent(page.query)}&cursor=${encodeURIComponent(page.next_cursor)}`
+        : null;
     html(ctx, 200, resultsPage(links(deps), page, next));
     ctx.set('Cache-Control', 'no-store');
   } catch (err) {

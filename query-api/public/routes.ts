@@ -15,7 +15,13 @@ const pathOf = (url: string): string => url.split(/[?#]/)[0];
 /** Whether a request target is one of the shopper routes (the gateways send them to the query door, any method). */
 export function isShopperPath(url: string): boolean {
   const path = pathOf(url);
-  return path === '/' || path === '/busca' || path.startsWith('/api/') || path.startsWith('/p/') || path.startsWith('/test/p/');
+  return (
+    path === '/' ||
+    path === '/busca' ||
+    path.startsWith('/api/') ||
+    path.startsWith('/p/') ||
+    path.startsWith('/test/p/')
+  );
 }
 
 export function shopperRoutes(deps: QueryDeps) {
@@ -25,7 +31,8 @@ export function shopperRoutes(deps: QueryDeps) {
       await next();
       return;
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+      throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
     if (path === '/') return home(ctx, deps);
     if (path === '/busca') return results(ctx, deps);
     if (path === SEARCH_PATH) return searchApi(ctx, deps);

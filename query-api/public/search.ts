@@ -13,7 +13,13 @@
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { fieldError, invalid, invalidField, ProblemError } from '../../shared-schema/problems.js';
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
-import { isTextSearchable, MAX_QUERY_WORDS, MIN_PREFIX_LENGTH, TextSearchUnavailable, textWords } from '../../shared-schema/ports/text-search.js';
+import {
+  isTextSearchable,
+  MAX_QUERY_WORDS,
+  MIN_PREFIX_LENGTH,
+  TextSearchUnavailable,
+  textWords,
+} from '../../shared-schema/ports/text-search.js';
 import type { FieldError } from '../../shared-schema/problems.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
@@ -57,29 +63,35 @@ function cursorScope(words: readonly string[]): CursorScope {
 export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
   const errors: FieldError[] = [];
   for (const k of Object.keys(ctx.query)) {
-    if (k !== 'q' && k !== 'limit' && k !== 'cursor') errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of this search.`));
+    if (k !== 'q' && k !== 'limit' && k !== 'cursor')
+      errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of this search.`));
   }
   const rawQ = one(ctx, 'q', errors);
   const q = rawQ?.trim() ?? '';
   let words: string[] = [];
   if (rawQ === undefined) errors.push(fieldError('q', 'required', 'Send `q`, the words to search for.'));
   else if (q.length === 0) errors.push(fieldError('q', 'invalid', '`q` is empty.'));
-  else if (q.length > MAX_Q_LENGTH) errors.push(fieldError('q', 'too_long', `\`q\` takes at most ${MAX_Q_LENGTH} characters.`));
+  else if (q.length > MAX_Q_LENGTH)
+    errors.push(fieldError('q', 'too_long', `\`q\` takes at most ${MAX_Q_LENGTH} characters.`));
   else {
     words = textWords(q);
-    if (words.length > MAX_QUERY_WORDS) errors.push(fieldError('q', 'too_many_words', `\`q\` takes at most ${MAX_QUERY_WORDS} words.`));
+    if (words.length > MAX_QUERY_WORDS)
+      errors.push(fieldError('q', 'too_many_words', `\`q\` takes at most ${MAX_QUERY_WORDS} words.`));
   }
   const rawLimit = one(ctx, 'limit', errors);
   let limit = DEFAULT_SEARCH_LIMIT;
   if (rawLimit !== undefined) {
     limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!(limit >= 1 && limit <= MAX_SEARCH_LIMIT)) errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_SEARCH_LIMIT}.`));
+    if (!(limit >= 1 && limit <= MAX_SEARCH_LIMIT))
+      errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_SEARCH_LIMIT}.`));
   }
   const cursor = one(ctx, 'cursor', errors);
   if (errors.length > 0) throw invalid(errors);
   let offset = 0;
-  if (cursor !== undefined) offset = decodeCursor(deps.cursorSecret, cursorScope(words), cursor, ['number'])[0] as number;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
+  if (cursor !== undefined)
+    offset = decodeCursor(deps.cursorSecret, cursorScope(words), cursor, ['number'])[0] as number;
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw invalidField('cursor', 'invalid', 'The cursor is not valid for this list.');
   return { q, words, limit, offset };
 }
 
@@ -90,7 +102,12 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
   const count = await deps.messaging.increment(`pubrate:${ctx.ip}:search:${window}`, 1, WINDOW_MS * 2);
   if (count > PUBLIC_SEARCHES_PER_MINUTE) {
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new ProblemError(429, [], `Rate brake: at most ${PUBLIC_SEARCHES_PER_MINUTE} searches per minute per address.`, { 'Retry-After': String(retryAfter) });
+    throw new ProblemError(
+      429,
+      [],
+      `Rate brake: at most ${PUBLIC_SEARCHES_PER_MINUTE} searches per minute per address.`,
+      { 'Retry-After': String(retryAfter) },
+    );
   }
 }
 
@@ -98,7 +115,8 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
 export async function findOffers(reads: ReadStore, words: readonly string[], now: Date): Promise<SearchOffer[]> {
   if (!isTextSearchable(reads)) throw new TextSearchUnavailable();
   const found = new Map<string, OfferDoc>();
-  for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, { words, prefixLast: true, limit: CANDIDATES })) found.set(d._id, d);
+  for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, { words, prefixLast: true, limit: CANDIDATES }))
+    found.set(d._id, d);
   const gtins = [...new Set([...found.values()].map((d) => d.gtin).filter((g): g is string => g !== null))];
   // Every offer of those products (rule 5 compares an offer with all the others of its product), page by page.
   for (let i = 0; i < gtins.length; i += GTIN_CHUNK) {
@@ -106,7 +124,11 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
     let page: (OfferDoc & Doc)[] = [];
     do {
       const last = page[page.length - 1];
-      page = await reads.find<OfferDoc & Doc>(OFFERS, { where, limit: PRODUCT_OFFERS_PAGE, ...(last ? { after: [last._id] } : {}) });
+      page = await reads.find<OfferDoc & Doc>(OFFERS, {
+        where,
+        limit: PRODUCT_OFFERS_PAGE,
+        ...(last ? { after: [last._id] } : {}),
+      });
       for (const d of page) found.set(d._id, d);
     } while (page.length === PRODUCT_OFFERS_PAGE);
   }
@@ -115,7 +137,11 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
   const storeKeys = [...new Set([...found.values()].map((d) => d.store_key))];
   for (let i = 0; i < storeKeys.length; i += GTIN_CHUNK) {
     const chunk = storeKeys.slice(i, i + GTIN_CHUNK);
-    for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, { where: { _id: { in: chunk } }, limit: chunk.length })) stores.set(s._id, s);
+    for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
+      where: { _id: { in: chunk } },
+      limit: chunk.length,
+    }))
+      stores.set(s._id, s);
   }
   const result: SearchOffer[] = [];
   for (const doc of found.values()) {
@@ -126,7 +152,10 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
 }
 
 export async function search(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
-  const ranked = params.words.length === 0 ? [] : rankProducts(params.words, await findOffers(deps.reads, params.words, deps.clock.now()), MIN_PREFIX_LENGTH);
+  const ranked =
+    params.words.length === 0
+      ? []
+      : rankProducts(params.words, await findOffers(deps.reads, params.words, deps.clock.now()), MIN_PREFIX_LENGTH);
   const page = ranked.slice(params.offset, params.offset + params.limit);
   const end = params.offset + page.length;
   return {
@@ -149,7 +178,8 @@ export async function searchOrUnavailable(deps: QueryDeps, params: SearchParams)
   try {
     return await search(deps, params);
   } catch (err) {
-    if (err instanceof TextSearchUnavailable) throw new ProblemError(503, [], 'Search is not available on this deployment.');
+    if (err instanceof TextSearchUnavailable)
+      throw new ProblemError(503, [], 'Search is not available on this deployment.');
     throw err;
   }
 }

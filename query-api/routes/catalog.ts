@@ -1,10 +1,23 @@
 /** GET /me, /stores, /stores/{id}, /products, /products/{sku}. */
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
-import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type CursorScope, type CursorValue } from '../../shared-schema/http/pagination.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  DEFAULT_LIMIT,
+  type CursorScope,
+  type CursorValue,
+} from '../../shared-schema/http/pagination.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
 import { productStatusView, withClock, STALE_AFTER_MS } from '../../shared-schema/product-status.js';
-import { PRODUCTS, STORE_FACTS, productDocId, storeFactsId, type ProductDoc, type ProductStoreDoc } from '../../shared-schema/read-models/products.js';
+import {
+  PRODUCTS,
+  STORE_FACTS,
+  productDocId,
+  storeFactsId,
+  type ProductDoc,
+  type ProductStoreDoc,
+} from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
@@ -43,7 +56,10 @@ export async function listPage<T extends { _id: string }>(
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { rows: page, next_cursor: more && last ? encodeCursor(deps.cursorSecret, scope, [...sortValues(last), last._id]) : null };
+  return {
+    rows: page,
+    next_cursor: more && last ? encodeCursor(deps.cursorSecret, scope, [...sortValues(last), last._id]) : null,
+  };
 }
 
 async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
@@ -51,7 +67,8 @@ async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[])
   const stores = new Map<string, ProductStoreDoc | null>();
   const out = [];
   for (const doc of docs) {
-    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await deps.reads.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, doc.store_id)));
+    if (!stores.has(doc.store_id))
+      stores.set(doc.store_id, await deps.reads.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, doc.store_id)));
     out.push(
       productStatusView({
         sku: doc.sku,
@@ -74,7 +91,13 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: NO_QUERY,
     handle: async (ctx) => {
       const c = callerOf(ctx);
-      return { partner_id: c.partnerId, name: c.partnerName, partner_type: c.partnerType, environment: c.env, scopes: c.scopes };
+      return {
+        partner_id: c.partnerId,
+        name: c.partnerName,
+        partner_type: c.partnerType,
+        environment: c.env,
+        scopes: c.scopes,
+      };
     },
   },
   'GET /stores': {
@@ -82,8 +105,14 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
       const { rows, next_cursor } = await listPage<StoreDoc>(
-        ctx, deps, { list: 'stores', filters: {}, shape: ['string', 'string'] }, STORES, { partner_id: c.partnerId, env: c.env },
-        [{ field: 'store_id' }], (r) => [r.store_id], query,
+        ctx,
+        deps,
+        { list: 'stores', filters: {}, shape: ['string', 'string'] },
+        STORES,
+        { partner_id: c.partnerId, env: c.env },
+        [{ field: 'store_id' }],
+        (r) => [r.store_id],
+        query,
       );
       return { data: rows.map(storeView), next_cursor };
     },
@@ -120,7 +149,16 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       }
       const filters = { store_id: textOf(query.store_id), state: textOf(query.state) };
       const cursor: ListCursor = { list: 'products', filters, shape: ['string', 'string'] };
-      const { rows, next_cursor } = await listPage<ProductDoc>(ctx, deps, cursor, PRODUCTS, where, [{ field: 'sku' }], (r) => [r.sku], query);
+      const { rows, next_cursor } = await listPage<ProductDoc>(
+        ctx,
+        deps,
+        cursor,
+        PRODUCTS,
+        where,
+        [{ field: 'sku' }],
+        (r) => [r.sku],
+        query,
+      );
       return { data: await productViews(deps, c, rows), next_cursor };
     },
   },

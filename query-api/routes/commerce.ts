@@ -11,7 +11,12 @@ import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/por
 import type { Tenant } from '../../shared-schema/streams.js';
 import { CLICKS, type ClickDoc } from '../../shared-schema/read-models/clicks.js';
 import { ORDERS, orderDocId, type OrderDoc } from '../../shared-schema/read-models/orders.js';
-import { CommissionReportQuery, GetConversionQuery, ListClicksQuery, ListConversionsQuery } from '../../shared-schema/schemas/commerce.js';
+import {
+  CommissionReportQuery,
+  GetConversionQuery,
+  ListClicksQuery,
+  ListConversionsQuery,
+} from '../../shared-schema/schemas/commerce.js';
 import {
   combine,
   commercialTotals,
@@ -43,8 +48,16 @@ async function windowPage<T extends { _id: string; store_id: string }>(
   const caller = callerOf(ctx);
   // Bound to the store filter; the window is in the cursor's values. Sort values: time, store_id, _id.
   const scope: CursorScope = { tenant: caller, list, filters: { store_id: textOf(query.store_id) } };
-  const { window, after } = pageWindow(deps.cursorSecret, scope, query, deps.clock.now(), ['string', 'string', 'string']);
-  const where: Where = { partner_id: caller.partnerId, env: caller.env, [timeField]: { gte: window.since, lt: window.until } };
+  const { window, after } = pageWindow(deps.cursorSecret, scope, query, deps.clock.now(), [
+    'string',
+    'string',
+    'string',
+  ]);
+  const where: Where = {
+    partner_id: caller.partnerId,
+    env: caller.env,
+    [timeField]: { gte: window.since, lt: window.until },
+  };
   if (typeof query.store_id === 'string') where.store_id = query.store_id;
   const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
   const rows = await deps.reads.find<T>(collection, {
@@ -56,14 +69,20 @@ async function windowPage<T extends { _id: string; store_id: string }>(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const sortOf = (r: T): Scalar[] => [(r as Record<string, unknown>)[timeField] as string, r.store_id, r._id];
-  const next_cursor = rows.length > limit && last ? encodeWindowCursor(deps.cursorSecret, scope, window, sortOf(last)) : null;
+  const next_cursor =
+    rows.length > limit && last ? encodeWindowCursor(deps.cursorSecret, scope, window, sortOf(last)) : null;
   return { rows: page, next_cursor, window };
 }
 
 // ------------------------------------------------------------------------------------------------------ report
 
 /** The report's figures per store, from the fewest documents that cover the window (coveringRanges). */
-async function figuresByStore(view: ReadView, tenant: Tenant, window: Window, storeId?: string): Promise<Map<string, ReportFigures>> {
+async function figuresByStore(
+  view: ReadView,
+  tenant: Tenant,
+  window: Window,
+  storeId?: string,
+): Promise<Map<string, ReportFigures>> {
   const base: Where = { partner_id: tenant.partnerId, env: tenant.env };
   if (storeId !== undefined) base.store_id = storeId;
   const byStore = new Map<string, ReportFigures>();
@@ -118,15 +137,35 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
   'GET /clicks': {
     query: ListClicksQuery,
     handle: async (ctx, query, deps) => {
-      const { rows, next_cursor, window } = await windowPage<ClickDoc>(ctx, deps, 'clicks', CLICKS, 'occurred_at', query);
-      const data = rows.map((r) => ({ click_id: r.click_id, store_id: r.store_id, sku: r.sku, price_cents: r.price_cents, occurred_at: r.occurred_at }));
+      const { rows, next_cursor, window } = await windowPage<ClickDoc>(
+        ctx,
+        deps,
+        'clicks',
+        CLICKS,
+        'occurred_at',
+        query,
+      );
+      const data = rows.map((r) => ({
+        click_id: r.click_id,
+        store_id: r.store_id,
+        sku: r.sku,
+        price_cents: r.price_cents,
+        occurred_at: r.occurred_at,
+      }));
       return { data, next_cursor, since: window.since, until: window.until };
     },
   },
   'GET /conversions': {
     query: ListConversionsQuery,
     handle: async (ctx, query, deps) => {
-      const { rows, next_cursor, window } = await windowPage<OrderDoc>(ctx, deps, 'conversions', ORDERS, 'paid_at', query);
+      const { rows, next_cursor, window } = await windowPage<OrderDoc>(
+        ctx,
+        deps,
+        'conversions',
+        ORDERS,
+        'paid_at',
+        query,
+      );
       return json(ctx, { data: rows.map((r) => r.order), next_cursor, since: window.since, until: window.until });
     },
   },
@@ -135,7 +174,14 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
     handle: async (ctx, query, deps) => {
       const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id];
       const doc = await deps.reads.get<OrderDoc>(ORDERS, orderDocId(callerOf(ctx), storeId, orderId));
-      if (!doc) throw await notFoundHere(deps, callerOf(ctx), ORDERS, (t) => orderDocId(t, storeId, orderId), 'order of this store');
+      if (!doc)
+        throw await notFoundHere(
+          deps,
+          callerOf(ctx),
+          ORDERS,
+          (t) => orderDocId(t, storeId, orderId),
+          'order of this store',
+        );
       return json(ctx, doc.order);
     },
   },

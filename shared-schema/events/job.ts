@@ -34,7 +34,14 @@ export type JobEvent =
   | { type: 'BatchPartStored'; data: { job_id: string; part: number; from: number; items: BatchItem[] } }
   | {
       type: 'BatchQueued';
-      data: { job_id: string; partner_id: string; env: Environment; received: number; parts: number; created_at: string };
+      data: {
+        job_id: string;
+        partner_id: string;
+        env: Environment;
+        received: number;
+        parts: number;
+        created_at: string;
+      };
     }
   | { type: 'BatchStarted'; data: { job_id: string; started_at: string } }
   /** Outcomes of items of processing chunk `chunk` (all of them, or one pass when a SKU repeats inside it). */

@@ -11,7 +11,10 @@ export const ALL_SCOPES: readonly Scope[] = ['catalog', 'clicks', 'promotions', 
 export const DEFAULT_SCOPES: readonly Scope[] = ['catalog', 'clicks', 'conversions', 'reports'];
 
 export type PartnerEvent =
-  | { type: 'PartnerCreated'; data: { partner_id: string; name: string; partner_type: PartnerType; created_at: string } }
+  | {
+      type: 'PartnerCreated';
+      data: { partner_id: string; name: string; partner_type: PartnerType; created_at: string };
+    }
   | {
       type: 'KeyIssued';
       data: {

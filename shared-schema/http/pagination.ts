@@ -73,7 +73,12 @@ function fits(value: unknown, expected: CursorValue): boolean {
  * The sort values of a cursor this deployment made for `scope`, each of the type `shape` says (and exactly as
  * many). Anything else: 422 `cursor` `invalid`.
  */
-export function decodeCursor(secret: CursorSecret, scope: CursorScope, cursor: string, shape: readonly CursorValue[]): Scalar[] {
+export function decodeCursor(
+  secret: CursorSecret,
+  scope: CursorScope,
+  cursor: string,
+  shape: readonly CursorValue[],
+): Scalar[] {
   if (cursor.length > MAX_CURSOR_LENGTH) throw refusal();
   const dot = cursor.indexOf('.');
   const payload = cursor.slice(0, dot);

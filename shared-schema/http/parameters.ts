@@ -8,12 +8,14 @@ const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
 
 /** 422 `pattern` for a path parameter outside ExternalId (it could never name a resource). */
 export function pathParamErrors(params: Record<string, string>): FieldError[] {
-  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name])).map((name) =>
-    fieldError(name, 'pattern', `${name} must match ${EXTERNAL_ID_PATTERN}`),
+  return EXTERNAL_ID_PARAMS.filter((name) => params[name] !== undefined && !EXTERNAL_ID.test(params[name])).map(
+    (name) => fieldError(name, 'pattern', `${name} must match ${EXTERNAL_ID_PATTERN}`),
   );
 }
 
 /** Writes take no query parameter: each one is `unknown_field`, as in bodies. */
 export function writeQueryErrors(query: Record<string, unknown>): FieldError[] {
-  return Object.keys(query).map((name) => fieldError(name, 'unknown_field', `${name} is not a parameter of this route`));
+  return Object.keys(query).map((name) =>
+    fieldError(name, 'unknown_field', `${name} is not a parameter of this route`),
+  );
 }

@@ -43,12 +43,18 @@ export function resolveWindow(query: { since?: unknown; until?: unknown }, now: 
   const field = untilGiven === undefined && sinceGiven !== undefined ? 'since' : 'until';
   const bounds = `since ${iso(since)}${sinceGiven === undefined ? ' (default: 30 days before until)' : ''}, until ${iso(until)}${untilGiven === undefined ? ' (default: now)' : ''}`;
   if (since >= until) throw invalidField(field, 'window', `since must be before until (${bounds}).`);
-  if (until - since > MAX_WINDOW_MS) throw invalidField(field, 'window', `The window spans at most 31 days (${bounds}).`);
+  if (until - since > MAX_WINDOW_MS)
+    throw invalidField(field, 'window', `The window spans at most 31 days (${bounds}).`);
   return { since: iso(since), until: iso(until) };
 }
 
 /** A cursor of a windowed list: the sort values of the last row, bound to the window (in its values) and the scope. */
-export function encodeWindowCursor(secret: CursorSecret, scope: CursorScope, window: Window, after: readonly Scalar[]): string {
+export function encodeWindowCursor(
+  secret: CursorSecret,
+  scope: CursorScope,
+  window: Window,
+  after: readonly Scalar[],
+): string {
   return encodeCursor(secret, scope, [window.since, window.until, ...after]);
 }
 
@@ -70,7 +76,11 @@ export function pageWindow(
   for (const bound of ['since', 'until'] as const) {
     const sent = query[bound];
     if (typeof sent === 'string' && Date.parse(sent) !== Date.parse(window[bound])) {
-      throw invalidField('cursor', 'invalid', `The cursor belongs to the window ${window.since} – ${window.until}; keep since and until on following pages.`);
+      throw invalidField(
+        'cursor',
+        'invalid',
+        `The cursor belongs to the window ${window.since} – ${window.until}; keep since and until on following pages.`,
+      );
     }
   }
   return { window, after: position };

@@ -106,7 +106,11 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
 }
 
 export interface EventStore {
-  appendToStream(stream: string, events: readonly NewEvent[], expectedRevision?: ExpectedRevision): Promise<AppendResult>;
+  appendToStream(
+    stream: string,
+    events: readonly NewEvent[],
+    expectedRevision?: ExpectedRevision,
+  ): Promise<AppendResult>;
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of the whole log in position order. */
@@ -126,7 +130,10 @@ export interface EventStore {
  * Where a read or subscription starts, checked: `{ position, inclusive }` (position 0 = the start of the log).
  * Throws a RangeError for both options at once, or a negative / non-integer position.
  */
-export function startOf(options: Pick<ReadAllOptions, 'afterPosition' | 'fromPosition'>): { position: number; inclusive: boolean } {
+export function startOf(options: Pick<ReadAllOptions, 'afterPosition' | 'fromPosition'>): {
+  position: number;
+  inclusive: boolean;
+} {
   const { afterPosition, fromPosition } = options;
   if (afterPosition !== undefined && fromPosition !== undefined) {
     throw new RangeError('give afterPosition (exclusive) or fromPosition (inclusive), not both');

@@ -62,7 +62,11 @@ export interface Messaging {
   /** Adds an item to a durable work queue (an item whose id is already pending is not added twice). */
   enqueue(queue: string, id: string, payload: string): Promise<void>;
   /** Delivers items to `handler`, at most `concurrency` at a time; returns a function that stops consuming. */
-  consume(queue: string, handler: WorkHandler, options?: WorkQueueOptions & { concurrency?: number }): Promise<Unsubscribe>;
+  consume(
+    queue: string,
+    handler: WorkHandler,
+    options?: WorkQueueOptions & { concurrency?: number },
+  ): Promise<Unsubscribe>;
   /** Items that exceeded their deliveries, for the operator: oldest first, at most `limit` (default: all). */
   deadLetters(queue: string, options?: { limit?: number }): Promise<WorkItem[]>;
   /**

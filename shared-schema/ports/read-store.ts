@@ -38,8 +38,7 @@ export interface CollectionSpec {
 
 /** A condition on one top-level field: equality, or a range / set. */
 export type Condition =
-  | Scalar
-  | { gt?: Scalar; gte?: Scalar; lt?: Scalar; lte?: Scalar; in?: readonly Scalar[]; ne?: Scalar };
+  Scalar | { gt?: Scalar; gte?: Scalar; lt?: Scalar; lte?: Scalar; in?: readonly Scalar[]; ne?: Scalar };
 
 export type Where = Record<string, Condition>;
 

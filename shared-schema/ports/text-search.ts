@@ -35,21 +35,28 @@ export interface TextSearchable {
 
 /** Folds like the index: NFD, combining marks removed, lower case. */
 export function foldText(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** The folded words of a text (letters and digits; anything else separates). */
 export function textWords(s: string): string[] {
-  return foldText(s).split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  return foldText(s)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
 }
 
 /** Checks a query against the bounds; throws RangeError (adapters call it before they query). */
 export function checkTextQuery(q: TextQuery): void {
   if (q.words.length === 0 || q.words.length > MAX_QUERY_WORDS) throw new RangeError(`words: 1..${MAX_QUERY_WORDS}`);
   for (const w of q.words) {
-    if (typeof w !== 'string' || w.length === 0 || w.length > 200 || textWords(w).length !== 1 || textWords(w)[0] !== w) throw new RangeError(`word: ${JSON.stringify(w)} is not a folded word`);
+    if (typeof w !== 'string' || w.length === 0 || w.length > 200 || textWords(w).length !== 1 || textWords(w)[0] !== w)
+      throw new RangeError(`word: ${JSON.stringify(w)} is not a folded word`);
   }
-  if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > MAX_TEXT_LIMIT) throw new RangeError(`limit: 1..${MAX_TEXT_LIMIT}`);
+  if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > MAX_TEXT_LIMIT)
+    throw new RangeError(`limit: 1..${MAX_TEXT_LIMIT}`);
 }
 
 export function isTextSearchable(x: object): x is TextSearchable {

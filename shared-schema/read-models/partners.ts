@@ -9,7 +9,14 @@ import type { PartnerType, Scope } from '../events/partner.js';
 export const PARTNERS = 'partners';
 export const KEYS = 'keys';
 
-export type PartnerDoc = { _id: string; partner_id: string; name: string; partner_type: 'hub' | 'store'; created_at: string; activated_at: string | null };
+export type PartnerDoc = {
+  _id: string;
+  partner_id: string;
+  name: string;
+  partner_type: 'hub' | 'store';
+  created_at: string;
+  activated_at: string | null;
+};
 /** What a door reads of a key, found by the hash of the key sent. */
 export type KeyRecord = {
   key_id: string;

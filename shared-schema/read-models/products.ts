@@ -44,7 +44,12 @@ export type OwedStoreState = { facts: StoreFacts; at: string; position: number }
  * `position` and `at` are the store event's (a product becoming accepted is published at that time); `owed` the
  * states of earlier store events whose fan-out this one restarted, oldest first.
  */
-export type FanOutDoc = ScopedDoc & { store_id: string; at: string; after: [string, string] | null; owed?: OwedStoreState[] };
+export type FanOutDoc = ScopedDoc & {
+  store_id: string;
+  at: string;
+  after: [string, string] | null;
+  owed?: OwedStoreState[];
+};
 
 export const productDocId = (t: Tenant, sku: string): string => scopedId(t, sku);
 /** The id of a store's facts, and of its fan-out cursor. */

@@ -32,8 +32,10 @@ export type ReportItemDoc = Stored & { kind: 'click' | 'order'; at: string; posi
 export type ReportBucketDoc = Stored;
 
 export const reportClickId = (t: Tenant, clickId: string): string => scopedId(t, `c:${clickId}`);
-export const reportOrderId = (t: Tenant, storeId: string, orderId: string): string => scopedId(t, `o:${storeId}:${orderId}`);
-export const reportBucketId = (t: Tenant, storeId: string, period: string): string => scopedId(t, `${storeId}:${period}`);
+export const reportOrderId = (t: Tenant, storeId: string, orderId: string): string =>
+  scopedId(t, `o:${storeId}:${orderId}`);
+export const reportBucketId = (t: Tenant, storeId: string, period: string): string =>
+  scopedId(t, `${storeId}:${period}`);
 
 export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
   {
@@ -59,7 +61,14 @@ export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
   },
 ];
 
-export const COUNT_FIELDS = ['clicks', 'orders', 'paid_orders', 'refunded_orders', 'cancelled_orders', 'unknown_commission_orders'] as const;
+export const COUNT_FIELDS = [
+  'clicks',
+  'orders',
+  'paid_orders',
+  'refunded_orders',
+  'cancelled_orders',
+  'unknown_commission_orders',
+] as const;
 export const MONEY_FIELDS = ['gross', 'refunded', 'net', 'known'] as const;
 
 type CountField = (typeof COUNT_FIELDS)[number];
@@ -68,7 +77,10 @@ type MoneyField = (typeof MONEY_FIELDS)[number];
 export type ReportFigures = Record<CountField, number> & Record<MoneyField, bigint>;
 
 /** The numeric fields of a stored report document (the `sum` query's `fields`). */
-export const STORED_FIELDS: readonly string[] = [...COUNT_FIELDS, ...MONEY_FIELDS.flatMap((m) => [`${m}_hi`, `${m}_lo`])];
+export const STORED_FIELDS: readonly string[] = [
+  ...COUNT_FIELDS,
+  ...MONEY_FIELDS.flatMap((m) => [`${m}_hi`, `${m}_lo`]),
+];
 
 export const zeroFigures = (): ReportFigures => ({
   clicks: 0,

@@ -15,4 +15,6 @@ export type StoreDoc = ScopedDoc & {
 
 export const storeDocId = (t: Tenant, storeId: string): string => scopedId(t, storeId);
 
-export const STORE_COLLECTIONS: readonly CollectionSpec[] = [{ name: STORES, indexes: [['partner_id', 'env', 'store_id']] }];
+export const STORE_COLLECTIONS: readonly CollectionSpec[] = [
+  { name: STORES, indexes: [['partner_id', 'env', 'store_id']] },
+];

@@ -1,4 +1,18 @@
-import { Commission, DateTime, Domain, MapKey, ExternalId, HttpsUrl, RejectionReason, Shipping, MAX_SAFE, SafeInt, Cursor, Limit, type JsonSchema } from './common.js';
+import {
+  Commission,
+  DateTime,
+  Domain,
+  MapKey,
+  ExternalId,
+  HttpsUrl,
+  RejectionReason,
+  Shipping,
+  MAX_SAFE,
+  SafeInt,
+  Cursor,
+  Limit,
+  type JsonSchema,
+} from './common.js';
 
 export const StoreInput: JsonSchema = {
   type: 'object',

@@ -153,7 +153,15 @@ export const PartnerClick: JsonSchema = {
 
 export const CommissionSnapshotItem: JsonSchema = {
   type: 'object',
-  required: ['sku', 'quantity', 'unit_price_cents', 'refunded_cents', 'commission', 'commission_source', 'expected_commission_cents'],
+  required: [
+    'sku',
+    'quantity',
+    'unit_price_cents',
+    'refunded_cents',
+    'commission',
+    'commission_source',
+    'expected_commission_cents',
+  ],
   properties: {
     sku: { type: 'string' },
     quantity: { type: 'integer' },
@@ -166,9 +174,23 @@ export const CommissionSnapshotItem: JsonSchema = {
 };
 
 const ORDER_FIELDS = [
-  'event_id', 'order_id', 'store_id', 'click_id', 'status', 'currency', 'paid_at', 'occurred_at', 'items',
-  'gross_cents', 'refunded_cents', 'net_cents', 'expected_commission_cents', 'known_expected_commission_cents',
-  'commission_snapshot_at', 'recorded_at', 'updated_at',
+  'event_id',
+  'order_id',
+  'store_id',
+  'click_id',
+  'status',
+  'currency',
+  'paid_at',
+  'occurred_at',
+  'items',
+  'gross_cents',
+  'refunded_cents',
+  'net_cents',
+  'expected_commission_cents',
+  'known_expected_commission_cents',
+  'commission_snapshot_at',
+  'recorded_at',
+  'updated_at',
 ];
 
 export const OrderView: JsonSchema = {
@@ -206,8 +228,16 @@ export const ConversionReceipt: JsonSchema = {
 };
 
 const TOTALS_FIELDS = [
-  'clicks', 'orders', 'paid_orders', 'refunded_orders', 'cancelled_orders', 'gross_cents', 'refunded_cents',
-  'net_cents', 'unknown_commission_orders', 'known_expected_commission_cents',
+  'clicks',
+  'orders',
+  'paid_orders',
+  'refunded_orders',
+  'cancelled_orders',
+  'gross_cents',
+  'refunded_cents',
+  'net_cents',
+  'unknown_commission_orders',
+  'known_expected_commission_cents',
 ];
 
 export const CommercialTotals: JsonSchema = {
@@ -244,7 +274,12 @@ export const CommissionReport: JsonSchema = {
 export const windowPage = (item: JsonSchema): JsonSchema => ({
   type: 'object',
   required: ['data', 'next_cursor', 'since', 'until'],
-  properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] }, since: DateTime, until: DateTime },
+  properties: {
+    data: { type: 'array', items: item },
+    next_cursor: { type: ['string', 'null'] },
+    since: DateTime,
+    until: DateTime,
+  },
 });
 
 export const ClickPage: JsonSchema = windowPage(PartnerClick);

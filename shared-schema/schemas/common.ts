@@ -23,7 +23,12 @@ export const Domain: JsonSchema = { type: 'string', pattern: '^[a-z0-9.-]+\\.[a-
  */
 export const MAX_MAP_KEY_LENGTH = 80;
 export const MAP_KEY_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
-export const MapKey: JsonSchema = { type: 'string', minLength: 1, maxLength: MAX_MAP_KEY_LENGTH, pattern: MAP_KEY_PATTERN };
+export const MapKey: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_MAP_KEY_LENGTH,
+  pattern: MAP_KEY_PATTERN,
+};
 
 export const DateTime: JsonSchema = { type: 'string', format: 'date-time' };
 
@@ -117,7 +122,8 @@ export const Problem: JsonSchema = {
           message: { type: 'string' },
           reason: {
             type: 'string',
-            description: 'Which cause applies where a code has several (`invalid_attribution`: `unknown_click`, `other_store`, `click_after_payment`, `click_too_old`).',
+            description:
+              'Which cause applies where a code has several (`invalid_attribution`: `unknown_click`, `other_store`, `click_after_payment`, `click_too_old`).',
           },
         },
       },

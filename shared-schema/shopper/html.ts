@@ -19,7 +19,9 @@ export function esc(text: string): string {
 export function money(cents: number): string {
   const negative = cents < 0;
   const abs = Math.abs(Math.trunc(cents));
-  const reais = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  const reais = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `${negative ? '-' : ''}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
 }
 
@@ -95,7 +97,11 @@ function searchForm(links: PageLinks, query: string): string {
 }
 
 export function homePage(links: PageLinks): string {
-  return layout(links, 'Compare ofertas', '<h1>Encontre as melhores ofertas das lojas</h1><p class="muted">Digite o nome, a marca ou o código de barras do produto.</p>');
+  return layout(
+    links,
+    'Compare ofertas',
+    '<h1>Encontre as melhores ofertas das lojas</h1><p class="muted">Digite o nome, a marca ou o código de barras do produto.</p>',
+  );
 }
 
 /** The words a shipping view is shown with: `Frete grátis`, `Frete a calcular` (rule 2: never free unless sent), or the cost. */
@@ -109,7 +115,8 @@ export function shippingLabel(o: OfferView): string {
 
 /** The price: "de R$ x por R$ y" when a from-price was sent. */
 function priceHtml(o: OfferView): string {
-  const from = o.original_price_cents !== null ? `<span class="from">de ${esc(money(o.original_price_cents))}</span> por ` : '';
+  const from =
+    o.original_price_cents !== null ? `<span class="from">de ${esc(money(o.original_price_cents))}</span> por ` : '';
   return `<span class="prices">${from}<span class="price">${esc(money(o.price_cents))}</span></span>`;
 }
 
@@ -148,7 +155,9 @@ function productCard(p: ProductView): string {
       : '<p class="muted">Sem oferta de produto novo.</p>';
   const offers = p.offers.length > 0 ? `<ul class="offers">${p.offers.map(offerLine).join('')}</ul>` : '';
   const alternatives =
-    p.alternatives.length > 0 ? `<h3 class="muted">Usados e recondicionados</h3><ul class="offers alternatives">${p.alternatives.map(offerLine).join('')}</ul>` : '';
+    p.alternatives.length > 0
+      ? `<h3 class="muted">Usados e recondicionados</h3><ul class="offers alternatives">${p.alternatives.map(offerLine).join('')}</ul>`
+      : '';
   const brand = p.brand ? `<p class="muted">${esc(p.brand)}</p>` : '';
   return (
     `<article class="card product"><img src="${esc(p.image_url)}" alt="" loading="lazy"><div class="body">` +
@@ -160,7 +169,10 @@ function productCard(p: ProductView): string {
 export function resultsPage(links: PageLinks, page: SearchPage, nextHref: string | null): string {
   const title = `${esc(page.query)} — Compare ofertas`;
   const heading = `<h1>Resultados para “${esc(page.query)}”</h1>`;
-  const list = page.results.length > 0 ? page.results.map(productCard).join('') : '<p>Nenhuma oferta encontrada. Tente outras palavras.</p>';
+  const list =
+    page.results.length > 0
+      ? page.results.map(productCard).join('')
+      : '<p>Nenhuma oferta encontrada. Tente outras palavras.</p>';
   const more = nextHref ? `<nav class="pages"><a href="${esc(nextHref)}" rel="next">Mais resultados</a></nav>` : '';
   return layout(links, title, heading + list + more, page.query);
 }
@@ -178,7 +190,12 @@ export function offerPage(links: PageLinks, o: OfferView): string {
 
 /** A page for what cannot be shown (404), a refused query (422) or the rate brake (429). */
 export function messagePage(links: PageLinks, heading: string, lines: readonly string[], query = ''): string {
-  return layout(links, `${esc(heading)} — Compare ofertas`, `<h1>${esc(heading)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}`, query);
+  return layout(
+    links,
+    `${esc(heading)} — Compare ofertas`,
+    `<h1>${esc(heading)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}`,
+    query,
+  );
 }
 
 export function notFoundPage(links: PageLinks): string {

@@ -50,7 +50,9 @@ export function offerProduct(product: ProductInput): OfferProduct {
 
 /** The words of the offer that are not its title: brand, model, category, attribute values, gtin. */
 export function otherText(p: OfferProduct): string {
-  return [p.brand, p.model, p.category, ...Object.values(p.attributes ?? {}), p.gtin].filter((s): s is string => typeof s === 'string').join(' ');
+  return [p.brand, p.model, p.category, ...Object.values(p.attributes ?? {}), p.gtin]
+    .filter((s): s is string => typeof s === 'string')
+    .join(' ');
 }
 
 /** The state `GET /v1/products/{sku}` would answer at `now`, from the same facts and the same functions. */

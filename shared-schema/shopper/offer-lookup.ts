@@ -30,7 +30,12 @@ export function parseOfferPath(path: string, prefix: '/p' | '/r'): { address: st
   }
 }
 
-export async function findSearchableOffer(reads: ReadView, address: string, sku: string, now: Date): Promise<FoundOffer | null> {
+export async function findSearchableOffer(
+  reads: ReadView,
+  address: string,
+  sku: string,
+  now: Date,
+): Promise<FoundOffer | null> {
   const docs = await reads.find<OfferDoc & Doc>(OFFERS, { where: { sku }, limit: SAME_SKU_LIMIT });
   const found: FoundOffer[] = [];
   for (const offer of docs) {
@@ -40,7 +45,16 @@ export async function findSearchableOffer(reads: ReadView, address: string, sku:
   }
   if (found.length <= 1) return found[0] ?? null;
   const publishedAt = new Map<string, string>();
-  for (const f of found) publishedAt.set(f.offer._id, (await reads.get<ProductDoc>(PRODUCTS, productDocId({ env: 'live', partnerId: f.offer.partner_id }, f.offer.sku)))?.published_at ?? '');
-  found.sort((a, b) => publishedAt.get(a.offer._id)!.localeCompare(publishedAt.get(b.offer._id)!) || a.offer.partner_id.localeCompare(b.offer.partner_id));
+  for (const f of found)
+    publishedAt.set(
+      f.offer._id,
+      (await reads.get<ProductDoc>(PRODUCTS, productDocId({ env: 'live', partnerId: f.offer.partner_id }, f.offer.sku)))
+        ?.published_at ?? '',
+    );
+  found.sort(
+    (a, b) =>
+      publishedAt.get(a.offer._id)!.localeCompare(publishedAt.get(b.offer._id)!) ||
+      a.offer.partner_id.localeCompare(b.offer.partner_id),
+  );
   return found[0];
 }

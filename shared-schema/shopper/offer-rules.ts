@@ -10,7 +10,11 @@
  */
 export type Condition = 'new' | 'used' | 'refurbished';
 
-export const CONDITION_LABELS: Record<Condition, string | null> = { new: null, used: 'Usado', refurbished: 'Recondicionado' };
+export const CONDITION_LABELS: Record<Condition, string | null> = {
+  new: null,
+  used: 'Usado',
+  refurbished: 'Recondicionado',
+};
 
 export interface PricedOffer {
   condition: Condition;
@@ -25,7 +29,8 @@ export function farBelow(price: number, others: readonly number[]): boolean {
   if (others.length < 2) return false;
   const sorted = [...others].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  const twiceMedian = sorted.length % 2 === 1 ? 2n * BigInt(sorted[mid]) : BigInt(sorted[mid - 1]) + BigInt(sorted[mid]);
+  const twiceMedian =
+    sorted.length % 2 === 1 ? 2n * BigInt(sorted[mid]) : BigInt(sorted[mid - 1]) + BigInt(sorted[mid]);
   return 4n * BigInt(price) < twiceMedian;
 }
 
@@ -38,7 +43,9 @@ export function priceSanity<T extends PricedOffer>(offers: readonly T[]): T[] {
 }
 
 /** Rule 5, then the condition split: `offers` (new) and `alternatives` (used, refurbished), input order kept. */
-export function applyOfferRules<T extends PricedOffer>(productOffers: readonly T[]): { offers: T[]; alternatives: T[] } {
+export function applyOfferRules<T extends PricedOffer>(
+  productOffers: readonly T[],
+): { offers: T[]; alternatives: T[] } {
   const kept = priceSanity(productOffers);
   return { offers: kept.filter((o) => o.condition === 'new'), alternatives: kept.filter((o) => o.condition !== 'new') };
 }

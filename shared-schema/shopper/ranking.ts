@@ -43,14 +43,17 @@ export interface RankedProduct {
 /** How many of the query words the title holds (the last word may match as a prefix). */
 export function titleRelevance(words: readonly string[], title: string, minPrefix: number): number {
   const titleWords = textWords(title);
-  return words.filter((w, i) => titleWords.some((t) => t === w || (i === words.length - 1 && w.length >= minPrefix && t.startsWith(w)))).length;
+  return words.filter((w, i) =>
+    titleWords.some((t) => t === w || (i === words.length - 1 && w.length >= minPrefix && t.startsWith(w))),
+  ).length;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The order of offers inside a product. */
 export function compareOffers(a: SearchOffer, b: SearchOffer): number {
-  const extra = (o: SearchOffer): number | null => (o.shipping === null ? null : o.shipping.type === 'free' ? 0 : o.shipping.cost_cents);
+  const extra = (o: SearchOffer): number | null =>
+    o.shipping === null ? null : o.shipping.type === 'free' ? 0 : o.shipping.cost_cents;
   const ea = extra(a);
   const eb = extra(b);
   const ta = a.price_cents + (ea ?? 0);
@@ -80,7 +83,11 @@ function lowestPrice(p: RankedProduct): number {
  * sharing a gtin with one that does). Rule 5 and the condition rule are applied per product; a product whose every
  * offer rule 5 leaves out is not listed.
  */
-export function rankProducts(words: readonly string[], found: readonly SearchOffer[], minPrefix: number): RankedProduct[] {
+export function rankProducts(
+  words: readonly string[],
+  found: readonly SearchOffer[],
+  minPrefix: number,
+): RankedProduct[] {
   const groups = new Map<string, SearchOffer[]>();
   for (const o of found) {
     const key = o.gtin !== null ? `gtin:${o.gtin}` : `offer:${o.id}`;

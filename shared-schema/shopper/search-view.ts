@@ -38,14 +38,19 @@ export type ShippingView = {
 };
 
 export function shippingView(s: Shipping | null): ShippingView {
-  if (s === null) return { kind: 'to_be_calculated', cost_cents: null, delivery_days_min: null, delivery_days_max: null };
+  if (s === null)
+    return { kind: 'to_be_calculated', cost_cents: null, delivery_days_min: null, delivery_days_max: null };
   const days = { delivery_days_min: s.delivery_days_min ?? null, delivery_days_max: s.delivery_days_max ?? null };
   if (s.type === 'free') return { kind: 'free', cost_cents: 0, ...days };
   return { kind: 'fixed', cost_cents: s.cost_cents, ...days };
 }
 
 /** The words pages show for shipping (pt-BR); null for a fixed cost, written as money. */
-export const SHIPPING_LABELS: Record<ShippingView['kind'], string | null> = { free: 'Frete grátis', fixed: null, to_be_calculated: 'Frete a calcular' };
+export const SHIPPING_LABELS: Record<ShippingView['kind'], string | null> = {
+  free: 'Frete grátis',
+  fixed: null,
+  to_be_calculated: 'Frete a calcular',
+};
 
 export type OfferView = {
   store: { store_id: string; name: string };

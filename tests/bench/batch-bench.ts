@@ -29,14 +29,19 @@ async function singles(t: TestService, p: Partner, prefix: string, n: number): P
 
 async function batch(t: TestService, p: Partner, prefix: string, n: number): Promise<number> {
   t.clock.advance(60_000);
-  const items = Array.from({ length: n }, (_, i) => ({ op: 'upsert', sku: `${prefix}-${i}`, product: productBody('loja-bench', { price_cents: 1000 + i }) }));
+  const items = Array.from({ length: n }, (_, i) => ({
+    op: 'upsert',
+    sku: `${prefix}-${i}`,
+    product: productBody('loja-bench', { price_cents: 1000 + i }),
+  }));
   const started = performance.now();
   const posted = await p.api.post('/products/batch', { items });
   if (posted.status !== 202) throw new Error(`batch answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   for (;;) {
     const job = (await p.api.get(`/jobs/${posted.body.job_id}`)).body;
     if (job.state === 'done') {
-      if (job.totals.pending + job.totals.accepted !== n) throw new Error(`unexpected totals ${JSON.stringify(job.totals)}`);
+      if (job.totals.pending + job.totals.accepted !== n)
+        throw new Error(`unexpected totals ${JSON.stringify(job.totals)}`);
       return performance.now() - started;
     }
     if (job.state === 'failed') throw new Error('the batch job failed');
@@ -60,7 +65,14 @@ export async function benchBatch(items = 1000): Promise<BatchBenchReport> {
     const batchMs = await batch(t, p, 'batch', items);
     const batchItemsPerSecond = (items / batchMs) * 1000;
     const singleItemsPerSecond = (items / singleMs) * 1000;
-    return { items, batchMs, batchItemsPerSecond, singleMs, singleItemsPerSecond, speedup: batchItemsPerSecond / singleItemsPerSecond };
+    return {
+      items,
+      batchMs,
+      batchItemsPerSecond,
+      singleMs,
+      singleItemsPerSecond,
+      speedup: batchItemsPerSecond / singleItemsPerSecond,
+    };
   } finally {
     await t.close();
   }
@@ -69,7 +81,11 @@ export async function benchBatch(items = 1000): Promise<BatchBenchReport> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = Number(process.argv[2] ?? 1000);
   const r = await benchBatch(n);
-  console.log(`batch of ${r.items}: ${r.batchMs.toFixed(0)} ms from POST to done, ${r.batchItemsPerSecond.toFixed(0)} items/s`);
-  console.log(`${r.items} single PUTs (one client): ${r.singleMs.toFixed(0)} ms, ${r.singleItemsPerSecond.toFixed(0)} items/s`);
+  console.log(
+    `batch of ${r.items}: ${r.batchMs.toFixed(0)} ms from POST to done, ${r.batchItemsPerSecond.toFixed(0)} items/s`,
+  );
+  console.log(
+    `${r.items} single PUTs (one client): ${r.singleMs.toFixed(0)} ms, ${r.singleItemsPerSecond.toFixed(0)} items/s`,
+  );
   console.log(`speedup per item: ${r.speedup.toFixed(1)}x (target >= 5x)`);
 }

@@ -7,7 +7,15 @@
 // Run: node dist/tests/bench/commerce-bench.js [writes|report|all] [n]
 import { pathToFileURL } from 'node:url';
 import { startTestService, productBody, storeBody, type Partner, type TestService } from '../support/service.js';
-import { LEVELS, STORED_FIELDS, combine, periodOf, storedFields, zeroFigures, type ReportFigures } from '../../shared-schema/read-models/report.js';
+import {
+  LEVELS,
+  STORED_FIELDS,
+  combine,
+  periodOf,
+  storedFields,
+  zeroFigures,
+  type ReportFigures,
+} from '../../shared-schema/read-models/report.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 
 const DAY = 86_400_000;
@@ -33,7 +41,11 @@ async function keyPool(t: TestService, partner: Partner, writes: number): Promis
   return () => keys[Math.floor(used++ / WRITES_PER_KEY)];
 }
 
-async function run(n: number, concurrency: number, op: (i: number) => Promise<number>): Promise<{ perSecond: number; latencies: number[] }> {
+async function run(
+  n: number,
+  concurrency: number,
+  op: (i: number) => Promise<number>,
+): Promise<{ perSecond: number; latencies: number[] }> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -64,7 +76,10 @@ export async function benchConversionWrites(n = 3000, concurrency = 16): Promise
     const next = await keyPool(t, partner, 4 * n + 10);
     await partner.api.put('/stores/s1', storeBody({ default_commission: { type: 'fixed', amount_cents: 250 } }));
     for (const sku of ['a', 'b', 'c']) {
-      await partner.api.put(`/products/${sku}`, productBody('s1', { commission: { type: 'percentage', rate: 7.5 }, updated_at: t.clock.now().toISOString() }));
+      await partner.api.put(
+        `/products/${sku}`,
+        productBody('s1', { commission: { type: 'percentage', rate: 7.5 }, updated_at: t.clock.now().toISOString() }),
+      );
     }
     const click = (await partner.api.post('/sandbox/clicks', { store_id: 's1', sku: 'a' })).body.click_id as string;
     const paidAt = t.clock.now().toISOString();
@@ -90,27 +105,42 @@ export async function benchConversionWrites(n = 3000, concurrency = 16): Promise
     };
     let skuSeq = 0;
     const put = async () => {
-      const r = await next().api.put(`/products/p-${++skuSeq}`, productBody('s1', { price_cents: 1000 + skuSeq, updated_at: t.clock.now().toISOString() }));
+      const r = await next().api.put(
+        `/products/p-${++skuSeq}`,
+        productBody('s1', { price_cents: 1000 + skuSeq, updated_at: t.clock.now().toISOString() }),
+      );
       return r.status;
     };
     await run(200, concurrency, conversion); // warm-up
     await run(200, concurrency, put);
     const putsAlone = await run(n, concurrency, put);
     const conversionsAlone = await run(n, concurrency, conversion);
-    const [mixedPuts, mixedConversions] = await Promise.all([run(n, concurrency / 2, put), run(n, concurrency / 2, conversion)]);
+    const [mixedPuts, mixedConversions] = await Promise.all([
+      run(n, concurrency / 2, put),
+      run(n, concurrency / 2, conversion),
+    ]);
     const report: WriteBenchReport = {
       putsAlonePerSecond: putsAlone.perSecond,
       conversionsAlonePerSecond: conversionsAlone.perSecond,
       mixedPutsPerSecond: mixedPuts.perSecond,
       mixedConversionsPerSecond: mixedConversions.perSecond,
-      conversionLatencyMs: { p50: percentile(conversionsAlone.latencies, 50), p99: percentile(conversionsAlone.latencies, 99) },
+      conversionLatencyMs: {
+        p50: percentile(conversionsAlone.latencies, 50),
+        p99: percentile(conversionsAlone.latencies, 99),
+      },
       putLatencyMs: { p50: percentile(putsAlone.latencies, 50), p99: percentile(putsAlone.latencies, 99) },
     };
     const f = (x: number) => x.toFixed(0);
     console.log(`writes through the gateway (SQLite FULL, ${concurrency} in flight, ${n} each):`);
-    console.log(`  PUT /products alone:             ${f(report.putsAlonePerSecond)}/s (p50 ${report.putLatencyMs.p50.toFixed(1)} ms, p99 ${report.putLatencyMs.p99.toFixed(1)} ms)`);
-    console.log(`  POST /conversions (paid) alone:  ${f(report.conversionsAlonePerSecond)}/s (p50 ${report.conversionLatencyMs.p50.toFixed(1)} ms, p99 ${report.conversionLatencyMs.p99.toFixed(1)} ms)`);
-    console.log(`  both at once:                    ${f(report.mixedPutsPerSecond)} PUT/s + ${f(report.mixedConversionsPerSecond)} conversions/s`);
+    console.log(
+      `  PUT /products alone:             ${f(report.putsAlonePerSecond)}/s (p50 ${report.putLatencyMs.p50.toFixed(1)} ms, p99 ${report.putLatencyMs.p99.toFixed(1)} ms)`,
+    );
+    console.log(
+      `  POST /conversions (paid) alone:  ${f(report.conversionsAlonePerSecond)}/s (p50 ${report.conversionLatencyMs.p50.toFixed(1)} ms, p99 ${report.conversionLatencyMs.p99.toFixed(1)} ms)`,
+    );
+    console.log(
+      `  both at once:                    ${f(report.mixedPutsPerSecond)} PUT/s + ${f(report.mixedConversionsPerSecond)} conversions/s`,
+    );
     return report;
   } finally {
     await t.close();
@@ -142,7 +172,12 @@ function random(seed: number): () => number {
   };
 }
 
-export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_000, stores = 20, repeats = 20): Promise<ReportBenchReport> {
+export async function benchCommissionReport(
+  orders = 1_000_000,
+  clicks = 3_000_000,
+  stores = 20,
+  repeats = 20,
+): Promise<ReportBenchReport> {
   const t = await startTestService();
   try {
     const D0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -201,9 +236,18 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
         net: BigInt(net),
         known: unknown ? 0n : BigInt(Math.round(net * 0.05)),
       };
-      batch.push({ _id: `live:${partner.partnerId}:o:${store}:order-${i}`, ...owner, store_id: store, kind: 'order', at: iso, ...storedFields(f), position: i + 1 });
+      batch.push({
+        _id: `live:${partner.partnerId}:o:${store}:order-${i}`,
+        ...owner,
+        store_id: store,
+        kind: 'order',
+        at: iso,
+        ...storedFields(f),
+        position: i + 1,
+      });
       for (const b of bucketsOf(store, iso)) b.f = combine(b.f, f);
-      for (const w of ['large', 'small'] as const) if (inside(w === 'large' ? large : small, at)) expected[w] = combine(expected[w], f);
+      for (const w of ['large', 'small'] as const)
+        if (inside(w === 'large' ? large : small, at)) expected[w] = combine(expected[w], f);
       if (batch.length >= 20_000) await flush();
     }
     const clickTimes = sortedTimes(clicks);
@@ -211,7 +255,15 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
       const at = clickTimes[i];
       const iso = new Date(at).toISOString();
       const store = storeIds[Math.floor(rnd() * stores)];
-      batch.push({ _id: `live:${partner.partnerId}:c:ic_bench${i}`, ...owner, store_id: store, kind: 'click', at: iso, clicks: 1, position: orders + i + 1 });
+      batch.push({
+        _id: `live:${partner.partnerId}:c:ic_bench${i}`,
+        ...owner,
+        store_id: store,
+        kind: 'click',
+        at: iso,
+        clicks: 1,
+        position: orders + i + 1,
+      });
       for (const b of bucketsOf(store, iso)) b.f.clicks += 1;
       if (inside(large, at)) expected.large.clicks += 1;
       if (inside(small, at)) expected.small.clicks += 1;
@@ -221,13 +273,21 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
     await t.service.reads.transact(async (tx) => {
       for (const b of buckets.values()) {
         const { collection, field } = LEVELS[b.level];
-        await tx.put(collection, { _id: `live:${partner.partnerId}:${b.store}:${b.period}`, ...owner, store_id: b.store, [field]: b.period, ...storedFields(b.f) });
+        await tx.put(collection, {
+          _id: `live:${partner.partnerId}:${b.store}:${b.period}`,
+          ...owner,
+          store_id: b.store,
+          [field]: b.period,
+          ...storedFields(b.f),
+        });
       }
     });
     const seedSeconds = (performance.now() - started) / 1000;
 
     const get = async (w: { since: number; until: number }) => {
-      const r = await partner.api.get(`/reports/commission?since=${new Date(w.since).toISOString()}&until=${new Date(w.until).toISOString()}`);
+      const r = await partner.api.get(
+        `/reports/commission?since=${new Date(w.since).toISOString()}&until=${new Date(w.until).toISOString()}`,
+      );
       if (r.status !== 200) throw new Error(`report answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r.body as { totals: Record<string, unknown>; stores: unknown[] };
     };
@@ -236,7 +296,12 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
       const body = await get(w === 'large' ? large : small);
       const want = expected[w];
       const got = body.totals;
-      if (got.orders !== want.orders || got.clicks !== want.clicks || BigInt(got.net_cents as number) !== want.net || BigInt(got.known_expected_commission_cents as number) !== want.known) {
+      if (
+        got.orders !== want.orders ||
+        got.clicks !== want.clicks ||
+        BigInt(got.net_cents as number) !== want.net ||
+        BigInt(got.known_expected_commission_cents as number) !== want.known
+      ) {
         throw new Error(`report of the ${w} window is wrong: ${JSON.stringify(got)}`);
       }
     }
@@ -262,10 +327,14 @@ export async function benchCommissionReport(orders = 1_000_000, clicks = 3_000_0
       smallMs,
       ratio: largeMs / smallMs,
     };
-    console.log(`GET /reports/commission (SQLite read store, ${orders} orders + ${clicks} clicks over 31 days, ${stores} stores; seeded in ${seedSeconds.toFixed(0)} s):`);
+    console.log(
+      `GET /reports/commission (SQLite read store, ${orders} orders + ${clicks} clicks over 31 days, ${stores} stores; seeded in ${seedSeconds.toFixed(0)} s):`,
+    );
     console.log(`  31-day window (${report.largeWindowOrders} orders): median ${largeMs.toFixed(1)} ms`);
     console.log(`  1 % window    (${report.smallWindowOrders} orders): median ${smallMs.toFixed(1)} ms`);
-    console.log(`  ratio large / small: ${report.ratio.toFixed(2)}× (target ≤ 5×); report fields summed: ${STORED_FIELDS.length}`);
+    console.log(
+      `  ratio large / small: ${report.ratio.toFixed(2)}× (target ≤ 5×); report fields summed: ${STORED_FIELDS.length}`,
+    );
     return report;
   } finally {
     await t.close();

@@ -39,15 +39,21 @@ export async function benchCoverChecks(n: number, concurrency = 8): Promise<Cove
     const rssBefore = process.memoryUsage().rss;
     const sequential = await timed(n, once);
     const rssAfter = process.memoryUsage().rss;
-    const concurrent = await timed(n, async () => {
-      let next = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < n) {
-          next += 1;
-          await once();
-        }
-      }));
-    }, true);
+    const concurrent = await timed(
+      n,
+      async () => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (next < n) {
+              next += 1;
+              await once();
+            }
+          }),
+        );
+      },
+      true,
+    );
     const fromMemory = await timed(n, async () => {
       const meta = await sharp(bytes, { limitInputPixels: 100_000_000 }).metadata();
       if (meta.width !== 800) throw new Error('sharp read the wrong size');
@@ -68,7 +74,9 @@ export async function benchCoverChecks(n: number, concurrency = 8): Promise<Cove
     console.log(`  ${concurrency} in flight:      ${f(concurrent)} checks/s`);
     console.log(`  sharp.metadata() from memory: ${f(fromMemory)} reads/s`);
     console.log(`  ratio sharp-only / sequential check: ${report.ratio.toFixed(1)}×`);
-    console.log(`  RSS before ${report.rssBeforeMb.toFixed(1)} MB, after ${n} sequential checks ${report.rssAfterMb.toFixed(1)} MB`);
+    console.log(
+      `  RSS before ${report.rssBeforeMb.toFixed(1)} MB, after ${n} sequential checks ${report.rssAfterMb.toFixed(1)} MB`,
+    );
     return report;
   } finally {
     await servers.close();

@@ -113,7 +113,14 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const elapsedMs = performance.now() - started;
   agent.destroy();
   const cpu = process.cpuUsage(cpuBefore);
-  const result: LoadResult = { count: latencies.length, elapsedMs, latencies, statuses, errors, cpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length) };
+  const result: LoadResult = {
+    count: latencies.length,
+    elapsedMs,
+    latencies,
+    statuses,
+    errors,
+    cpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length),
+  };
   if (job.skus) result.bySku = bySku;
   return result;
 }

@@ -34,7 +34,11 @@ const f = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigit
 const meta = (at: string) => ({ recorded_at: at, request_id: 'bench', actor: 'bench' });
 
 async function buildLog(): Promise<number> {
-  const events = SqliteEventStore.open({ path: path.join(dir, 'events.db'), synchronous: 'NORMAL', maxGroupEvents: 20_000 });
+  const events = SqliteEventStore.open({
+    path: path.join(dir, 'events.db'),
+    synchronous: 'NORMAL',
+    maxGroupEvents: 20_000,
+  });
   const at = '2026-01-01T00:00:00.000Z';
   const partners = 200;
   const scope = (i: number) => `live:pt_${String(i % partners).padStart(4, '0')}`;
@@ -49,7 +53,12 @@ async function buildLog(): Promise<number> {
     pending = [];
   };
   for (let s = 0; s < STORES; s++) {
-    const store = { name: `Store ${s}`, cnpj: String(10_000_000_000_000 + s), website_url: `https://s${s}.example.com`, domains: [`s${s}.example.com`] };
+    const store = {
+      name: `Store ${s}`,
+      cnpj: String(10_000_000_000_000 + s),
+      website_url: `https://s${s}.example.com`,
+      domains: [`s${s}.example.com`],
+    };
     append(`store-${scope(s)}:st_${s}`, [
       { type: 'StoreRegistered', data: { store_id: `st_${s}`, store, registered_at: at }, metadata: meta(at) },
       { type: 'StoreApproved', data: { store_id: `st_${s}`, domains: store.domains }, metadata: meta(at) },
@@ -75,9 +84,17 @@ async function buildLog(): Promise<number> {
         stock_quantity: 10,
         updated_at: at,
       };
-      append(stream, [{ type: 'ProductUpserted', data: { sku: `sku-${n}`, product, received_at: at }, metadata: meta(at) }]);
+      append(stream, [
+        { type: 'ProductUpserted', data: { sku: `sku-${n}`, product, received_at: at }, metadata: meta(at) },
+      ]);
     } else {
-      append(stream, [{ type: 'ProductPatched', data: { sku: `sku-${n}`, patch: { price_cents: cents, updated_at: at }, received_at: at }, metadata: meta(at) }]);
+      append(stream, [
+        {
+          type: 'ProductPatched',
+          data: { sku: `sku-${n}`, patch: { price_cents: cents, updated_at: at }, received_at: at },
+          metadata: meta(at),
+        },
+      ]);
     }
     if (pending.length >= 20_000) await flush();
   }
@@ -94,9 +111,23 @@ async function buildLog(): Promise<number> {
 }
 
 async function start(): Promise<{ service: Service; listeningMs: number; readyMs: number }> {
-  const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_TOKEN: 'bench-admin-token-0123456789', COVER_CHECK: 'off', NODE_ENV: 'development' });
+  const config = loadConfig({
+    PORT: '0',
+    ADMIN_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    ADMIN_TOKEN: 'bench-admin-token-0123456789',
+    COVER_CHECK: 'off',
+    NODE_ENV: 'development',
+  });
   const t0 = performance.now();
-  const service = await startService(config, { log: pino({ level: 'silent' }), operations: { generationDropGraceMs: 0, ...(process.env.REBUILD_BENCH_PAGE ? { rebuildPageSize: Number(process.env.REBUILD_BENCH_PAGE) } : {}) } });
+  const service = await startService(config, {
+    log: pino({ level: 'silent' }),
+    operations: {
+      generationDropGraceMs: 0,
+      ...(process.env.REBUILD_BENCH_PAGE ? { rebuildPageSize: Number(process.env.REBUILD_BENCH_PAGE) } : {}),
+    },
+  });
   const listeningMs = performance.now() - t0;
   for (;;) {
     if ((await service.operations.readiness()).ready) break;
@@ -119,20 +150,26 @@ async function main(): Promise<void> {
       const end = await service.operations.rebuilder.finished(p.name);
       const s = (performance.now() - r0) / 1000;
       if (end?.state !== 'done') throw new Error(`rebuild of ${p.name}: ${JSON.stringify(end)}`);
-      console.log(`rebuild ${p.name}: ${f(end.events_applied)} events in ${f(s, 2)} s → ${f(end.events_applied / s)} events/s`);
+      console.log(
+        `rebuild ${p.name}: ${f(end.events_applied)} events in ${f(s, 2)} s → ${f(end.events_applied / s)} events/s`,
+      );
     }
   }
   if (steps.has('verify')) {
     const v0 = performance.now();
     const report = await service.operations.verify();
-    console.log(`audit verify: ${f((performance.now() - v0) / 1000, 2)} s, ${f(report.events_replayed)} events replayed, ${f(report.documents_compared)} documents, ${report.differences.length} differences`);
+    console.log(
+      `audit verify: ${f((performance.now() - v0) / 1000, 2)} s, ${f(report.events_replayed)} events replayed, ${f(report.documents_compared)} documents, ${report.differences.length} differences`,
+    );
     if (report.differences.length > 0) console.log(JSON.stringify(report.differences.slice(0, 3)));
   }
   await service.close();
   if (steps.has('restart')) {
     const again = await start();
     service = again.service;
-    console.log(`restart: ${f(again.listeningMs / 1000, 2)} s to listening, ${f(again.readyMs / 1000, 2)} s to ready (log of ${f(await service.events.headPosition())} positions)`);
+    console.log(
+      `restart: ${f(again.listeningMs / 1000, 2)} s to listening, ${f(again.readyMs / 1000, 2)} s to ready (log of ${f(await service.events.headPosition())} positions)`,
+    );
     await service.close();
   }
   if (!process.env.REBUILD_BENCH_DIR) fs.rmSync(dir, { recursive: true, force: true });

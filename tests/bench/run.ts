@@ -40,7 +40,8 @@ const ROUND_MS = (SECONDS * 1000) / 2;
 const STORE = 'loja-bench';
 const BASE_MS = Date.now() - 3600_000;
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sortNum = (a: number[]) => [...a].sort((x, y) => x - y);
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
@@ -62,7 +63,15 @@ interface Figure {
 
 function summarize(r: LoadResult): Figure {
   const s = sortNum(r.latencies);
-  return { rps: (r.count / r.elapsedMs) * 1000, loadCpuUs: r.cpuUs, p50: pct(s, 50), p99: pct(s, 99), count: r.count, statuses: r.statuses, errors: r.errors };
+  return {
+    rps: (r.count / r.elapsedMs) * 1000,
+    loadCpuUs: r.cpuUs,
+    p50: pct(s, 50),
+    p99: pct(s, 99),
+    count: r.count,
+    statuses: r.statuses,
+    errors: r.errors,
+  };
 }
 
 /** CPU microseconds used so far by this process's main thread (Linux /proc; NaN elsewhere). */
@@ -83,7 +92,11 @@ async function measured(work: () => Promise<LoadResult>): Promise<Figure> {
   const result = await work();
   const used = process.cpuUsage(before);
   const answers = Math.max(1, result.count);
-  return { ...summarize(result), cpuUs: (used.user + used.system) / answers, mainCpuUs: (mainThreadCpuUs() - mainBefore) / answers };
+  return {
+    ...summarize(result),
+    cpuUs: (used.user + used.system) / answers,
+    mainCpuUs: (mainThreadCpuUs() - mainBefore) / answers,
+  };
 }
 
 /** The round with the median rate. */
@@ -98,7 +111,9 @@ class LoadGenerator {
   }
   run(job: LoadJob): Promise<LoadResult> {
     return new Promise((resolve, reject) => {
-      this.child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
+      this.child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) =>
+        m.ok ? resolve(m.result!) : reject(new Error(m.error)),
+      );
       this.child.send(job);
     });
   }
@@ -144,7 +159,10 @@ async function setUp(service: Service): Promise<{ api: string; key: string; part
   const partner = await admin.post('/partners', { name: 'Hub Bench', partner_type: 'hub' });
   const key = await admin.post(`/partners/${partner.body.partner_id}/keys`, { environment: 'live' });
   const api = `http://127.0.0.1:${portOf(service.gateway)}/v1`;
-  const put = await client(api, key.body.api_key).put(`/stores/${STORE}`, storeBody({ default_commission: { type: 'percentage', rate: 10 } }));
+  const put = await client(api, key.body.api_key).put(
+    `/stores/${STORE}`,
+    storeBody({ default_commission: { type: 'percentage', rate: 10 } }),
+  );
   if (put.status !== 200) throw new Error(`store: ${put.status} ${JSON.stringify(put.body)}`);
   await admin.post(`/partners/${partner.body.partner_id}/live/stores/${STORE}/approve`, {});
   return { api, key: key.body.api_key, partnerId: partner.body.partner_id };
@@ -154,12 +172,20 @@ async function setUp(service: Service): Promise<{ api: string; key: string; part
 async function seedStream(service: Service, partnerId: string, sku: string, count: number): Promise<void> {
   const stream = streams.product({ partnerId, env: 'live' }, sku);
   const meta = (i: number) => ({ recorded_at: new Date(BASE_MS + i).toISOString(), actor: 'bench' });
-  const upsert = { type: 'ProductUpserted', data: { sku, product: JSON.parse(productPut(STORE, sku, 0, BASE_MS)), received_at: meta(0).recorded_at }, metadata: meta(0) };
+  const upsert = {
+    type: 'ProductUpserted',
+    data: { sku, product: JSON.parse(productPut(STORE, sku, 0, BASE_MS)), received_at: meta(0).recorded_at },
+    metadata: meta(0),
+  };
   let revision = (await service.events.appendToStream(stream, [upsert], 'no_stream')).nextRevision;
   for (let i = 1; i < count; i += 500) {
     const chunk = Array.from({ length: Math.min(500, count - i) }, (_, j) => ({
       type: 'ProductPatched',
-      data: { sku, patch: { price_cents: 10_000 + ((i + j) % 5000), updated_at: new Date(BASE_MS + i + j).toISOString() }, received_at: meta(i + j).recorded_at },
+      data: {
+        sku,
+        patch: { price_cents: 10_000 + ((i + j) % 5000), updated_at: new Date(BASE_MS + i + j).toISOString() },
+        received_at: meta(i + j).recorded_at,
+      },
       metadata: meta(i + j),
     }));
     revision = (await service.events.appendToStream(stream, chunk, revision)).nextRevision;
@@ -170,7 +196,15 @@ async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg()[0];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
-  const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', LOG_LEVEL: 'info', RATE_LIMIT_WRITES: '1000000000', COVER_CHECK: 'off' });
+  const config = loadConfig({
+    PORT: '0',
+    ADMIN_PORT: '0',
+    DATA_DIR: dataDir,
+    CLOCK: 'manual',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_WRITES: '1000000000',
+    COVER_CHECK: 'off',
+  });
   const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const service = await startService(config, { log });
   const bare = await bareServer();
@@ -178,12 +212,21 @@ async function main(): Promise<void> {
   try {
     const { api, key, partnerId } = await setUp(service);
     const job = (over: Partial<LoadJob>): LoadJob => ({
-      base: api, mode: 'put', key, storeId: STORE, prefix: 'w', concurrency: CONCURRENCY,
-      maxCount: 1_000_000, durationMs: SECONDS * 1000, baseUpdatedAtMs: BASE_MS, ...over,
+      base: api,
+      mode: 'put',
+      key,
+      storeId: STORE,
+      prefix: 'w',
+      concurrency: CONCURRENCY,
+      maxCount: 1_000_000,
+      durationMs: SECONDS * 1000,
+      baseUpdatedAtMs: BASE_MS,
+      ...over,
     });
     let stamp = BASE_MS;
     const nextStamp = () => (stamp += 300_000); // 5 minutes of updated_at per phase, at 1 ms per request
-    const step = (what: string) => process.stderr.write(`bench: ${what} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+    const step = (what: string) =>
+      process.stderr.write(`bench: ${what} (${Math.round((Date.now() - started) / 1000)} s)\n`);
 
     step('warming up');
     await load.run(job({ prefix: 'warm', durationMs: 3000, baseUpdatedAtMs: nextStamp() }));
@@ -203,11 +246,15 @@ async function main(): Promise<void> {
     const ratios = rounds.map((r) => (100 * r.gateway.rps) / r.bare.rps);
     step('a) PUT through the gateway, logging off');
     service.log.level = 'silent';
-    const quiet = await measured(() => load.run(job({ prefix: 'q', durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() })));
+    const quiet = await measured(() =>
+      load.run(job({ prefix: 'q', durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() })),
+    );
     service.log.level = 'info';
     if (process.env.BENCH_ONLY === 'a') {
-      process.stdout.write(`\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
-        `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n`);
+      process.stdout.write(
+        `\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
+          `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n`,
+      );
       return;
     }
 
@@ -230,31 +277,84 @@ async function main(): Promise<void> {
     await seedStream(service, partnerId, 'short', 10);
     await seedStream(service, partnerId, 'long', 10_000);
     await service.runner.waitFor(await service.events.headPosition(), 60_000);
-    const patchJob = job({ mode: 'patch-pair', skus: ['short', 'long'], concurrency: 1, maxCount: 1, baseUpdatedAtMs: nextStamp() });
+    const patchJob = job({
+      mode: 'patch-pair',
+      skus: ['short', 'long'],
+      concurrency: 1,
+      maxCount: 1,
+      baseUpdatedAtMs: nextStamp(),
+    });
     const cold = await load.run({ ...patchJob, skus: ['long'] });
     const coldMs = cold.latencies[0] ?? NaN;
     await load.run({ ...patchJob, maxCount: 200, baseUpdatedAtMs: nextStamp() });
-    const pair = await load.run({ ...patchJob, maxCount: 2000, durationMs: SECONDS * 1000, baseUpdatedAtMs: nextStamp() });
+    const pair = await load.run({
+      ...patchJob,
+      maxCount: 2000,
+      durationMs: SECONDS * 1000,
+      baseUpdatedAtMs: nextStamp(),
+    });
     const short = sortNum(pair.bySku![0]);
     const long = sortNum(pair.bySku![1]);
 
     const rows: [string, string, string][] = [
-      ['a) PUT /products via gateway', `${f1(gateway.rps)} req/s`, `p50 ${f2(gateway.p50)} ms, p99 ${f2(gateway.p99)} ms; ${f1(gateway.cpuUs!)} µs CPU per write, ${f1(gateway.mainCpuUs!)} µs of it on the main thread (median of ${ROUNDS} rounds of ${ROUND_MS / 1000} s, ${CONCURRENCY} connections)`],
-      ['a) bare node:http, same body', `${f1(yard.rps)} req/s`, `p50 ${f2(yard.p50)} ms, p99 ${f2(yard.p99)} ms; ${f1(yard.cpuUs!)} µs CPU per answer`],
-      ['a) gateway / bare', `${f1((100 * gateway.rps) / yard.rps)} %`, `rounds: ${ratios.map((r) => `${f1(r)} %`).join(', ')}; CPU per answer, bare / gateway: ${f1((100 * yard.cpuUs!) / gateway.cpuUs!)} %; target >= 25 %`],
-      ['a) gateway, logging off', `${f1(quiet.rps)} req/s`, `p50 ${f2(quiet.p50)} ms, p99 ${f2(quiet.p99)} ms; ${f1(quiet.cpuUs!)} µs CPU per write (with pino at info: ${f1(gateway.cpuUs!)})`],
-      ['b) projection lag', `p50 ${f2(pct(lagSorted, 50))} ms`, `p99 ${f2(pct(lagSorted, 99))} ms, max ${f2(lagSorted[lagSorted.length - 1] ?? NaN)} ms over ${lags.length} commits; target p99 <= 20 ms`],
-      ['b) write load during (b)', `${f1(paced.rps)} req/s`, `asked ${halfRate} req/s; PUT p50 ${f2(paced.p50)} ms, p99 ${f2(paced.p99)} ms`],
-      ['c) PATCH, stream of 10', `p50 ${f2(pct(short, 50))} ms`, `p99 ${f2(pct(short, 99))} ms (${short.length} sequential PATCHes)`],
-      ['c) PATCH, stream of 10 000', `p50 ${f2(pct(long, 50))} ms`, `p99 ${f2(pct(long, 99))} ms; first PATCH (cold cache) ${f2(coldMs)} ms`],
-      ['c) ratio 10 000 / 10', `${f2(pct(long, 50) / pct(short, 50))}`, `p50 ratio; p99 ratio ${f2(pct(long, 99) / pct(short, 99))}; target <= 1.5`],
+      [
+        'a) PUT /products via gateway',
+        `${f1(gateway.rps)} req/s`,
+        `p50 ${f2(gateway.p50)} ms, p99 ${f2(gateway.p99)} ms; ${f1(gateway.cpuUs!)} µs CPU per write, ${f1(gateway.mainCpuUs!)} µs of it on the main thread (median of ${ROUNDS} rounds of ${ROUND_MS / 1000} s, ${CONCURRENCY} connections)`,
+      ],
+      [
+        'a) bare node:http, same body',
+        `${f1(yard.rps)} req/s`,
+        `p50 ${f2(yard.p50)} ms, p99 ${f2(yard.p99)} ms; ${f1(yard.cpuUs!)} µs CPU per answer`,
+      ],
+      [
+        'a) gateway / bare',
+        `${f1((100 * gateway.rps) / yard.rps)} %`,
+        `rounds: ${ratios.map((r) => `${f1(r)} %`).join(', ')}; CPU per answer, bare / gateway: ${f1((100 * yard.cpuUs!) / gateway.cpuUs!)} %; target >= 25 %`,
+      ],
+      [
+        'a) gateway, logging off',
+        `${f1(quiet.rps)} req/s`,
+        `p50 ${f2(quiet.p50)} ms, p99 ${f2(quiet.p99)} ms; ${f1(quiet.cpuUs!)} µs CPU per write (with pino at info: ${f1(gateway.cpuUs!)})`,
+      ],
+      [
+        'b) projection lag',
+        `p50 ${f2(pct(lagSorted, 50))} ms`,
+        `p99 ${f2(pct(lagSorted, 99))} ms, max ${f2(lagSorted[lagSorted.length - 1] ?? NaN)} ms over ${lags.length} commits; target p99 <= 20 ms`,
+      ],
+      [
+        'b) write load during (b)',
+        `${f1(paced.rps)} req/s`,
+        `asked ${halfRate} req/s; PUT p50 ${f2(paced.p50)} ms, p99 ${f2(paced.p99)} ms`,
+      ],
+      [
+        'c) PATCH, stream of 10',
+        `p50 ${f2(pct(short, 50))} ms`,
+        `p99 ${f2(pct(short, 99))} ms (${short.length} sequential PATCHes)`,
+      ],
+      [
+        'c) PATCH, stream of 10 000',
+        `p50 ${f2(pct(long, 50))} ms`,
+        `p99 ${f2(pct(long, 99))} ms; first PATCH (cold cache) ${f2(coldMs)} ms`,
+      ],
+      [
+        'c) ratio 10 000 / 10',
+        `${f2(pct(long, 50) / pct(short, 50))}`,
+        `p50 ratio; p99 ratio ${f2(pct(long, 99) / pct(short, 99))}; target <= 1.5`,
+      ],
     ];
     const all = [...rounds.flatMap((r) => [r.gateway, r.bare]), quiet, paced];
-    const bad = all.flatMap((f) => Object.entries(f.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${n}×${s}`));
+    const bad = all.flatMap((f) =>
+      Object.entries(f.statuses)
+        .filter(([s]) => !s.startsWith('2'))
+        .map(([s, n]) => `${n}×${s}`),
+    );
     const errors = all.reduce((n, f) => n + f.errors, 0);
     const width = Math.max(...rows.map((r) => r[0].length));
     const table = rows.map(([a, b, c]) => `${a.padEnd(width)}  ${b.padStart(14)}  ${c}`).join('\n');
-    process.stdout.write(`\n${table}\n${bad.length || errors ? `non-2xx: ${bad.join(', ') || 'none'}; connection errors: ${errors}\n` : ''}`);
+    process.stdout.write(
+      `\n${table}\n${bad.length || errors ? `non-2xx: ${bad.join(', ') || 'none'}; connection errors: ${errors}\n` : ''}`,
+    );
     writeReport(rows, Math.round((Date.now() - started) / 1000), bad, errors, loadBefore);
   } finally {
     load.close();
@@ -265,7 +365,13 @@ async function main(): Promise<void> {
   }
 }
 
-function writeReport(rows: [string, string, string][], seconds: number, bad: string[], errors: number, loadBefore: number): void {
+function writeReport(
+  rows: [string, string, string][],
+  seconds: number,
+  bad: string[],
+  errors: number,
+  loadBefore: number,
+): void {
   const cpus = os.cpus();
   const md = [
     '# Benchmarks',
@@ -283,7 +389,9 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '| --- | --- | --- |',
     ...rows.map(([a, b, c]) => `| ${a} | ${b} | ${c} |`),
     '',
-    bad.length || errors ? `Non-2xx answers: ${bad.join(', ') || 'none'}; connection errors: ${errors}.` : 'Every answer was 2xx; no connection errors.',
+    bad.length || errors
+      ? `Non-2xx answers: ${bad.join(', ') || 'none'}; connection errors: ${errors}.`
+      : 'Every answer was 2xx; no connection errors.',
     '',
     'Notes:',
     '- (a) closed loop: each connection sends its next PUT when the last answer came; each PUT is a full product on',
@@ -296,17 +404,17 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '- "CPU per write" is the CPU time of the whole service process (HTTP, command, the writer and history threads,',
     '  projections, logging) divided by the answers; "on the main thread" is the event loop\'s part, the stage that',
     '  bounds the rate. "logging off" is the same load with pino silenced, for the cost of logging.',
-    '- (b) is measured from the group commit of an append (the event store\'s `onAppended`) to the projection runner',
+    "- (b) is measured from the group commit of an append (the event store's `onAppended`) to the projection runner",
     '  having committed that position (`runner.waitFor`), one sample per group commit.',
     '- (c) 10 000 events seeded by direct appends; PATCHes alternate between the two SKUs, one at a time. The command',
-    '  side keeps folded state per stream and revision and decides on it without reading (the append\'s expected',
+    "  side keeps folded state per stream and revision and decides on it without reading (the append's expected",
     '  revision checks it), so a PATCH costs the same on both; only the first one after a start folds the stream.',
     '- Variables: BENCH_SECONDS (phase length, default 8), BENCH_CONNECTIONS (default 64), BENCH_PROFILE=<file> (CPU',
     '  profile of the first gateway round).',
     '',
     'Changes to the hot path that these figures led to (profiles of the service process under load (a)):',
     '- The read store commits with `synchronous=NORMAL` (no fsync per projection batch): it is rebuilt from the log and',
-    '  its checkpoints commit with its documents. Its fsyncs were about a quarter of the event loop\'s time.',
+    "  its checkpoints commit with its documents. Its fsyncs were about a quarter of the event loop's time.",
     '- The event store commits each group in a worker thread (`SQLITE_WRITER_THREAD=on`, the default), so the fsync',
     '  of a group (0.2 to 3 ms here) no longer stops the event loop: about +15 to +25 % writes per second.',
     '- Command handling decides on the cached aggregate state without reading the stream; the cache is nearly LRU',
@@ -316,12 +424,12 @@ function writeReport(rows: [string, string, string][], seconds: number, bad: str
     '- A group commit in the writer thread takes at most 32 events (`SQLITE_MAX_GROUP_EVENTS`): the next group commits',
     '  while the event loop answers the last one, where one unbounded group left the loop idle through its fsync and',
     '  the writer idle through the answers (+6 to 9 % at 64 connections, measured by alternating in one process).',
-    '- A read-model put that keeps a row\'s indexed columns rewrites its document alone: SQLite rewrites the index',
-    '  entries of every column an UPDATE names, and the products projector\'s unit of work cost about twice as much.',
+    "- A read-model put that keeps a row's indexed columns rewrites its document alone: SQLite rewrites the index",
+    "  entries of every column an UPDATE names, and the products projector's unit of work cost about twice as much.",
     '- The operation history is written by a worker thread into its own file (`DATA_DIR/history.db`); the read store',
-    '  caches its statements per mode by SQL text; the products projector reads a store\'s facts once per unit.',
+    "  caches its statements per mode by SQL text; the products projector reads a store's facts once per unit.",
     '- Not changed: pino at info, one line per request (a few per cent of the CPU per write; the single "logging off"',
-    '  round is within the spread of the rounds). Of the event loop\'s time about 12 % is garbage collection and about',
+    "  round is within the spread of the rounds). Of the event loop's time about 12 % is garbage collection and about",
     '  a quarter is idle: the 64 connections still move partly in step with the group commits.',
     '',
   ].join('\n');

@@ -152,7 +152,13 @@ export function skuOf(partner: number, n: number): string {
   return `p${partner}-${n}`;
 }
 
-export function productBody(plan: PartnerPlan, partner: number, n: number, base: string, updatedAt: string): Record<string, unknown> {
+export function productBody(
+  plan: PartnerPlan,
+  partner: number,
+  n: number,
+  base: string,
+  updatedAt: string,
+): Record<string, unknown> {
   const sku = skuOf(partner, n);
   const h = (Math.imul(partner * 1_000_003 + n, 2246822519) >>> 0) % 100;
   const path = h < 5 ? '/status/404' : h < 15 ? `/img/${SMALL[h % 3]}` : `/img/${IMAGES[h % 3]}`;
@@ -199,7 +205,11 @@ async function batches(job: Extract<ScaleJob, { kind: 'batches' }>): Promise<Sca
       }
       const at = nextStamp();
       const body = JSON.stringify({
-        items: Array.from({ length: b.items }, (_, i) => ({ op: 'upsert', sku: skuOf(b.partner, b.from + i), product: productBody(plan, b.partner, b.from + i, imageBase, at) })),
+        items: Array.from({ length: b.items }, (_, i) => ({
+          op: 'upsert',
+          sku: skuOf(b.partner, b.from + i),
+          product: productBody(plan, b.partner, b.from + i, imageBase, at),
+        })),
       });
       const t0 = performance.now();
       try {
@@ -245,7 +255,15 @@ async function batches(job: Extract<ScaleJob, { kind: 'batches' }>): Promise<Sca
   };
 }
 
-type Op = { type: string; method: string; path: string; key: string; body?: string; after?: (text: string) => void; lagOf?: { key: string; path: string } };
+type Op = {
+  type: string;
+  method: string;
+  path: string;
+  key: string;
+  body?: string;
+  after?: (text: string) => void;
+  lagOf?: { key: string; path: string };
+};
 
 function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   const m = job.mix;
@@ -258,9 +276,19 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
     const plan = partners[p];
     if (job.brake && !take(plan.live, WRITE_RATE)) return null;
     const sku = skuOf(p, g - prefix[p]);
-    const body = n % 2 === 0 ? { price_cents: 1000 + (n % 90_000), updated_at: nextStamp() } : { stock_quantity: n % 60, available: n % 60 !== 0, updated_at: nextStamp() };
-    const op: Op = { type: 'patch', method: 'PATCH', path: `/products/${sku}`, key: plan.live, body: JSON.stringify(body) };
-    if (job.lagEvery > 0 && n % job.lagEvery === 0 && (!job.brake || take(`${plan.live}:read`, READ_RATE))) op.lagOf = { key: plan.live, path: `/products/${sku}` };
+    const body =
+      n % 2 === 0
+        ? { price_cents: 1000 + (n % 90_000), updated_at: nextStamp() }
+        : { stock_quantity: n % 60, available: n % 60 !== 0, updated_at: nextStamp() };
+    const op: Op = {
+      type: 'patch',
+      method: 'PATCH',
+      path: `/products/${sku}`,
+      key: plan.live,
+      body: JSON.stringify(body),
+    };
+    if (job.lagEvery > 0 && n % job.lagEvery === 0 && (!job.brake || take(`${plan.live}:read`, READ_RATE)))
+      op.lagOf = { key: plan.live, path: `/products/${sku}` };
     return op;
   }
   if (pick(m.put)) {
@@ -268,7 +296,13 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
     const plan = partners[p];
     if (job.brake && !take(plan.live, WRITE_RATE)) return null;
     const k = plan.count + added[p]++;
-    return { type: 'put', method: 'PUT', path: `/products/${skuOf(p, k)}`, key: plan.live, body: JSON.stringify(productBody(plan, p, k, imageBase, nextStamp())) };
+    return {
+      type: 'put',
+      method: 'PUT',
+      path: `/products/${skuOf(p, k)}`,
+      key: plan.live,
+      body: JSON.stringify(productBody(plan, p, k, imageBase, nextStamp())),
+    };
   }
   if (pick(m.read)) {
     const g = zipfIndex(total);
@@ -334,7 +368,11 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   const count = plan.count + added[p];
   const from = count > job.batchItems ? Math.floor(Math.random() * (count - job.batchItems)) : 0;
   const at = nextStamp();
-  const items = Array.from({ length: Math.min(job.batchItems, Math.max(1, count)) }, (_, i) => ({ op: 'upsert', sku: skuOf(p, from + i), product: productBody(plan, p, from + i, imageBase, at) }));
+  const items = Array.from({ length: Math.min(job.batchItems, Math.max(1, count)) }, (_, i) => ({
+    op: 'upsert',
+    sku: skuOf(p, from + i),
+    product: productBody(plan, p, from + i, imageBase, at),
+  }));
   return { type: 'batch', method: 'POST', path: '/products/batch', key: plan.live, body: JSON.stringify({ items }) };
 }
 
@@ -368,7 +406,9 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
     }
     const t0 = performance.now();
     try {
-      const reply = await send(agent, new URL(`${job.base}${op.path}`), op.method, op.body, { Authorization: `Bearer ${op.key}` });
+      const reply = await send(agent, new URL(`${job.base}${op.path}`), op.method, op.body, {
+        Authorization: `Bearer ${op.key}`,
+      });
       const ms = performance.now() - t0;
       const tag = `${op.type} ${reply.status}`;
       statuses[tag] = (statuses[tag] ?? 0) + 1;
@@ -378,7 +418,9 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
         op.after?.(reply.text);
         if (op.lagOf) {
           const t1 = performance.now();
-          const g = await send(agent, new URL(`${job.base}${op.lagOf.path}`), 'GET', undefined, { Authorization: `Bearer ${op.lagOf.key}` });
+          const g = await send(agent, new URL(`${job.base}${op.lagOf.path}`), 'GET', undefined, {
+            Authorization: `Bearer ${op.lagOf.key}`,
+          });
           if (g.status === 200) lags.push(performance.now() - t1);
         }
       }
@@ -413,7 +455,8 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
 export const SCALE_WORKER_FLAG = '--bench-scale-load';
 if (process.send && process.argv.includes(SCALE_WORKER_FLAG)) {
   process.on('message', (job: ScaleJob) => {
-    const work: Promise<ScaleResult | null> = job.kind === 'init' ? Promise.resolve((init(job), null)) : job.kind === 'batches' ? batches(job) : mix(job);
+    const work: Promise<ScaleResult | null> =
+      job.kind === 'init' ? Promise.resolve((init(job), null)) : job.kind === 'batches' ? batches(job) : mix(job);
     void work.then(
       (result) => process.send!({ ok: true, result }),
       (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.stack : String(err) }),

@@ -33,7 +33,14 @@ import { client, storeBody, type Client } from '../support/service.js';
 import { spawnService, type ChildService } from '../support/child-service.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
-import { SCALE_WORKER_FLAG, type Mix, type PartnerPlan, type ScaleJob, type ScaleResult, type Stat } from './scale-load.js';
+import {
+  SCALE_WORKER_FLAG,
+  type Mix,
+  type PartnerPlan,
+  type ScaleJob,
+  type ScaleResult,
+  type Stat,
+} from './scale-load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -50,7 +57,8 @@ const MIX: Mix = { patch: 60, put: 10, read: 20, conversion: 5, batch: 5 };
 const MIX_BATCH_ITEMS = Number(process.env.SCALE_MIX_BATCH_ITEMS || 50);
 const ADMIN_TOKEN = 'scale-bench-admin-token-0123456789';
 const T0 = Date.now();
-const step = (what: string) => process.stderr.write(`bench-scale: ${what} (${Math.round((Date.now() - T0) / 1000)} s)\n`);
+const step = (what: string) =>
+  process.stderr.write(`bench-scale: ${what} (${Math.round((Date.now() - T0) / 1000)} s)\n`);
 const f0 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(0) : '-');
 const f1 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(1) : '-');
 const f2 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(2) : '-');
@@ -64,8 +72,19 @@ if (process.argv.includes('--bare')) {
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text ? (JSON.parse(text) as { price_cents?: number }) : {};
-      res.writeHead(req.method === 'POST' && req.url?.endsWith('/batch') ? 202 : 200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ ok: true, price_cents: body.price_cents ?? null, job_id: 'j', state: 'done', data: [], next_cursor: null }));
+      res.writeHead(req.method === 'POST' && req.url?.endsWith('/batch') ? 202 : 200, {
+        'Content-Type': 'application/json',
+      });
+      res.end(
+        JSON.stringify({
+          ok: true,
+          price_cents: body.price_cents ?? null,
+          job_id: 'j',
+          state: 'done',
+          data: [],
+          next_cursor: null,
+        }),
+      );
     });
   });
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
@@ -80,10 +99,14 @@ if (process.argv.includes('--bare')) {
 // ------------------------------------------------------------------------------------------------ processes
 
 class Generator {
-  private readonly child: ChildProcess = fork(path.join(HERE, 'scale-load.js'), [SCALE_WORKER_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  private readonly child: ChildProcess = fork(path.join(HERE, 'scale-load.js'), [SCALE_WORKER_FLAG], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   run(job: ScaleJob): Promise<ScaleResult> {
     return new Promise((resolve, reject) => {
-      this.child.once('message', (m: { ok: boolean; result?: ScaleResult; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
+      this.child.once('message', (m: { ok: boolean; result?: ScaleResult; error?: string }) =>
+        m.ok ? resolve(m.result!) : reject(new Error(m.error)),
+      );
       this.child.send(job);
     });
   }
@@ -128,7 +151,14 @@ async function watched<T>(pids: number[], work: () => Promise<T>): Promise<{ res
   const c0 = cpu();
   const m0 = main();
   let rssMax = pids.reduce((s, p) => s + rssMb(p), 0);
-  const timer = setInterval(() => (rssMax = Math.max(rssMax, pids.reduce((s, p) => s + rssMb(p), 0))), 200);
+  const timer = setInterval(
+    () =>
+      (rssMax = Math.max(
+        rssMax,
+        pids.reduce((s, p) => s + rssMb(p), 0),
+      )),
+    200,
+  );
   try {
     const result = await work();
     return { result, usage: { cpuMs: cpu() - c0, mainCpuMs: main() - m0, rssMaxMb: rssMax } };
@@ -150,11 +180,25 @@ interface Target {
 
 async function startTarget(env: Record<string, string>, dataDir: string): Promise<Target> {
   // SCALE_PROFILE=<dir>: a CPU profile of every thread of the service (written when it stops).
-  const profile = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.SCALE_PROFILE)}`] : [];
+  const profile = process.env.SCALE_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.SCALE_PROFILE)}`]
+    : [];
   // SCALE_MAIN=<path of infra/main.js>: the service of another build (an A/B against the previous code, same run).
-  const service = await spawnService({ DATA_DIR: dataDir, ADMIN_TOKEN, ...env }, 120_000, profile, process.env.SCALE_MAIN || undefined);
+  const service = await spawnService(
+    { DATA_DIR: dataDir, ADMIN_TOKEN, ...env },
+    120_000,
+    profile,
+    process.env.SCALE_MAIN || undefined,
+  );
   service.process.stdout!.resume();
-  return { api: service.api, adminBase: service.admin, admin: client(service.admin, ADMIN_TOKEN), pids: [service.process.pid!], service, dataDir };
+  return {
+    api: service.api,
+    adminBase: service.admin,
+    admin: client(service.admin, ADMIN_TOKEN),
+    pids: [service.process.pid!],
+    service,
+    dataDir,
+  };
 }
 
 /** Partner i's catalog share: a Zipf law over partners (a few large catalogs, a long tail). */
@@ -182,7 +226,8 @@ async function setUpPartners(t: Target, skus: number): Promise<PartnerPlan[]> {
   const one = async (i: number): Promise<PartnerPlan> => {
     const hub = i % 3 === 0;
     const created = await t.admin.post('/partners', { name: `Scale ${i}`, partner_type: hub ? 'hub' : 'store' });
-    if (created.status !== 201 && created.status !== 200) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
+    if (created.status !== 201 && created.status !== 200)
+      throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
     const partnerId = created.body.partner_id as string;
     const live = (await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'live' })).body.api_key as string;
     const test = (await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'test' })).body.api_key as string;
@@ -197,20 +242,38 @@ async function setUpPartners(t: Target, skus: number): Promise<PartnerPlan[]> {
     const testApi = client(t.api, test);
     const ts = await testApi.put('/stores/loja-t', storeBody());
     if (ts.status >= 300) throw new Error(`test store: ${ts.status} ${JSON.stringify(ts.body)}`);
-    const tp = await testApi.put('/products/tp-1', { store_id: 'loja-t', title: 'Produto de teste', product_url: 'https://shop.test/p/tp-1', image_urls: ['https://cdn.shop.test/img/800x600.jpg'], price_cents: 1990, available: true, updated_at: new Date(Date.now() - 120_000).toISOString() });
+    const tp = await testApi.put('/products/tp-1', {
+      store_id: 'loja-t',
+      title: 'Produto de teste',
+      product_url: 'https://shop.test/p/tp-1',
+      image_urls: ['https://cdn.shop.test/img/800x600.jpg'],
+      price_cents: 1990,
+      available: true,
+      updated_at: new Date(Date.now() - 120_000).toISOString(),
+    });
     if (tp.status >= 300) throw new Error(`test product: ${tp.status} ${JSON.stringify(tp.body)}`);
     const click = await testApi.post('/sandbox/clicks', { store_id: 'loja-t', sku: 'tp-1' });
     if (click.status >= 300) throw new Error(`sandbox click: ${click.status} ${JSON.stringify(click.body)}`);
-    return { partnerId, live, test, stores, testStore: 'loja-t', click: click.body.click_id as string, count: counts[i] };
+    return {
+      partnerId,
+      live,
+      test,
+      stores,
+      testStore: 'loja-t',
+      click: click.body.click_id as string,
+      count: counts[i],
+    };
   };
-  for (let i = 0; i < PARTNERS; i += 16) plans.push(...(await Promise.all(Array.from({ length: Math.min(16, PARTNERS - i) }, (_, j) => one(i + j)))));
+  for (let i = 0; i < PARTNERS; i += 16)
+    plans.push(...(await Promise.all(Array.from({ length: Math.min(16, PARTNERS - i) }, (_, j) => one(i + j)))));
   return plans;
 }
 
 function batchList(plans: PartnerPlan[]): { partner: number; from: number; items: number }[] {
   const out: { partner: number; from: number; items: number }[] = [];
   plans.forEach((p, i) => {
-    for (let from = 0; from < p.count; from += 1000) out.push({ partner: i, from, items: Math.min(1000, p.count - from) });
+    for (let from = 0; from < p.count; from += 1000)
+      out.push({ partner: i, from, items: Math.min(1000, p.count - from) });
   });
   // interleave partners: batch k of every partner before batch k+1 of any
   return out.sort((a, b) => a.from - b.from || a.partner - b.partner);
@@ -236,10 +299,12 @@ async function waitReady(adminBase: string, timeoutMs: number): Promise<boolean>
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await new Promise<boolean>((resolve) => {
-      http.get(`${adminBase}/health/ready`, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      }).on('error', () => resolve(false));
+      http
+        .get(`${adminBase}/health/ready`, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false));
     });
     if (ok) return true;
     await new Promise((r) => setTimeout(r, 50));
@@ -257,15 +322,36 @@ interface Row {
   target?: string;
 }
 
-const perReq = (u: Usage, n: number) => `${f0((u.cpuMs * 1000) / Math.max(1, n))} µs CPU/answer (event loop ${f0((u.mainCpuMs * 1000) / Math.max(1, n))} µs), RSS max ${f0(u.rssMaxMb)} MB`;
+const perReq = (u: Usage, n: number) =>
+  `${f0((u.cpuMs * 1000) / Math.max(1, n))} µs CPU/answer (event loop ${f0((u.mainCpuMs * 1000) / Math.max(1, n))} µs), RSS max ${f0(u.rssMaxMb)} MB`;
 const stat = (s: Stat | undefined) => (s ? `p50 ${f2(s.p50)} ms, p99 ${f2(s.p99)} ms (n ${s.count})` : '-');
 const bad = (r: ScaleResult) => {
-  const list = Object.entries(r.statuses).filter(([k]) => !/ 2\d\d$/.test(k) && !/^2\d\d$/.test(k)).map(([k, n]) => `${n}× ${k}`);
-  return list.length || r.errors ? `; not 2xx: ${list.join(', ') || 'none'}${r.errors ? `, ${r.errors} connection errors` : ''}` : '';
+  const list = Object.entries(r.statuses)
+    .filter(([k]) => !/ 2\d\d$/.test(k) && !/^2\d\d$/.test(k))
+    .map(([k, n]) => `${n}× ${k}`);
+  return list.length || r.errors
+    ? `; not 2xx: ${list.join(', ') || 'none'}${r.errors ? `, ${r.errors} connection errors` : ''}`
+    : '';
 };
 
-async function mixRun(gen: Generator, base: string, brake: boolean, mix: Mix, extra: Partial<Extract<ScaleJob, { kind: 'mix' }>> = {}): Promise<ScaleResult> {
-  return gen.run({ kind: 'mix', base, brake, mix, concurrency: CONNECTIONS, durationMs: SECONDS * 1000, batchItems: MIX_BATCH_ITEMS, lagEvery: 0, ...extra });
+async function mixRun(
+  gen: Generator,
+  base: string,
+  brake: boolean,
+  mix: Mix,
+  extra: Partial<Extract<ScaleJob, { kind: 'mix' }>> = {},
+): Promise<ScaleResult> {
+  return gen.run({
+    kind: 'mix',
+    base,
+    brake,
+    mix,
+    concurrency: CONNECTIONS,
+    durationMs: SECONDS * 1000,
+    batchItems: MIX_BATCH_ITEMS,
+    lagEvery: 0,
+    ...extra,
+  });
 }
 
 async function main(): Promise<void> {
@@ -280,9 +366,14 @@ async function main(): Promise<void> {
   const dirs: string[] = [];
   // The re-check scan runs at the service's default period (the tests' 100 ms would scan the catalog ten times a second).
   const { COVER_RECHECK_SCAN_MS: _scan, ...coverEnv } = cover.env;
-  const env: Record<string, string> = { ...coverEnv, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE };
+  const env: Record<string, string> = {
+    ...coverEnv,
+    LOG_LEVEL: 'info',
+    NODE_EXTRA_CA_CERTS: cover.env.COVER_FETCH_CA_FILE,
+  };
   // SCALE_ENV_<NAME>=value: <NAME>=value for the service (A/B of a setting, e.g. SCALE_ENV_BATCH_PASSES=1).
-  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SCALE_ENV_') && v !== undefined) env[k.slice('SCALE_ENV_'.length)] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (k.startsWith('SCALE_ENV_') && v !== undefined) env[k.slice('SCALE_ENV_'.length)] = v;
   let topology: ChildProcess | undefined;
   try {
     let t: Target;
@@ -292,11 +383,20 @@ async function main(): Promise<void> {
       const started = await startTopology(env, dir, TOPOLOGY);
       topology = started.launcher;
       t = started.target;
-      notes.push(`SCALE_TOPOLOGY=${TOPOLOGY}: \`node dist/infra/entry/topology.js\` started here on loopback (nats-server, nginx, ${TOPOLOGY} command-api, 1 query-api, 1 projections, SQLite files in a temp DATA_DIR, the cover env of this run), stopped at the end; RSS and CPU are the sums over the launcher, nats-server, the nginx master and the services (not nginx's worker).`);
+      notes.push(
+        `SCALE_TOPOLOGY=${TOPOLOGY}: \`node dist/infra/entry/topology.js\` started here on loopback (nats-server, nginx, ${TOPOLOGY} command-api, 1 query-api, 1 projections, SQLite files in a temp DATA_DIR, the cover env of this run), stopped at the end; RSS and CPU are the sums over the launcher, nats-server, the nginx master and the services (not nginx's worker).`,
+      );
     } else if (target) {
       const adminBase = `${process.env.BENCH_ADMIN ?? 'http://127.0.0.1:8081'}/admin/v1`;
-      t = { api: `${target}/v1`, adminBase, admin: client(adminBase, process.env.ADMIN_TOKEN ?? ''), pids: (process.env.BENCH_PIDS ?? '').split(',').filter(Boolean).map(Number) };
-      notes.push(`BENCH_TARGET=${target}: the service was not started here; its cover check reaches the image server of this run only if it was started with the cover env printed above.`);
+      t = {
+        api: `${target}/v1`,
+        adminBase,
+        admin: client(adminBase, process.env.ADMIN_TOKEN ?? ''),
+        pids: (process.env.BENCH_PIDS ?? '').split(',').filter(Boolean).map(Number),
+      };
+      notes.push(
+        `BENCH_TARGET=${target}: the service was not started here; its cover check reaches the image server of this run only if it was started with the cover env printed above.`,
+      );
       process.stderr.write(`bench-scale: cover env for the target: ${JSON.stringify(env)}\n`);
     } else {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-scale-'));
@@ -309,13 +409,35 @@ async function main(): Promise<void> {
     const plans = await setUpPartners(t, SKUS);
     await gen.run({ kind: 'init', partners: plans, imageBase });
     const hubs = plans.filter((_, i) => i % 3 === 0);
-    notes.push(`${PARTNERS} partners: ${hubs.length} hubs with 1–5 stores (${hubs.reduce((s, p) => s + p.stores.length, 0)} stores), ${PARTNERS - hubs.length} direct stores; catalog sizes by a Zipf law over partners (largest ${Math.max(...plans.map((p) => p.count))} SKUs, ${plans.filter((p) => p.count === 0).length} partners start empty and grow by PUT).`);
+    notes.push(
+      `${PARTNERS} partners: ${hubs.length} hubs with 1–5 stores (${hubs.reduce((s, p) => s + p.stores.length, 0)} stores), ${PARTNERS - hubs.length} direct stores; catalog sizes by a Zipf law over partners (largest ${Math.max(...plans.map((p) => p.count))} SKUs, ${plans.filter((p) => p.count === 0).length} partners start empty and grow by PUT).`,
+    );
 
     // ---- A
     const list = batchList(plans);
     step(`A) initial load: ${SKUS} SKUs in ${list.length} batches`);
-    const a = await watched(pids(), () => gen.run({ kind: 'batches', base: t.api, brake: true, batches: list, concurrency: 4, waitDone: true, timeoutMs: 3_600_000 }));
-    const aBare = await watched([bare.pid], () => gen.run({ kind: 'batches', base: bare.base, brake: false, batches: list.slice(0, 40), concurrency: 4, waitDone: false, timeoutMs: 600_000 }));
+    const a = await watched(pids(), () =>
+      gen.run({
+        kind: 'batches',
+        base: t.api,
+        brake: true,
+        batches: list,
+        concurrency: 4,
+        waitDone: true,
+        timeoutMs: 3_600_000,
+      }),
+    );
+    const aBare = await watched([bare.pid], () =>
+      gen.run({
+        kind: 'batches',
+        base: bare.base,
+        brake: false,
+        batches: list.slice(0, 40),
+        concurrency: 4,
+        waitDone: false,
+        timeoutMs: 600_000,
+      }),
+    );
     const coverCheckLag = await drainCovers(t);
     rows.push({
       phase: 'A',
@@ -340,9 +462,25 @@ async function main(): Promise<void> {
     const pBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, putMix));
     const pRate = (p.result.answered / p.result.elapsedMs) * 1000;
     const pBareRate = (pBare.result.answered / pBare.result.elapsedMs) * 1000;
-    rows.push({ phase: 'P', what: `PUT new SKUs, ${PARTNERS} keys under the brake, cover on, ${CONNECTIONS} connections`, figure: `${f0(pRate)} PUT/s`, detail: `${stat(p.result.byType.put)}; ${perReq(p.usage, p.result.answered)}${bad(p.result)}` });
-    rows.push({ phase: 'P', what: 'bare node:http, same client and mix', figure: `${f0(pBareRate)} req/s`, detail: `${stat(pBare.result.byType.put)}; ${perReq(pBare.usage, pBare.result.answered)}` });
-    rows.push({ phase: 'P', what: 'ratio service / bare', figure: f2(pRate / pBareRate), detail: '', target: '≥ 0.25' });
+    rows.push({
+      phase: 'P',
+      what: `PUT new SKUs, ${PARTNERS} keys under the brake, cover on, ${CONNECTIONS} connections`,
+      figure: `${f0(pRate)} PUT/s`,
+      detail: `${stat(p.result.byType.put)}; ${perReq(p.usage, p.result.answered)}${bad(p.result)}`,
+    });
+    rows.push({
+      phase: 'P',
+      what: 'bare node:http, same client and mix',
+      figure: `${f0(pBareRate)} req/s`,
+      detail: `${stat(pBare.result.byType.put)}; ${perReq(pBare.usage, pBare.result.answered)}`,
+    });
+    rows.push({
+      phase: 'P',
+      what: 'ratio service / bare',
+      figure: f2(pRate / pBareRate),
+      detail: '',
+      target: '≥ 0.25',
+    });
     if (ONLY === 'P' && t.service) return stopHere();
     if (ONLY === 'P' && topology) return stopTopology(topology, rows, notes);
 
@@ -355,7 +493,16 @@ async function main(): Promise<void> {
     if (t.service && t.dataDir) {
       const disk = diskBytes(t.dataDir);
       const skus = plans.reduce((s, p) => s + p.count, 0) + p.result.answered + (b.result.byType.put?.count ?? 0);
-      rows.push({ phase: 'A+P+B', what: `bytes on disk per SKU (${skus} SKUs)`, figure: `${f0((disk.events + disk.reads + disk.other) / skus)} B`, detail: `event log ${f0(disk.events / skus)} B/SKU, read models ${f0(disk.reads / skus)} B/SKU, other ${f0(disk.other / skus)} B/SKU; files: ${Object.entries(disk.files).map(([f, n]) => `${f} ${f1(n / 2 ** 20)} MB`).join(', ')}` });
+      rows.push({
+        phase: 'A+P+B',
+        what: `bytes on disk per SKU (${skus} SKUs)`,
+        figure: `${f0((disk.events + disk.reads + disk.other) / skus)} B`,
+        detail: `event log ${f0(disk.events / skus)} B/SKU, read models ${f0(disk.reads / skus)} B/SKU, other ${f0(disk.other / skus)} B/SKU; files: ${Object.entries(
+          disk.files,
+        )
+          .map(([f, n]) => `${f} ${f1(n / 2 ** 20)} MB`)
+          .join(', ')}`,
+      });
       step('D) restart on the log of A, P and B');
       const head = await headPosition(t);
       t.service.process.kill('SIGTERM');
@@ -366,12 +513,25 @@ async function main(): Promise<void> {
       const ready = await waitReady(again.adminBase, 600_000);
       const readyMs = performance.now() - r0;
       t = again;
-      rows.push({ phase: 'D', what: `restart, log of ${head} positions`, figure: `${f2(readyMs / 1000)} s to ready`, detail: `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` + `RSS after ready ${f0(rssMb(t.pids[0]))} MB`, target: '≤ 10 s with a 10,000,000-event log' });
+      rows.push({
+        phase: 'D',
+        what: `restart, log of ${head} positions`,
+        figure: `${f2(readyMs / 1000)} s to ready`,
+        detail:
+          `${f2(started / 1000)} s to listening; ${ready ? '' : 'NOT ready within 600 s; '}` +
+          `RSS after ready ${f0(rssMb(t.pids[0]))} MB`,
+        target: '≤ 10 s with a 10,000,000-event log',
+      });
       await rebuildAll(t, rows);
       step('D) ops audit verify');
       const v0 = performance.now();
       const verify = await runOps(t.adminBase, ['audit', 'verify']);
-      rows.push({ phase: 'D', what: '`ops audit verify`', figure: `${f2((performance.now() - v0) / 1000)} s`, detail: `exit ${verify.code}; ${verify.out.slice(0, 200).replace(/\s+/g, ' ')}` });
+      rows.push({
+        phase: 'D',
+        what: '`ops audit verify`',
+        figure: `${f2((performance.now() - v0) / 1000)} s`,
+        detail: `exit ${verify.code}; ${verify.out.slice(0, 200).replace(/\s+/g, ' ')}`,
+      });
       t.service!.process.kill('SIGTERM');
       await t.service!.exited;
 
@@ -382,11 +542,30 @@ async function main(): Promise<void> {
       const small = await startTarget(env, dir);
       const smallPlans = await setUpPartners(small, SMALL_SKUS);
       await gen.run({ kind: 'init', partners: smallPlans, imageBase });
-      const ca = await gen.run({ kind: 'batches', base: small.api, brake: true, batches: batchList(smallPlans), concurrency: 4, waitDone: true, timeoutMs: 3_600_000 });
-      rows.push({ phase: 'C', what: `initial load of ${SMALL_SKUS}`, figure: `${f0(ca.itemsPerSec)} items/s`, detail: bad(ca) });
+      const ca = await gen.run({
+        kind: 'batches',
+        base: small.api,
+        brake: true,
+        batches: batchList(smallPlans),
+        concurrency: 4,
+        waitDone: true,
+        timeoutMs: 3_600_000,
+      });
+      rows.push({
+        phase: 'C',
+        what: `initial load of ${SMALL_SKUS}`,
+        figure: `${f0(ca.itemsPerSec)} items/s`,
+        detail: bad(ca),
+      });
       await drainCovers(small);
       const c = await mixPhase('C', gen, small, bare, small.pids, rows, false);
-      rows.push({ phase: 'B/C', what: `mix at ${SKUS} SKUs ÷ mix at ${SMALL_SKUS}`, figure: f2(b.rate / c.rate), detail: `saturation ${f0(b.rate)} vs ${f0(c.rate)} req/s`, target: '≥ 0.7 (at 1,000,000)' });
+      rows.push({
+        phase: 'B/C',
+        what: `mix at ${SKUS} SKUs ÷ mix at ${SMALL_SKUS}`,
+        figure: f2(b.rate / c.rate),
+        detail: `saturation ${f0(b.rate)} vs ${f0(c.rate)} req/s`,
+        target: '≥ 0.7 (at 1,000,000)',
+      });
       small.service!.process.kill('SIGTERM');
       await small.service!.exited;
     } else {
@@ -406,14 +585,31 @@ async function main(): Promise<void> {
 }
 
 /** Starts `make run-topology`'s launcher with `commandReplicas` command-api processes; resolves once it is ready. */
-async function startTopology(env: Record<string, string>, dataDir: string, commandReplicas: number): Promise<{ launcher: ChildProcess; target: Target }> {
+async function startTopology(
+  env: Record<string, string>,
+  dataDir: string,
+  commandReplicas: number,
+): Promise<{ launcher: ChildProcess; target: Target }> {
   const [port, adminPort] = [await freePort(), await freePort()];
   const launcher = spawn(process.execPath, [path.join(ROOT, 'dist/infra/entry/topology.js')], {
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN, COMMAND_REPLICAS: String(commandReplicas), QUERY_REPLICAS: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      HOST: '127.0.0.1',
+      ADMIN_HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      COMMAND_REPLICAS: String(commandReplicas),
+      QUERY_REPLICAS: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   launcher.stderr.resume();
-  const ready = await new Promise<{ pids: { launcher: number; nats: number | null; nginx: number | null; services: Record<string, number | null> } }>((resolve, reject) => {
+  const ready = await new Promise<{
+    pids: { launcher: number; nats: number | null; nginx: number | null; services: Record<string, number | null> };
+  }>((resolve, reject) => {
     let buffer = '';
     launcher.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -427,9 +623,14 @@ async function startTopology(env: Record<string, string>, dataDir: string, comma
     });
     launcher.once('exit', (code) => reject(new Error(`the topology exited (${code}) before it was ready`)));
   });
-  const pids = [ready.pids.launcher, ready.pids.nats, ready.pids.nginx, ...Object.values(ready.pids.services)].filter((p): p is number => typeof p === 'number');
+  const pids = [ready.pids.launcher, ready.pids.nats, ready.pids.nginx, ...Object.values(ready.pids.services)].filter(
+    (p): p is number => typeof p === 'number',
+  );
   const adminBase = `http://127.0.0.1:${adminPort}/admin/v1`;
-  return { launcher, target: { api: `http://127.0.0.1:${port}/v1`, adminBase, admin: client(adminBase, ADMIN_TOKEN), pids } };
+  return {
+    launcher,
+    target: { api: `http://127.0.0.1:${port}/v1`, adminBase, admin: client(adminBase, ADMIN_TOKEN), pids },
+  };
 }
 
 async function stopTopology(launcher: ChildProcess, rows: Row[], notes: string[]): Promise<void> {
@@ -450,26 +651,79 @@ function freePort(): Promise<number> {
   });
 }
 
-async function mixPhase(phase: string, gen: Generator, t: Target, bare: { base: string; pid: number }, pids: number[], rows: Row[], half: boolean): Promise<{ rate: number; result: ScaleResult }> {
+async function mixPhase(
+  phase: string,
+  gen: Generator,
+  t: Target,
+  bare: { base: string; pid: number },
+  pids: number[],
+  rows: Row[],
+  half: boolean,
+): Promise<{ rate: number; result: ScaleResult }> {
   step(`${phase}) the mix, saturation (closed loop, ${CONNECTIONS} connections); then the bare server`);
   const sat = await watched(pids, () => mixRun(gen, t.api, true, MIX));
   const rate = (sat.result.answered / sat.result.elapsedMs) * 1000;
   const satBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, MIX));
   const bareRate = (satBare.result.answered / satBare.result.elapsedMs) * 1000;
-  const types = (r: ScaleResult) => Object.entries(r.byType).filter(([k]) => k !== 'all').map(([k, s]) => `${k} ${s.count}`).join(', ');
-  rows.push({ phase, what: 'mix at saturation', figure: `${f0(rate)} req/s`, detail: `${stat(sat.result.byType.all)}; ${types(sat.result)}; ${perReq(sat.usage, sat.result.answered)}; ${sat.result.budgetRedraws} draws redrawn for a key without budget${bad(sat.result)}` });
-  rows.push({ phase, what: 'bare node:http, same mix', figure: `${f0(bareRate)} req/s`, detail: `${stat(satBare.result.byType.all)}; ${perReq(satBare.usage, satBare.result.answered)}; ratio service / bare ${f2(rate / bareRate)}` });
+  const types = (r: ScaleResult) =>
+    Object.entries(r.byType)
+      .filter(([k]) => k !== 'all')
+      .map(([k, s]) => `${k} ${s.count}`)
+      .join(', ');
+  rows.push({
+    phase,
+    what: 'mix at saturation',
+    figure: `${f0(rate)} req/s`,
+    detail: `${stat(sat.result.byType.all)}; ${types(sat.result)}; ${perReq(sat.usage, sat.result.answered)}; ${sat.result.budgetRedraws} draws redrawn for a key without budget${bad(sat.result)}`,
+  });
+  rows.push({
+    phase,
+    what: 'bare node:http, same mix',
+    figure: `${f0(bareRate)} req/s`,
+    detail: `${stat(satBare.result.byType.all)}; ${perReq(satBare.usage, satBare.result.answered)}; ratio service / bare ${f2(rate / bareRate)}`,
+  });
   if (half) {
     step(`${phase}) the mix at half of saturation (${f0(rate / 2)} req/s, open loop), projection lag sampled`);
     const h = await watched(pids, () => mixRun(gen, t.api, true, MIX, { ratePerSec: rate / 2, lagEvery: 10 }));
     const hBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, MIX, { ratePerSec: rate / 2 }));
     const hr = h.result;
-    rows.push({ phase, what: `mix at half (${f0((hr.answered / hr.elapsedMs) * 1000)} req/s done)`, figure: `PATCH p99 ${f2(hr.byType.patch?.p99)} ms`, detail: `PATCH ${stat(hr.byType.patch)}; ${perReq(h.usage, hr.answered)}${bad(hr)}`, target: 'PATCH p99 ≤ 25 ms' });
-    for (const k of ['put', 'get-product', 'list-products', 'list-clicks', 'conversion-paid', 'conversion-refund', 'batch']) {
-      rows.push({ phase, what: `  ${k} at half`, figure: `p99 ${f2(hr.byType[k]?.p99)} ms`, detail: `${stat(hr.byType[k])}${k === 'list-products' ? `; pages reached up to depth ${hr.maxDepth} (limit 200)` : ''}`, ...(k === 'list-products' ? { target: 'p99 ≤ 20 ms at any depth' } : {}) });
+    rows.push({
+      phase,
+      what: `mix at half (${f0((hr.answered / hr.elapsedMs) * 1000)} req/s done)`,
+      figure: `PATCH p99 ${f2(hr.byType.patch?.p99)} ms`,
+      detail: `PATCH ${stat(hr.byType.patch)}; ${perReq(h.usage, hr.answered)}${bad(hr)}`,
+      target: 'PATCH p99 ≤ 25 ms',
+    });
+    for (const k of [
+      'put',
+      'get-product',
+      'list-products',
+      'list-clicks',
+      'conversion-paid',
+      'conversion-refund',
+      'batch',
+    ]) {
+      rows.push({
+        phase,
+        what: `  ${k} at half`,
+        figure: `p99 ${f2(hr.byType[k]?.p99)} ms`,
+        detail: `${stat(hr.byType[k])}${k === 'list-products' ? `; pages reached up to depth ${hr.maxDepth} (limit 200)` : ''}`,
+        ...(k === 'list-products' ? { target: 'p99 ≤ 20 ms at any depth' } : {}),
+      });
     }
-    rows.push({ phase, what: 'projection lag at half (PATCH answered → GET of it answered)', figure: `p99 ${f2(hr.lag?.p99)} ms`, detail: `${stat(hr.lag)}; an upper bound: includes one GET round trip (read-your-writes waits for the projections)`, target: 'p99 ≤ 50 ms' });
-    rows.push({ phase, what: 'bare node:http at the same rate', figure: `p99 ${f2(hBare.result.byType.all?.p99)} ms`, detail: `${stat(hBare.result.byType.all)}; ${perReq(hBare.usage, hBare.result.answered)}` });
+    rows.push({
+      phase,
+      what: 'projection lag at half (PATCH answered → GET of it answered)',
+      figure: `p99 ${f2(hr.lag?.p99)} ms`,
+      detail: `${stat(hr.lag)}; an upper bound: includes one GET round trip (read-your-writes waits for the projections)`,
+      target: 'p99 ≤ 50 ms',
+    });
+    rows.push({
+      phase,
+      what: 'bare node:http at the same rate',
+      figure: `p99 ${f2(hBare.result.byType.all?.p99)} ms`,
+      detail: `${stat(hBare.result.byType.all)}; ${perReq(hBare.usage, hBare.result.answered)}`,
+    });
   }
   return { rate, result: sat.result };
 }
@@ -500,19 +754,30 @@ async function rebuildAll(t: Target, rows: Row[]): Promise<void> {
     let progress: Progress | null = null;
     for (let i = 0; i < 36_000; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      const s: { name: string; rebuild: Progress | null } | undefined = ((await t.admin.get('/projections')).body.projections as { name: string; rebuild: Progress | null }[]).find((p) => p.name === name);
+      const s: { name: string; rebuild: Progress | null } | undefined = (
+        (await t.admin.get('/projections')).body.projections as { name: string; rebuild: Progress | null }[]
+      ).find((p) => p.name === name);
       progress = s?.rebuild ?? null;
       if (progress && progress.state !== 'rebuilding' && progress.state !== 'switching') break;
     }
     const ms = performance.now() - t0;
     const n = progress?.events_applied ?? 0;
-    rows.push({ phase: 'D', what: `rebuild ${name}`, figure: `${f0((n / ms) * 1000)} events/s`, detail: `${n} events in ${f2(ms / 1000)} s (POST → switched, state ${progress?.state}); the service's own figure ${f0(progress?.events_per_second)} events/s`, target: '≥ 100,000 events/s' });
+    rows.push({
+      phase: 'D',
+      what: `rebuild ${name}`,
+      figure: `${f0((n / ms) * 1000)} events/s`,
+      detail: `${n} events in ${f2(ms / 1000)} s (POST → switched, state ${progress?.state}); the service's own figure ${f0(progress?.events_per_second)} events/s`,
+      target: '≥ 100,000 events/s',
+    });
   }
 }
 
 function runOps(adminBase: string, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/cli/ops.js'), ...args], { env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/cli/ops.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -521,8 +786,12 @@ function runOps(adminBase: string, args: string[]): Promise<{ code: number | nul
 }
 
 function report(rows: Row[], notes: string[]): void {
-  const table = rows.map((r) => `| ${r.phase} | ${r.what} | ${r.figure} | ${r.target ?? ''} | ${r.detail} |`).join('\n');
-  process.stdout.write(`\n${rows.map((r) => `${r.phase.padEnd(5)} ${r.what.padEnd(60)} ${r.figure.padStart(22)}  ${r.target ? `[target ${r.target}] ` : ''}${r.detail}`).join('\n')}\n${notes.join('\n')}\n`);
+  const table = rows
+    .map((r) => `| ${r.phase} | ${r.what} | ${r.figure} | ${r.target ?? ''} | ${r.detail} |`)
+    .join('\n');
+  process.stdout.write(
+    `\n${rows.map((r) => `${r.phase.padEnd(5)} ${r.what.padEnd(60)} ${r.figure.padStart(22)}  ${r.target ? `[target ${r.target}] ` : ''}${r.detail}`).join('\n')}\n${notes.join('\n')}\n`,
+  );
   if (process.env.SCALE_WRITE_DOCS === '0') return;
   const cmd = `SCALE_SKUS=${SKUS} SCALE_SECONDS=${SECONDS} SCALE_CONNECTIONS=${CONNECTIONS} SCALE_PARTNERS=${PARTNERS} node dist/tests/bench/scale.js`;
   const section = [
@@ -550,5 +819,8 @@ function report(rows: Row[], notes: string[]): void {
   // The hand-written notes under "### Notes" of the section are kept.
   const old = previous.slice(start, end < 0 ? undefined : end);
   const kept = old.indexOf('\n### ');
-  fs.writeFileSync(file, `${previous.slice(0, start)}\n${section}${kept < 0 ? '' : old.slice(kept)}${end < 0 ? '' : previous.slice(end)}`);
+  fs.writeFileSync(
+    file,
+    `${previous.slice(0, start)}\n${section}${kept < 0 ? '' : old.slice(kept)}${end < 0 ? '' : previous.slice(end)}`,
+  );
 }

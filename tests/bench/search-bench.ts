@@ -38,14 +38,23 @@ const PORT = env('SEARCH_PORT', 18480);
 const ADMIN_PORT = PORT + 1;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
-const NOUNS = ('camiseta calca tenis bota sandalia jaqueta vestido saia bermuda meia bone mochila bolsa carteira relogio oculos ' +
+const NOUNS = (
+  'camiseta calca tenis bota sandalia jaqueta vestido saia bermuda meia bone mochila bolsa carteira relogio oculos ' +
   'chaleira panela frigideira liquidificador batedeira cafeteira torradeira sanduicheira fritadeira micro-ondas geladeira fogao ' +
   'ventilador aquecedor umidificador aspirador ferro secador chapinha barbeador escova notebook celular tablet monitor teclado ' +
   'mouse fone caixa carregador cabo roteador impressora cadeira mesa sofa colchao travesseiro lencol toalha tapete cortina ' +
-  'luminaria abajur espelho quadro vaso bicicleta patinete skate bola raquete halter esteira').split(' ');
-const ADJECTIVES = 'azul preto branco vermelho verde amarelo rosa cinza bege marrom grande pequeno medio leve compacto portatil eletrico digital infantil adulto masculino feminino unissex premium basico classico moderno retro esportivo casual'.split(' ');
-const MATERIALS = 'inox aluminio algodao couro plastico madeira vidro ceramica silicone bambu linho poliester nylon metal'.split(' ');
-const BRANDS = Array.from({ length: 200 }, (_, i) => `Marca${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+  'luminaria abajur espelho quadro vaso bicicleta patinete skate bola raquete halter esteira'
+).split(' ');
+const ADJECTIVES =
+  'azul preto branco vermelho verde amarelo rosa cinza bege marrom grande pequeno medio leve compacto portatil eletrico digital infantil adulto masculino feminino unissex premium basico classico moderno retro esportivo casual'.split(
+    ' ',
+  );
+const MATERIALS =
+  'inox aluminio algodao couro plastico madeira vidro ceramica silicone bambu linho poliester nylon metal'.split(' ');
+const BRANDS = Array.from(
+  { length: 200 },
+  (_, i) => `Marca${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+);
 
 /** A small deterministic generator (the same data on every run). */
 function rng(seed: number): () => number {
@@ -77,7 +86,15 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
   await store.transact(async (tx) => {
     for (let s = 0; s < STORES; s++) {
       const partnerId = `pt_bench${s % PARTNERS}`;
-      const doc: OfferStoreDoc = { _id: scopedId({ env: 'live', partnerId }, `loja-${s}`), store_id: `loja-${s}`, name: `Loja ${s}`, status: 'active', domains: [`loja${s}.example`], domains_approved: [`loja${s}.example`], position: 0 };
+      const doc: OfferStoreDoc = {
+        _id: scopedId({ env: 'live', partnerId }, `loja-${s}`),
+        store_id: `loja-${s}`,
+        name: `Loja ${s}`,
+        status: 'active',
+        domains: [`loja${s}.example`],
+        domains_approved: [`loja${s}.example`],
+        position: 0,
+      };
       await tx.put(OFFER_STORES, doc);
     }
   });
@@ -131,7 +148,15 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
 
 function startServiceProcess(dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/main.js')], {
-    env: { ...process.env, PORT: String(PORT), ADMIN_PORT: String(ADMIN_PORT), DATA_DIR: dataDir, ADMIN_TOKEN, COVER_CHECK: 'off', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      ADMIN_PORT: String(ADMIN_PORT),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      COVER_CHECK: 'off',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -145,12 +170,18 @@ function startServiceProcess(dataDir: string): Promise<ChildProcess> {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown }> {
   const r = await send(agent, new URL(url), method, body === undefined ? undefined : JSON.stringify(body), headers);
   return { status: r.status, json: r.text ? (JSON.parse(r.text) as unknown) : null };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-bench-'));
@@ -166,9 +197,17 @@ async function main(): Promise<void> {
     // The writing partners: each a live key and an approved store.
     const writers: { key: string; n: number }[] = [];
     for (let w = 0; w < WRITERS; w++) {
-      const p = (await call('POST', `${admin}/partners`, { name: `Escritor ${w}`, partner_type: 'store' }, auth)).json as { partner_id: string };
-      const k = (await call('POST', `${admin}/partners/${p.partner_id}/keys`, { environment: 'live' }, auth)).json as { api_key: string };
-      const storeBody = { name: `Escritor ${w}`, cnpj: nextCnpj(), website_url: `https://w${w}.example`, domains: [`w${w}.example`] };
+      const p = (await call('POST', `${admin}/partners`, { name: `Escritor ${w}`, partner_type: 'store' }, auth))
+        .json as { partner_id: string };
+      const k = (await call('POST', `${admin}/partners/${p.partner_id}/keys`, { environment: 'live' }, auth)).json as {
+        api_key: string;
+      };
+      const storeBody = {
+        name: `Escritor ${w}`,
+        cnpj: nextCnpj(),
+        website_url: `https://w${w}.example`,
+        domains: [`w${w}.example`],
+      };
       const reg = await call('PUT', `${api}/v1/stores/loja-w`, storeBody, { Authorization: `Bearer ${k.api_key}` });
       if (reg.status !== 200) throw new Error(`store: ${reg.status} ${JSON.stringify(reg.json)}`);
       await call('POST', `${admin}/partners/${p.partner_id}/live/stores/loja-w/approve`, {}, auth);
@@ -193,7 +232,10 @@ async function main(): Promise<void> {
     }
     alone.sort((a, b) => a - b);
 
-    const agents = Array.from({ length: 100 }, (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` }));
+    const agents = Array.from(
+      { length: 100 },
+      (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` }),
+    );
     const latencies: number[] = [];
     const searchStatuses: Record<string, number> = {};
     const writeStatuses: Record<string, number> = {};
@@ -211,17 +253,22 @@ async function main(): Promise<void> {
           const wait = due - performance.now();
           if (wait > 0) await new Promise((res) => setTimeout(res, wait));
           const q = queries[i % queries.length];
-          const reply = await send(agents[i % agents.length], new URL(`${api}/api/search?q=${encodeURIComponent(q)}`), 'GET');
+          const reply = await send(
+            agents[i % agents.length],
+            new URL(`${api}/api/search?q=${encodeURIComponent(q)}`),
+            'GET',
+          );
           latencies.push(performance.now() - due);
           searchStatuses[reply.status] = (searchStatuses[reply.status] ?? 0) + 1;
-          if (reply.status === 200) resultsSeen += ((JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0);
+          if (reply.status === 200)
+            resultsSeen += (JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0;
         })(),
       );
     }
     // Writes on theirs: 10 a second per partner (its brake is 600 a minute), half new SKUs, half updates.
     writers.forEach((w, wi) => {
       for (let i = 0; i < writesPerWriter; i++) {
-        const due = t0 + (i * 100) + (wi * 100) / WRITERS;
+        const due = t0 + i * 100 + (wi * 100) / WRITERS;
         inFlight.push(
           (async () => {
             const wait = due - performance.now();
@@ -236,7 +283,9 @@ async function main(): Promise<void> {
               available: true,
               updated_at: new Date(now.getTime() + i).toISOString(),
             };
-            const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), { Authorization: `Bearer ${w.key}` });
+            const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
+              Authorization: `Bearer ${w.key}`,
+            });
             writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
             w.n++;
           })(),

@@ -77,7 +77,8 @@ async function runOn(t: Target, requests: number, clients: number): Promise<PutF
     const created = await t.admin.post('/partners', { name: 'Bench', partner_type: 'hub' });
     const partnerId = created.body.partner_id as string;
     const keys: string[] = [];
-    for (let c = 0; c < clients; c++) keys.push((await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'live' })).body.api_key);
+    for (let c = 0; c < clients; c++)
+      keys.push((await t.admin.post(`/partners/${partnerId}/keys`, { environment: 'live' })).body.api_key);
     const store = await client(t.api, keys[0]).put('/stores/bench', storeBody());
     if (store.status !== 200) throw new Error(`store: ${store.status} ${JSON.stringify(store.body)}`);
     const url = new URL(t.api);
@@ -112,7 +113,8 @@ async function runOn(t: Target, requests: number, clients: number): Promise<PutF
     const seconds = Number(process.hrtime.bigint() - began) / 1e9;
     agent.destroy();
     latencies.sort((a, b) => a - b);
-    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 100) / 100;
+    const at = (q: number) =>
+      Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 100) / 100;
     return {
       requests: latencies.length,
       clients,
@@ -182,7 +184,11 @@ function request(agent: http.Agent, base: URL, path: string, key: string, body: 
         port: base.port,
         method: 'PUT',
         path,
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+        },
       },
       (res) => {
         res.resume();

@@ -47,8 +47,10 @@ async function startStore(): Promise<{ port: number; clicks: string[]; close(): 
       const click = url.searchParams.get('svc_click') ?? '';
       if (click) clicks.push(click);
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja Azul</title></head>` +
-        `<body style="font-family:sans-serif;padding:1rem"><h1>Loja Azul</h1><p>Chaleira elétrica inox</p><p id="click">svc_click: ${click.replace(/[^A-Za-z0-9_-]/g, '')}</p></body></html>`);
+      res.end(
+        `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja Azul</title></head>` +
+          `<body style="font-family:sans-serif;padding:1rem"><h1>Loja Azul</h1><p>Chaleira elétrica inox</p><p id="click">svc_click: ${click.replace(/[^A-Za-z0-9_-]/g, '')}</p></body></html>`,
+      );
       return;
     }
     res.writeHead(404).end();
@@ -57,7 +59,11 @@ async function startStore(): Promise<{ port: number; clicks: string[]; close(): 
   return {
     port: (server.address() as AddressInfo).port,
     clicks,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -71,15 +77,24 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
   let userDataDir: string;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run infra/scripts/install-system-deps.sh (make test does)`);
+    if (!fs.existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: run infra/scripts/install-system-deps.sh (make test does)`);
     store = await startStore();
     t = await startTestService();
     t.clock.set(new Date('2026-06-01T12:00:00.000Z'));
     hub = await t.partner({ type: 'hub', name: 'Loja Azul' });
     other = await t.partner({ type: 'hub', name: 'Outra' });
-    await registerStore(hub, 'Loja-Azul', { name: 'Loja Azul', domains: ['shop.test'], image_hosts: ['cdn.shop.test'] });
+    await registerStore(hub, 'Loja-Azul', {
+      name: 'Loja Azul',
+      domains: ['shop.test'],
+      image_hosts: ['cdn.shop.test'],
+    });
     await registerStore(other, 'Casa-Verde', { name: 'Casa Verde' });
-    for (const [p, s] of [[hub, 'Loja-Azul'], [other, 'Casa-Verde']] as const) expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
+    for (const [p, s] of [
+      [hub, 'Loja-Azul'],
+      [other, 'Casa-Verde'],
+    ] as const)
+      expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
     const cover = `https://cdn.shop.test:${store.port}/img/800x600.jpg`;
     const gtin = '7891000100103';
     await offer(t, hub, 'Loja-Azul', 'chaleira-azul', {
@@ -100,7 +115,13 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
       shipping: { type: 'free', delivery_days_max: 5 },
       image_urls: [cover],
     });
-    await offer(t, other, 'Casa-Verde', 'chaleira-usada', { title: 'Chaleira elétrica inox 1,7 L', gtin, price_cents: 69900, condition: 'used', image_urls: [cover] });
+    await offer(t, other, 'Casa-Verde', 'chaleira-usada', {
+      title: 'Chaleira elétrica inox 1,7 L',
+      gtin,
+      price_cents: 69900,
+      condition: 'used',
+      image_urls: [cover],
+    });
     await settle(t);
 
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-chromium-'));
@@ -154,14 +175,23 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
     expect(await page.textContent('h1')).to.equal('Resultados para “chaleira eletrica”');
     const product = page.locator('article.product').first();
     expect(await product.locator('h2').textContent()).to.equal('Chaleira elétrica inox 1,7 L');
-    expect(await product.locator('ul.offers:not(.alternatives) .store').allTextContents()).to.deep.equal(['Loja Azul', 'Casa Verde']);
+    expect(await product.locator('ul.offers:not(.alternatives) .store').allTextContents()).to.deep.equal([
+      'Loja Azul',
+      'Casa Verde',
+    ]);
     expect(await product.locator('ul.alternatives .condition').allTextContents()).to.deep.equal(['Usado']);
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0));
     await check(page, 'results');
 
-    await Promise.all([page.waitForURL(/\/p\/loja-azul\/chaleira-azul$/), product.locator('a:has(strong.store)', { hasText: 'Loja Azul' }).click()]);
+    await Promise.all([
+      page.waitForURL(/\/p\/loja-azul\/chaleira-azul$/),
+      product.locator('a:has(strong.store)', { hasText: 'Loja Azul' }).click(),
+    ]);
     const body = await page.textContent('main');
-    expect(body).to.contain('de R$ 1.599,90 por R$ 1.299,90').and.contain('ou 10× de R$ 129,99 sem juros').and.contain('Frete a calcular');
+    expect(body)
+      .to.contain('de R$ 1.599,90 por R$ 1.299,90')
+      .and.contain('ou 10× de R$ 129,99 sem juros')
+      .and.contain('Frete a calcular');
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0));
     await check(page, 'offer');
 
@@ -177,12 +207,21 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
 
     t.clock.advance(1); // the default window [now − 30 days, now) leaves out a click at exactly now
     let clicks: { click_id: string; store_id: string; sku: string; price_cents: number }[] = [];
-    await until(async () => {
-      clicks = (await hub.api.get('/clicks')).body.data;
-      return clicks.length > 0;
-    }, DEADLINE_MS, 'the click in GET /clicks');
+    await until(
+      async () => {
+        clicks = (await hub.api.get('/clicks')).body.data;
+        return clicks.length > 0;
+      },
+      DEADLINE_MS,
+      'the click in GET /clicks',
+    );
     expect(clicks).to.have.length(1);
-    expect(clicks[0]).to.include({ click_id: clickId, store_id: 'Loja-Azul', sku: 'chaleira-azul', price_cents: 129990 });
+    expect(clicks[0]).to.include({
+      click_id: clickId,
+      store_id: 'Loja-Azul',
+      sku: 'chaleira-azul',
+      price_cents: 129990,
+    });
     expect((await other.api.get('/clicks')).body.data).to.deep.equal([]);
     await page.close();
   });

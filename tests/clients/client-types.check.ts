@@ -5,8 +5,13 @@
 import { createClient, type Answer, type RequestBody, type Schemas } from '../../clients/typescript/src/client.js';
 
 const PRODUCT: RequestBody<'putProduct'> = {
-  store_id: 'loja-1', title: 'Camiseta', product_url: 'https://shop.test/p/1', image_urls: ['https://shop.test/1.jpg'],
-  price_cents: 2999, available: true, updated_at: '2026-03-01T10:00:00Z',
+  store_id: 'loja-1',
+  title: 'Camiseta',
+  product_url: 'https://shop.test/p/1',
+  image_urls: ['https://shop.test/1.jpg'],
+  price_cents: 2999,
+  available: true,
+  updated_at: '2026-03-01T10:00:00Z',
 };
 
 export async function typeChecks(): Promise<void> {
@@ -42,7 +47,9 @@ export async function typeChecks(): Promise<void> {
   // @ts-expect-error an answer's fields are typed
   const wrong: number = product.state;
   const job: Answer<'getJob', 200> = await api.waitForJob('job_1');
-  const done: boolean = job.state === 'done' && job.totals.received === job.totals.accepted + job.totals.rejected + job.totals.pending + (job.totals.removed ?? 0);
+  const done: boolean =
+    job.state === 'done' &&
+    job.totals.received === job.totals.accepted + job.totals.rejected + job.totals.pending + (job.totals.removed ?? 0);
   const report = await api.commissionReport({ since: '2026-03-01T00:00:00Z' });
   const expected: number | null = report.totals.expected_commission_cents;
   for await (const page of api.pages.products({ state: 'rejected' })) {

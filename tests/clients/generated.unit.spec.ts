@@ -17,10 +17,16 @@ describe('typed client: generated types and a copyable folder', function () {
   this.timeout(60_000);
 
   it('the committed src/schema.d.ts is what generate.mjs makes from the published document now (`make client`)', async () => {
-    const { stdout } = await run(process.execPath, [path.join(CLIENT, 'generate.mjs'), '--stdout'], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [path.join(CLIENT, 'generate.mjs'), '--stdout'], {
+      cwd: ROOT,
+      maxBuffer: 32 * 1024 * 1024,
+    });
     const committed = fs.readFileSync(path.join(CLIENT, 'src/schema.d.ts'), 'utf8');
     expect(stdout.length).to.be.greaterThan(10_000);
-    expect(committed === stdout, 'clients/typescript/src/schema.d.ts is out of date: run `make client` and commit it').to.equal(true);
+    expect(
+      committed === stdout,
+      'clients/typescript/src/schema.d.ts is out of date: run `make client` and commit it',
+    ).to.equal(true);
   });
 
   it('src/ imports only its own files (no service folder, no node: module)', () => {

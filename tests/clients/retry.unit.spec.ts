@@ -6,7 +6,14 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, JobTimeoutError, ProblemError, RetriesExhaustedError, backoffMs, type ClientOptions } from '../../clients/typescript/src/client.js';
+import {
+  createClient,
+  JobTimeoutError,
+  ProblemError,
+  RetriesExhaustedError,
+  backoffMs,
+  type ClientOptions,
+} from '../../clients/typescript/src/client.js';
 
 interface Seen {
   method: string;
@@ -27,19 +34,50 @@ const problem = (status: number, title: string, extra: Record<string, unknown> =
   headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': `req-${status}` },
   body: { type: `https://api.example.test/v1/problemas/${status}`, title, status, ...extra },
 });
-const ok = (body: unknown, status = 200): Scripted => ({ status, headers: { 'Content-Type': 'application/json' }, body });
+const ok = (body: unknown, status = 200): Scripted => ({
+  status,
+  headers: { 'Content-Type': 'application/json' },
+  body,
+});
 
 const RECEIPT = {
-  event_id: 'e1', order_id: 'o1', store_id: 's1', click_id: 'ic_0123456789abcdefXYZ', status: 'paid', currency: 'BRL',
-  paid_at: '2026-03-01T10:00:00Z', occurred_at: '2026-03-01T10:00:00Z', items: [], gross_cents: 0, refunded_cents: 0,
-  net_cents: 0, expected_commission_cents: 0, known_expected_commission_cents: 0, commission_snapshot_at: '2026-03-01T10:00:00Z',
-  recorded_at: '2026-03-01T10:00:00Z', updated_at: '2026-03-01T10:00:00Z', duplicate: false, ignored_stale: false,
+  event_id: 'e1',
+  order_id: 'o1',
+  store_id: 's1',
+  click_id: 'ic_0123456789abcdefXYZ',
+  status: 'paid',
+  currency: 'BRL',
+  paid_at: '2026-03-01T10:00:00Z',
+  occurred_at: '2026-03-01T10:00:00Z',
+  items: [],
+  gross_cents: 0,
+  refunded_cents: 0,
+  net_cents: 0,
+  expected_commission_cents: 0,
+  known_expected_commission_cents: 0,
+  commission_snapshot_at: '2026-03-01T10:00:00Z',
+  recorded_at: '2026-03-01T10:00:00Z',
+  updated_at: '2026-03-01T10:00:00Z',
+  duplicate: false,
+  ignored_stale: false,
 };
 const EVENT = {
-  event_id: 'e1', order_id: 'o1', store_id: 's1', click_id: 'ic_0123456789abcdefXYZ', status: 'paid' as const, currency: 'BRL' as const,
-  paid_at: '2026-03-01T10:00:00Z', occurred_at: '2026-03-01T10:00:00Z', items: [{ sku: 'SKU-1', quantity: 1, unit_price_cents: 100, refunded_cents: 0 }],
+  event_id: 'e1',
+  order_id: 'o1',
+  store_id: 's1',
+  click_id: 'ic_0123456789abcdefXYZ',
+  status: 'paid' as const,
+  currency: 'BRL' as const,
+  paid_at: '2026-03-01T10:00:00Z',
+  occurred_at: '2026-03-01T10:00:00Z',
+  items: [{ sku: 'SKU-1', quantity: 1, unit_price_cents: 100, refunded_cents: 0 }],
 };
-const JOB = (state: string) => ({ job_id: 'job_1', state, totals: { received: 1, accepted: 0, rejected: 0, pending: 0 }, created_at: '2026-03-01T10:00:00Z' });
+const JOB = (state: string) => ({
+  job_id: 'job_1',
+  state,
+  totals: { received: 1, accepted: 0, rejected: 0, pending: 0 },
+  created_at: '2026-03-01T10:00:00Z',
+});
 
 describe('typed client: retry as the contract says (loopback stub server, recorded waits)', () => {
   let server: http.Server;
@@ -60,7 +98,8 @@ describe('typed client: retry as the contract says (loopback stub server, record
           req.socket.destroy();
           return;
         }
-        const text = next.body === undefined ? '' : typeof next.body === 'string' ? next.body : JSON.stringify(next.body);
+        const text =
+          next.body === undefined ? '' : typeof next.body === 'string' ? next.body : JSON.stringify(next.body);
         res.writeHead(next.status ?? 200, next.headers ?? {});
         res.end(text);
       });
@@ -115,17 +154,30 @@ describe('typed client: retry as the contract says (loopback stub server, record
   });
 
   it('a network failure (connection closed without an answer) is repeated with the same Idempotency-Key', async () => {
-    script = [{ drop: true }, ok({ sku: 'SKU-1', store_id: 's1', state: 'pending', received_at: '2026-03-01T10:00:00Z' })];
-    const p = await api().patchProduct('SKU-1', { price_cents: 100, updated_at: '2026-03-01T10:00:00Z' }, { idempotencyKey: 'my-key-1' });
+    script = [
+      { drop: true },
+      ok({ sku: 'SKU-1', store_id: 's1', state: 'pending', received_at: '2026-03-01T10:00:00Z' }),
+    ];
+    const p = await api().patchProduct(
+      'SKU-1',
+      { price_cents: 100, updated_at: '2026-03-01T10:00:00Z' },
+      { idempotencyKey: 'my-key-1' },
+    );
     expect(p.state).to.equal('pending');
     expect(seen.map((s) => s.headers['idempotency-key'])).to.deep.equal(['my-key-1', 'my-key-1']);
-    expect(seen.map((s) => `${s.method} ${s.url}`)).to.deep.equal(['PATCH /v1/products/SKU-1', 'PATCH /v1/products/SKU-1']);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).to.deep.equal([
+      'PATCH /v1/products/SKU-1',
+      'PATCH /v1/products/SKU-1',
+    ]);
     expect(waits).to.deep.equal([375]);
   });
 
   it('429 with Retry-After: 2 waits 2 s (recorded, not real), then repeats with the same key', async () => {
     const limited = problem(429, 'Too Many Requests');
-    script = [{ ...limited, headers: { ...limited.headers, 'Retry-After': '2' } }, ok({ click_id: 'ic_x', store_id: 's1', sku: 'SKU-1', price_cents: 100, occurred_at: '2026-03-01T10:00:00Z' })];
+    script = [
+      { ...limited, headers: { ...limited.headers, 'Retry-After': '2' } },
+      ok({ click_id: 'ic_x', store_id: 's1', sku: 'SKU-1', price_cents: 100, occurred_at: '2026-03-01T10:00:00Z' }),
+    ];
     const click = await api().sandboxClick({ store_id: 's1', sku: 'SKU-1' });
     expect(click.click_id).to.equal('ic_x');
     expect(waits).to.deep.equal([2000]);
@@ -136,7 +188,9 @@ describe('typed client: retry as the contract says (loopback stub server, record
   it('a 429 whose Retry-After is beyond maxRetryAfterMs is thrown at once, with its Retry-After', async () => {
     const limited = problem(429, 'Too Many Requests');
     script = [{ ...limited, headers: { ...limited.headers, 'Retry-After': '120' } }];
-    const err = await api({ retry: { maxRetryAfterMs: 60_000 } }).me().catch((e: unknown) => e);
+    const err = await api({ retry: { maxRetryAfterMs: 60_000 } })
+      .me()
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ProblemError);
     expect((err as ProblemError).status).to.equal(429);
     expect((err as ProblemError).retryAfterSeconds).to.equal(120);
@@ -152,7 +206,13 @@ describe('typed client: retry as the contract says (loopback stub server, record
     script = [problem(422, 'Unprocessable Content', { errors, request_id: 'req-422' })];
     const err = await api()
       .putProduct('SKU-1', {
-        store_id: 's1', title: 't', product_url: 'https://shop.test/p', image_urls: ['https://shop.test/1.jpg'], price_cents: 1, available: true, updated_at: '2026-03-01T10:00:00Z',
+        store_id: 's1',
+        title: 't',
+        product_url: 'https://shop.test/p',
+        image_urls: ['https://shop.test/1.jpg'],
+        price_cents: 1,
+        available: true,
+        updated_at: '2026-03-01T10:00:00Z',
       })
       .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ProblemError);
@@ -170,7 +230,9 @@ describe('typed client: retry as the contract says (loopback stub server, record
     for (const status of [401, 404, 409, 413]) {
       seen = [];
       script = [problem(status, 'no'), ok({})];
-      const err = await api().getJob('job_1').catch((e: unknown) => e);
+      const err = await api()
+        .getJob('job_1')
+        .catch((e: unknown) => e);
       expect((err as ProblemError).status).to.equal(status);
       expect(seen).to.have.length(1);
     }
@@ -179,12 +241,16 @@ describe('typed client: retry as the contract says (loopback stub server, record
 
   it('gives up after maxAttempts: the last 5xx is thrown; a network failure as RetriesExhaustedError', async () => {
     script = [problem(503, 'a'), problem(502, 'b'), problem(500, 'c')];
-    const err = await api({ retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 150 } }).me().catch((e: unknown) => e);
+    const err = await api({ retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 150 } })
+      .me()
+      .catch((e: unknown) => e);
     expect((err as ProblemError).status).to.equal(500);
     expect(waits).to.deep.equal([75, 113]); // 50 + 25; ceiling 150: 75 + 37.5
     waits = [];
     script = [{ drop: true }, { drop: true }];
-    const net = await api({ retry: { maxAttempts: 2 } }).deleteProduct('SKU-9').catch((e: unknown) => e);
+    const net = await api({ retry: { maxAttempts: 2 } })
+      .deleteProduct('SKU-9')
+      .catch((e: unknown) => e);
     expect(net).to.be.instanceOf(RetriesExhaustedError);
     expect((net as RetriesExhaustedError).attempts).to.equal(2);
     expect(waits).to.deep.equal([375]);
@@ -192,7 +258,9 @@ describe('typed client: retry as the contract says (loopback stub server, record
 
   it('a 5xx that is not a problem (a proxy page) still becomes a ProblemError; retry: false repeats nothing', async () => {
     script = [{ status: 502, headers: { 'Content-Type': 'text/html' }, body: '<html>bad gateway</html>' }];
-    const err = await api({ retry: false }).me().catch((e: unknown) => e);
+    const err = await api({ retry: false })
+      .me()
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ProblemError);
     expect((err as ProblemError).problem).to.deep.include({ type: 'about:blank', status: 502 });
     expect(seen).to.have.length(1);
@@ -200,7 +268,11 @@ describe('typed client: retry as the contract says (loopback stub server, record
   });
 
   it('reads carry no Idempotency-Key; each write call gets its own unless one is given', async () => {
-    script = [ok({ partner_id: 'p', name: 'n', partner_type: 'hub', environment: 'test', scopes: [] }), { status: 204 }, { status: 204 }];
+    script = [
+      ok({ partner_id: 'p', name: 'n', partner_type: 'hub', environment: 'test', scopes: [] }),
+      { status: 204 },
+      { status: 204 },
+    ];
     const client = api();
     await client.me();
     expect(await client.deleteProduct('a b/c')).to.equal(undefined);
@@ -217,15 +289,26 @@ describe('typed client: retry as the contract says (loopback stub server, record
     expect(waits).to.deep.equal([250, 250]);
     waits = [];
     script = [ok(JOB('running')), ok(JOB('running')), ok(JOB('running'))];
-    const err = await api().waitForJob('job_1', { intervalMs: 500, timeoutMs: 1000 }).catch((e: unknown) => e);
+    const err = await api()
+      .waitForJob('job_1', { intervalMs: 500, timeoutMs: 1000 })
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(JobTimeoutError);
     expect(waits).to.deep.equal([500, 500]);
   });
 
-  it('pages follows next_cursor and keeps the first answer\'s since/until on the following pages', async () => {
-    const click = { click_id: 'ic_1', store_id: 's1', sku: 'SKU-1', price_cents: 1, occurred_at: '2026-03-01T10:00:00Z' };
+  it("pages follows next_cursor and keeps the first answer's since/until on the following pages", async () => {
+    const click = {
+      click_id: 'ic_1',
+      store_id: 's1',
+      sku: 'SKU-1',
+      price_cents: 1,
+      occurred_at: '2026-03-01T10:00:00Z',
+    };
     const window = { since: '2026-02-01T00:00:00.000Z', until: '2026-03-03T00:00:00.000Z' };
-    script = [ok({ data: [click], next_cursor: 'c1', ...window }), ok({ data: [click, click], next_cursor: null, ...window })];
+    script = [
+      ok({ data: [click], next_cursor: 'c1', ...window }),
+      ok({ data: [click, click], next_cursor: null, ...window }),
+    ];
     let n = 0;
     for await (const page of api().pages.clicks({ store_id: 's1', limit: 1 })) n += page.data.length;
     expect(n).to.equal(3);

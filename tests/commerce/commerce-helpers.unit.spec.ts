@@ -4,7 +4,15 @@ import { stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { pageWindow, resolveWindow, encodeWindowCursor } from '../../shared-schema/http/window.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 import { CursorSecret } from '../../shared-schema/http/pagination.js';
-import { combine, coveringRanges, figuresOf, periodOf, storedFields, zeroFigures, commercialTotals } from '../../shared-schema/read-models/report.js';
+import {
+  combine,
+  coveringRanges,
+  figuresOf,
+  periodOf,
+  storedFields,
+  zeroFigures,
+  commercialTotals,
+} from '../../shared-schema/read-models/report.js';
 import type { Tenant } from '../../shared-schema/streams.js';
 
 const problemOf = (fn: () => unknown): ProblemError => {
@@ -27,10 +35,14 @@ describe('redirector: svc_click on the product page', () => {
     );
   });
   it('keeps the fragment after the query and drops empty pairs', () => {
-    expect(withClickParam('https://shop.test/p?&a=1&&#top?x=1', 'ic_N')).to.equal('https://shop.test/p?a=1&svc_click=ic_N#top?x=1');
+    expect(withClickParam('https://shop.test/p?&a=1&&#top?x=1', 'ic_N')).to.equal(
+      'https://shop.test/p?a=1&svc_click=ic_N#top?x=1',
+    );
   });
   it('does not mistake a parameter that only starts with svc_click', () => {
-    expect(withClickParam('https://shop.test/p?svc_clicks=1', 'ic_N')).to.equal('https://shop.test/p?svc_clicks=1&svc_click=ic_N');
+    expect(withClickParam('https://shop.test/p?svc_clicks=1', 'ic_N')).to.equal(
+      'https://shop.test/p?svc_clicks=1&svc_click=ic_N',
+    );
   });
 });
 
@@ -60,9 +72,18 @@ describe('query windows', () => {
   const tenant: Tenant = { partnerId: 'pt_A', env: 'test' };
 
   it('defaults to the 30 days up to now; only until → the 30 days before it; only since → up to now', () => {
-    expect(resolveWindow({}, now)).to.deep.equal({ since: '2026-05-01T12:00:00.000Z', until: '2026-05-31T12:00:00.000Z' });
-    expect(resolveWindow({ until: '2026-05-10T00:00:00Z' }, now)).to.deep.equal({ since: '2026-04-10T00:00:00.000Z', until: '2026-05-10T00:00:00.000Z' });
-    expect(resolveWindow({ since: '2026-05-30T00:00:00-03:00' }, now)).to.deep.equal({ since: '2026-05-30T03:00:00.000Z', until: '2026-05-31T12:00:00.000Z' });
+    expect(resolveWindow({}, now)).to.deep.equal({
+      since: '2026-05-01T12:00:00.000Z',
+      until: '2026-05-31T12:00:00.000Z',
+    });
+    expect(resolveWindow({ until: '2026-05-10T00:00:00Z' }, now)).to.deep.equal({
+      since: '2026-04-10T00:00:00.000Z',
+      until: '2026-05-10T00:00:00.000Z',
+    });
+    expect(resolveWindow({ since: '2026-05-30T00:00:00-03:00' }, now)).to.deep.equal({
+      since: '2026-05-30T03:00:00.000Z',
+      until: '2026-05-31T12:00:00.000Z',
+    });
   });
   it('accepts 31 days exactly, refuses one millisecond more and empty or reversed windows, on the bound the caller sent', () => {
     expect(resolveWindow({ since: '2026-04-30T12:00:00Z' }, now).since).to.equal('2026-04-30T12:00:00.000Z');
@@ -87,13 +108,22 @@ describe('query windows', () => {
     const shape = ['string', 'string', 'string'] as const;
     const w = { since: '2026-05-01T00:00:00.000Z', until: '2026-05-02T00:00:00.000Z' };
     const cursor = encodeWindowCursor(secret, scope, w, ['2026-05-01T01:00:00.000Z', 's', 'id']);
-    expect(pageWindow(secret, scope, { cursor }, now, shape)).to.deep.equal({ window: w, after: ['2026-05-01T01:00:00.000Z', 's', 'id'] });
-    expect(pageWindow(secret, scope, { cursor, since: '2026-04-30T21:00:00-03:00' }, now, shape).window).to.deep.equal(w);
+    expect(pageWindow(secret, scope, { cursor }, now, shape)).to.deep.equal({
+      window: w,
+      after: ['2026-05-01T01:00:00.000Z', 's', 'id'],
+    });
+    expect(pageWindow(secret, scope, { cursor, since: '2026-04-30T21:00:00-03:00' }, now, shape).window).to.deep.equal(
+      w,
+    );
     const moved = problemOf(() => pageWindow(secret, scope, { cursor, until: '2026-05-03T00:00:00Z' }, now, shape));
     expect(moved.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['cursor:invalid']);
-    expect(() => pageWindow(secret, { ...scope, tenant: { ...tenant, env: 'live' } }, { cursor }, now, shape)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, { ...scope, tenant: { ...tenant, env: 'live' } }, { cursor }, now, shape)).to.throw(
+      ProblemError,
+    );
     expect(() => pageWindow(secret, { ...scope, list: 'conversions' }, { cursor }, now, shape)).to.throw(ProblemError);
-    expect(() => pageWindow(secret, { ...scope, filters: { store_id: 's' } }, { cursor }, now, shape)).to.throw(ProblemError);
+    expect(() => pageWindow(secret, { ...scope, filters: { store_id: 's' } }, { cursor }, now, shape)).to.throw(
+      ProblemError,
+    );
     expect(() => pageWindow(secret, scope, { cursor }, now, ['string', 'string'])).to.throw(ProblemError);
   });
 });
@@ -114,7 +144,9 @@ describe('report figures', () => {
     expect(() => storedFields(combine(zeroFigures(), before, -1))).to.throw(RangeError);
   });
   it('makes the expected total null while any order is unknown', () => {
-    expect(commercialTotals({ ...zeroFigures(), unknown_commission_orders: 1, known: 5n }).expected_commission_cents).to.equal(null);
+    expect(
+      commercialTotals({ ...zeroFigures(), unknown_commission_orders: 1, known: 5n }).expected_commission_cents,
+    ).to.equal(null);
     expect(commercialTotals({ ...zeroFigures(), known: 5n }).expected_commission_cents).to.equal(5);
   });
   it('finds the periods of an instant', () => {
@@ -122,7 +154,8 @@ describe('report figures', () => {
     expect(periodOf(2, '2026-05-01T23:59:59.999Z')).to.equal('2026-05-01T00:00:00.000Z');
   });
   it('covers a window with whole days, whole hours of the partial days and items at both ends', () => {
-    const r = (since: string, until: string) => coveringRanges(since, until).map((x) => `${x.field} ${x.from.slice(5, 19)} ${x.to.slice(5, 19)}`);
+    const r = (since: string, until: string) =>
+      coveringRanges(since, until).map((x) => `${x.field} ${x.from.slice(5, 19)} ${x.to.slice(5, 19)}`);
     expect(r('2026-05-01T10:30:00.000Z', '2026-05-04T02:15:00.000Z')).to.deep.equal([
       'at 05-01T10:30:00 05-01T11:00:00',
       'hour 05-01T11:00:00 05-02T00:00:00',
@@ -130,10 +163,18 @@ describe('report figures', () => {
       'hour 05-04T00:00:00 05-04T02:00:00',
       'at 05-04T02:00:00 05-04T02:15:00',
     ]);
-    expect(r('2026-05-01T00:00:00.000Z', '2026-05-02T00:00:00.000Z')).to.deep.equal(['day 05-01T00:00:00 05-02T00:00:00']);
-    expect(r('2026-05-01T10:00:00.000Z', '2026-05-01T12:00:00.000Z')).to.deep.equal(['hour 05-01T10:00:00 05-01T12:00:00']);
-    expect(r('2026-05-01T10:10:00.000Z', '2026-05-01T10:50:00.000Z')).to.deep.equal(['at 05-01T10:10:00 05-01T10:50:00']);
-    expect(r('2026-05-01T10:50:00.000Z', '2026-05-01T11:10:00.000Z')).to.deep.equal(['at 05-01T10:50:00 05-01T11:10:00']);
+    expect(r('2026-05-01T00:00:00.000Z', '2026-05-02T00:00:00.000Z')).to.deep.equal([
+      'day 05-01T00:00:00 05-02T00:00:00',
+    ]);
+    expect(r('2026-05-01T10:00:00.000Z', '2026-05-01T12:00:00.000Z')).to.deep.equal([
+      'hour 05-01T10:00:00 05-01T12:00:00',
+    ]);
+    expect(r('2026-05-01T10:10:00.000Z', '2026-05-01T10:50:00.000Z')).to.deep.equal([
+      'at 05-01T10:10:00 05-01T10:50:00',
+    ]);
+    expect(r('2026-05-01T10:50:00.000Z', '2026-05-01T11:10:00.000Z')).to.deep.equal([
+      'at 05-01T10:50:00 05-01T11:10:00',
+    ]);
     expect(coveringRanges('2026-05-01T10:00:00.000Z', '2026-05-01T10:00:00.000Z')).to.deep.equal([]);
   });
 });

@@ -14,12 +14,20 @@ import {
 import { until, within } from '../support/deadline.js';
 
 const RECORDED_AT = '2024-05-01T12:00:00.000Z';
-const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({ type, data, metadata: { recorded_at: RECORDED_AT } });
+const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
+  type,
+  data,
+  metadata: { recorded_at: RECORDED_AT },
+});
 /** A fresh category (letters and digits only: no `-`). */
 const newCategory = (): string => `ct${randomBytes(6).toString('hex')}`;
 const newStream = (): string => `${newCategory()}-s`;
 
-async function expectConflict(attempt: Promise<unknown>, expected: ExpectedRevision, actual: number | 'no_stream'): Promise<void> {
+async function expectConflict(
+  attempt: Promise<unknown>,
+  expected: ExpectedRevision,
+  actual: number | 'no_stream',
+): Promise<void> {
   const error = await attempt.then(
     () => expect.fail(`append with expected ${String(expected)} should have been refused`),
     (e: unknown) => e,
@@ -51,7 +59,11 @@ export function eventStoreContract(
         expect(first.nextRevision).to.equal(1);
         expect(second.nextRevision).to.equal(2);
         const events = await store.readStream(s);
-        expect(events.map((e) => [e.type, e.revision, e.stream])).to.deep.equal([['A', 0, s], ['B', 1, s], ['C', 2, s]]);
+        expect(events.map((e) => [e.type, e.revision, e.stream])).to.deep.equal([
+          ['A', 0, s],
+          ['B', 1, s],
+          ['C', 2, s],
+        ]);
         expect(events[1].position).to.equal(first.position);
         expect(events[2].position).to.equal(second.position);
         expect(new Set(events.map((e) => e.id)).size).to.equal(3);
@@ -78,10 +90,15 @@ export function eventStoreContract(
 
       it('reads from a revision, at most maxCount, and [] for a missing stream or past the end', async () => {
         const s = newStream();
-        await store.appendToStream(s, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)));
+        await store.appendToStream(
+          s,
+          ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)),
+        );
         expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.type)).to.deep.equal(['E3', 'E4']);
         expect((await store.readStream(s, { maxCount: 2 })).map((e) => e.type)).to.deep.equal(['E0', 'E1']);
-        expect((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.revision)).to.deep.equal([1, 2]);
+        expect((await store.readStream(s, { fromRevision: 1, maxCount: 2 })).map((e) => e.revision)).to.deep.equal([
+          1, 2,
+        ]);
         expect(await store.readStream(s, { fromRevision: 5 })).to.deep.equal([]);
         expect(await store.readStream(newStream())).to.deep.equal([]);
       });
@@ -204,8 +221,14 @@ export function eventStoreContract(
         expect(types(await store.readAll({ afterPosition: start, categories: [a] }))).to.deep.equal(['A1', 'A2', 'A3']);
         const ab = await store.readAll({ afterPosition: start, categories: [a, b] });
         expect(types(ab)).to.deep.equal(['A1', 'A2', 'B1', 'A3', 'B2']);
-        expect(types(await store.readAll({ afterPosition: start, categories: [b, a], maxCount: 2 }))).to.deep.equal(['A1', 'A2']);
-        expect(types(await store.readAll({ afterPosition: ab[2].position, categories: [a, b] }))).to.deep.equal(['A3', 'B2']);
+        expect(types(await store.readAll({ afterPosition: start, categories: [b, a], maxCount: 2 }))).to.deep.equal([
+          'A1',
+          'A2',
+        ]);
+        expect(types(await store.readAll({ afterPosition: ab[2].position, categories: [a, b] }))).to.deep.equal([
+          'A3',
+          'B2',
+        ]);
 
         const mine = new Set([a, b, c, `${a}x`]);
         const all = await store.readAll({ afterPosition: start });
@@ -230,10 +253,14 @@ export function eventStoreContract(
           const mine = await store.appendToStream(`${cat}-1`, [ev('M1'), ev('M2')]);
           for (let i = 0; i < 70; i++) await other.store.appendToStream(`${cat}-1`, [ev('Other')]);
           const types = (events: RecordedEvent[]) => events.map((e) => e.type);
-          expect(types(await within(store.readAll({ afterPosition: start, categories: [cat] }), 10_000))).to.deep.equal(['M1', 'M2']);
+          expect(types(await within(store.readAll({ afterPosition: start, categories: [cat] }), 10_000))).to.deep.equal(
+            ['M1', 'M2'],
+          );
           expect(types(await within(store.readAll({ afterPosition: start }), 10_000))).to.deep.equal(['M1', 'M2']);
           expect(await within(store.headPosition(), 10_000)).to.equal(mine.position);
-          expect(await within(store.readAll({ afterPosition: mine.position, categories: [cat] }), 10_000)).to.deep.equal([]);
+          expect(
+            await within(store.readAll({ afterPosition: mine.position, categories: [cat] }), 10_000),
+          ).to.deep.equal([]);
         } finally {
           await other.cleanup();
         }
@@ -255,15 +282,27 @@ export function eventStoreContract(
         const { cat, events } = await three();
         expect(types(events)).to.deep.equal(['P0', 'P1', 'P2']);
         const [p0, p1] = events;
-        expect(types(await store.readAll({ fromPosition: p0.position, categories: [cat] }))).to.deep.equal(['P0', 'P1', 'P2']);
-        expect(types(await store.readAll({ afterPosition: p0.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
-        expect(types(await store.readAll({ fromPosition: p1.position, categories: [cat] }))).to.deep.equal(['P1', 'P2']);
+        expect(types(await store.readAll({ fromPosition: p0.position, categories: [cat] }))).to.deep.equal([
+          'P0',
+          'P1',
+          'P2',
+        ]);
+        expect(types(await store.readAll({ afterPosition: p0.position, categories: [cat] }))).to.deep.equal([
+          'P1',
+          'P2',
+        ]);
+        expect(types(await store.readAll({ fromPosition: p1.position, categories: [cat] }))).to.deep.equal([
+          'P1',
+          'P2',
+        ]);
         expect(types(await store.readAll({ afterPosition: p1.position, categories: [cat] }))).to.deep.equal(['P2']);
         // Unfiltered, the first event read from an event's position is that event.
         const [at] = await store.readAll({ fromPosition: p1.position, maxCount: 1 });
         expect(at).to.deep.equal(p1);
         // "Resume just before P1" without arithmetic: after the event before it.
-        expect(types(await store.readAll({ afterPosition: p0.position, categories: [cat], maxCount: 1 }))).to.deep.equal(['P1']);
+        expect(
+          types(await store.readAll({ afterPosition: p0.position, categories: [cat], maxCount: 1 })),
+        ).to.deep.equal(['P1']);
       });
 
       it('subscribeToAll: fromPosition includes the event at it, afterPosition excludes it, at the first event and between two', async () => {
@@ -293,8 +332,16 @@ export function eventStoreContract(
       it('refuses both start options at once, and a negative or fractional position', async () => {
         const { events } = await three();
         const p = events[0].position;
-        for (const bad of [{ afterPosition: p, fromPosition: p }, { afterPosition: -1 }, { fromPosition: -5 }, { afterPosition: 0.5 }]) {
-          const error = await store.readAll(bad).then(() => 'no error', (e: unknown) => e);
+        for (const bad of [
+          { afterPosition: p, fromPosition: p },
+          { afterPosition: -1 },
+          { fromPosition: -5 },
+          { afterPosition: 0.5 },
+        ]) {
+          const error = await store.readAll(bad).then(
+            () => 'no error',
+            (e: unknown) => e,
+          );
           expect(error, JSON.stringify(bad)).to.be.instanceOf(RangeError);
         }
       });
@@ -303,7 +350,10 @@ export function eventStoreContract(
         for (const bad of [{ afterPosition: -1 }, { fromPosition: 1.5 }]) {
           const subscription = store.subscribeToAll(bad);
           const iterator = subscription[Symbol.asyncIterator]();
-          const error = await within(iterator.next(), 5000, 'refused subscription next()').then(() => 'no error', (e: unknown) => e);
+          const error = await within(iterator.next(), 5000, 'refused subscription next()').then(
+            () => 'no error',
+            (e: unknown) => e,
+          );
           expect(error, JSON.stringify(bad)).to.be.instanceOf(Error);
           expect((await within(iterator.next(), 2000, 'next() after the error')).done).to.equal(true);
           await subscription.close();

@@ -30,14 +30,25 @@ describe('SQLite event store with sparse positions (a stand-in for byte offsets)
     const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS });
     try {
       const meta = { recorded_at: '2024-05-01T12:00:00.000Z' };
-      const { position } = await store.appendToStream('s-1', [{ type: 'A', data: {}, metadata: meta }, { type: 'B', data: {}, metadata: meta }]);
+      const { position } = await store.appendToStream('s-1', [
+        { type: 'A', data: {}, metadata: meta },
+        { type: 'B', data: {}, metadata: meta },
+      ]);
       expect(position).to.equal(2 * SPARSE_POSITIONS);
       expect(await store.headPosition()).to.equal(position);
       const inside = position - 1; // arithmetic on a position lands inside a "record"
-      const error = await store.readAll({ afterPosition: inside }).then(() => 'no error', (e: unknown) => e);
+      const error = await store.readAll({ afterPosition: inside }).then(
+        () => 'no error',
+        (e: unknown) => e,
+      );
       expect(error).to.be.instanceOf(RangeError);
       const iterator = store.subscribeToAll({ afterPosition: inside })[Symbol.asyncIterator]();
-      expect(await iterator.next().then(() => 'no error', (e: unknown) => e)).to.be.instanceOf(RangeError);
+      expect(
+        await iterator.next().then(
+          () => 'no error',
+          (e: unknown) => e,
+        ),
+      ).to.be.instanceOf(RangeError);
       expect((await iterator.next()).done).to.equal(true);
     } finally {
       await store.close();
@@ -48,12 +59,24 @@ describe('SQLite event store with sparse positions (a stand-in for byte offsets)
 
 describe('SQLite event store: a group as it crosses to the writer thread', () => {
   it('packs and unpacks any text (colons, digits, emoji, empty) and every kind of expected revision', async () => {
-    const { packGroup, unpackGroup, packOutcomes, unpackOutcomes } = await import('../../infra/sqlite/event-store-writer.js');
+    const { packGroup, unpackGroup, packOutcomes, unpackOutcomes } =
+      await import('../../infra/sqlite/event-store-writer.js');
     const { WrongExpectedRevisionError } = await import('../../shared-schema/ports/event-store.js');
     const group = [
-      { stream: 'product-live:pt_1:a:b', expected: 'any' as const, events: [{ type: 'T', data: '{"x":"12:3"}', metadata: '{}' }] },
+      {
+        stream: 'product-live:pt_1:a:b',
+        expected: 'any' as const,
+        events: [{ type: 'T', data: '{"x":"12:3"}', metadata: '{}' }],
+      },
       { stream: 's-2', expected: 'no_stream' as const, events: [] },
-      { stream: 's-3', expected: 'stream_exists' as const, events: [{ type: '', data: '"😀:9"', metadata: '' }, { type: '10:', data: 'null', metadata: '{"a":1}' }] },
+      {
+        stream: 's-3',
+        expected: 'stream_exists' as const,
+        events: [
+          { type: '', data: '"😀:9"', metadata: '' },
+          { type: '10:', data: 'null', metadata: '{"a":1}' },
+        ],
+      },
       { stream: 's-4', expected: 41, events: [{ type: 'Ü', data: '"\u0000"', metadata: '{}' }] },
     ];
     expect(unpackGroup(packGroup(group))).to.deep.equal(group);

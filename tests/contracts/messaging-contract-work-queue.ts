@@ -31,10 +31,14 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer, durabl
       on: Messaging = m,
     ): Promise<{ seen: WorkItem[]; stop: () => Promise<void> }> {
       const seen: WorkItem[] = [];
-      const stop = await on.consume(queue, async (item) => {
-        seen.push({ ...item });
-        return handler(item);
-      }, options);
+      const stop = await on.consume(
+        queue,
+        async (item) => {
+          seen.push({ ...item });
+          return handler(item);
+        },
+        options,
+      );
       stops.push(stop);
       return { seen, stop };
     }
@@ -88,7 +92,10 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer, durabl
       });
       await waitFor(() => seen.length === 3, 'three deliveries');
       await m.enqueue(queue, 'z', 'marker');
-      await waitFor(async () => idsOf(seen).includes('z') && (await m.queueStats(queue)).pending === 0, 'the marker, acked');
+      await waitFor(
+        async () => idsOf(seen).includes('z') && (await m.queueStats(queue)).pending === 0,
+        'the marker, acked',
+      );
       expect(seen.map((item) => [item.id, item.deliveries])).to.deep.equal([
         ['flaky', 1],
         ['flaky', 2],
@@ -125,16 +132,23 @@ export function workQueueContract(messaging: () => Messaging, peer: Peer, durabl
       await m.enqueue(queue, 'stuck', 'p');
       await consume(() => held(), { ackWaitMs: 300, maxDeliveries: 1 });
       await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
-      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'stuck', payload: 'p', deliveries: 1, lastError: 'no answer within the ack wait' }]);
+      expect(await m.deadLetters(queue)).to.deep.equal([
+        { id: 'stuck', payload: 'p', deliveries: 1, lastError: 'no answer within the ack wait' },
+      ]);
     });
 
     it('keeps with a dead letter the message its handler threw on the last delivery', async function () {
       await m.enqueue(queue, 'broken', 'p');
-      await consume(async (item) => {
-        throw new Error(`store unreachable (delivery ${item.deliveries})`);
-      }, { maxDeliveries: 2 });
+      await consume(
+        async (item) => {
+          throw new Error(`store unreachable (delivery ${item.deliveries})`);
+        },
+        { maxDeliveries: 2 },
+      );
       await waitFor(async () => (await m.deadLetters(queue)).length === 1, 'the dead letter');
-      expect(await m.deadLetters(queue)).to.deep.equal([{ id: 'broken', payload: 'p', deliveries: 2, lastError: 'store unreachable (delivery 2)' }]);
+      expect(await m.deadLetters(queue)).to.deep.equal([
+        { id: 'broken', payload: 'p', deliveries: 2, lastError: 'store unreachable (delivery 2)' },
+      ]);
     });
 
     it('lists dead letters oldest first, up to a limit, and counts them with the pending items', async function () {

@@ -124,11 +124,10 @@ export function messagingContract(name: string, open: OpenMessaging): void {
         expect(await m.increment('window', 1, ttlMs)).to.equal(1);
         expect(await m.increment('window', 1, ttlMs)).to.equal(2);
         let last = 2;
-        await waitFor(
-          async () => (last = await m.increment('window', 1, ttlMs)) === 1,
-          'the counter to restart',
-          { timeoutMs: 10_000, intervalMs: 100 },
-        );
+        await waitFor(async () => (last = await m.increment('window', 1, ttlMs)) === 1, 'the counter to restart', {
+          timeoutMs: 10_000,
+          intervalMs: 100,
+        });
         expect(Date.now() - started).to.be.at.least(ttlMs);
         expect(last).to.equal(1);
       });
@@ -176,6 +175,10 @@ export function messagingContract(name: string, open: OpenMessaging): void {
       });
     });
 
-    workQueueContract(() => m, peer, () => fx.durable);
+    workQueueContract(
+      () => m,
+      peer,
+      () => fx.durable,
+    );
   });
 }

@@ -110,13 +110,19 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
 
       it('a put that changes indexed fields is found by the new values only; one that keeps them shows the new document', async () => {
         const c = await collection([['a', 'b'], ['b']]);
-        await putAll(c, [{ _id: 'x', a: 1, b: 'old', note: 'first' }, { _id: 'y', a: 1, b: 'old' }]);
+        await putAll(c, [
+          { _id: 'x', a: 1, b: 'old', note: 'first' },
+          { _id: 'y', a: 1, b: 'old' },
+        ]);
         await putAll(c, [{ _id: 'x', a: 1, b: 'old', note: 'second' }]);
         expect(await store.find(c, { where: { a: 1, b: 'old' } })).to.deep.equal([
           { _id: 'x', a: 1, b: 'old', note: 'second' },
           { _id: 'y', a: 1, b: 'old' },
         ]);
-        await putAll(c, [{ _id: 'x', a: 2, b: 'new' }, { _id: 'y', a: 1 }]);
+        await putAll(c, [
+          { _id: 'x', a: 2, b: 'new' },
+          { _id: 'y', a: 1 },
+        ]);
         expect(ids(await store.find(c, { where: { b: 'old' } }))).to.deep.equal([]);
         expect(ids(await store.find(c, { where: { a: 2, b: 'new' } }))).to.deep.equal(['x']);
         expect(ids(await store.find(c, { where: { a: 1, b: null } }))).to.deep.equal(['y']);
@@ -126,7 +132,24 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       it('keys are data: "$where", "a.b", NUL, "", "__proto__", "_bsontype", "%24" round-trip exactly, at any depth', async () => {
         // Partner maps (product `attributes`) reach the store as keys. Built with JSON.parse so that `__proto__` is
         // an own key, as it is in a parsed request body.
-        const hostile = ['$where', '$ref', '$id', 'a.b', '.', 'a\u0000b', '', '__proto__', '_bsontype', '%', '%24', '%2E', 'x%', '\\', 'Memória RAM', '2024'];
+        const hostile = [
+          '$where',
+          '$ref',
+          '$id',
+          'a.b',
+          '.',
+          'a\u0000b',
+          '',
+          '__proto__',
+          '_bsontype',
+          '%',
+          '%24',
+          '%2E',
+          'x%',
+          '\\',
+          'Memória RAM',
+          '2024',
+        ];
         const map = Object.fromEntries(hostile.map((k, i) => [k, `v${i}`]));
         const text = JSON.stringify({
           _id: 'k1',
@@ -144,7 +167,9 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(Object.getPrototypeOf(attributes)).to.equal(Object.prototype);
         expect(Object.keys(attributes)).to.have.members(hostile);
         expect(Object.prototype.hasOwnProperty.call(attributes, '__proto__')).to.equal(true);
-        expect(JSON.stringify(await store.find(c, { where: { kind: 'hostile' }, orderBy: [{ field: 'kind' }] }))).to.equal(`[${text}]`);
+        expect(
+          JSON.stringify(await store.find(c, { where: { kind: 'hostile' }, orderBy: [{ field: 'kind' }] })),
+        ).to.equal(`[${text}]`);
         await store.transact(async (tx) => {
           expect(JSON.stringify(await tx.get(c, 'k1'))).to.equal(text);
         });
@@ -234,7 +259,12 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           { _id: 'r3', g: 'b', n: 3 },
           { _id: 'r6', g: 'a', n: 2 },
         ]);
-        const found = await store.find(c, { orderBy: [{ field: 'g', dir: 'asc' }, { field: 'n', dir: 'desc' }] });
+        const found = await store.find(c, {
+          orderBy: [
+            { field: 'g', dir: 'asc' },
+            { field: 'n', dir: 'desc' },
+          ],
+        });
         expect(ids(found)).to.deep.equal(['r1', 'r4', 'r6', 'r2', 'r3', 'r5']);
         const reversed = await store.find(c, { orderBy: [{ field: 'g', dir: 'desc' }, { field: 'n' }] });
         expect(ids(reversed)).to.deep.equal(['r5', 'r3', 'r2', 'r1', 'r4', 'r6']);
@@ -257,10 +287,30 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         await putAll(c, docs);
         const orders: { orderBy: SortKey[]; where?: Record<string, Scalar> }[] = [
           { orderBy: [] },
-          { orderBy: [{ field: 'a', dir: 'asc' }, { field: 'b', dir: 'desc' }] },
-          { orderBy: [{ field: 'a', dir: 'desc' }, { field: 'b', dir: 'asc' }] },
-          { orderBy: [{ field: 'b', dir: 'desc' }, { field: 'a', dir: 'desc' }] },
-          { orderBy: [{ field: 'b', dir: 'asc' }, { field: 'c', dir: 'desc' }] },
+          {
+            orderBy: [
+              { field: 'a', dir: 'asc' },
+              { field: 'b', dir: 'desc' },
+            ],
+          },
+          {
+            orderBy: [
+              { field: 'a', dir: 'desc' },
+              { field: 'b', dir: 'asc' },
+            ],
+          },
+          {
+            orderBy: [
+              { field: 'b', dir: 'desc' },
+              { field: 'a', dir: 'desc' },
+            ],
+          },
+          {
+            orderBy: [
+              { field: 'b', dir: 'asc' },
+              { field: 'c', dir: 'desc' },
+            ],
+          },
           { orderBy: [{ field: 'c', dir: 'desc' }] },
           { orderBy: [{ field: 'a', dir: 'desc' }], where: { k: 'p' } },
         ];
@@ -286,11 +336,21 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
     describe('comparison values are scalars', () => {
       // What a caller's types rule out may still arrive at run time (a decoded cursor, a parsed body): the store
       // refuses it before querying, so an object never reaches the engine as a value (to MongoDB it is an operator).
-      const operators: unknown[] = [{ $ne: null }, { $regex: '.*' }, { $gt: '' }, ['a'], { toString: 'x' }, new Date(0)];
+      const operators: unknown[] = [
+        { $ne: null },
+        { $regex: '.*' },
+        { $gt: '' },
+        ['a'],
+        { toString: 'x' },
+        new Date(0),
+      ];
       let c: string;
       before(async () => {
         c = await collection([['s']]);
-        await putAll(c, [{ _id: 'a', s: 'x' }, { _id: 'b', s: 'y' }]);
+        await putAll(c, [
+          { _id: 'a', s: 'x' },
+          { _id: 'b', s: 'y' },
+        ]);
       });
       const refused = async (what: string, run: () => Promise<unknown>): Promise<void> => {
         let error: unknown;
@@ -311,8 +371,12 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           await refused(`gt ${tag}`, () => store.find(c, { where: { s: { gt: raw<Scalar>(v) } } }));
           await refused(`in ${tag}`, () => store.find(c, { where: { s: { in: [raw<Scalar>(v)] } } }));
           await refused(`ne ${tag}`, () => store.find(c, { where: { s: { ne: raw<Scalar>(v) } } }));
-          await refused(`after[0] ${tag}`, () => store.find(c, { orderBy: [{ field: 's' }], after: [raw<Scalar>(v), 'a'] }));
-          await refused(`after[1] ${tag}`, () => store.find(c, { orderBy: [{ field: 's' }], after: ['x', raw<Scalar>(v)] }));
+          await refused(`after[0] ${tag}`, () =>
+            store.find(c, { orderBy: [{ field: 's' }], after: [raw<Scalar>(v), 'a'] }),
+          );
+          await refused(`after[1] ${tag}`, () =>
+            store.find(c, { orderBy: [{ field: 's' }], after: ['x', raw<Scalar>(v)] }),
+          );
         }
       });
       it('refuses an unknown operator in a condition instead of ignoring it', async () => {
@@ -358,7 +422,11 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       it('sums exactly past 2^53, ungrouped, with a where', async () => {
         const paid = rows.filter((r) => r.paid);
         const [all] = await store.sum(c, { where: { paid: true }, fields: ['amount', 'fee'] });
-        expect(all).to.deep.equal({ key: null, count: 5, sums: { amount: total(paid, 'amount'), fee: total(paid, 'fee') } });
+        expect(all).to.deep.equal({
+          key: null,
+          count: 5,
+          sums: { amount: total(paid, 'amount'), fee: total(paid, 'fee') },
+        });
         expect(all.sums.amount > BigInt(Number.MAX_SAFE_INTEGER)).to.equal(true);
       });
 
@@ -392,7 +460,9 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(await store.sum(c, { where: { store: 'none' }, fields: ['amount'] })).to.deep.equal([
           { key: null, count: 0, sums: { amount: 0n } },
         ]);
-        expect(await store.sum(c, { where: { store: 'none' }, groupBy: 'store', fields: ['amount'] })).to.deep.equal([]);
+        expect(await store.sum(c, { where: { store: 'none' }, groupBy: 'store', fields: ['amount'] })).to.deep.equal(
+          [],
+        );
       });
     });
 
@@ -484,7 +554,8 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         const c = await collection([['g']]);
         const cp = `${c}_cp`;
         await store.transact(async (tx) => {
-          for (let i = 0; i < size; i++) await tx.put(c, { _id: `d${String(i).padStart(6, '0')}`, g: i % 10, v: i, name: `product ${i}` });
+          for (let i = 0; i < size; i++)
+            await tx.put(c, { _id: `d${String(i).padStart(6, '0')}`, g: i % 10, v: i, name: `product ${i}` });
           expect(await tx.count(c)).to.equal(size);
           await tx.put(c, { _id: 'd000000', g: 0, v: 0, name: 'rewritten' });
           await tx.delete(c, 'd000001');
@@ -540,10 +611,16 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       it('replaceIf replaces only when the current fields equal the match', async () => {
         const c = await collection();
         await putAll(c, [{ _id: 'j', state: 'queued', version: 1, note: 'n' }]);
-        expect(await store.replaceIf(c, { _id: 'j', state: 'running', version: 2 }, { state: 'queued', version: 1 })).to.equal(true);
+        expect(
+          await store.replaceIf(c, { _id: 'j', state: 'running', version: 2 }, { state: 'queued', version: 1 }),
+        ).to.equal(true);
         expect(await store.get(c, 'j')).to.deep.equal({ _id: 'j', state: 'running', version: 2 });
-        expect(await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'queued', version: 1 })).to.equal(false);
-        expect(await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'running', version: 1 })).to.equal(false);
+        expect(
+          await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'queued', version: 1 }),
+        ).to.equal(false);
+        expect(
+          await store.replaceIf(c, { _id: 'j', state: 'done', version: 3 }, { state: 'running', version: 1 }),
+        ).to.equal(false);
         expect(await store.replaceIf(c, { _id: 'j', state: 'done' }, { note: null })).to.equal(true);
         expect(await store.get(c, 'j')).to.deep.equal({ _id: 'j', state: 'done' });
         expect(await store.replaceIf(c, { _id: 'ghost', v: 1 }, {})).to.equal(false);
@@ -561,7 +638,10 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       it('drop removes one collection with its indexes, leaves others; ensureCollections declares it again, empty and indexed', async () => {
         const c = await collection([['v'], ['w', 'v']]);
         const other = await collection([['v']]);
-        await putAll(c, [{ _id: 'a', v: 1 }, { _id: 'b', v: 2 }]);
+        await putAll(c, [
+          { _id: 'a', v: 1 },
+          { _id: 'b', v: 2 },
+        ]);
         await putAll(other, [{ _id: 'a', v: 1 }]);
         const inspect = opened.inspect;
         if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });

@@ -30,7 +30,13 @@ readStoreContract('sqlite', async () => {
       async collection(name: string) {
         const table = `coll_${name}`;
         const count = (type: string) =>
-          (schema.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name NOT LIKE 'sqlite_autoindex_%'").get(type, table) as { n: number }).n;
+          (
+            schema
+              .prepare(
+                "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = ? AND tbl_name = ? AND name NOT LIKE 'sqlite_autoindex_%'",
+              )
+              .get(type, table) as { n: number }
+          ).n;
         return { exists: count('table') === 1, indexes: count('index') };
       },
     },
@@ -125,11 +131,15 @@ describe('SqliteReadStore', () => {
     const plans: string[][] = [
       store.explain('clicks', { find: asc }),
       store.explain('clicks', { find: { ...asc, after: ['2024-01-05T00:00:00Z', 's1', 'c9'] } }),
-      store.explain('clicks', { find: { where: { partner_id: 'p1' }, orderBy: [{ field: 'at', dir: 'desc' }], after: ['x', 'c9'] } }),
+      store.explain('clicks', {
+        find: { where: { partner_id: 'p1' }, orderBy: [{ field: 'at', dir: 'desc' }], after: ['x', 'c9'] },
+      }),
       store.explain('clicks', { find: { where: { store_id: { in: ['s1', 's2'] } } } }),
       store.explain('clicks', { find: { where: { _id: 'c1' } } }),
       store.explain('clicks', { count: { partner_id: 'p1' } }),
-      store.explain('orders', { sum: { where: { partner_id: 'p1', paid_at: { gte: 'a', lt: 'b' } }, fields: ['amount'] } }),
+      store.explain('orders', {
+        sum: { where: { partner_id: 'p1', paid_at: { gte: 'a', lt: 'b' } }, fields: ['amount'] },
+      }),
     ];
     for (const plan of plans) {
       expect(plan.join(' | ')).to.match(/^SEARCH coll_\w+ USING (COVERING )?(INDEX|PRIMARY KEY)/);
@@ -151,12 +161,30 @@ describe('SqliteReadStore', () => {
       { name: 'indexed', indexes: [['v']] },
       { name: 'plain', indexes: [] },
     ]);
-    const values: unknown[] = ['b', 'a', '', 7, -2, 2.5, 1e21, true, false, null, undefined, { k: 1 }, [1, 'x'], new Date('2024-01-02T03:04:05Z'), NaN];
+    const values: unknown[] = [
+      'b',
+      'a',
+      '',
+      7,
+      -2,
+      2.5,
+      1e21,
+      true,
+      false,
+      null,
+      undefined,
+      { k: 1 },
+      [1, 'x'],
+      new Date('2024-01-02T03:04:05Z'),
+      NaN,
+    ];
     const docs = values.map((v, i) => ({ _id: `d${String(i).padStart(2, '0')}`, v, i }));
-    for (const name of ['indexed', 'plain']) await store.transact(async (tx) => {
-      for (const doc of docs) await tx.put(name, doc);
-    });
-    const ids = async (name: string, query: Parameters<SqliteReadStore['find']>[1]) => (await store.find(name, query)).map((d) => d._id);
+    for (const name of ['indexed', 'plain'])
+      await store.transact(async (tx) => {
+        for (const doc of docs) await tx.put(name, doc);
+      });
+    const ids = async (name: string, query: Parameters<SqliteReadStore['find']>[1]) =>
+      (await store.find(name, query)).map((d) => d._id);
     const queries: Parameters<SqliteReadStore['find']>[1][] = [
       { orderBy: [{ field: 'v' }] },
       { orderBy: [{ field: 'v', dir: 'desc' }] },
@@ -171,7 +199,8 @@ describe('SqliteReadStore', () => {
       { where: { v: { ne: 'a' } } },
       { where: { v: '2024-01-02T03:04:05.000Z' } },
     ];
-    for (const query of queries) expect(await ids('indexed', query), JSON.stringify(query)).to.deep.equal(await ids('plain', query));
+    for (const query of queries)
+      expect(await ids('indexed', query), JSON.stringify(query)).to.deep.equal(await ids('plain', query));
     expect(await store.count('indexed', { v: { gte: 0 } })).to.equal(await store.count('plain', { v: { gte: 0 } }));
     // A replaced document moves in the index; a conditional replace and an insert-if-absent keep the column too.
     await store.transact(async (tx) => tx.put('indexed', { _id: 'd00', v: 'zz' }));
@@ -197,12 +226,22 @@ describe('SqliteReadStore', () => {
 
     const store = open();
     await store.ensureCollections([{ name: 'items', indexes: [['store_id'], ['on', 'store_id']] }]);
-    expect((await store.find('items', { orderBy: [{ field: 'store_id' }] })).map((d) => d._id)).to.deep.equal(['i3', 'i2', 'i1']);
-    expect((await store.find('items', { where: { on: true }, orderBy: [{ field: 'store_id' }] })).map((d) => d._id)).to.deep.equal(['i3', 'i1']);
+    expect((await store.find('items', { orderBy: [{ field: 'store_id' }] })).map((d) => d._id)).to.deep.equal([
+      'i3',
+      'i2',
+      'i1',
+    ]);
+    expect(
+      (await store.find('items', { where: { on: true }, orderBy: [{ field: 'store_id' }] })).map((d) => d._id),
+    ).to.deep.equal(['i3', 'i1']);
     const plan = store.explain('items', { find: { where: { store_id: 's1' } } }).join(' | ');
     expect(plan).to.match(/USING (COVERING )?INDEX "?ix_items__store_id__\w+__c/);
     const check = new Database(file, { readonly: true });
-    const indexes = (check.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'coll_items'").all() as { sql: string | null }[]).map((r) => r.sql ?? '');
+    const indexes = (
+      check.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'coll_items'").all() as {
+        sql: string | null;
+      }[]
+    ).map((r) => r.sql ?? '');
     check.close();
     expect(indexes.join('\n')).not.to.contain('json_extract');
   });

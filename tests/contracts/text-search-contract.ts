@@ -68,7 +68,10 @@ export function textSearchContract(name: string, open: () => Promise<ReadStore>)
           (err: Error) => expect(err).to.be.instanceOf(RangeError),
         );
       }
-      await ids(['x'], false, 0).then(() => expect.fail('limit 0'), (err: Error) => expect(err).to.be.instanceOf(RangeError));
+      await ids(['x'], false, 0).then(
+        () => expect.fail('limit 0'),
+        (err: Error) => expect(err).to.be.instanceOf(RangeError),
+      );
     });
     it('drop removes the index; declaring again indexes documents already there', async () => {
       await store.drop(C);

@@ -28,7 +28,8 @@ describe('SQLite text search: which documents a bounded search keeps', () => {
         await tx.put('texts', { _id: 't1', title: 'Café Azul', other: '' });
         await tx.put('texts', { _id: 't2', title: 'café azulado', other: 'Marca' });
       });
-      const ids = async (words: string[], limit: number) => (await store.textSearch('texts', { words, prefixLast: true, limit })).map((d) => d._id);
+      const ids = async (words: string[], limit: number) =>
+        (await store.textSearch('texts', { words, prefixLast: true, limit })).map((d) => d._id);
       expect((await ids(['cafe', 'azul'], 2)).sort()).to.deep.equal(['t1', 't2']);
       const three = await ids(['cafe', 'azul'], 3);
       expect(three.slice(0, 2).sort()).to.deep.equal(['t1', 't2']);

@@ -16,18 +16,22 @@ describe('cover fetch settings from the environment', () => {
     expect(coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: '1' })).to.deep.equal({ allowPrivate: true });
     expect(coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: '0' })).to.deep.equal({});
     expect(coverFetcherOptionsFromEnv({})).to.deep.equal({});
-    expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: 'yes' })).to.throw(/COVER_FETCH_ALLOW_PRIVATE must be 1 or 0/);
+    expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_ALLOW_PRIVATE: 'yes' })).to.throw(
+      /COVER_FETCH_ALLOW_PRIVATE must be 1 or 0/,
+    );
   });
 
   it('refuses either setting when NODE_ENV=production, naming it', () => {
-    expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' })).to.throw(
-      /COVER_FETCH_HOSTS must not be set when NODE_ENV=production/,
-    );
+    expect(() =>
+      coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }),
+    ).to.throw(/COVER_FETCH_HOSTS must not be set when NODE_ENV=production/);
     expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(
       /COVER_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production/,
     );
     expect(coverFetcherOptionsFromEnv({ NODE_ENV: 'production' })).to.deep.equal({});
-    expect(coverFetcherOptionsFromEnv({ NODE_ENV: 'test', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.deep.equal({ allowPrivate: true });
+    expect(coverFetcherOptionsFromEnv({ NODE_ENV: 'test', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.deep.equal({
+      allowPrivate: true,
+    });
   });
 
   it('refuses malformed host maps with the entry in the message', () => {
@@ -43,7 +47,7 @@ describe('cover fetch settings from the environment', () => {
     expect(() => createCoverFetcher({ hostMap: { 'shop.test': 'example.com' } })).to.throw(/not an IP address/);
   });
 
-  it('reads COVER_FETCH_CA_FILE as Node\'s root CAs plus that file, refuses an unreadable or empty one and production', () => {
+  it("reads COVER_FETCH_CA_FILE as Node's root CAs plus that file, refuses an unreadable or empty one and production", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-file-'));
     try {
       const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
@@ -51,23 +55,43 @@ describe('cover fetch settings from the environment', () => {
       fs.writeFileSync(path.join(dir, 'empty.pem'), 'nothing here');
       const options = coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'ca.pem') });
       expect(options.ca).to.deep.equal([...tls.rootCertificates, pem]);
-      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'missing.pem') })).to.throw(/COVER_FETCH_CA_FILE: cannot read .*ENOENT/);
-      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'empty.pem') })).to.throw(/holds no PEM certificate/);
-      expect(() => coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_CA_FILE: path.join(dir, 'ca.pem') })).to.throw(
-        /COVER_FETCH_CA_FILE must not be set when NODE_ENV=production/,
+      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'missing.pem') })).to.throw(
+        /COVER_FETCH_CA_FILE: cannot read .*ENOENT/,
       );
+      expect(() => coverFetcherOptionsFromEnv({ COVER_FETCH_CA_FILE: path.join(dir, 'empty.pem') })).to.throw(
+        /holds no PEM certificate/,
+      );
+      expect(() =>
+        coverFetcherOptionsFromEnv({ NODE_ENV: 'production', COVER_FETCH_CA_FILE: path.join(dir, 'ca.pem') }),
+      ).to.throw(/COVER_FETCH_CA_FILE must not be set when NODE_ENV=production/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('the service configuration carries them, and refuses COVER_CHECK=off or a bad value in production', () => {
-    expect(loadConfig({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }).coverFetch).to.deep.equal({ hostMap: { 'shop.test': '127.0.0.1' } });
+    expect(loadConfig({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }).coverFetch).to.deep.equal({
+      hostMap: { 'shop.test': '127.0.0.1' },
+    });
     const defaults = loadConfig({});
-    expect(defaults).to.include({ coverCheck: true, coverCheckConcurrency: 8, coverRecheckScanMs: 60_000, coverCheckThread: true, batchPasses: 4 });
+    expect(defaults).to.include({
+      coverCheck: true,
+      coverCheckConcurrency: 8,
+      coverRecheckScanMs: 60_000,
+      coverCheckThread: true,
+      batchPasses: 4,
+    });
     expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);
-    const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-enough-admin-token', PUBLIC_BASE_URL: 'https://x.example' };
-    expect(() => loadConfig({ ...production, COVER_CHECK: 'off', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(/COVER_CHECK=off is refused[\s\S]*COVER_FETCH_ALLOW_PRIVATE must not be set/);
-    expect(() => loadConfig({ COVER_CHECK_CONCURRENCY: '0' })).to.throw(/COVER_CHECK_CONCURRENCY must be an integer from 1 to 64/);
+    const production = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-enough-admin-token',
+      PUBLIC_BASE_URL: 'https://x.example',
+    };
+    expect(() => loadConfig({ ...production, COVER_CHECK: 'off', COVER_FETCH_ALLOW_PRIVATE: '1' })).to.throw(
+      /COVER_CHECK=off is refused[\s\S]*COVER_FETCH_ALLOW_PRIVATE must not be set/,
+    );
+    expect(() => loadConfig({ COVER_CHECK_CONCURRENCY: '0' })).to.throw(
+      /COVER_CHECK_CONCURRENCY must be an integer from 1 to 64/,
+    );
   });
 });

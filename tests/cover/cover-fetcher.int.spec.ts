@@ -3,7 +3,12 @@
 // fallback is a stub that records the call and throws, so a typo cannot reach a real resolver.
 import { expect } from 'chai';
 import net from 'node:net';
-import { COVER_FETCH_DEFAULTS, createCoverFetcher, type CoverCheckResult, type CoverFetcherOptions } from '../../infra/cover/cover-fetcher.js';
+import {
+  COVER_FETCH_DEFAULTS,
+  createCoverFetcher,
+  type CoverCheckResult,
+  type CoverFetcherOptions,
+} from '../../infra/cover/cover-fetcher.js';
 import { startImageServers, type CountingListener, type ImageServers } from '../support/https-image-server.js';
 
 describe('cover fetcher (local HTTPS servers)', function () {
@@ -29,7 +34,8 @@ describe('cover fetcher (local HTTPS servers)', function () {
   /** A fetcher for loopback servers: private addresses allowed (unless overridden), test CA trusted. */
   const fetcher = (extra: CoverFetcherOptions = {}) =>
     createCoverFetcher({ hostMap: servers.hostMap, allowPrivate: true, ca: servers.ca, lookup: noDns, ...extra });
-  const check = (path: string, extra: CoverFetcherOptions = {}, allowed = STORE) => fetcher(extra)(servers.url('shop.test', path), allowed);
+  const check = (path: string, extra: CoverFetcherOptions = {}, allowed = STORE) =>
+    fetcher(extra)(servers.url('shop.test', path), allowed);
 
   /** Runs `action` and returns the connections `listener` accepted meanwhile. */
   async function connectionsDuring(listener: CountingListener, action: () => Promise<CoverCheckResult>) {
@@ -49,8 +55,20 @@ describe('cover fetcher (local HTTPS servers)', function () {
     for (const ext of ['jpg', 'png', 'webp']) {
       const format = ext === 'jpg' ? 'jpeg' : ext;
       it(`accepts an 800×600 and a 500×500 ${format}`, async () => {
-        expect(await check(`/img/800x600.${ext}`)).to.deep.equal({ ok: true, reasons: [], format, width: 800, height: 600 });
-        expect(await check(`/img/500x500.${ext}`)).to.deep.equal({ ok: true, reasons: [], format, width: 500, height: 500 });
+        expect(await check(`/img/800x600.${ext}`)).to.deep.equal({
+          ok: true,
+          reasons: [],
+          format,
+          width: 800,
+          height: 600,
+        });
+        expect(await check(`/img/500x500.${ext}`)).to.deep.equal({
+          ok: true,
+          reasons: [],
+          format,
+          width: 500,
+          height: 500,
+        });
       });
       it(`refuses a 499×800 ${format} as image_too_small, with its size`, async () => {
         const result = await check(`/img/499x800.${ext}`);
@@ -126,7 +144,11 @@ describe('cover fetcher (local HTTPS servers)', function () {
     });
 
     it('stops a never-ending body at the byte cap', async () => {
-      expectReason(await check('/endless', { maxBytes: 1024 * 1024 }), 'image_unreachable', /larger than 1048576 bytes/);
+      expectReason(
+        await check('/endless', { maxBytes: 1024 * 1024 }),
+        'image_unreachable',
+        /larger than 1048576 bytes/,
+      );
     });
 
     it('refuses a body over the cap, with or without Content-Length; the same body passes a larger cap', async () => {
@@ -141,7 +163,9 @@ describe('cover fetcher (local HTTPS servers)', function () {
         const started = Date.now();
         expectReason(await check(path, { totalTimeoutMs: 300 }), 'image_unreachable', /did not arrive within 300 ms/);
         // Not before the deadline; and well before the default one (the option was used), however busy the machine.
-        expect(Date.now() - started).to.be.at.least(250).and.below(COVER_FETCH_DEFAULTS.totalTimeoutMs);
+        expect(Date.now() - started)
+          .to.be.at.least(250)
+          .and.below(COVER_FETCH_DEFAULTS.totalTimeoutMs);
       }
     });
 
@@ -155,13 +179,21 @@ describe('cover fetcher (local HTTPS servers)', function () {
 
     it('reports a refused connection', async () => {
       const port = await closedPort();
-      expectReason(await fetcher()(`https://shop.test:${port}/img/800x600.jpg`, STORE), 'image_unreachable', /could not connect to shop\.test \(ECONNREFUSED\)/);
+      expectReason(
+        await fetcher()(`https://shop.test:${port}/img/800x600.jpg`, STORE),
+        'image_unreachable',
+        /could not connect to shop\.test \(ECONNREFUSED\)/,
+      );
     });
   });
 
   describe('TLS', () => {
     it('refuses a certificate that does not name the host', async () => {
-      expectReason(await fetcher()(servers.url('wrong.test', '/img/800x600.jpg'), ['wrong.test']), 'image_unreachable', /ALTNAME/);
+      expectReason(
+        await fetcher()(servers.url('wrong.test', '/img/800x600.jpg'), ['wrong.test']),
+        'image_unreachable',
+        /ALTNAME/,
+      );
     });
 
     it('refuses a certificate from a CA it does not trust', async () => {
@@ -179,7 +211,11 @@ describe('cover fetcher (local HTTPS servers)', function () {
         const { result, connections } = await connectionsDuring(servers.main, () =>
           fetcher()(servers.url(host, '/img/800x600.jpg'), STORE),
         );
-        expectReason(result, 'image_unreachable', new RegExp(`${host.replace('.', '\\.')} is not a domain or image host of the store`));
+        expectReason(
+          result,
+          'image_unreachable',
+          new RegExp(`${host.replace('.', '\\.')} is not a domain or image host of the store`),
+        );
         expect(connections).to.equal(0);
       }
       expect(dnsCalls).to.deep.equal([]);
@@ -187,7 +223,9 @@ describe('cover fetcher (local HTTPS servers)', function () {
 
     it('accepts a subdomain of a store domain, and a host listed as image host', async () => {
       expect(await fetcher()(servers.url('img.shop.test', '/img/800x600.jpg'), STORE)).to.include({ ok: true });
-      expect(await fetcher()(servers.url('evil.test', '/img/800x600.jpg', servers.evil), ['shop.test', 'evil.test'])).to.include({ ok: true });
+      expect(
+        await fetcher()(servers.url('evil.test', '/img/800x600.jpg', servers.evil), ['shop.test', 'evil.test']),
+      ).to.include({ ok: true });
     });
 
     it('matches the host without regard to case or a trailing dot', async () => {
@@ -204,7 +242,9 @@ describe('cover fetcher (local HTTPS servers)', function () {
         ['not a url', /not a valid URL/],
       ];
       for (const [url, message] of cases) {
-        const { result, connections } = await connectionsDuring(servers.main, () => fetcher()(url, [...STORE, '127.0.0.1', '[::1]']));
+        const { result, connections } = await connectionsDuring(servers.main, () =>
+          fetcher()(url, [...STORE, '127.0.0.1', '[::1]']),
+        );
         expectReason(result, 'image_unreachable', message);
         expect(connections, url).to.equal(0);
       }
@@ -225,7 +265,11 @@ describe('cover fetcher (local HTTPS servers)', function () {
         const hostMap = { 'shop.test': address };
         const url = servers.url('shop.test', '/img/800x600.jpg', listener);
         const refused = await connectionsDuring(listener, () => fetcher({ hostMap, allowPrivate: false })(url, STORE));
-        expectReason(refused.result, 'image_unreachable', /resolves to an address the check may not reach \(.*loopback\)/);
+        expectReason(
+          refused.result,
+          'image_unreachable',
+          /resolves to an address the check may not reach \(.*loopback\)/,
+        );
         expect(refused.connections).to.equal(0);
         const allowed = await connectionsDuring(listener, () => fetcher({ hostMap, allowPrivate: true })(url, STORE));
         expect(allowed.result).to.include({ ok: true, width: 800 });
@@ -239,7 +283,11 @@ describe('cover fetcher (local HTTPS servers)', function () {
       const url = servers.url('dns.shop.test', '/img/800x600.jpg');
       const onlyMain = (ip: string) => ip === '127.0.0.1';
       const before = [servers.main.connections(), servers.alt.connections()];
-      expectReason(await fetcher({ lookup, addressAllowed: onlyMain })(url, STORE), 'image_unreachable', /may not reach/);
+      expectReason(
+        await fetcher({ lookup, addressAllowed: onlyMain })(url, STORE),
+        'image_unreachable',
+        /may not reach/,
+      );
       expectReason(await fetcher({ lookup, allowPrivate: false })(url, STORE), 'image_unreachable', /may not reach/);
       expect([servers.main.connections(), servers.alt.connections()]).to.deep.equal(before);
     });
@@ -249,7 +297,11 @@ describe('cover fetcher (local HTTPS servers)', function () {
       expectReason(await fetcher()(url, STORE), 'image_unreachable', /dns\.shop\.test did not resolve/);
       expect(dnsCalls).to.deep.equal(['dns.shop.test']);
       expectReason(await fetcher({ lookup: async () => [] })(url, STORE), 'image_unreachable', /did not resolve/);
-      expectReason(await fetcher({ lookup: async () => ['not-an-ip'] })(url, STORE), 'image_unreachable', /may not reach/);
+      expectReason(
+        await fetcher({ lookup: async () => ['not-an-ip'] })(url, STORE),
+        'image_unreachable',
+        /may not reach/,
+      );
     });
 
     it('resolves once and connects to the checked address, even if DNS would answer differently later', async function () {
@@ -258,7 +310,10 @@ describe('cover fetcher (local HTTPS servers)', function () {
       let calls = 0;
       const lookup = async () => answers[Math.min(calls++, 1)];
       const { result, connections } = await connectionsDuring(servers.alt, () =>
-        fetcher({ lookup, addressAllowed: (ip) => ip === '127.0.0.1' })(servers.url('dns.shop.test', '/img/800x600.jpg'), STORE),
+        fetcher({ lookup, addressAllowed: (ip) => ip === '127.0.0.1' })(
+          servers.url('dns.shop.test', '/img/800x600.jpg'),
+          STORE,
+        ),
       );
       expect(result).to.include({ ok: true });
       expect(calls).to.equal(1);
@@ -269,11 +324,18 @@ describe('cover fetcher (local HTTPS servers)', function () {
       const port = await closedPort();
       const lookup = async () => ['127.0.0.1', '::1'];
       // Nothing listens on `port`: both addresses refuse, and the answer says so once.
-      expectReason(await fetcher({ lookup })(`https://dns.shop.test:${port}/`, STORE), 'image_unreachable', /ECONNREFUSED/);
+      expectReason(
+        await fetcher({ lookup })(`https://dns.shop.test:${port}/`, STORE),
+        'image_unreachable',
+        /ECONNREFUSED/,
+      );
       if (!servers.v6) return;
       const fallback = async () => ['127.0.0.3', '::1']; // nothing listens on 127.0.0.3
       const { result, connections } = await connectionsDuring(servers.v6, () =>
-        fetcher({ lookup: fallback })(servers.url('dns.shop.test', '/img/800x600.jpg', servers.v6 as CountingListener), STORE),
+        fetcher({ lookup: fallback })(
+          servers.url('dns.shop.test', '/img/800x600.jpg', servers.v6 as CountingListener),
+          STORE,
+        ),
       );
       expect(result).to.include({ ok: true });
       expect(connections).to.equal(1);

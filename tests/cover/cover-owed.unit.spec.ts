@@ -15,9 +15,18 @@ function given(...events: { type: string; data: Record<string, unknown> }[]): Co
     coverFold.initialState(),
   );
 }
-const sent = (url: string) => ({ type: 'ProductUpserted', data: { sku: 'sku', product: { store_id: 's', image_urls: [url] }, received_at: T0 } });
-const patched = () => ({ type: 'ProductPatched', data: { sku: 'sku', patch: { price_cents: 1, updated_at: T0 }, received_at: T0 } });
-const checked = (url: string, ok: boolean, checkedAt = T0) => ({ type: 'CoverChecked', data: { sku: 'sku', url, ok, reasons: [], checked_at: checkedAt } });
+const sent = (url: string) => ({
+  type: 'ProductUpserted',
+  data: { sku: 'sku', product: { store_id: 's', image_urls: [url] }, received_at: T0 },
+});
+const patched = () => ({
+  type: 'ProductPatched',
+  data: { sku: 'sku', patch: { price_cents: 1, updated_at: T0 }, received_at: T0 },
+});
+const checked = (url: string, ok: boolean, checkedAt = T0) => ({
+  type: 'CoverChecked',
+  data: { sku: 'sku', url, ok, reasons: [], checked_at: checkedAt },
+});
 const removed = () => ({ type: 'ProductRemoved', data: { sku: 'sku', store_id: 's', removed_at: T0 } });
 
 describe('checkOwed: what the log says the cover check still owes', () => {
@@ -39,7 +48,10 @@ describe('checkOwed: what the log says the cover check still owes', () => {
   it('leaves a send to the later send of the same product, and owes nothing once removed', () => {
     expect(checkOwed(given(sent(A), sent(B)), { kind: 'sent', revision: 0 }, at(0))).to.equal(false);
     expect(checkOwed(given(sent(A), removed()), { kind: 'sent', revision: 0 }, at(0))).to.equal(false);
-    expect(checkOwed(given(sent(A), patched()), { kind: 'sent', revision: 0 }, at(0)), 'a PATCH is not a send').to.equal(true);
+    expect(
+      checkOwed(given(sent(A), patched()), { kind: 'sent', revision: 0 }, at(0)),
+      'a PATCH is not a send',
+    ).to.equal(true);
   });
 
   it('is due again after 1 hour when rejected and after 7 days when accepted, by the clock given', () => {
@@ -49,7 +61,10 @@ describe('checkOwed: what the log says the cover check still owes', () => {
     const accepted = given(sent(A), checked(A, true));
     expect(checkOwed(accepted, { kind: 'due' }, at(7 * 24 * HOUR - 1))).to.equal(false);
     expect(checkOwed(accepted, { kind: 'due' }, at(7 * 24 * HOUR))).to.equal(true);
-    expect(checkOwed(given(sent(A), checked(A, false), sent(B)), { kind: 'due' }, at(2 * HOUR)), 'a result of another address').to.equal(false);
+    expect(
+      checkOwed(given(sent(A), checked(A, false), sent(B)), { kind: 'due' }, at(2 * HOUR)),
+      'a result of another address',
+    ).to.equal(false);
   });
 
   it('owes an "unchecked" check only while the current address has no result', () => {
@@ -59,6 +74,9 @@ describe('checkOwed: what the log says the cover check still owes', () => {
   });
 
   it('reads tenant and sku from the product stream name, colons in the sku included', () => {
-    expect(productStreamParts('product-test:pt_X:a:b')).to.deep.equal({ tenant: { env: 'test', partnerId: 'pt_X' }, sku: 'a:b' });
+    expect(productStreamParts('product-test:pt_X:a:b')).to.deep.equal({
+      tenant: { env: 'test', partnerId: 'pt_X' },
+      sku: 'a:b',
+    });
   });
 });

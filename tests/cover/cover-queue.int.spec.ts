@@ -47,7 +47,15 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     events = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS }); // byte-offset-like positions: no `position - 1`
     reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
     await events.appendToStream(streams.store(tenant, 's'), [
-      { type: 'StoreRegistered', data: { store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] }, registered_at: meta.recorded_at }, metadata: meta },
+      {
+        type: 'StoreRegistered',
+        data: {
+          store_id: 's',
+          store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
+          registered_at: meta.recorded_at,
+        },
+        metadata: meta,
+      },
     ]);
   });
   afterEach(async () => {
@@ -64,9 +72,18 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
   };
   const send = async (sku: string) =>
     events.appendToStream(streams.product(tenant, sku), [
-      { type: 'ProductUpserted', data: { sku, product: { store_id: 's', image_urls: [`https://shop.test/${sku}.jpg`] }, received_at: meta.recorded_at }, metadata: meta },
+      {
+        type: 'ProductUpserted',
+        data: {
+          sku,
+          product: { store_id: 's', image_urls: [`https://shop.test/${sku}.jpg`] },
+          received_at: meta.recorded_at,
+        },
+        metadata: meta,
+      },
     ]);
-  const results = async (sku: string) => (await events.readStream(streams.product(tenant, sku))).filter((e) => e.type === 'CoverChecked').length;
+  const results = async (sku: string) =>
+    (await events.readStream(streams.product(tenant, sku))).filter((e) => e.type === 'CoverChecked').length;
   const checkpoint = () => reads.getCheckpoint(COVER_REACTOR_CHECKPOINT);
   const reactor = async (messaging: Messaging, maxPending?: number) => {
     const r = new CoverCheckReactor({ events, reads, messaging, ...(maxPending ? { maxPending } : {}) });
@@ -75,9 +92,26 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     return r;
   };
   /** A pool and a consumer whose checker answers what `verdict` says for each URL (throwing when it throws). */
-  const consumer = async (messaging: Messaging, checker: CoverChecker, onSettled?: (id: string, outcome: 'done' | 'dead') => void) => {
-    const work = new CoverWork({ events, repo: new AggregateRepository(events), clock: new ManualClock(new Date(meta.recorded_at)), checker, concurrency: 1 });
-    const c = new CoverQueueConsumer({ messaging, work, concurrency: 1, maxDeliveries: 2, retryDelayMs: 0, ...(onSettled ? { onSettled } : {}) });
+  const consumer = async (
+    messaging: Messaging,
+    checker: CoverChecker,
+    onSettled?: (id: string, outcome: 'done' | 'dead') => void,
+  ) => {
+    const work = new CoverWork({
+      events,
+      repo: new AggregateRepository(events),
+      clock: new ManualClock(new Date(meta.recorded_at)),
+      checker,
+      concurrency: 1,
+    });
+    const c = new CoverQueueConsumer({
+      messaging,
+      work,
+      concurrency: 1,
+      maxDeliveries: 2,
+      retryDelayMs: 0,
+      ...(onSettled ? { onSettled } : {}),
+    });
     await c.start();
     closing.push(async () => {
       await c.stop();
@@ -99,7 +133,11 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
       checked += 1;
       return { ok: true, reasons: [] };
     });
-    await until(async () => (await results('a')) + (await results('b')) + (await results('c')) === 3, 30_000, 'three results');
+    await until(
+      async () => (await results('a')) + (await results('b')) + (await results('c')) === 3,
+      30_000,
+      'three results',
+    );
     expect(checked).to.equal(3);
   });
 
@@ -128,7 +166,11 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     const dead = (await send('dead')).position;
     await until(async () => (await messaging.deadLetters(COVER_QUEUE)).length === 1, 30_000, 'the dead letter');
     const after = (await send('after')).position;
-    await until(async () => (await results('after')) === 1, 30_000, 'a later send checked although the dead letter waits');
+    await until(
+      async () => (await results('after')) === 1,
+      30_000,
+      'a later send checked although the dead letter waits',
+    );
     // Held just below the dead letter: at the product event delivered before it (positions are opaque: no `dead - 1`),
     // a position the store takes back as a start, from which the dead send is the next product event.
     const products = await events.readAll({ categories: ['product'] });
@@ -155,7 +197,11 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
       },
       (id, outcome) => r.settled(id, outcome),
     );
-    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 30_000, 'every product checked');
+    await until(
+      async () => (await Promise.all(skus.map(results))).every((n) => n === 1),
+      30_000,
+      'every product checked',
+    );
     expect(mostQueued).to.be.within(1, 3);
   });
 
@@ -163,30 +209,56 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     const prefix = `cq${++prefixes}`;
     const log = pino({ level: 'silent' });
     const clock = new ManualClock(new Date(meta.recorded_at));
-    const config = loadConfig({ DATA_DIR: dir, COVER_CHECK: 'on', COVER_CHECK_CONCURRENCY: '1', COVER_RECHECK_SCAN_MS: '3600000' });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      COVER_CHECK: 'on',
+      COVER_CHECK_CONCURRENCY: '1',
+      COVER_RECHECK_SCAN_MS: '3600000',
+    });
     const byWorker: string[] = [];
     const byMain: string[] = [];
     // Each consumer's first check waits until the other has one in hand: both can only if the queue hands items to
     // both (if it did not, the checks would never end, and the wait for them below fails). No time limit on that
     // wait: one would let a slow machine's consumer go on alone and take everything in turn.
     const started = { main: signal(), worker: signal() };
-    const checkerOf = (mine: string[], me: Signal, other: Signal): CoverChecker => async (url) => {
-      mine.push(url);
-      me.fire();
-      await other.fired;
-      return { ok: true, reasons: [] };
-    };
-    const depsOf = async (messaging: Messaging) => ({ events, reads, messaging, clock, repo: new AggregateRepository(events), publicBaseUrl: 'http://127.0.0.1' });
+    const checkerOf =
+      (mine: string[], me: Signal, other: Signal): CoverChecker =>
+      async (url) => {
+        mine.push(url);
+        me.fire();
+        await other.fired;
+        return { ok: true, reasons: [] };
+      };
+    const depsOf = async (messaging: Messaging) => ({
+      events,
+      reads,
+      messaging,
+      clock,
+      repo: new AggregateRepository(events),
+      publicBaseUrl: 'http://127.0.0.1',
+    });
     const main = await startCoverChecks({
-      config, log, deps: await depsOf(await natsMessaging(prefix)), waitForPosition: async () => true,
+      config,
+      log,
+      deps: await depsOf(await natsMessaging(prefix)),
+      waitForPosition: async () => true,
       checker: checkerOf(byMain, started.main, started.worker),
     });
     closing.push(() => main!.stop());
-    const worker = await startCoverWorker({ config, log, deps: await depsOf(await natsMessaging(prefix)), checker: checkerOf(byWorker, started.worker, started.main) });
+    const worker = await startCoverWorker({
+      config,
+      log,
+      deps: await depsOf(await natsMessaging(prefix)),
+      checker: checkerOf(byWorker, started.worker, started.main),
+    });
     closing.push(() => worker!.stop());
     const skus = Array.from({ length: 8 }, (_, i) => `p${i}`);
     for (const sku of skus) await send(sku);
-    await until(async () => (await Promise.all(skus.map(results))).every((n) => n === 1), 30_000, 'every product checked');
+    await until(
+      async () => (await Promise.all(skus.map(results))).every((n) => n === 1),
+      30_000,
+      'every product checked',
+    );
     expect(byMain.length, 'the projections process checked some').to.be.greaterThan(0);
     expect(byWorker.length, 'the worker checked some').to.be.greaterThan(0);
     expect([...byMain, ...byWorker].sort()).to.deep.equal(skus.map((sku) => `https://shop.test/${sku}.jpg`).sort());

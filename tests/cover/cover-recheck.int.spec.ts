@@ -49,7 +49,9 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
     });
     scheduler = new CoverRecheckScheduler({ reads, clock, work, intervalMs: 3_600_000 });
     await append(streams.store(tenant, 's'), 'StoreRegistered', {
-      store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] }, registered_at: now(),
+      store_id: 's',
+      store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
+      registered_at: now(),
     });
     await append(streams.store(tenant, 's'), 'StoreApproved', { store_id: 's', domains: ['shop.test'] });
   });
@@ -69,11 +71,26 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
   }
   const send = (sku: string) =>
     append(streams.product(tenant, sku), 'ProductUpserted', {
-      sku, received_at: now(),
-      product: { store_id: 's', title: 'Title', product_url: 'https://shop.test/p', image_urls: [`https://shop.test/${sku}.jpg`], price_cents: 1, available: true, updated_at: '2026-01-01T00:00:00Z' },
+      sku,
+      received_at: now(),
+      product: {
+        store_id: 's',
+        title: 'Title',
+        product_url: 'https://shop.test/p',
+        image_urls: [`https://shop.test/${sku}.jpg`],
+        price_cents: 1,
+        available: true,
+        updated_at: '2026-01-01T00:00:00Z',
+      },
     });
   const cover = (sku: string, ok: boolean) =>
-    append(streams.product(tenant, sku), 'CoverChecked', { sku, url: `https://shop.test/${sku}.jpg`, ok, reasons: ok ? [] : [{ code: 'image_type', message: 'no' }], checked_at: now() });
+    append(streams.product(tenant, sku), 'CoverChecked', {
+      sku,
+      url: `https://shop.test/${sku}.jpg`,
+      ok,
+      reasons: ok ? [] : [{ code: 'image_type', message: 'no' }],
+      checked_at: now(),
+    });
   const scan = async () => {
     checked = [];
     const position = await scheduler.scan();
@@ -102,7 +119,11 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
     await cover('quiet', true);
     clock.advance(7 * 24 * HOUR);
     expect(await scan(), 'stale: out of search, not re-checked').to.deep.equal([]);
-    await append(streams.product(tenant, 'quiet'), 'ProductPatched', { sku: 'quiet', patch: { price_cents: 2, updated_at: '2026-01-01T00:00:00Z' }, received_at: now() });
+    await append(streams.product(tenant, 'quiet'), 'ProductPatched', {
+      sku: 'quiet',
+      patch: { price_cents: 2, updated_at: '2026-01-01T00:00:00Z' },
+      received_at: now(),
+    });
     expect(await scan()).to.deep.equal(['quiet']);
   });
 });

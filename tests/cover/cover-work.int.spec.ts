@@ -37,13 +37,34 @@ describe('cover-check pool (SQLite event store)', () => {
       concurrency: 3,
       checker: (url, hosts) =>
         new Promise<CoverVerdict>((resolve) => {
-          const entry = { url, hosts, finish: (v: CoverVerdict) => { running = running.filter((r) => r !== entry); resolve(v); } };
+          const entry = {
+            url,
+            hosts,
+            finish: (v: CoverVerdict) => {
+              running = running.filter((r) => r !== entry);
+              resolve(v);
+            },
+          };
           running.push(entry);
           maxAtOnce = Math.max(maxAtOnce, running.length);
         }),
     });
     await events.appendToStream(streams.store(tenant, 's'), [
-      { type: 'StoreRegistered', data: { store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'], image_hosts: ['cdn.test'] }, registered_at: meta.recorded_at }, metadata: meta },
+      {
+        type: 'StoreRegistered',
+        data: {
+          store_id: 's',
+          store: {
+            name: 'S',
+            cnpj: '11222333000181',
+            website_url: 'https://shop.test',
+            domains: ['shop.test'],
+            image_hosts: ['cdn.test'],
+          },
+          registered_at: meta.recorded_at,
+        },
+        metadata: meta,
+      },
     ]);
   });
   afterEach(async () => {
@@ -55,16 +76,29 @@ describe('cover-check pool (SQLite event store)', () => {
 
   const send = async (sku: string, url: string) => {
     const r = await events.appendToStream(streams.product(tenant, sku), [
-      { type: 'ProductUpserted', data: { sku, product: { store_id: 's', image_urls: [url] }, received_at: meta.recorded_at }, metadata: meta },
+      {
+        type: 'ProductUpserted',
+        data: { sku, product: { store_id: 's', image_urls: [url] }, received_at: meta.recorded_at },
+        metadata: meta,
+      },
     ]);
     return r.nextRevision;
   };
-  const checks = async (sku: string) => (await events.readStream(streams.product(tenant, sku))).filter((e) => e.type === 'CoverChecked').map((e) => e.data as { url: string; ok: boolean });
+  const checks = async (sku: string) =>
+    (await events.readStream(streams.product(tenant, sku)))
+      .filter((e) => e.type === 'CoverChecked')
+      .map((e) => e.data as { url: string; ok: boolean });
   const finishAll = (v: CoverVerdict = { ok: true, reasons: [] }) => [...running].forEach((r) => r.finish(v));
 
   it('runs at most `concurrency` checks at once, against the store domains and image hosts, and records each', async () => {
     const jobs: Promise<JobOutcome>[] = [];
-    for (let i = 0; i < 8; i++) jobs.push(work.submit(streams.product(tenant, `p${i}`), { kind: 'sent', revision: await send(`p${i}`, `https://cdn.test/${i}.jpg`) }));
+    for (let i = 0; i < 8; i++)
+      jobs.push(
+        work.submit(streams.product(tenant, `p${i}`), {
+          kind: 'sent',
+          revision: await send(`p${i}`, `https://cdn.test/${i}.jpg`),
+        }),
+      );
     await until(() => running.length === 3, 30_000);
     expect(running[0].hosts).to.deep.equal(['shop.test', 'cdn.test']);
     const recorded = async () => (await Promise.all(jobs.map((_, i) => checks(`p${i}`)))).every((c) => c.length === 1);
@@ -74,7 +108,10 @@ describe('cover-check pool (SQLite event store)', () => {
     }, 5_000);
     await Promise.all(jobs);
     expect(maxAtOnce).to.equal(3);
-    for (let i = 0; i < 8; i++) expect(await checks(`p${i}`)).to.deep.equal([{ url: `https://cdn.test/${i}.jpg`, ok: true, reasons: [], sku: `p${i}`, checked_at: meta.recorded_at }]);
+    for (let i = 0; i < 8; i++)
+      expect(await checks(`p${i}`)).to.deep.equal([
+        { url: `https://cdn.test/${i}.jpg`, ok: true, reasons: [], sku: `p${i}`, checked_at: meta.recorded_at },
+      ]);
   });
 
   it('runs the jobs of one product one after the other, and the second finds nothing owed', async () => {
@@ -100,9 +137,21 @@ describe('cover-check pool (SQLite event store)', () => {
       work.submit(removedStream, { kind: 'sent', revision: await send('removed', 'https://cdn.test/c.jpg') }),
     ];
     await until(() => running.length === 3, 30_000);
-    await events.appendToStream(patchedStream, [{ type: 'ProductPatched', data: { sku: 'patched', patch: { price_cents: 5, updated_at: meta.recorded_at }, received_at: meta.recorded_at }, metadata: meta }]);
+    await events.appendToStream(patchedStream, [
+      {
+        type: 'ProductPatched',
+        data: {
+          sku: 'patched',
+          patch: { price_cents: 5, updated_at: meta.recorded_at },
+          received_at: meta.recorded_at,
+        },
+        metadata: meta,
+      },
+    ]);
     await send('resent', 'https://cdn.test/b2.jpg');
-    await events.appendToStream(removedStream, [{ type: 'ProductRemoved', data: { sku: 'removed', store_id: 's', removed_at: meta.recorded_at }, metadata: meta }]);
+    await events.appendToStream(removedStream, [
+      { type: 'ProductRemoved', data: { sku: 'removed', store_id: 's', removed_at: meta.recorded_at }, metadata: meta },
+    ]);
     finishAll();
     await Promise.all(jobs);
     expect((await checks('patched')).map((c) => c.url)).to.deep.equal(['https://cdn.test/a.jpg']);
@@ -112,7 +161,13 @@ describe('cover-check pool (SQLite event store)', () => {
 
   it('on stop, lets running checks record their result and drops the queued ones', async () => {
     const jobs: Promise<JobOutcome>[] = [];
-    for (let i = 0; i < 5; i++) jobs.push(work.submit(streams.product(tenant, `q${i}`), { kind: 'sent', revision: await send(`q${i}`, `https://cdn.test/q${i}.jpg`) }));
+    for (let i = 0; i < 5; i++)
+      jobs.push(
+        work.submit(streams.product(tenant, `q${i}`), {
+          kind: 'sent',
+          revision: await send(`q${i}`, `https://cdn.test/q${i}.jpg`),
+        }),
+      );
     await until(() => running.length === 3, 30_000);
     const stopped = work.stop();
     finishAll();

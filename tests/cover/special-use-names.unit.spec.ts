@@ -4,10 +4,21 @@ import { expect } from 'chai';
 describe('special-use names (never sent to a resolver)', () => {
   it('recognises .test, .example, .invalid, .localhost and .local names, and nothing else', async () => {
     const { isSpecialUseName } = await import('../../infra/cover/cover-fetcher.js');
-    for (const name of ['shop.test', 'cdn.shop.test', 'test', 'a.example', 'x.invalid', 'localhost', 'app.localhost', 'printer.local', 'CDN.SHOP.TEST.']) {
+    for (const name of [
+      'shop.test',
+      'cdn.shop.test',
+      'test',
+      'a.example',
+      'x.invalid',
+      'localhost',
+      'app.localhost',
+      'printer.local',
+      'CDN.SHOP.TEST.',
+    ]) {
       expect(isSpecialUseName(name), name).to.equal(true);
     }
-    for (const name of ['shop.com', 'testing.com', 'example.com.br', 'mytest', 'local.shop.com']) expect(isSpecialUseName(name), name).to.equal(false);
+    for (const name of ['shop.com', 'testing.com', 'example.com.br', 'mytest', 'local.shop.com'])
+      expect(isSpecialUseName(name), name).to.equal(false);
   });
 
   it('the default fetcher refuses an unmapped special-use name as image_unreachable, opening no socket', async () => {

@@ -9,7 +9,12 @@ import { fold, given } from '../support/decider-given.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-03T00:00:00.000Z';
-const STORE: StoreInput = { name: 'Loja', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test', 'shop2.test'] };
+const STORE: StoreInput = {
+  name: 'Loja',
+  cnpj: '11222333000181',
+  website_url: 'https://shop.test',
+  domains: ['shop.test', 'shop2.test'],
+};
 const registered: StoreEvent = { type: 'StoreRegistered', data: { store_id: 's1', store: STORE, registered_at: now } };
 const PRODUCT: ProductInput = {
   store_id: 's1',
@@ -34,24 +39,34 @@ describe('store decider', () => {
   });
 
   it('when registered, the same input again changes nothing; another input replaces it', () => {
-    given(storeDecider, registered).when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE }, now: later }).thenNothing();
+    given(storeDecider, registered)
+      .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE }, now: later })
+      .thenNothing();
     given(storeDecider, registered)
       .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE, name: 'Outra' }, now: later })
-      .then({ type: 'StoreReplaced', data: { store_id: 's1', store: { ...STORE, name: 'Outra' }, replaced_at: later } });
+      .then({
+        type: 'StoreReplaced',
+        data: { store_id: 's1', store: { ...STORE, name: 'Outra' }, replaced_at: later },
+      });
   });
 
   it('when approved, a replacement that drops a domain removes it from the approved ones', () => {
     const state = fold(storeDecider, [
       registered,
       { type: 'StoreApproved', data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] } },
-      { type: 'StoreReplaced', data: { store_id: 's1', store: { ...STORE, domains: ['shop.test', 'new.test'] }, replaced_at: now } },
+      {
+        type: 'StoreReplaced',
+        data: { store_id: 's1', store: { ...STORE, domains: ['shop.test', 'new.test'] }, replaced_at: now },
+      },
     ]);
     expect(state.status).to.equal('active');
     expect(state.domainsApproved).to.deep.equal(['shop.test']);
   });
 
   it('approval approves every declared domain', () => {
-    given(storeDecider, registered).when({ type: 'ApproveStore' }).then({ type: 'StoreApproved', data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] } });
+    given(storeDecider, registered)
+      .when({ type: 'ApproveStore' })
+      .then({ type: 'StoreApproved', data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] } });
   });
 
   it('approves one declared domain at a time, once, and refuses an undeclared one', () => {
@@ -66,7 +81,9 @@ describe('store decider', () => {
     given(storeDecider, registered).when({ type: 'SuspendStore' }).then(suspended);
     given(storeDecider, registered, suspended).when({ type: 'SuspendStore' }).thenNothing();
     given(storeDecider, registered).when({ type: 'ReinstateStore' }).thenThrows(409, 'status: invalid_transition');
-    given(storeDecider, registered, suspended).when({ type: 'ReinstateStore' }).then({ type: 'StoreReinstated', data: { store_id: 's1' } });
+    given(storeDecider, registered, suspended)
+      .when({ type: 'ReinstateStore' })
+      .then({ type: 'StoreReinstated', data: { store_id: 's1' } });
   });
 
   it('refuses operator actions on a store that does not exist', () => {
@@ -84,7 +101,12 @@ describe('product decider', () => {
   it('when a newer version exists, ignores an older updated_at and applies an equal one', () => {
     const history = upserted({ updated_at: '2026-01-01T10:00:00.000Z' });
     const older = given(productDecider, history)
-      .when({ type: 'UpsertProduct', sku: 'k', input: { ...PRODUCT, updated_at: '2026-01-01T09:59:59.999Z' }, now: later })
+      .when({
+        type: 'UpsertProduct',
+        sku: 'k',
+        input: { ...PRODUCT, updated_at: '2026-01-01T09:59:59.999Z' },
+        now: later,
+      })
       .thenNothing();
     expect(older.ignoredStale).to.equal(true);
     given(productDecider, history)
@@ -107,18 +129,32 @@ describe('product decider', () => {
 
   it('PATCH records the patch; of an unknown or removed SKU is 404; one that makes the from-price not higher is 422', () => {
     const patch = { price_cents: 900, updated_at: '2026-01-02T00:00:00.000Z' };
-    given(productDecider, upserted()).when({ type: 'PatchProduct', sku: 'k', patch, now: later }).then({ type: 'ProductPatched', data: { sku: 'k', patch, received_at: later } });
+    given(productDecider, upserted())
+      .when({ type: 'PatchProduct', sku: 'k', patch, now: later })
+      .then({ type: 'ProductPatched', data: { sku: 'k', patch, received_at: later } });
     given(productDecider).when({ type: 'PatchProduct', sku: 'k', patch, now }).thenThrows(404);
     given(productDecider, upserted(), removed).when({ type: 'PatchProduct', sku: 'k', patch, now }).thenThrows(404);
     given(productDecider, upserted({ original_price_cents: 2000 }))
-      .when({ type: 'PatchProduct', sku: 'k', patch: { price_cents: 2000, updated_at: '2026-01-02T00:00:00.000Z' }, now })
+      .when({
+        type: 'PatchProduct',
+        sku: 'k',
+        patch: { price_cents: 2000, updated_at: '2026-01-02T00:00:00.000Z' },
+        now,
+      })
       .thenThrows(422, 'original_price_cents: not_higher');
   });
 
   it('PATCH with null commission and null from-price removes them from the product', () => {
     const state = fold(productDecider, [
       upserted({ commission: { type: 'fixed', amount_cents: 10 }, original_price_cents: 2000 }),
-      { type: 'ProductPatched', data: { sku: 'k', patch: { commission: null, original_price_cents: null, updated_at: '2026-01-02T00:00:00.000Z' }, received_at: now } },
+      {
+        type: 'ProductPatched',
+        data: {
+          sku: 'k',
+          patch: { commission: null, original_price_cents: null, updated_at: '2026-01-02T00:00:00.000Z' },
+          received_at: now,
+        },
+      },
     ]);
     expect(state.product).to.not.have.property('commission');
     expect(state.product).to.not.have.property('original_price_cents');
@@ -133,8 +169,14 @@ describe('product decider', () => {
 });
 
 describe('partner decider', () => {
-  const created: PartnerEvent = { type: 'PartnerCreated', data: { partner_id: 'pt_1', name: 'P', partner_type: 'hub', created_at: now } };
-  const issued: PartnerEvent = { type: 'KeyIssued', data: { key_id: 'k1', key_hash: 'h', environment: 'test', scopes: ['catalog'], issued_at: now } };
+  const created: PartnerEvent = {
+    type: 'PartnerCreated',
+    data: { partner_id: 'pt_1', name: 'P', partner_type: 'hub', created_at: now },
+  };
+  const issued: PartnerEvent = {
+    type: 'KeyIssued',
+    data: { key_id: 'k1', key_hash: 'h', environment: 'test', scopes: ['catalog'], issued_at: now },
+  };
 
   it('creates a partner once', () => {
     const create = { type: 'CreatePartner', partnerId: 'pt_1', name: 'P', partnerType: 'hub', now } as const;
@@ -143,10 +185,19 @@ describe('partner decider', () => {
   });
 
   it('issues keys only to an existing partner and revokes a key once', () => {
-    const issue: PartnerCommand = { type: 'IssueKey', keyId: 'k1', keyHash: 'h', environment: 'test', scopes: ['catalog'], now };
+    const issue: PartnerCommand = {
+      type: 'IssueKey',
+      keyId: 'k1',
+      keyHash: 'h',
+      environment: 'test',
+      scopes: ['catalog'],
+      now,
+    };
     given(partnerDecider).when(issue).thenThrows(404);
     given(partnerDecider, created).when(issue).then(issued);
-    given(partnerDecider, created, issued).when({ type: 'RevokeKey', keyId: 'k1', now: later }).then({ type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: later } });
+    given(partnerDecider, created, issued)
+      .when({ type: 'RevokeKey', keyId: 'k1', now: later })
+      .then({ type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: later } });
     given(partnerDecider, created, issued, { type: 'KeyRevoked', data: { key_id: 'k1', revoked_at: now } })
       .when({ type: 'RevokeKey', keyId: 'k1', now })
       .thenNothing();

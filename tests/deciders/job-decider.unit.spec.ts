@@ -14,19 +14,29 @@ import { fold, given as givenEvents, META } from '../support/decider-given.js';
 
 const now = '2026-01-02T00:00:00.000Z';
 const tenant = { partnerId: 'pt_A', env: 'live' as const };
-const upsert = (sku: string, size = 0): BatchItem => ({ op: 'upsert', sku, product: { title: 'x'.repeat(size) } as never });
+const upsert = (sku: string, size = 0): BatchItem => ({
+  op: 'upsert',
+  sku,
+  product: { title: 'x'.repeat(size) } as never,
+});
 const del = (sku: string): BatchItem => ({ op: 'delete', sku });
 
 const given = (events: readonly JobEvent[]): JobState => fold(jobDecider, events);
 const submitted = (items: BatchItem[]) => planSubmission({ jobId: 'job_1', tenant, items, now }).flat();
-const outcomes = (indexes: number[], bucket: ItemOutcome['bucket'] = 'pending'): ItemOutcome[] => indexes.map((index) => ({ index, sku: `s${index}`, bucket }));
+const outcomes = (indexes: number[], bucket: ItemOutcome['bucket'] = 'pending'): ItemOutcome[] =>
+  indexes.map((index) => ({ index, sku: `s${index}`, bucket }));
 const started: JobEvent = { type: 'BatchStarted', data: { job_id: 'job_1', started_at: now } };
 const runningEvents = (n: number) => [...submitted(Array.from({ length: n }, (_, i) => upsert(`s${i}`))), started];
 const running = (n: number) => given(runningEvents(n));
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 /** The job's state after a command (its answer). */
 const after = (s: JobState, c: JobCommand): JobState => jobDecider.decide(c, s).result;
-const wave = (chunk: number, indexes: number[]): JobCommand => ({ type: 'RecordWave', chunk, outcomes: outcomes(indexes), now });
+const wave = (chunk: number, indexes: number[]): JobCommand => ({
+  type: 'RecordWave',
+  chunk,
+  outcomes: outcomes(indexes),
+  now,
+});
 
 describe('job decider', () => {
   describe('planning the submission', () => {
@@ -42,10 +52,15 @@ describe('job decider', () => {
 
     it('splits a large batch into parts and appends within the budgets, items back in order', () => {
       const items = Array.from({ length: 300 }, (_, i) => upsert(`s${i}`, 1000));
-      const appends = planSubmission({ jobId: 'job_1', tenant, items, now }, { partBytes: 20_000, appendBytes: 50_000 });
+      const appends = planSubmission(
+        { jobId: 'job_1', tenant, items, now },
+        { partBytes: 20_000, appendBytes: 50_000 },
+      );
       expect(appends.length).to.be.greaterThan(3);
       for (const a of appends) {
-        const bytes = a.filter((e) => e.type === 'BatchPartStored').reduce((n, e) => n + Buffer.byteLength(JSON.stringify((e.data as { items: unknown }).items)), 0);
+        const bytes = a
+          .filter((e) => e.type === 'BatchPartStored')
+          .reduce((n, e) => n + Buffer.byteLength(JSON.stringify((e.data as { items: unknown }).items)), 0);
         expect(bytes).to.be.at.most(50_000);
       }
       expect(appends.flat().filter((e) => e.type === 'BatchQueued')).to.have.length(1);
@@ -54,12 +69,23 @@ describe('job decider', () => {
     });
 
     it('gives an item larger than a part a part of its own', () => {
-      const appends = planSubmission({ jobId: 'job_1', tenant, items: [upsert('a', 10), upsert('b', 5000), upsert('c', 10)], now }, { partBytes: 1000, appendBytes: 100_000 });
-      expect(appends.flat().filter((e) => e.type === 'BatchPartStored').map((e) => (e.data as { from: number }).from)).to.deep.equal([0, 1, 2]);
+      const appends = planSubmission(
+        { jobId: 'job_1', tenant, items: [upsert('a', 10), upsert('b', 5000), upsert('c', 10)], now },
+        { partBytes: 1000, appendBytes: 100_000 },
+      );
+      expect(
+        appends
+          .flat()
+          .filter((e) => e.type === 'BatchPartStored')
+          .map((e) => (e.data as { from: number }).from),
+      ).to.deep.equal([0, 1, 2]);
     });
 
     it('without BatchQueued (a crash mid-write), parts are no job', () => {
-      const events = planSubmission({ jobId: 'job_1', tenant, items: [upsert('a'), del('b')], now }, { partBytes: 10, appendBytes: 10 });
+      const events = planSubmission(
+        { jobId: 'job_1', tenant, items: [upsert('a'), del('b')], now },
+        { partBytes: 10, appendBytes: 10 },
+      );
       const s = given(events.slice(0, -1).flat());
       expect(s.exists).to.equal(false);
       expect(brokenBecause(s)).to.equal('the job was never queued');
@@ -68,7 +94,10 @@ describe('job decider', () => {
     it('names a batch whose stored parts are incomplete', () => {
       const events = submitted(Array.from({ length: 3 }, (_, i) => upsert(`s${i}`, 100)));
       expect(brokenBecause(given(events))).to.equal(null);
-      const planned = planSubmission({ jobId: 'job_1', tenant, items: Array.from({ length: 3 }, (_, i) => upsert(`s${i}`, 100)), now }, { partBytes: 10, appendBytes: 10 }).flat();
+      const planned = planSubmission(
+        { jobId: 'job_1', tenant, items: Array.from({ length: 3 }, (_, i) => upsert(`s${i}`, 100)), now },
+        { partBytes: 10, appendBytes: 10 },
+      ).flat();
       expect(brokenBecause(given(planned.filter((_, i) => i !== 1)))).to.equal('stored 2 parts of 3');
     });
   });
@@ -92,7 +121,13 @@ describe('job decider', () => {
       const passes: number[][] = [];
       for (let w = nextWave(s); w; w = nextWave(s)) {
         passes.push(w.items.map((i) => i.index));
-        s = after(s, wave(w.chunk, w.items.map((i) => i.index)));
+        s = after(
+          s,
+          wave(
+            w.chunk,
+            w.items.map((i) => i.index),
+          ),
+        );
       }
       expect(passes).to.deep.equal([[0, 1, 4], [2], [3]]);
     });
@@ -103,18 +138,30 @@ describe('job decider', () => {
       const start: JobCommand = { type: 'StartJob', now };
       const o = givenEvents(jobDecider, ...submitted([upsert('a')])).when(start);
       expect(o.then(started)).to.deep.equal(o.after);
-      givenEvents(jobDecider, ...runningEvents(1)).when(start).thenNothing();
+      givenEvents(jobDecider, ...runningEvents(1))
+        .when(start)
+        .thenNothing();
     });
 
     it('records the last pass with BatchDone carrying totals that add up', () => {
       const recorded: ItemOutcome[] = [
         { index: 0, sku: 's0', bucket: 'accepted' },
-        { index: 1, sku: 's1', bucket: 'rejected', reasons: [{ code: 'store_not_found', field: 'store_id', message: 'm' }] },
+        {
+          index: 1,
+          sku: 's1',
+          bucket: 'rejected',
+          reasons: [{ code: 'store_not_found', field: 'store_id', message: 'm' }],
+        },
         { index: 2, sku: 's2', bucket: 'pending' },
         { index: 3, sku: 's3', bucket: 'removed' },
       ];
       const totals = { received: 4, accepted: 1, rejected: 1, pending: 1, removed: 1 };
-      const o = givenEvents(jobDecider, ...runningEvents(4)).when({ type: 'RecordWave', chunk: 0, outcomes: recorded, now });
+      const o = givenEvents(jobDecider, ...runningEvents(4)).when({
+        type: 'RecordWave',
+        chunk: 0,
+        outcomes: recorded,
+        now,
+      });
       const answer = o.then(
         { type: 'BatchChunkProcessed', data: { job_id: 'job_1', chunk: 0, outcomes: recorded } },
         { type: 'BatchDone', data: { job_id: 'job_1', totals, finished_at: now } },
@@ -125,12 +172,26 @@ describe('job decider', () => {
 
     it('records a pass that leaves items without BatchDone, and finishes a job whose items are all recorded', () => {
       const o = givenEvents(jobDecider, ...runningEvents(60)).when(wave(0, [0, 1]));
-      expect(o.then({ type: 'BatchChunkProcessed', data: { job_id: 'job_1', chunk: 0, outcomes: outcomes([0, 1]) } })).to.deep.equal(o.after);
-      const whole: JobEvent = { type: 'BatchChunkProcessed', data: { job_id: 'job_1', chunk: 0, outcomes: outcomes([0]) } };
+      expect(
+        o.then({ type: 'BatchChunkProcessed', data: { job_id: 'job_1', chunk: 0, outcomes: outcomes([0, 1]) } }),
+      ).to.deep.equal(o.after);
+      const whole: JobEvent = {
+        type: 'BatchChunkProcessed',
+        data: { job_id: 'job_1', chunk: 0, outcomes: outcomes([0]) },
+      };
       givenEvents(jobDecider, ...runningEvents(1), whole)
         .when({ type: 'FinishJob', now })
-        .then({ type: 'BatchDone', data: { job_id: 'job_1', totals: { received: 1, accepted: 0, rejected: 0, pending: 1, removed: 0 }, finished_at: now } });
-      givenEvents(jobDecider, ...runningEvents(2), whole).when({ type: 'FinishJob', now }).thenNothing();
+        .then({
+          type: 'BatchDone',
+          data: {
+            job_id: 'job_1',
+            totals: { received: 1, accepted: 0, rejected: 0, pending: 1, removed: 0 },
+            finished_at: now,
+          },
+        });
+      givenEvents(jobDecider, ...runningEvents(2), whole)
+        .when({ type: 'FinishJob', now })
+        .thenNothing();
     });
 
     it('refuses outcomes outside the chunk, twice for one item, or for a job not running', () => {
@@ -143,9 +204,13 @@ describe('job decider', () => {
 
     it('fails an unfinished job once, and never a finished one', () => {
       const o = givenEvents(jobDecider, ...runningEvents(1)).when({ type: 'FailJob', reason: 'broken', now });
-      expect(o.then({ type: 'BatchFailed', data: { job_id: 'job_1', reason: 'broken', finished_at: now } })).to.deep.equal(o.after);
+      expect(
+        o.then({ type: 'BatchFailed', data: { job_id: 'job_1', reason: 'broken', finished_at: now } }),
+      ).to.deep.equal(o.after);
       const done = jobDecider.decide(wave(0, [0]), running(1)).events;
-      givenEvents(jobDecider, ...runningEvents(1), ...done).when({ type: 'FailJob', reason: 'late', now }).thenNothing();
+      givenEvents(jobDecider, ...runningEvents(1), ...done)
+        .when({ type: 'FailJob', reason: 'late', now })
+        .thenNothing();
       expect(given([...runningEvents(1), ...done]).state).to.equal('done');
     });
   });

@@ -34,7 +34,9 @@ export function given(...conversions: Conversion[]): Scenario {
 export const givenRecorded = (...events: OrderEvent[]): Scenario => new Scenario(givenEvents(orderDecider, ...events));
 
 export class Scenario {
-  constructor(private readonly events: ReturnType<typeof givenEvents<OrderState, RecordConversion, OrderEvent, OrderAnswer>>) {}
+  constructor(
+    private readonly events: ReturnType<typeof givenEvents<OrderState, RecordConversion, OrderEvent, OrderAnswer>>,
+  ) {}
   get state(): OrderState {
     return this.events.state;
   }
@@ -57,7 +59,10 @@ export class Outcome {
   thenRecords(type: OrderEvent['type']): OrderAnswer {
     expect(this.outcome.problem?.message, 'the decision threw a problem').to.equal(undefined);
     const { duplicate, ignored_stale, ...order } = this.outcome.decision!.result.receipt;
-    expect([duplicate, ignored_stale], 'a recorded event is neither a duplicate nor a stale one').to.deep.equal([false, type === 'ConversionIgnoredStale']);
+    expect([duplicate, ignored_stale], 'a recorded event is neither a duplicate nor a stale one').to.deep.equal([
+      false,
+      type === 'ConversionIgnoredStale',
+    ]);
     const event = normalizeConversion(this.command.data.input);
     const data = { event, body_hash: conversionHash(event), received_at: canonicalDate(this.command.data.now), order };
     return this.outcome.then({ type, data });

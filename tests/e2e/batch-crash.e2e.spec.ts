@@ -27,7 +27,17 @@ interface Child {
 /** Starts the service and reads its addresses from the start-up log line. */
 async function startChild(dataDir: string): Promise<Child> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', COVER_CHECK: 'off' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'info',
+      COVER_CHECK: 'off',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout });
@@ -80,7 +90,15 @@ describe('batch job across a crash (service as a child process, SIGKILL)', funct
     const items = Array.from({ length: 1000 }, (_, i) => ({
       op: 'upsert',
       sku: `crash-${i}`,
-      product: { store_id: 'loja-crash', title: `Produto ${i}`, product_url: `https://shop.test/p/${i}`, image_urls: ['https://cdn.shop.test/1.jpg'], price_cents: 1000 + i, available: true, updated_at: updatedAt },
+      product: {
+        store_id: 'loja-crash',
+        title: `Produto ${i}`,
+        product_url: `https://shop.test/p/${i}`,
+        image_urls: ['https://cdn.shop.test/1.jpg'],
+        price_cents: 1000 + i,
+        available: true,
+        updated_at: updatedAt,
+      },
     }));
     const posted = await api.post('/products/batch', { items });
     expect(posted.status).to.equal(202);
@@ -88,10 +106,14 @@ describe('batch job across a crash (service as a child process, SIGKILL)', funct
 
     // Kill as soon as the first chunk is recorded: most of the batch is still to do.
     let atKill: any;
-    await until(async () => {
-      atKill = (await api.get(`/jobs/${jobId}`)).body;
-      return atKill.state === 'running' && atKill.totals.pending > 0;
-    }, 20_000, 'first chunk recorded');
+    await until(
+      async () => {
+        atKill = (await api.get(`/jobs/${jobId}`)).body;
+        return atKill.state === 'running' && atKill.totals.pending > 0;
+      },
+      20_000,
+      'first chunk recorded',
+    );
     child.process.kill('SIGKILL');
     await exited(child.process);
     expect(atKill.totals.pending).to.be.below(1000);
@@ -105,10 +127,14 @@ describe('batch job across a crash (service as a child process, SIGKILL)', funct
       child = await startChild(dataDir);
       api = client(child.api, key.body.api_key);
       let job: any;
-      await until(async () => {
-        job = (await api.get(`/jobs/${jobId}`)).body;
-        return job.state === 'done';
-      }, 30_000, 'job done after restart');
+      await until(
+        async () => {
+          job = (await api.get(`/jobs/${jobId}`)).body;
+          return job.state === 'done';
+        },
+        30_000,
+        'job done after restart',
+      );
       expect(job.totals).to.deep.equal({ received: 1000, accepted: 0, rejected: 0, pending: 1000, removed: 0 });
       expect(job.errors).to.deep.equal([]);
 
@@ -122,7 +148,10 @@ describe('batch job across a crash (service as a child process, SIGKILL)', funct
       expect(indexes).to.deep.equal(items.map((_, i) => i));
       for (let i = 0; i < items.length; i++) {
         const events = await log.readStream(streams.product({ partnerId, env: 'live' }, `crash-${i}`));
-        expect(events.map((e) => [e.type, e.metadata.job_id, e.metadata.job_item]), `crash-${i}`).to.deep.equal([['ProductUpserted', jobId, i]]);
+        expect(
+          events.map((e) => [e.type, e.metadata.job_id, e.metadata.job_item]),
+          `crash-${i}`,
+        ).to.deep.equal([['ProductUpserted', jobId, i]]);
       }
       expect((await api.get('/products/crash-999')).body).to.include({ state: 'pending', sku: 'crash-999' });
     } finally {

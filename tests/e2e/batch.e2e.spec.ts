@@ -21,17 +21,26 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
 
   const done = async (p: Partner, jobId: string) => {
     let job: any;
-    await until(async () => {
-      job = (await p.api.get(`/jobs/${jobId}`)).body;
-      return job.state === 'done' || job.state === 'failed';
-    }, 20_000, `job ${jobId} finished`);
+    await until(
+      async () => {
+        job = (await p.api.get(`/jobs/${jobId}`)).body;
+        return job.state === 'done' || job.state === 'failed';
+      },
+      20_000,
+      `job ${jobId} finished`,
+    );
     return job;
   };
-  const post = (p: Partner, items: unknown, headers: Record<string, string> = {}) => p.api.post('/products/batch', { items }, headers);
+  const post = (p: Partner, items: unknown, headers: Record<string, string> = {}) =>
+    p.api.post('/products/batch', { items }, headers);
   const events = (stream: string): Promise<RecordedEvent[]> => t.service.events.readStream(stream);
   const coverChecked = (p: Partner, sku: string, url: string, ok: boolean, reasons: unknown[] = []) =>
     t.service.events.appendToStream(streams.product({ partnerId: p.partnerId, env: 'live' }, sku), [
-      { type: 'CoverChecked', data: { sku, url, ok, reasons, checked_at: t.clock.now().toISOString() }, metadata: { recorded_at: t.clock.now().toISOString() } },
+      {
+        type: 'CoverChecked',
+        data: { sku, url, ok, reasons, checked_at: t.clock.now().toISOString() },
+        metadata: { recorded_at: t.clock.now().toISOString() },
+      },
     ]);
 
   before(async () => {
@@ -39,7 +48,11 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
     a = await t.partner({ type: 'hub', name: 'Hub A' });
     b = await t.partner({ type: 'hub', name: 'Hub B' });
-    for (const [p, id] of [[a, 'loja-a'], [a, 'loja-a2'], [b, 'loja-b']] as const) {
+    for (const [p, id] of [
+      [a, 'loja-a'],
+      [a, 'loja-a2'],
+      [b, 'loja-b'],
+    ] as const) {
       expect((await p.api.put(`/stores/${id}`, storeBody())).status).to.equal(200);
     }
     expect((await t.approveStore(a, 'loja-a')).status).to.equal(200);
@@ -57,7 +70,11 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
 
       const ok = await post(a, items.slice(0, 1000));
       expect(ok.status, JSON.stringify(ok.body)).to.equal(202);
-      expect(ok.body).to.deep.include({ state: 'queued', totals: { received: 1000, accepted: 0, rejected: 0, pending: 0, removed: 0 }, finished_at: null });
+      expect(ok.body).to.deep.include({
+        state: 'queued',
+        totals: { received: 1000, accepted: 0, rejected: 0, pending: 0, removed: 0 },
+        finished_at: null,
+      });
       expect(ok.body.job_id).to.match(/^job_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(ok.headers.get('location')).to.equal(`/v1/jobs/${ok.body.job_id}`);
       expect(jobSchema(ok.body)).to.deep.equal([]);
@@ -71,12 +88,21 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
     it('takes a body of exactly 5 MiB and refuses one byte more with 413, writing nothing', async () => {
       // 480 items of ~10 KB of real product data, then JSON whitespace to the exact size.
       const items = Array.from({ length: 480 }, (_, i) =>
-        upsert(`big-${i}`, productBody('loja-a', { description: 'd'.repeat(5000), attributes: Object.fromEntries(Array.from({ length: 25 }, (_, k) => [`k${k}`, 'v'.repeat(200)])) })),
+        upsert(
+          `big-${i}`,
+          productBody('loja-a', {
+            description: 'd'.repeat(5000),
+            attributes: Object.fromEntries(Array.from({ length: 25 }, (_, k) => [`k${k}`, 'v'.repeat(200)])),
+          }),
+        ),
       );
       const json = JSON.stringify({ items });
       expect(json.length).to.be.within(4 * MiB, 5 * MiB);
       const send = (size: number) =>
-        a.api.request('POST', '/products/batch', { body: json + ' '.repeat(size - json.length), headers: { 'Content-Type': 'application/json' } });
+        a.api.request('POST', '/products/batch', {
+          body: json + ' '.repeat(size - json.length),
+          headers: { 'Content-Type': 'application/json' },
+        });
       const head = await t.service.events.headPosition();
       const over = await send(5 * MiB + 1);
       expect(over.status).to.equal(413);
@@ -106,7 +132,10 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
         { op: 'upsert', sku: 'extra', product: productBody('loja-a'), extra: true },
         'not-an-object',
         { op: 'replace', sku: 'x' },
-        upsert('future', productBody('loja-a', { updated_at: '2026-01-05T00:00:00Z', original_price_cents: 100, price_cents: 200 })),
+        upsert(
+          'future',
+          productBody('loja-a', { updated_at: '2026-01-05T00:00:00Z', original_price_cents: 100, price_cents: 200 }),
+        ),
       ]);
       expect(r.status).to.equal(422);
       const got = r.body.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`).sort();
@@ -133,7 +162,9 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
         const r = await a.api.post('/products/batch', body);
         expect(r.status, JSON.stringify(body)).to.equal(422);
       }
-      expect((await a.api.post('/products/batch', { items: [] })).body.errors).to.deep.equal([{ field: 'items', code: 'min_items', message: 'items takes at least 1 item.' }]);
+      expect((await a.api.post('/products/batch', { items: [] })).body.errors).to.deep.equal([
+        { field: 'items', code: 'min_items', message: 'items takes at least 1 item.' },
+      ]);
     });
   });
 
@@ -143,10 +174,14 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       expect((await a.api.put('/products/acc-1', productBody('loja-a'))).status).to.equal(200);
       await coverChecked(a, 'acc-1', 'https://cdn.shop.test/1.jpg', true);
       expect((await a.api.put('/products/rej-1', productBody('loja-a'))).status).to.equal(200);
-      await coverChecked(a, 'rej-1', 'https://cdn.shop.test/1.jpg', false, [{ code: 'image_too_small', field: 'image_urls[0]', message: 'small' }]);
+      await coverChecked(a, 'rej-1', 'https://cdn.shop.test/1.jpg', false, [
+        { code: 'image_too_small', field: 'image_urls[0]', message: 'small' },
+      ]);
       expect((await a.api.put('/products/old-1', productBody('loja-a'))).status).to.equal(200);
       expect((await a.api.put('/products/moved-1', productBody('loja-a'))).status).to.equal(200);
-      expect((await a.api.put('/products/newer-1', productBody('loja-a', { updated_at: '2026-01-01T12:00:00Z' }))).status).to.equal(200);
+      expect(
+        (await a.api.put('/products/newer-1', productBody('loja-a', { updated_at: '2026-01-01T12:00:00Z' }))).status,
+      ).to.equal(200);
 
       const later = { updated_at: '2026-01-01T06:00:00Z' };
       const items = [
@@ -173,14 +208,17 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       expect(jobSchema(job)).to.deep.equal([]);
       const t_ = job.totals;
       expect(t_.received).to.equal(t_.accepted + t_.rejected + t_.pending + t_.removed);
-      expect(job.errors.map((e: any) => [e.index, e.sku, e.reasons.map((x: any) => `${x.field}:${x.code}`)])).to.deep.equal([
+      expect(
+        job.errors.map((e: any) => [e.index, e.sku, e.reasons.map((x: any) => `${x.field}:${x.code}`)]),
+      ).to.deep.equal([
         [2, 'rej-1', ['image_urls[0]:image_too_small']],
         [3, 'nostore-1', ['store_id:store_not_found']],
         [4, 'dom-1', ['product_url:domain_not_declared']],
         [5, 'img-1', ['image_urls[0]:image_host_not_declared']],
         [6, 'moved-1', ['store_id:sku_store_conflict']],
       ]);
-      for (const e of job.errors) for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.equal('');
+      for (const e of job.errors)
+        for (const reason of e.reasons) expect(reason.message).to.be.a('string').and.not.equal('');
       expect(job.created_at).to.equal(t.clock.now().toISOString());
       expect(job.finished_at).to.be.a('string');
       expect((await a.api.get('/products/new-1')).body.state).to.equal('pending');
@@ -222,9 +260,14 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       // running before the first chunk, then chunks in order (one pass more per repeat of a SKU), done last.
       const log = await events(streams.job({ partnerId: a.partnerId, env: 'live' }, r.body.job_id));
       expect(log.map((e) => e.type).filter((x) => x !== 'BatchPartStored')).to.deep.equal([
-        'BatchQueued', 'BatchStarted', ...Array(6).fill('BatchChunkProcessed'), 'BatchDone',
+        'BatchQueued',
+        'BatchStarted',
+        ...Array(6).fill('BatchChunkProcessed'),
+        'BatchDone',
       ]);
-      expect(log.filter((e) => e.type === 'BatchChunkProcessed').map((e) => (e.data as any).chunk)).to.deep.equal([0, 0, 0, 0, 1, 1]);
+      expect(log.filter((e) => e.type === 'BatchChunkProcessed').map((e) => (e.data as any).chunk)).to.deep.equal([
+        0, 0, 0, 0, 1, 1,
+      ]);
     });
 
     it('shows a job only to its partner and environment (404 otherwise)', async () => {
@@ -251,7 +294,10 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
     });
 
     it('is fair: a single item of partner B sent after a 1000-item batch of A finishes first', async () => {
-      const big = await post(a, Array.from({ length: 1000 }, (_, i) => upsert(`fair-${i}`, productBody('loja-a'))));
+      const big = await post(
+        a,
+        Array.from({ length: 1000 }, (_, i) => upsert(`fair-${i}`, productBody('loja-a'))),
+      );
       const small = await post(b, [upsert('fair-b', productBody('loja-b'))]);
       expect(big.status).to.equal(202);
       expect(small.status).to.equal(202);
@@ -265,7 +311,9 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
       const bLog = await events(streams.job({ partnerId: b.partnerId, env: 'live' }, small.body.job_id));
       const bQueued = bLog.find((e) => e.type === 'BatchQueued')!.position;
       const bDone = bLog.find((e) => e.type === 'BatchDone')!.position;
-      const between = aLog.filter((e) => e.type === 'BatchChunkProcessed' && e.position > bQueued && e.position < bDone);
+      const between = aLog.filter(
+        (e) => e.type === 'BatchChunkProcessed' && e.position > bQueued && e.position < bDone,
+      );
       expect(between.length).to.be.at.most(2);
       expect(aLog.find((e) => e.type === 'BatchDone')!.position).to.be.greaterThan(bDone);
     });

@@ -11,11 +11,15 @@ import { upload } from '../support/upload.js';
 /** A body sent in chunks without Content-Length, so only the count of bytes read can refuse it. */
 function chunked(url: string, key: string, bytes: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = http.request(
+      url,
+      { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;
@@ -42,7 +46,10 @@ describe('request bodies at the command door', () => {
 
   it('answers 413 above 1 MB, whether declared by Content-Length or only counted, and writes nothing', async () => {
     const big = JSON.stringify(productBody('loja-b', { description: 'x'.repeat(1024 * 1024) }));
-    const declared = await p.api.request('PUT', '/products/sku-big', { body: big, headers: { 'Content-Type': 'application/json' } });
+    const declared = await p.api.request('PUT', '/products/sku-big', {
+      body: big,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(declared.status).to.equal(413);
     const counted = await chunked(`${t.api}/products/sku-big`, p.key, 2 * 1024 * 1024);
     expect(counted.status).to.equal(413);
@@ -50,13 +57,22 @@ describe('request bodies at the command door', () => {
   });
 
   it('answers 422 json for an empty or broken body, and takes a body sent in many chunks', async () => {
-    const empty = await p.api.request('PUT', '/products/sku-e', { body: '', headers: { 'Content-Type': 'application/json' } });
+    const empty = await p.api.request('PUT', '/products/sku-e', {
+      body: '',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(empty.status).to.equal(422);
     expect(empty.body.errors[0]).to.include({ code: 'json' });
-    const broken = await p.api.request('PUT', '/products/sku-e', { body: '{"store_id":', headers: { 'Content-Type': 'application/json' } });
+    const broken = await p.api.request('PUT', '/products/sku-e', {
+      body: '{"store_id":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(broken.body.errors[0]).to.include({ code: 'json' });
     const spaced = JSON.stringify(productBody('loja-b')) + ' '.repeat(200_000);
-    const ok = await p.api.request('PUT', '/products/sku-e', { body: spaced, headers: { 'Content-Type': 'application/json' } });
+    const ok = await p.api.request('PUT', '/products/sku-e', {
+      body: spaced,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
   });
 });
@@ -108,8 +124,17 @@ describe('oversized bodies: a client still uploading reads the 413 problem', () 
       },
     });
   };
-  const send = async (method: string, route: string, body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>>) => {
-    const init: RequestInit & { duplex?: 'half' } = { method, headers: auth(), body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) };
+  const send = async (
+    method: string,
+    route: string,
+    body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>>,
+  ) => {
+    const init: RequestInit & { duplex?: 'half' } = {
+      method,
+      headers: auth(),
+      body,
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    };
     const res = await fetch(`${t.api}${route}`, init);
     expectProblem(res.status, res.headers.get('content-type'), await res.text());
   };
@@ -133,7 +158,14 @@ describe('oversized bodies: a client still uploading reads the 413 problem', () 
     ];
     for (const c of cases) {
       const headers = { ...auth(), ...(c.close ? { Connection: 'close' } : {}) };
-      const result = await upload({ method: c.method, url: `${t.api}${c.route}`, headers, bytes: c.bytes, chunked: c.chunked, readAfterUpload: true });
+      const result = await upload({
+        method: c.method,
+        url: `${t.api}${c.route}`,
+        headers,
+        bytes: c.bytes,
+        chunked: c.chunked,
+        readAfterUpload: true,
+      });
       expect(result.error, JSON.stringify(c)).to.equal(undefined);
       expectProblem(result.answer!.status, result.answer!.headers['content-type'], result.answer!.body);
     }
@@ -145,8 +177,23 @@ describe('oversized bodies: a client still uploading reads the 413 problem', () 
     fs.writeFileSync(file, spaces(6 * MiB));
     for (const extra of [[], ['-H', 'Transfer-Encoding: chunked']]) {
       const headers = Object.entries(auth()).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-      const args = ['-sS', '--max-time', '15', '-X', 'POST', ...headers, ...extra, '--data-binary', `@${file}`, '-w', '\n%{http_code}\n%{content_type}', `${t.api}/products/batch`];
-      const out = await new Promise<string>((resolve, reject) => execFile('curl', args, (err, stdout, stderr) => (err ? reject(new Error(`curl: ${stderr}`)) : resolve(stdout))));
+      const args = [
+        '-sS',
+        '--max-time',
+        '15',
+        '-X',
+        'POST',
+        ...headers,
+        ...extra,
+        '--data-binary',
+        `@${file}`,
+        '-w',
+        '\n%{http_code}\n%{content_type}',
+        `${t.api}/products/batch`,
+      ];
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile('curl', args, (err, stdout, stderr) => (err ? reject(new Error(`curl: ${stderr}`)) : resolve(stdout))),
+      );
       const lines = out.split('\n');
       const contentType = lines.pop();
       const status = Number(lines.pop());

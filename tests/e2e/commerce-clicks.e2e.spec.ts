@@ -30,7 +30,10 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     hubTest = await t.key(hub.partnerId, 'test');
     other = await t.partner({ type: 'hub', name: 'Outra Loja' });
     await registerStore(hub, 'Loja-A');
-    await putProduct(t, hub, 'Loja-A', 'sku-1', { product_url: 'https://shop.test/p/1?color=blue&svc_click=old&size=M#reviews', price_cents: 12345 });
+    await putProduct(t, hub, 'Loja-A', 'sku-1', {
+      product_url: 'https://shop.test/p/1?color=blue&svc_click=old&size=M#reviews',
+      price_cents: 12345,
+    });
     await putProduct(t, hub, 'Loja-A', 'sku-pending', { product_url: 'https://shop.test/p/2' });
     await putProduct(t, hub, 'Loja-A', 'sku-off', { product_url: 'https://shop.test/p/3', available: false });
     await publish(t, hub, 'live', 'Loja-A', 'sku-off');
@@ -56,12 +59,27 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       const clicks = await hub.api.get('/clicks');
       expect(clicks.status).to.equal(200);
       const click = clicks.body.data.find((c: { click_id: string }) => c.click_id === id);
-      expect(click).to.deep.equal({ click_id: id, store_id: 'Loja-A', sku: 'sku-1', price_cents: 12345, occurred_at: iso(T0) });
+      expect(click).to.deep.equal({
+        click_id: id,
+        store_id: 'Loja-A',
+        sku: 'sku-1',
+        price_cents: 12345,
+        occurred_at: iso(T0),
+      });
       // the event holds what the contract allows, nothing about the shopper
-      const [recorded] = await t.service.events.readStream(streams.click({ partnerId: hub.partnerId, env: 'live' }, id));
-      expect(Object.keys(recorded.data as object).sort()).to.deep.equal(
-        ['click_id', 'environment', 'occurred_at', 'partner_id', 'price_cents', 'sku', 'source', 'store_id'],
+      const [recorded] = await t.service.events.readStream(
+        streams.click({ partnerId: hub.partnerId, env: 'live' }, id),
       );
+      expect(Object.keys(recorded.data as object).sort()).to.deep.equal([
+        'click_id',
+        'environment',
+        'occurred_at',
+        'partner_id',
+        'price_cents',
+        'sku',
+        'source',
+        'store_id',
+      ]);
     });
 
     it('answers a 404 page and records nothing for an offer that is not searchable, unknown or test', async () => {
@@ -123,7 +141,9 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect(page.status).to.equal(200);
       expect(page.headers.get('content-type')).to.contain('text/html');
       const html = await page.text();
-      expect(html).to.contain('R$ 123,45').and.contain('<a class="buy" href="/r/loja-a/sku-1" rel="nofollow">Ir à loja</a>');
+      expect(html)
+        .to.contain('R$ 123,45')
+        .and.contain('<a class="buy" href="/r/loja-a/sku-1" rel="nofollow">Ir à loja</a>');
       const head = await visit(svcUrl, 'HEAD');
       expect(head.status).to.equal(200);
       const json = await fetch(svcUrl, { headers: { Accept: 'application/json' } });
@@ -137,7 +157,13 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     });
 
     it('answers 404 (HTML, or a Problem for JSON) for what is not searchable and for the test area, 405 to writes', async () => {
-      for (const url of [offerPageUrl(t, 'loja-a', 'sku-pending'), offerPageUrl(t, 'loja-a', 'sku-off'), offerPageUrl(t, 'loja-a', 'sku-nope'), offerPageUrl(t, 'loja-t', 'sku-t', '/test'), offerPageUrl(t, 'loja-a', 'sku-1', '/test')]) {
+      for (const url of [
+        offerPageUrl(t, 'loja-a', 'sku-pending'),
+        offerPageUrl(t, 'loja-a', 'sku-off'),
+        offerPageUrl(t, 'loja-a', 'sku-nope'),
+        offerPageUrl(t, 'loja-t', 'sku-t', '/test'),
+        offerPageUrl(t, 'loja-a', 'sku-1', '/test'),
+      ]) {
         const r = await visit(url);
         expect(r.status, url).to.equal(404);
         expect(r.headers.get('content-type'), url).to.contain('text/html');
@@ -179,7 +205,9 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       t.clock.advance(1);
       const list = await hubTest.api.get('/clicks');
       expect(list.body.data.map((c: { click_id: string }) => c.click_id)).to.include(r.body.click_id);
-      expect((await hub.api.get('/clicks')).body.data.map((c: { click_id: string }) => c.click_id)).to.not.include(r.body.click_id);
+      expect((await hub.api.get('/clicks')).body.data.map((c: { click_id: string }) => c.click_id)).to.not.include(
+        r.body.click_id,
+      );
     });
 
     it('refuses a SKU outside the store, an unknown store, a bad body; 403 for a live key', async () => {
@@ -217,7 +245,8 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       }
       // two clicks at the same instant in two stores, then one a day for four days
       t.clock.set(new Date(start));
-      for (const s of ['s-b', 's-a', 's-b']) clicks.push(await sandboxClick(p, s, `${s}-sku`).then((c) => ({ ...c, store_id: s })));
+      for (const s of ['s-b', 's-a', 's-b'])
+        clicks.push(await sandboxClick(p, s, `${s}-sku`).then((c) => ({ ...c, store_id: s })));
       for (let d = 1; d <= 4; d++) {
         t.clock.set(new Date(start + d * DAY));
         clicks.push(await sandboxClick(p, 's-a', 's-a-sku').then((c) => ({ ...c, store_id: 's-a' })));
@@ -225,7 +254,12 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     });
 
     const sorted = () =>
-      [...clicks].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at) || a.store_id.localeCompare(b.store_id) || (a.click_id < b.click_id ? -1 : 1));
+      [...clicks].sort(
+        (a, b) =>
+          a.occurred_at.localeCompare(b.occurred_at) ||
+          a.store_id.localeCompare(b.store_id) ||
+          (a.click_id < b.click_id ? -1 : 1),
+      );
 
     it('lists by occurred_at, store_id, click_id over the default window: the 30 days up to now', async () => {
       t.clock.set(new Date(start + 4 * DAY));
@@ -234,22 +268,34 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect(r.body.until).to.equal(iso(start + 4 * DAY));
       expect(r.body.since).to.equal(iso(start + 4 * DAY - 30 * DAY));
       // the last click occurred exactly at now: outside [since, until)
-      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(sorted().slice(0, 6).map((c) => c.click_id));
+      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(
+        sorted()
+          .slice(0, 6)
+          .map((c) => c.click_id),
+      );
       expect(r.body.next_cursor).to.equal(null);
       t.clock.advance(1);
       expect((await p.api.get('/clicks')).body.data).to.have.length(7);
     });
 
     it('returns the window normalized to UTC and filters by store', async () => {
-      const r = await p.api.get(`/clicks?since=${encodeURIComponent('2026-03-31T21:00:00-03:00')}&until=2026-04-02T00:00:00Z&store_id=s-a`);
+      const r = await p.api.get(
+        `/clicks?since=${encodeURIComponent('2026-03-31T21:00:00-03:00')}&until=2026-04-02T00:00:00Z&store_id=s-a`,
+      );
       expect(r.status).to.equal(200);
       expect(r.body.since).to.equal('2026-04-01T00:00:00.000Z');
       expect(r.body.until).to.equal('2026-04-02T00:00:00.000Z');
-      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(sorted().filter((c) => c.store_id === 's-a' && c.occurred_at < r.body.until).map((c) => c.click_id));
+      expect(r.body.data.map((c: { click_id: string }) => c.click_id)).to.deep.equal(
+        sorted()
+          .filter((c) => c.store_id === 's-a' && c.occurred_at < r.body.until)
+          .map((c) => c.click_id),
+      );
     });
 
     it('refuses windows above 31 days or not increasing with 422 window; 31 days exactly is fine', async () => {
-      const long = await p.api.get(`/clicks?since=2026-03-01T00:00:00Z&until=${encodeURIComponent(iso(Date.parse('2026-03-01T00:00:00Z') + 31 * DAY + 1))}`);
+      const long = await p.api.get(
+        `/clicks?since=2026-03-01T00:00:00Z&until=${encodeURIComponent(iso(Date.parse('2026-03-01T00:00:00Z') + 31 * DAY + 1))}`,
+      );
       expect(long.status).to.equal(422);
       expect(codes(long.body)).to.deep.equal(['until:window']);
       const exact = await p.api.get(`/clicks?since=2026-03-01T00:00:00Z&until=2026-04-01T00:00:00Z`);
@@ -281,7 +327,9 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       const q = 'since=2026-04-01T00:00:00Z&until=2026-04-20T00:00:00Z';
       const first = await p.api.get(`/clicks?${q}&limit=2`);
       const cursor = first.body.next_cursor as string;
-      const same = await p.api.get(`/clicks?since=${encodeURIComponent('2026-03-31T21:00:00.000-03:00')}&until=2026-04-20T00:00:00Z&limit=2&cursor=${cursor}`);
+      const same = await p.api.get(
+        `/clicks?since=${encodeURIComponent('2026-03-31T21:00:00.000-03:00')}&until=2026-04-20T00:00:00Z&limit=2&cursor=${cursor}`,
+      );
       expect(same.status).to.equal(200);
       expect(same.body.data[0].click_id).to.equal(sorted()[2].click_id);
       const moved = await p.api.get(`/clicks?since=2026-04-02T00:00:00Z&until=2026-04-20T00:00:00Z&cursor=${cursor}`);
@@ -289,7 +337,9 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect(codes(moved.body)).to.deep.equal(['cursor:invalid']);
       expect(codes((await hubTest.api.get(`/clicks?cursor=${cursor}`)).body)).to.deep.equal(['cursor:invalid']);
       expect(codes((await p.api.get(`/conversions?cursor=${cursor}`)).body)).to.deep.equal(['cursor:invalid']);
-      expect(codes((await p.api.get(`/clicks?cursor=${cursor.slice(0, -2)}xx`)).body)).to.deep.equal(['cursor:invalid']);
+      expect(codes((await p.api.get(`/clicks?cursor=${cursor.slice(0, -2)}xx`)).body)).to.deep.equal([
+        'cursor:invalid',
+      ]);
     });
 
     it('keeps partners and environments apart', async () => {

@@ -3,7 +3,18 @@ import { startTestService, type Partner, type TestService } from '../support/ser
 import { streams } from '../../shared-schema/streams.js';
 import { conversionHash, normalizeConversion } from '../../command-api/deciders/order.js';
 import type { ConversionInput } from '../../shared-schema/events/order.js';
-import { DAY, HOUR, codes, iso, laterBody, paidBody, putProduct, registerStore, sandboxClick, type Item } from './commerce-support.js';
+import {
+  DAY,
+  HOUR,
+  codes,
+  iso,
+  laterBody,
+  paidBody,
+  putProduct,
+  registerStore,
+  sandboxClick,
+  type Item,
+} from './commerce-support.js';
 
 describe('commercial cycle over HTTP: POST /conversions and order reads', function () {
   let t: TestService;
@@ -26,7 +37,15 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     { sku: 'sku-ghost', quantity: 1, unit_price_cents: 500, refunded_cents: 0 },
   ];
   const paid = (o: Partial<Parameters<typeof paidBody>[0]> = {}) =>
-    paidBody({ event_id: next('ev'), order_id: next('order'), store_id: 's1', click_id: click1, paid_at: iso(T0 + HOUR), items: ITEMS, ...o });
+    paidBody({
+      event_id: next('ev'),
+      order_id: next('order'),
+      store_id: 's1',
+      click_id: click1,
+      paid_at: iso(T0 + HOUR),
+      items: ITEMS,
+      ...o,
+    });
 
   before(async () => {
     t = await startTestService();
@@ -77,9 +96,33 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
         ignored_stale: false,
       });
       expect(r.body.items).to.deep.equal([
-        { sku: 'sku-ghost', quantity: 1, unit_price_cents: 500, refunded_cents: 0, commission: { type: 'fixed', amount_cents: 200 }, commission_source: 'store', expected_commission_cents: 200 },
-        { sku: 'sku-inh', quantity: 1, unit_price_cents: 3000, refunded_cents: 0, commission: { type: 'fixed', amount_cents: 200 }, commission_source: 'store', expected_commission_cents: 200 },
-        { sku: 'sku-pct', quantity: 2, unit_price_cents: 1000, refunded_cents: 0, commission: { type: 'percentage', rate: 10 }, commission_source: 'product', expected_commission_cents: 200 },
+        {
+          sku: 'sku-ghost',
+          quantity: 1,
+          unit_price_cents: 500,
+          refunded_cents: 0,
+          commission: { type: 'fixed', amount_cents: 200 },
+          commission_source: 'store',
+          expected_commission_cents: 200,
+        },
+        {
+          sku: 'sku-inh',
+          quantity: 1,
+          unit_price_cents: 3000,
+          refunded_cents: 0,
+          commission: { type: 'fixed', amount_cents: 200 },
+          commission_source: 'store',
+          expected_commission_cents: 200,
+        },
+        {
+          sku: 'sku-pct',
+          quantity: 2,
+          unit_price_cents: 1000,
+          refunded_cents: 0,
+          commission: { type: 'percentage', rate: 10 },
+          commission_source: 'product',
+          expected_commission_cents: 200,
+        },
       ]);
       const read = await p.api.get(`/conversions/${body.order_id}?store_id=s1`);
       expect(read.status).to.equal(200);
@@ -94,7 +137,10 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const first = paid({ items });
       expect((await p.api.post('/conversions', first)).body.expected_commission_cents).to.equal(200);
       t.clock.advance(1000);
-      const patched = await p.api.patch(`/products/${sku}`, { commission: { type: 'percentage', rate: 50 }, updated_at: t.clock.now().toISOString() });
+      const patched = await p.api.patch(`/products/${sku}`, {
+        commission: { type: 'percentage', rate: 50 },
+        updated_at: t.clock.now().toISOString(),
+      });
       expect(patched.status).to.equal(200);
       const read = await p.api.get(`/conversions/${first.order_id}?store_id=s1`);
       expect(read.body.items[0].commission).to.deep.equal({ type: 'percentage', rate: 10 });
@@ -104,10 +150,21 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     });
 
     it('gives null expected commission for a line with no rule at either level', async () => {
-      const r = await p.api.post('/conversions', paid({ store_id: 's2', click_id: click2, items: [{ sku: 'sku-none', quantity: 1, unit_price_cents: 999, refunded_cents: 0 }] }));
+      const r = await p.api.post(
+        '/conversions',
+        paid({
+          store_id: 's2',
+          click_id: click2,
+          items: [{ sku: 'sku-none', quantity: 1, unit_price_cents: 999, refunded_cents: 0 }],
+        }),
+      );
       expect(r.status).to.equal(200);
       expect(r.body).to.include({ expected_commission_cents: null, known_expected_commission_cents: 0 });
-      expect(r.body.items[0]).to.include({ commission: null, commission_source: null, expected_commission_cents: null });
+      expect(r.body.items[0]).to.include({
+        commission: null,
+        commission_source: null,
+        expected_commission_cents: null,
+      });
     });
 
     it('writes figures beyond 2^53 as bare JSON integers, exactly', async () => {
@@ -122,7 +179,9 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
         return res.text();
       };
       const posted = await raw('POST', '/conversions', body);
-      expect(posted).to.contain('"expected_commission_cents":90071992547409910,"known_expected_commission_cents":90071992547409910');
+      expect(posted).to.contain(
+        '"expected_commission_cents":90071992547409910,"known_expected_commission_cents":90071992547409910',
+      );
       const read = await raw('GET', `/conversions/${body.order_id}?store_id=s1`);
       expect(read).to.contain('"known_expected_commission_cents":90071992547409910');
       expect(read).to.not.contain('"90071992547409910"');
@@ -164,7 +223,11 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
           { sku: 'a', quantity: 1, unit_price_cents: 100, refunded_cents: 0 },
         ],
       });
-      expect(codes(cross.body)).to.deep.equal(['items[0].refunded_cents:must_be_zero', 'items[1].sku:duplicate', 'occurred_at:must_equal_paid_at']);
+      expect(codes(cross.body)).to.deep.equal([
+        'items[0].refunded_cents:must_be_zero',
+        'items[1].sku:duplicate',
+        'occurred_at:must_equal_paid_at',
+      ]);
       expect((await p.api.get(`/conversions/${valid.order_id}?store_id=s1`)).status).to.equal(404);
     });
 
@@ -197,7 +260,9 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       expect(before.body.errors[0].reason).to.equal('click_after_payment');
       // reported late: the receipt date does not limit attribution
       t.clock.set(new Date(clickAt + 60 * DAY));
-      expect((await p.api.post('/conversions', paid({ click_id: c, paid_at: iso(clickAt + 29 * DAY) }))).status).to.equal(200);
+      expect(
+        (await p.api.post('/conversions', paid({ click_id: c, paid_at: iso(clickAt + 29 * DAY) }))).status,
+      ).to.equal(200);
     });
 
     it("refuses a click of another store, another partner, another environment or unknown, naming the cause (another tenant's click is unknown)", async () => {
@@ -221,7 +286,12 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     it('answers a repeated event_id with the first receipt and duplicate true, forever, whatever the item order or offset', async () => {
       const body = paid();
       const first = await p.api.post('/conversions', body);
-      const reordered = { ...body, items: [...body.items].reverse(), paid_at: '2026-05-01T10:00:00-03:00', occurred_at: '2026-05-01T10:00:00.000-03:00' };
+      const reordered = {
+        ...body,
+        items: [...body.items].reverse(),
+        paid_at: '2026-05-01T10:00:00-03:00',
+        occurred_at: '2026-05-01T10:00:00.000-03:00',
+      };
       const again = await p.api.post('/conversions', reordered);
       expect(again.status).to.equal(200);
       expect(again.body).to.deep.equal({ ...first.body, duplicate: true });
@@ -248,19 +318,36 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     it('refuses an event_id used with another body, across the stores of a hub (409 event_conflict)', async () => {
       const body = paid({ paid_at: t.clock.now().toISOString() });
       await p.api.post('/conversions', body);
-      const changed = await p.api.post('/conversions', { ...body, items: [{ ...body.items[0], quantity: 3 }, ...body.items.slice(1)] });
+      const changed = await p.api.post('/conversions', {
+        ...body,
+        items: [{ ...body.items[0], quantity: 3 }, ...body.items.slice(1)],
+      });
       expect(changed.status).to.equal(409);
       expect(codes(changed.body)).to.deep.equal(['event_id:event_conflict']);
-      const elsewhere = await p.api.post('/conversions', paid({ event_id: body.event_id, store_id: 's2', click_id: click2, paid_at: body.paid_at }));
+      const elsewhere = await p.api.post(
+        '/conversions',
+        paid({ event_id: body.event_id, store_id: 's2', click_id: click2, paid_at: body.paid_at }),
+      );
       expect(codes(elsewhere.body)).to.deep.equal(['event_id:event_conflict']);
       // the same event_id is free for another partner and for the other environment
-      expect((await other.api.post('/conversions', paid({ event_id: body.event_id, click_id: otherClick, paid_at: body.paid_at }))).status).to.equal(200);
+      expect(
+        (
+          await other.api.post(
+            '/conversions',
+            paid({ event_id: body.event_id, click_id: otherClick, paid_at: body.paid_at }),
+          )
+        ).status,
+      ).to.equal(200);
     });
 
     it('answers two concurrent sends of one new order once: one order, the other a repeat', async () => {
       const body = paid({ paid_at: t.clock.now().toISOString() });
       const twin = { ...body, event_id: next('ev') };
-      const [a, b, c] = await Promise.all([p.api.post('/conversions', body), p.api.post('/conversions', twin), p.api.post('/conversions', body)]);
+      const [a, b, c] = await Promise.all([
+        p.api.post('/conversions', body),
+        p.api.post('/conversions', twin),
+        p.api.post('/conversions', body),
+      ]);
       expect([a.status, b.status, c.status]).to.deep.equal([200, 200, 200]);
       expect([a.body.duplicate, c.body.duplicate].sort()).to.deep.equal([false, true]);
       const read = await p.api.get(`/conversions/${body.order_id}?store_id=s1`);
@@ -276,7 +363,20 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       // what a crash right after the reservation leaves behind
       await t.service.events.appendToStream(
         streams.conversionEvent(tenant, body.event_id),
-        [{ type: 'ConversionEventReserved', data: { event_id: body.event_id, body_hash: hash, store_id: 's1', order_id: body.order_id, order_stream: streams.order(tenant, 's1', body.order_id), reserved_at: now }, metadata: { recorded_at: now } }],
+        [
+          {
+            type: 'ConversionEventReserved',
+            data: {
+              event_id: body.event_id,
+              body_hash: hash,
+              store_id: 's1',
+              order_id: body.order_id,
+              order_stream: streams.order(tenant, 's1', body.order_id),
+              reserved_at: now,
+            },
+            metadata: { recorded_at: now },
+          },
+        ],
         'no_stream',
       );
       const other = await p.api.post('/conversions', { ...paid({ paid_at: body.paid_at }), event_id: body.event_id });
@@ -293,21 +393,76 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const now = t.clock.now().getTime();
       const body = paid({ paid_at: iso(now - 3 * HOUR) });
       await p.api.post('/conversions', body);
-      const r1 = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: iso(now - 2 * HOUR), refunds: { 'sku-pct': 1000 } }));
+      const r1 = await p.api.post(
+        '/conversions',
+        laterBody(body, {
+          event_id: next('ev'),
+          status: 'refunded',
+          occurred_at: iso(now - 2 * HOUR),
+          refunds: { 'sku-pct': 1000 },
+        }),
+      );
       expect(r1.status, JSON.stringify(r1.body)).to.equal(200);
-      expect(r1.body).to.include({ status: 'refunded', gross_cents: 5500, refunded_cents: 1000, net_cents: 4500, expected_commission_cents: 500 });
-      const lowered = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: iso(now - HOUR), refunds: { 'sku-pct': 500 } }));
+      expect(r1.body).to.include({
+        status: 'refunded',
+        gross_cents: 5500,
+        refunded_cents: 1000,
+        net_cents: 4500,
+        expected_commission_cents: 500,
+      });
+      const lowered = await p.api.post(
+        '/conversions',
+        laterBody(body, {
+          event_id: next('ev'),
+          status: 'refunded',
+          occurred_at: iso(now - HOUR),
+          refunds: { 'sku-pct': 500 },
+        }),
+      );
       expect(lowered.status).to.equal(409);
       expect(codes(lowered.body)).to.deep.equal(['items[0].refunded_cents:invalid_transition']);
-      const stale = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: iso(now - 2.5 * HOUR), refunds: { 'sku-pct': 2000 } }));
+      const stale = await p.api.post(
+        '/conversions',
+        laterBody(body, {
+          event_id: next('ev'),
+          status: 'refunded',
+          occurred_at: iso(now - 2.5 * HOUR),
+          refunds: { 'sku-pct': 2000 },
+        }),
+      );
       expect(stale.status).to.equal(200);
       expect(stale.body).to.include({ ignored_stale: true, refunded_cents: 1000, event_id: r1.body.event_id });
-      const sameInstant = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: iso(now - 2 * HOUR), refunds: { 'sku-pct': 2000 } }));
+      const sameInstant = await p.api.post(
+        '/conversions',
+        laterBody(body, {
+          event_id: next('ev'),
+          status: 'refunded',
+          occurred_at: iso(now - 2 * HOUR),
+          refunds: { 'sku-pct': 2000 },
+        }),
+      );
       expect(sameInstant.status).to.equal(409);
       expect(codes(sameInstant.body)).to.deep.equal(['occurred_at:order_conflict']);
-      const cancelled = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'cancelled', occurred_at: iso(now - HOUR) }));
-      expect(cancelled.body).to.include({ status: 'cancelled', refunded_cents: 5500, net_cents: 0, expected_commission_cents: 0, known_expected_commission_cents: 0 });
-      const refundAfter = await p.api.post('/conversions', laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: iso(now), refunds: { 'sku-pct': 2000 } }));
+      const cancelled = await p.api.post(
+        '/conversions',
+        laterBody(body, { event_id: next('ev'), status: 'cancelled', occurred_at: iso(now - HOUR) }),
+      );
+      expect(cancelled.body).to.include({
+        status: 'cancelled',
+        refunded_cents: 5500,
+        net_cents: 0,
+        expected_commission_cents: 0,
+        known_expected_commission_cents: 0,
+      });
+      const refundAfter = await p.api.post(
+        '/conversions',
+        laterBody(body, {
+          event_id: next('ev'),
+          status: 'refunded',
+          occurred_at: iso(now),
+          refunds: { 'sku-pct': 2000 },
+        }),
+      );
       expect(codes(refundAfter.body)).to.deep.equal(['status:invalid_transition']);
       const paidAgain = await p.api.post('/conversions', { ...body, event_id: next('ev') });
       expect(paidAgain.status).to.equal(409);
@@ -318,14 +473,24 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
 
     it('needs the payment first (409 payment_required), then accepts the refund sent again', async () => {
       const body = paid({ paid_at: iso(t.clock.now().getTime() - HOUR) });
-      const refund = laterBody(body, { event_id: next('ev'), status: 'refunded', occurred_at: t.clock.now().toISOString(), refunds: { 'sku-inh': 3000 } });
+      const refund = laterBody(body, {
+        event_id: next('ev'),
+        status: 'refunded',
+        occurred_at: t.clock.now().toISOString(),
+        refunds: { 'sku-inh': 3000 },
+      });
       const early = await p.api.post('/conversions', refund);
       expect(early.status).to.equal(409);
       expect(codes(early.body)).to.deep.equal(['status:payment_required']);
       expect((await p.api.post('/conversions', body)).status).to.equal(200);
       const again = await p.api.post('/conversions', refund);
       expect(again.status).to.equal(200);
-      expect(again.body).to.include({ status: 'refunded', refunded_cents: 3000, expected_commission_cents: 400, duplicate: false });
+      expect(again.body).to.include({
+        status: 'refunded',
+        refunded_cents: 3000,
+        expected_commission_cents: 400,
+        duplicate: false,
+      });
     });
 
     it('refuses changed immutable fields (409 order_conflict on each), and a second paid changes nothing', async () => {
@@ -340,7 +505,11 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
         items: body.items.map((i, n) => (n === 1 ? { ...i, unit_price_cents: 1 } : i)),
       });
       expect(changed.status).to.equal(409);
-      expect(codes(changed.body)).to.deep.equal(['click_id:order_conflict', 'items[1].unit_price_cents:order_conflict', 'paid_at:order_conflict']);
+      expect(codes(changed.body)).to.deep.equal([
+        'click_id:order_conflict',
+        'items[1].unit_price_cents:order_conflict',
+        'paid_at:order_conflict',
+      ]);
       const second = await p.api.post('/conversions', { ...body, event_id: next('ev') });
       expect(second.status).to.equal(200);
       const { duplicate: _a, ...firstView } = first.body;
@@ -366,7 +535,14 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       }
       t.clock.set(new Date(base + 10 * DAY));
       const post = async (store: string, order: string, at: number) => {
-        const body = paidBody({ event_id: `e-${store}-${order}`, order_id: order, store_id: store, click_id: clicks[store], paid_at: iso(at), items: [{ sku: `${store}-sku`, quantity: 1, unit_price_cents: 100, refunded_cents: 0 }] });
+        const body = paidBody({
+          event_id: `e-${store}-${order}`,
+          order_id: order,
+          store_id: store,
+          click_id: clicks[store],
+          paid_at: iso(at),
+          items: [{ sku: `${store}-sku`, quantity: 1, unit_price_cents: 100, refunded_cents: 0 }],
+        });
         const r = await q.api.post('/conversions', body);
         expect(r.status, JSON.stringify(r.body)).to.equal(200);
         orders.push({ order_id: order, store_id: store, paid_at: body.paid_at });
@@ -384,7 +560,8 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const window = `since=${iso(base)}&until=${encodeURIComponent('2026-07-02T21:00:00.000-03:00')}`;
       const all = await q.api.get(`/conversions?${window}`);
       expect(all.status).to.equal(200);
-      const ids = (r: { body: { data: { store_id: string; order_id: string }[] } }) => r.body.data.map((o) => `${o.store_id}/${o.order_id}`);
+      const ids = (r: { body: { data: { store_id: string; order_id: string }[] } }) =>
+        r.body.data.map((o) => `${o.store_id}/${o.order_id}`);
       expect(ids(all)).to.deep.equal(['sa/o-1', 'sa/o-9', 'sb/o-2', 'sa/o-3']);
       expect(all.body).to.include({ since: iso(base), until: iso(base + 2 * DAY), next_cursor: null });
       const sa = await q.api.get(`/conversions?${window}&store_id=sa`);
@@ -411,8 +588,15 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
     });
 
     it('reads one order by store; store_id is required; other stores, partners and environments see 404', async () => {
-      expect((await q.api.get('/conversions/o-1?store_id=sa')).body).to.include({ store_id: 'sa', order_id: 'o-1', paid_at: iso(base) });
-      expect((await q.api.get('/conversions/o-1?store_id=sb')).body).to.include({ store_id: 'sb', paid_at: iso(base + 2 * DAY) });
+      expect((await q.api.get('/conversions/o-1?store_id=sa')).body).to.include({
+        store_id: 'sa',
+        order_id: 'o-1',
+        paid_at: iso(base),
+      });
+      expect((await q.api.get('/conversions/o-1?store_id=sb')).body).to.include({
+        store_id: 'sb',
+        paid_at: iso(base + 2 * DAY),
+      });
       const missing = await q.api.get('/conversions/o-1');
       expect(missing.status).to.equal(422);
       expect(codes(missing.body)).to.deep.equal(['store_id:required']);
@@ -421,7 +605,9 @@ describe('commercial cycle over HTTP: POST /conversions and order reads', functi
       const qLive = await t.key(q.partnerId, 'live');
       expect((await qLive.api.get('/conversions/o-9?store_id=sa')).status).to.equal(404);
       expect((await qLive.api.get('/conversions')).body.data).to.deep.equal([]);
-      expect((await other.api.get(`/conversions?since=${iso(base)}&until=${iso(base + DAY)}`)).body.data).to.deep.equal([]);
+      expect((await other.api.get(`/conversions?since=${iso(base)}&until=${iso(base + DAY)}`)).body.data).to.deep.equal(
+        [],
+      );
     });
   });
 

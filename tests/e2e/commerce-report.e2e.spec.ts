@@ -1,6 +1,17 @@
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { DAY, HOUR, codes, iso, laterBody, paidBody, putProduct, registerStore, sandboxClick, type Item } from './commerce-support.js';
+import {
+  DAY,
+  HOUR,
+  codes,
+  iso,
+  laterBody,
+  paidBody,
+  putProduct,
+  registerStore,
+  sandboxClick,
+  type Item,
+} from './commerce-support.js';
 
 const MINUTE = 60_000;
 const ZERO = {
@@ -35,12 +46,32 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     return (await sandboxClick(r, store, sku)).click_id;
   };
   const order = async (name: string, store: string, click: string, paidAt: number, items: Item[]) => {
-    bodies[name] = paidBody({ event_id: `${name}-paid`, order_id: name, store_id: store, click_id: click, paid_at: iso(paidAt), items });
+    bodies[name] = paidBody({
+      event_id: `${name}-paid`,
+      order_id: name,
+      store_id: store,
+      click_id: click,
+      paid_at: iso(paidAt),
+      items,
+    });
     const res = await r.api.post('/conversions', bodies[name]);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   };
-  const later = async (name: string, status: 'refunded' | 'cancelled', at: number, refunds?: Record<string, number>) => {
-    const res = await r.api.post('/conversions', laterBody(bodies[name], { event_id: `${name}-${status}-${at}`, status, occurred_at: iso(at), ...(refunds ? { refunds } : {}) }));
+  const later = async (
+    name: string,
+    status: 'refunded' | 'cancelled',
+    at: number,
+    refunds?: Record<string, number>,
+  ) => {
+    const res = await r.api.post(
+      '/conversions',
+      laterBody(bodies[name], {
+        event_id: `${name}-${status}-${at}`,
+        status,
+        occurred_at: iso(at),
+        ...(refunds ? { refunds } : {}),
+      }),
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   };
 
@@ -63,30 +94,83 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     clicks.a3 = await clickAt('r-a', 'x', B + 6 * HOUR - 1);
     t.clock.set(new Date(B + DAY));
     await order('A0', 'r-a', clicks.a0, B - 1, [{ sku: 'x', quantity: 1, unit_price_cents: 999, refunded_cents: 0 }]);
-    await order('A1', 'r-a', clicks.a1, B + HOUR + 30 * MINUTE, [{ sku: 'x', quantity: 2, unit_price_cents: 1000, refunded_cents: 0 }]);
-    await order('A2', 'r-a', clicks.a1, B + 2 * HOUR + 10 * MINUTE, [{ sku: 'y', quantity: 1, unit_price_cents: 5000, refunded_cents: 0 }]);
-    await order('A3', 'r-a', clicks.a3, B + 6 * HOUR - 1, [{ sku: 'x', quantity: 1, unit_price_cents: 1000, refunded_cents: 0 }]);
-    await order('B1', 'r-b', clicks.b, B + 3 * HOUR, [{ sku: 'z', quantity: 1, unit_price_cents: 700, refunded_cents: 0 }]);
-    await order('B2', 'r-b', clicks.b, B + 3 * HOUR + 30 * MINUTE, [{ sku: 'z', quantity: 1, unit_price_cents: 100, refunded_cents: 0 }]);
+    await order('A1', 'r-a', clicks.a1, B + HOUR + 30 * MINUTE, [
+      { sku: 'x', quantity: 2, unit_price_cents: 1000, refunded_cents: 0 },
+    ]);
+    await order('A2', 'r-a', clicks.a1, B + 2 * HOUR + 10 * MINUTE, [
+      { sku: 'y', quantity: 1, unit_price_cents: 5000, refunded_cents: 0 },
+    ]);
+    await order('A3', 'r-a', clicks.a3, B + 6 * HOUR - 1, [
+      { sku: 'x', quantity: 1, unit_price_cents: 1000, refunded_cents: 0 },
+    ]);
+    await order('B1', 'r-b', clicks.b, B + 3 * HOUR, [
+      { sku: 'z', quantity: 1, unit_price_cents: 700, refunded_cents: 0 },
+    ]);
+    await order('B2', 'r-b', clicks.b, B + 3 * HOUR + 30 * MINUTE, [
+      { sku: 'z', quantity: 1, unit_price_cents: 100, refunded_cents: 0 },
+    ]);
   });
   after(async () => t.close());
 
   it('counts clicks and orders of an unaligned window to the millisecond, per store and in total', async () => {
     // [01:30, 05:59:59.999): partial hours at both ends, whole hours 02:00-05:00 in between
     const body = await report(window(B + HOUR + 30 * MINUTE, B + 6 * HOUR - 1));
-    expect(body).to.include({ since: iso(B + HOUR + 30 * MINUTE), until: iso(B + 6 * HOUR - 1), currency: 'BRL', environment: 'test', basis: 'paid_at_current_state', commission_is: 'expected_not_settled' });
+    expect(body).to.include({
+      since: iso(B + HOUR + 30 * MINUTE),
+      until: iso(B + 6 * HOUR - 1),
+      currency: 'BRL',
+      environment: 'test',
+      basis: 'paid_at_current_state',
+      commission_is: 'expected_not_settled',
+    });
     expect(body.stores).to.deep.equal([
-      { store_id: 'r-a', ...ZERO, clicks: 2, orders: 2, paid_orders: 2, gross_cents: 7000, net_cents: 7000, known_expected_commission_cents: 500, expected_commission_cents: 500 },
-      { store_id: 'r-b', ...ZERO, clicks: 1, orders: 2, paid_orders: 2, gross_cents: 800, net_cents: 800, unknown_commission_orders: 2, expected_commission_cents: null },
+      {
+        store_id: 'r-a',
+        ...ZERO,
+        clicks: 2,
+        orders: 2,
+        paid_orders: 2,
+        gross_cents: 7000,
+        net_cents: 7000,
+        known_expected_commission_cents: 500,
+        expected_commission_cents: 500,
+      },
+      {
+        store_id: 'r-b',
+        ...ZERO,
+        clicks: 1,
+        orders: 2,
+        paid_orders: 2,
+        gross_cents: 800,
+        net_cents: 800,
+        unknown_commission_orders: 2,
+        expected_commission_cents: null,
+      },
       { store_id: 'r-c', ...ZERO, clicks: 1 },
     ]);
-    expect(body.totals).to.deep.equal({ ...ZERO, clicks: 4, orders: 4, paid_orders: 4, gross_cents: 7800, net_cents: 7800, unknown_commission_orders: 2, known_expected_commission_cents: 500, expected_commission_cents: null });
+    expect(body.totals).to.deep.equal({
+      ...ZERO,
+      clicks: 4,
+      orders: 4,
+      paid_orders: 4,
+      gross_cents: 7800,
+      net_cents: 7800,
+      unknown_commission_orders: 2,
+      known_expected_commission_cents: 500,
+      expected_commission_cents: null,
+    });
     // one millisecond later at the start leaves out the click and the order of 01:30:00.000
     const tighter = await report(window(B + HOUR + 30 * MINUTE + 1, B + 6 * HOUR - 1));
     expect(tighter.stores[0]).to.include({ store_id: 'r-a', clicks: 1, orders: 1, gross_cents: 5000 });
     // one millisecond more at the end takes in the click and the order of 05:59:59.999
     const wider = await report(window(B + HOUR + 30 * MINUTE, B + 6 * HOUR));
-    expect(wider.stores[0]).to.include({ store_id: 'r-a', clicks: 3, orders: 3, gross_cents: 8000, known_expected_commission_cents: 600 });
+    expect(wider.stores[0]).to.include({
+      store_id: 'r-a',
+      clicks: 3,
+      orders: 3,
+      gross_cents: 8000,
+      known_expected_commission_cents: 600,
+    });
   });
 
   it('follows later refunds and cancellations: orders by paid_at with their current state', async () => {
@@ -113,7 +197,19 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
         known_expected_commission_cents: 350,
         expected_commission_cents: 350,
       },
-      { store_id: 'r-b', ...ZERO, clicks: 1, orders: 2, paid_orders: 1, cancelled_orders: 1, gross_cents: 800, refunded_cents: 100, net_cents: 700, unknown_commission_orders: 1, expected_commission_cents: null },
+      {
+        store_id: 'r-b',
+        ...ZERO,
+        clicks: 1,
+        orders: 2,
+        paid_orders: 1,
+        cancelled_orders: 1,
+        gross_cents: 800,
+        refunded_cents: 100,
+        net_cents: 700,
+        unknown_commission_orders: 1,
+        expected_commission_cents: null,
+      },
       { store_id: 'r-c', ...ZERO, clicks: 1 },
     ]);
     expect(body.totals).to.deep.equal({
@@ -133,7 +229,12 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     // once the unknown order is refunded in full, the expectation is known again
     await later('B1', 'cancelled', B + 2 * DAY);
     const known = await report(w);
-    expect(known.totals).to.include({ unknown_commission_orders: 0, known_expected_commission_cents: 350, expected_commission_cents: 350, net_cents: 4500 });
+    expect(known.totals).to.include({
+      unknown_commission_orders: 0,
+      known_expected_commission_cents: 350,
+      expected_commission_cents: 350,
+      net_cents: 4500,
+    });
   });
 
   it('filters by store, and reads a window inside one hour from the exact items', async () => {
@@ -142,7 +243,19 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     const { store_id: _s, ...rowFigures } = onlyB.stores[0];
     expect(onlyB.totals).to.deep.equal(rowFigures);
     const inside = await report(window(B + HOUR + 10 * MINUTE, B + HOUR + 40 * MINUTE));
-    expect(inside.stores).to.deep.equal([{ store_id: 'r-a', ...ZERO, clicks: 1, orders: 1, paid_orders: 1, gross_cents: 2000, net_cents: 2000, known_expected_commission_cents: 200, expected_commission_cents: 200 }]);
+    expect(inside.stores).to.deep.equal([
+      {
+        store_id: 'r-a',
+        ...ZERO,
+        clicks: 1,
+        orders: 1,
+        paid_orders: 1,
+        gross_cents: 2000,
+        net_cents: 2000,
+        known_expected_commission_cents: 200,
+        expected_commission_cents: 200,
+      },
+    ]);
     const startOfDay = await report(window(B - HOUR, B + HOUR));
     expect(startOfDay.totals).to.include({ clicks: 1, orders: 1, gross_cents: 999 });
   });
@@ -180,11 +293,17 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     const items = [{ sku: 'big', quantity: 10000, unit_price_cents: 1, refunded_cents: 0 }];
     await order('D1', 'r-d', c, B + 12 * HOUR, items);
     await order('D2', 'r-d', c, B + 12 * HOUR + 1, items);
-    const res = await fetch(`${t.api}/reports/commission?${window(B + 12 * HOUR, B + 13 * HOUR)}&store_id=r-d`, { headers: { Authorization: `Bearer ${r.key}` } });
+    const res = await fetch(`${t.api}/reports/commission?${window(B + 12 * HOUR, B + 13 * HOUR)}&store_id=r-d`, {
+      headers: { Authorization: `Bearer ${r.key}` },
+    });
     const text = await res.text();
     // 2 × 10 000 × (2^53 − 1) = 180143985094819820000
-    expect(text).to.contain('"known_expected_commission_cents":180143985094819820000,"expected_commission_cents":180143985094819820000');
-    const aligned = await fetch(`${t.api}/reports/commission?${window(B + 6 * HOUR, B + 18 * HOUR)}&store_id=r-d`, { headers: { Authorization: `Bearer ${r.key}` } });
+    expect(text).to.contain(
+      '"known_expected_commission_cents":180143985094819820000,"expected_commission_cents":180143985094819820000',
+    );
+    const aligned = await fetch(`${t.api}/reports/commission?${window(B + 6 * HOUR, B + 18 * HOUR)}&store_id=r-d`, {
+      headers: { Authorization: `Bearer ${r.key}` },
+    });
     expect(await aligned.text()).to.contain('"expected_commission_cents":180143985094819820000');
   });
 

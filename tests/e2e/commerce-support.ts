@@ -11,14 +11,27 @@ export const plus = (at: string, ms: number): string => iso(Date.parse(at) + ms)
 export type Env = 'live' | 'test';
 
 /** Registers a store (any CNPJ, shop.test domains) and checks the answer. */
-export async function registerStore(p: Partner, storeId: string, overrides: Record<string, unknown> = {}): Promise<void> {
+export async function registerStore(
+  p: Partner,
+  storeId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
   const r = await p.api.put(`/stores/${storeId}`, storeBody(overrides));
   expect(r.status, JSON.stringify(r.body)).to.equal(200);
 }
 
 /** Sends a product (updated_at now) and checks the answer. */
-export async function putProduct(t: TestService, p: Partner, storeId: string, sku: string, overrides: Record<string, unknown> = {}): Promise<void> {
-  const r = await p.api.put(`/products/${sku}`, productBody(storeId, { updated_at: t.clock.now().toISOString(), ...overrides }));
+export async function putProduct(
+  t: TestService,
+  p: Partner,
+  storeId: string,
+  sku: string,
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
+  const r = await p.api.put(
+    `/products/${sku}`,
+    productBody(storeId, { updated_at: t.clock.now().toISOString(), ...overrides }),
+  );
   expect(r.status, JSON.stringify(r.body)).to.equal(200);
 }
 
@@ -33,7 +46,11 @@ export async function publish(t: TestService, p: Partner, env: Env, storeId: str
   const url = last.product!.image_urls[0];
   const now = t.clock.now().toISOString();
   const appended = await t.service.events.appendToStream(streams.product(tenant, sku), [
-    { type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } },
+    {
+      type: 'CoverChecked',
+      data: { sku, url, ok: true, reasons: [], checked_at: now },
+      metadata: { recorded_at: now, actor: 'test' },
+    },
   ]);
   expect((await t.approveStore(p, storeId, env)).status).to.equal(200);
   expect(await t.service.runner.waitFor(appended.position, 30_000)).to.equal(true);
@@ -60,7 +77,11 @@ export async function redirectClick(t: TestService, storeId: string, sku: string
 }
 
 /** A sandbox click (test key) and its answer. */
-export async function sandboxClick(p: Partner, storeId: string, sku: string): Promise<{ click_id: string; occurred_at: string; price_cents: number }> {
+export async function sandboxClick(
+  p: Partner,
+  storeId: string,
+  sku: string,
+): Promise<{ click_id: string; occurred_at: string; price_cents: number }> {
   const r = await p.api.post('/sandbox/clicks', { store_id: storeId, sku });
   expect(r.status, JSON.stringify(r.body)).to.equal(200);
   return r.body;
@@ -73,7 +94,14 @@ export interface Item {
   refunded_cents: number;
 }
 
-export function paidBody(o: { event_id: string; order_id: string; store_id: string; click_id: string; paid_at: string; items: Item[] }) {
+export function paidBody(o: {
+  event_id: string;
+  order_id: string;
+  store_id: string;
+  click_id: string;
+  paid_at: string;
+  items: Item[];
+}) {
   return { ...o, status: 'paid', currency: 'BRL', occurred_at: o.paid_at };
 }
 

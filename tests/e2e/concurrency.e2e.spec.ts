@@ -5,7 +5,16 @@
  */
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { HOUR, iso, laterBody, paidBody, putProduct, registerStore, sandboxClick, type Item } from './commerce-support.js';
+import {
+  HOUR,
+  iso,
+  laterBody,
+  paidBody,
+  putProduct,
+  registerStore,
+  sandboxClick,
+  type Item,
+} from './commerce-support.js';
 
 const BURST = 50;
 
@@ -26,14 +35,26 @@ describe('bursts of concurrent writes on one stream', function () {
   it(`${BURST} distinct refund events of one order sent at once: no 5xx, the newest event stands`, async () => {
     const click = await sandboxClick(p, 'burst-store', 'burst-sku');
     const items: Item[] = [{ sku: 'burst-sku', quantity: 1, unit_price_cents: 100_000, refunded_cents: 0 }];
-    const paid = paidBody({ event_id: 'burst-paid', order_id: 'burst-order', store_id: 'burst-store', click_id: click.click_id, paid_at: iso(T0), items });
+    const paid = paidBody({
+      event_id: 'burst-paid',
+      order_id: 'burst-order',
+      store_id: 'burst-store',
+      click_id: click.click_id,
+      paid_at: iso(T0),
+      items,
+    });
     t.clock.set(new Date(T0 + HOUR));
     const first = await p.api.post('/conversions', paid);
     expect(first.status, JSON.stringify(first.body)).to.equal(200);
 
     // Refund k happens k seconds after payment and refunds k × 100 cents in all: each newer event refunds more.
     const refunds = Array.from({ length: BURST }, (_, i) =>
-      laterBody(paid, { event_id: `burst-refund-${i + 1}`, status: 'refunded', occurred_at: iso(T0 + (i + 1) * 1000), refunds: { 'burst-sku': (i + 1) * 100 } }),
+      laterBody(paid, {
+        event_id: `burst-refund-${i + 1}`,
+        status: 'refunded',
+        occurred_at: iso(T0 + (i + 1) * 1000),
+        refunds: { 'burst-sku': (i + 1) * 100 },
+      }),
     );
     const answers = await Promise.all(refunds.map((body) => p.api.post('/conversions', body)));
     const failures = answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${JSON.stringify(a.body)}`);
@@ -76,7 +97,10 @@ describe('bursts of concurrent writes on one stream', function () {
     // ProductStatus carries no price; a 100 % commission rule set at the newest updated_at (a tie is applied)
     // makes the expected commission equal the price in force.
     const newest = sends.reduce((a, b) => (a.at > b.at ? a : b));
-    const patch = await p.api.patch('/products/hot-sku', { commission: { type: 'percentage', rate: 100 }, updated_at: newest.at });
+    const patch = await p.api.patch('/products/hot-sku', {
+      commission: { type: 'percentage', rate: 100 },
+      updated_at: newest.at,
+    });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     expect(patch.body.ignored_stale ?? false).to.equal(false);
     expect(patch.body.expected_commission_cents).to.equal(newest.price);

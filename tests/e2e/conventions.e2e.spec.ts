@@ -1,6 +1,13 @@
 import http from 'node:http';
 import { expect } from 'chai';
-import { productBody, startTestService, storeBody, type Answer, type Partner, type TestService } from '../support/service.js';
+import {
+  productBody,
+  startTestService,
+  storeBody,
+  type Answer,
+  type Partner,
+  type TestService,
+} from '../support/service.js';
 import { expectInvalid, expectProblem, fieldCodes, inChunks, productEvents } from '../support/e2e.js';
 
 const BASE = 'https://api.parceiros.test/v1';
@@ -61,7 +68,10 @@ describe('conventions of every route (HTTP)', function () {
       for (const [a, status] of answers) expectProblem(a, status, BASE);
       const limited = await t.key(hub.partnerId, 'live', ['reports']);
       expectProblem(await limited.api.get('/stores'), 403, BASE);
-      const big = await hub.api.request('PUT', '/products/x', { body: Buffer.alloc(MB + 1, 32), headers: { 'Content-Type': 'application/json' } });
+      const big = await hub.api.request('PUT', '/products/x', {
+        body: Buffer.alloc(MB + 1, 32),
+        headers: { 'Content-Type': 'application/json' },
+      });
       expectProblem(big, 413, BASE);
     });
 
@@ -129,7 +139,13 @@ describe('conventions of every route (HTTP)', function () {
       expect(r.headers.get('allow')?.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'PUT']);
       for (const method of ['GET', 'PUT', 'DELETE', 'POST', 'PATCH']) {
         for (const path of ['/promotions/p1', '/coupons/C1', '/campaigns/c1']) {
-          const a = await hub.api.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: '{}', headers: { 'Content-Type': 'application/json' } });
+          const a = await hub.api.request(
+            method,
+            path,
+            method === 'GET' || method === 'DELETE'
+              ? {}
+              : { body: '{}', headers: { 'Content-Type': 'application/json' } },
+          );
           expect(a.status, `${method} ${path}`).to.equal(404);
         }
       }
@@ -150,9 +166,21 @@ describe('conventions of every route (HTTP)', function () {
       const huge = Buffer.alloc(2 * MB, 'x');
       // Behind nginx (TOPOLOGY=multi) the gateway refuses an oversized body before any service sees it (docs/topology.md).
       const tooLargeFirst = process.env.TOPOLOGY === 'multi';
-      expect((await limited.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } })).status).to.equal(tooLargeFirst ? 413 : 403);
-      expect((await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'text/plain' } })).status).to.equal(413);
-      expect((await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } })).status).to.equal(413);
+      expect(
+        (
+          await limited.api.request('PUT', '/products/a', {
+            body: huge,
+            headers: { 'Content-Type': 'application/json' },
+          })
+        ).status,
+      ).to.equal(tooLargeFirst ? 413 : 403);
+      expect(
+        (await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'text/plain' } })).status,
+      ).to.equal(413);
+      expect(
+        (await hub.api.request('PUT', '/products/a', { body: huge, headers: { 'Content-Type': 'application/json' } }))
+          .status,
+      ).to.equal(413);
     });
 
     it('422 (every invalid field) comes before business rules (store_not_found, 404 of PATCH, already_registered)', async () => {
@@ -174,23 +202,36 @@ describe('conventions of every route (HTTP)', function () {
 
   describe('bodies', () => {
     it('words every 422 for partners: the allowed values, the offset a date needs, cents, the fields a PATCH needs', async () => {
-      const message = (a: Answer, field: string) => (a.body.errors as { field: string; message: string }[]).find((e) => e.field === field)?.message;
-      const put = await hub.api.put('/products/x', productBody('loja', { price_cents: 29.99, updated_at: '2026-01-01T10:00:00', condition: 'novo', title: 'abc' }));
+      const message = (a: Answer, field: string) =>
+        (a.body.errors as { field: string; message: string }[]).find((e) => e.field === field)?.message;
+      const put = await hub.api.put(
+        '/products/x',
+        productBody('loja', { price_cents: 29.99, updated_at: '2026-01-01T10:00:00', condition: 'novo', title: 'abc' }),
+      );
       expect(message(put, 'price_cents')).to.equal('price_cents must be an integer of cents: 29.99 is 2999.');
-      expect(message(put, 'updated_at')).to.match(/offset, such as 2026-03-01T14:30:00Z or 2026-03-01T11:30:00-03:00 \(the offset is required\)/);
+      expect(message(put, 'updated_at')).to.match(
+        /offset, such as 2026-03-01T14:30:00Z or 2026-03-01T11:30:00-03:00 \(the offset is required\)/,
+      );
       expect(message(put, 'condition')).to.equal('condition must be one of: "new", "used", "refurbished".');
       expect(message(put, 'title')).to.equal('title takes at least 5 characters.');
       expect(put.body.detail).to.match(/^4 problems in /);
       const patch = await hub.api.patch('/products/x', { updated_at: '2026-01-01T10:00:00Z' });
       expect(message(patch, '')).to.match(/^Send updated_at and at least one field to change/);
       const list = await hub.api.get('/products?state=vivo');
-      expect(message(list, 'state')).to.equal('state must be one of: "pending", "accepted", "rejected", "stale", "removed".');
-      for (const a of [put, patch, list]) for (const e of a.body.errors as { message: string }[]) expect(e.message).not.to.match(/must NOT|allowed values|must be a valid/);
+      expect(message(list, 'state')).to.equal(
+        'state must be one of: "pending", "accepted", "rejected", "stale", "removed".',
+      );
+      for (const a of [put, patch, list])
+        for (const e of a.body.errors as { message: string }[])
+          expect(e.message).not.to.match(/must NOT|allowed values|must be a valid/);
     });
 
     it('refuses a body that is not JSON with 422 {field: "", code: "json"}', async () => {
       for (const body of ['{"store_id":', 'not json', '']) {
-        const r = await hub.api.request('PUT', '/products/j', { body, headers: { 'Content-Type': 'application/json' } });
+        const r = await hub.api.request('PUT', '/products/j', {
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        });
         expectInvalid(r, [':json']);
         expect(r.body.errors[0].field).to.equal('');
       }
@@ -199,16 +240,26 @@ describe('conventions of every route (HTTP)', function () {
     it('refuses a wrong or missing Content-Type with 422 content_type; takes a charset parameter', async () => {
       const json = JSON.stringify(productBody('loja'));
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp']) {
-        expectInvalid(await hub.api.request('PUT', '/products/ct', { body: json, headers: { 'Content-Type': type } }), [':content_type']);
+        expectInvalid(await hub.api.request('PUT', '/products/ct', { body: json, headers: { 'Content-Type': type } }), [
+          ':content_type',
+        ]);
       }
-      expectInvalid(await hub.api.request('PUT', '/products/ct', { body: new TextEncoder().encode(json) }), [':content_type']);
-      const ok = await hub.api.request('PUT', '/products/ct', { body: json, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+      expectInvalid(await hub.api.request('PUT', '/products/ct', { body: new TextEncoder().encode(json) }), [
+        ':content_type',
+      ]);
+      const ok = await hub.api.request('PUT', '/products/ct', {
+        body: json,
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      });
       expect(ok.status).to.equal(200);
     });
 
     it('refuses a body that is JSON but not an object', async () => {
       for (const body of ['[]', 'null', '"x"', '42']) {
-        const r = await hub.api.request('PUT', '/stores/arr', { body, headers: { 'Content-Type': 'application/json' } });
+        const r = await hub.api.request('PUT', '/stores/arr', {
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        });
         expectProblem(r, 422);
         expect(r.body.errors[0].field).to.equal('');
       }
@@ -216,7 +267,10 @@ describe('conventions of every route (HTTP)', function () {
 
     it('answers 413 for a body over 1 MB on PUT /products, with or without Content-Length, and writes nothing', async () => {
       const body = Buffer.from(JSON.stringify(productBody('loja', { description: 'd'.repeat(MB) })));
-      const declared = await hub.api.request('PUT', '/products/huge', { body, headers: { 'Content-Type': 'application/json' } });
+      const declared = await hub.api.request('PUT', '/products/huge', {
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expectProblem(declared, 413);
       const streamed = await chunkedPut(t, hub.key, '/products/huge2', body);
       expectProblem(streamed, 413);
@@ -232,12 +286,22 @@ describe('conventions of every route (HTTP)', function () {
       const tail = ',"brand":"b"}';
       const body = base.slice(0, -1) + ' '.repeat(MB - Buffer.byteLength(base) + 1 - Buffer.byteLength(tail)) + tail;
       expect(Buffer.byteLength(body)).to.equal(MB);
-      const r = await hub.api.request('PUT', '/products/near-limit', { body, headers: { 'Content-Type': 'application/json' } });
+      const r = await hub.api.request('PUT', '/products/near-limit', {
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
     });
 
     it('refuses unknown fields in bodies, nested ones included', async () => {
-      const r = await hub.api.put('/products/u', productBody('loja', { colour: 'blue', shipping: { type: 'free', speed: 1 }, rating: { average: 4, count: 2, x: 1 } }));
+      const r = await hub.api.put(
+        '/products/u',
+        productBody('loja', {
+          colour: 'blue',
+          shipping: { type: 'free', speed: 1 },
+          rating: { average: 4, count: 2, x: 1 },
+        }),
+      );
       expectInvalid(r, ['colour:unknown_field', 'shipping.speed:unknown_field', 'rating.x:unknown_field']);
     });
   });
@@ -258,7 +322,10 @@ describe('conventions of every route (HTTP)', function () {
       for (const limit of ['0', '201', 'abc', '1.5', '-1', '']) {
         const r = await hub.api.get(`/stores?limit=${limit}`);
         expectProblem(r, 422);
-        expect(r.body.errors.map((e: { field: string }) => e.field), `limit=${limit}`).to.deep.equal(['limit']);
+        expect(
+          r.body.errors.map((e: { field: string }) => e.field),
+          `limit=${limit}`,
+        ).to.deep.equal(['limit']);
       }
       expect((await hub.api.get('/stores?limit=1')).status).to.equal(200);
       expect((await hub.api.get('/stores?limit=200')).status).to.equal(200);
@@ -280,8 +347,13 @@ describe('conventions of every route (HTTP)', function () {
     before(async () => {
       pager = await t.partner();
       const r = await inChunks(all.length, 10, (i) => pager.api.put(`/stores/${all[i]}`, storeBody()));
-      expect(r.map((a) => a.status).every((s) => s === 200), JSON.stringify(r.find((a) => a.status !== 200)?.body)).to.equal(true);
-      const products = await inChunks(60, 10, (i) => pager.api.put(`/products/p${String(59 - i).padStart(2, '0')}`, productBody(i % 2 ? 'A-1' : 'm')));
+      expect(
+        r.map((a) => a.status).every((s) => s === 200),
+        JSON.stringify(r.find((a) => a.status !== 200)?.body),
+      ).to.equal(true);
+      const products = await inChunks(60, 10, (i) =>
+        pager.api.put(`/products/p${String(59 - i).padStart(2, '0')}`, productBody(i % 2 ? 'A-1' : 'm')),
+      );
       expect(products.every((a) => a.status === 200)).to.equal(true);
     });
 
@@ -291,7 +363,9 @@ describe('conventions of every route (HTTP)', function () {
       let pages = 0;
       const sep = path.includes('?') ? '&' : '?';
       do {
-        const r: Answer = await p.api.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const r: Answer = await p.api.get(
+          `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         expect(r.status, JSON.stringify(r.body)).to.equal(200);
         expect(r.body.data.length).to.be.at.most(limit);
         items.push(...r.body.data);

@@ -40,7 +40,10 @@ describe('cover check and the product life cycle (e2e)', function () {
   /** A strictly newer updated_at on every send, never ahead of the clock. */
   const nextUpdatedAt = () => new Date(Math.min((updatedAt += 1000), t.clock.now().getTime())).toISOString();
   const put = (sku: string, coverUrl: string, overrides: Record<string, unknown> = {}, storeId = 'main') =>
-    hub.api.put(`/products/${sku}`, productBody(storeId, { image_urls: [coverUrl], updated_at: nextUpdatedAt(), ...overrides }));
+    hub.api.put(
+      `/products/${sku}`,
+      productBody(storeId, { image_urls: [coverUrl], updated_at: nextUpdatedAt(), ...overrides }),
+    );
   const read = async (sku: string) => (await hub.api.get(`/products/${sku}`)).body;
   const settledState = async (sku: string, state: string) => {
     await until(async () => (await read(sku)).state === state, 30_000, `${sku} ${state}`, 100);
@@ -57,7 +60,8 @@ describe('cover check and the product life cycle (e2e)', function () {
     await settledState(sku, 'accepted');
   };
   const advance = async (ms: number) => expect((await t.admin.post('/clock', { advance_ms: ms })).status).to.equal(200);
-  const codes = (body: { reasons: { code: string; field?: string }[] }) => body.reasons.map((r) => `${r.field}:${r.code}`);
+  const codes = (body: { reasons: { code: string; field?: string }[] }) =>
+    body.reasons.map((r) => `${r.field}:${r.code}`);
 
   describe('the image, judged through the whole service', () => {
     it('accepts JPEG, PNG and WebP of 800×600 (published_at, svc_url); the write answer said pending', async () => {
@@ -99,7 +103,9 @@ describe('cover check and the product life cycle (e2e)', function () {
         expect(got.published_at).to.equal(null);
         expect(got).to.not.have.property('svc_url');
       }
-      expect(servers.evil.connections(), 'the redirect target outside the store was never contacted').to.equal(evilBefore);
+      expect(servers.evil.connections(), 'the redirect target outside the store was never contacted').to.equal(
+        evilBefore,
+      );
       const listed = await hub.api.get('/products?state=rejected');
       expect(listed.body.data.map((p: { sku: string }) => p.sku)).to.include.members(cases.map((c) => c[0]));
     });
@@ -112,7 +118,9 @@ describe('cover check and the product life cycle (e2e)', function () {
 
   describe('operator actions', () => {
     it('holds a product pending until the store is active and its domain approved, then publishes it', async () => {
-      expect((await hub.api.put('/stores/wait', storeBody({ domains: ['shop.test', 'shop2.test'] }))).status).to.equal(200);
+      expect((await hub.api.put('/stores/wait', storeBody({ domains: ['shop.test', 'shop2.test'] }))).status).to.equal(
+        200,
+      );
       servers.setSwitch('waiting', '800x600.jpg');
       const sent = await put('waiting', img('/switch/waiting'), { product_url: 'https://www.shop2.test/p/1' }, 'wait');
       expect(codes(sent.body)).to.deep.equal(['store_id:store_not_active', 'product_url:domain_not_approved']);
@@ -151,7 +159,9 @@ describe('cover check and the product life cycle (e2e)', function () {
     });
 
     it('holds the products of a domain the store drops, until it is declared and approved again', async () => {
-      expect((await hub.api.put('/stores/drop', storeBody({ domains: ['shop.test', 'shop3.test'] }))).status).to.equal(200);
+      expect((await hub.api.put('/stores/drop', storeBody({ domains: ['shop.test', 'shop3.test'] }))).status).to.equal(
+        200,
+      );
       await t.approveStore(hub, 'drop');
       await put('on-dropped', img('/img/800x600.jpg?drop'), { product_url: 'https://shop3.test/p' }, 'drop');
       await settledState('on-dropped', 'accepted');

@@ -36,10 +36,17 @@ describe('metrics fed by the reactors', function () {
     expect((await hub.api.put('/products/good', ok)).status).to.equal(200);
     expect((await hub.api.put('/products/small', small)).status).to.equal(200);
     let text = '';
-    await until(async () => {
-      text = await scrape();
-      return /pc_cover_checks_total\{outcome="ok"\} 1\b/.test(text) && /pc_cover_checks_total\{outcome="image_too_small"\} 1\b/.test(text);
-    }, 15_000, 'both outcomes counted');
+    await until(
+      async () => {
+        text = await scrape();
+        return (
+          /pc_cover_checks_total\{outcome="ok"\} 1\b/.test(text) &&
+          /pc_cover_checks_total\{outcome="image_too_small"\} 1\b/.test(text)
+        );
+      },
+      15_000,
+      'both outcomes counted',
+    );
     expect(text).to.match(/pc_work_queue_depth\{queue="cover_check"\} \d+/);
     expect(text).to.match(/pc_work_queue_depth\{queue="batch_jobs"\} \d+/);
   });

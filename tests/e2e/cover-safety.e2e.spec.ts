@@ -45,7 +45,12 @@ describe('cover check safety (e2e)', function () {
   };
 
   it('with private addresses refused, rejects covers on names mapped to 127.0.0.1, 127.0.0.2, ::1 and ::ffff:127.0.0.1 without connecting', async () => {
-    const hostMap = { 'v4.shop.test': '127.0.0.1', 'alt.shop.test': '127.0.0.2', 'v6.shop.test': '::1', 'mapped.shop.test': '::ffff:127.0.0.1' };
+    const hostMap = {
+      'v4.shop.test': '127.0.0.1',
+      'alt.shop.test': '127.0.0.2',
+      'v6.shop.test': '::1',
+      'mapped.shop.test': '::ffff:127.0.0.1',
+    };
     const cover = coverTestEnv(servers, { allowPrivate: false, hostMap });
     const { t, hub } = await serviceWith(cover);
     try {
@@ -62,12 +67,23 @@ describe('cover check safety (e2e)', function () {
         expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
       }
       for (const sku of Object.keys(covers)) {
-        await until(async () => (await hub.api.get(`/products/${sku}`)).body.state !== 'pending', 30_000, `${sku} checked`, 100);
+        await until(
+          async () => (await hub.api.get(`/products/${sku}`)).body.state !== 'pending',
+          30_000,
+          `${sku} checked`,
+          100,
+        );
         const got = (await hub.api.get(`/products/${sku}`)).body;
         expect(got.state, sku).to.equal('rejected');
-        expect(got.reasons.map((r: { code: string }) => r.code), sku).to.deep.equal(['image_unreachable']);
+        expect(
+          got.reasons.map((r: { code: string }) => r.code),
+          sku,
+        ).to.deep.equal(['image_unreachable']);
       }
-      expect(listeners.map((l) => l.connections()), 'no connection reached a local listener').to.deep.equal(before);
+      expect(
+        listeners.map((l) => l.connections()),
+        'no connection reached a local listener',
+      ).to.deep.equal(before);
     } finally {
       await t.close();
       cover.cleanup();
@@ -82,15 +98,28 @@ describe('cover check safety (e2e)', function () {
     const gate = servers.gate('restart');
     const path = '/gate/restart/img/800x600.jpg';
     const skus = Array.from({ length: 16 }, (_, i) => `r-${i}`);
-    const checked = async () => (await Promise.all(skus.map((sku) => checksOf(t, hub, sku)))).filter((n) => n > 0).length;
+    const checked = async () =>
+      (await Promise.all(skus.map((sku) => checksOf(t, hub, sku)))).filter((n) => n > 0).length;
     try {
       for (const sku of skus) {
-        expect((await hub.api.put(`/products/${sku}`, productBody('s', { image_urls: [servers.url('cdn.shop.test', `${path}?${sku}`)] }))).status).to.equal(200);
+        expect(
+          (
+            await hub.api.put(
+              `/products/${sku}`,
+              productBody('s', { image_urls: [servers.url('cdn.shop.test', `${path}?${sku}`)] }),
+            )
+          ).status,
+        ).to.equal(200);
       }
       // COVER_CHECK_CONCURRENCY=2: two checks reach the gate; let them through, and the next two reach it.
       await until(() => gate.held() === 2, 20_000, 'two checks at the gate');
       gate.release();
-      await until(async () => (await checked()) === 2 && gate.held() === 2, 20_000, 'two products checked and the next two checks at the gate', 25);
+      await until(
+        async () => (await checked()) === 2 && gate.held() === 2,
+        20_000,
+        'two products checked and the next two checks at the gate',
+        25,
+      );
       expect(servers.requests(path), 'two covers fetched, two being fetched, twelve not yet').to.equal(4);
 
       // The restart. The two checks stay in flight until the process that runs them begins to shut down (its admin
@@ -106,11 +135,20 @@ describe('cover check safety (e2e)', function () {
         gate.open();
       }
       await restarted;
-      expect(atShutdown, 'at the restart: two checks in flight, twelve covers never fetched').to.deep.equal({ held: 2, fetched: 4 });
+      expect(atShutdown, 'at the restart: two checks in flight, twelve covers never fetched').to.deep.equal({
+        held: 2,
+        fetched: 4,
+      });
 
       await until(async () => (await checked()) === skus.length, 30_000, 'every product checked after the restart', 25);
-      const accepted = async () => (await t.as(hub.key).get('/products?state=accepted&limit=200')).body.data.length as number;
-      await until(async () => (await accepted()) === skus.length, 30_000, 'every product accepted in the read model', 50);
+      const accepted = async () =>
+        (await t.as(hub.key).get('/products?state=accepted&limit=200')).body.data.length as number;
+      await until(
+        async () => (await accepted()) === skus.length,
+        30_000,
+        'every product accepted in the read model',
+        50,
+      );
       for (const sku of skus) expect(await checksOf(t, hub, sku), sku).to.equal(1);
       expect(servers.requests(path), 'no cover fetched twice').to.equal(skus.length);
     } finally {

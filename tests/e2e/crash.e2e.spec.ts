@@ -44,12 +44,18 @@ async function setUp(service: ChildService): Promise<Tenant> {
   // A 100 % commission makes expected_commission_cents equal to the price: the read-back shows which write won.
   const store = await api.put(`/stores/${STORE}`, storeBody({ default_commission: { type: 'percentage', rate: 100 } }));
   expect(store.status, JSON.stringify(store.body)).to.equal(200);
-  expect((await admin.post(`/partners/${partner.body.partner_id}/live/stores/${STORE}/approve`, {})).status).to.equal(200);
+  expect((await admin.post(`/partners/${partner.body.partner_id}/live/stores/${STORE}/approve`, {})).status).to.equal(
+    200,
+  );
   return { partnerId: partner.body.partner_id, key: key.body.api_key };
 }
 
 /** One worker per SKU writes n = 1, 2, … (a PUT first and every third write, PATCHes between) until it is stopped or cut off. */
-function startLoad(service: ChildService, tenant: Tenant, shouldStop: () => boolean): { ledger: Ledger; done: Promise<void> } {
+function startLoad(
+  service: ChildService,
+  tenant: Tenant,
+  shouldStop: () => boolean,
+): { ledger: Ledger; done: Promise<void> } {
   const agent = keepAliveAgent(SKUS.length);
   const ledger: Ledger = { sent: new Map(), acked: new Map(), unexpected: [] };
   const headers = { Authorization: `Bearer ${tenant.key}` };
@@ -62,7 +68,11 @@ function startLoad(service: ChildService, tenant: Tenant, shouldStop: () => bool
     for (let n = 1; !shouldStop(); n++) {
       const put = n === 1 || n % 3 === 0;
       const body = put
-        ? productBody(STORE, { price_cents: price(n), updated_at: updatedAt(n), product_url: `https://shop.test/p/${sku}` })
+        ? productBody(STORE, {
+            price_cents: price(n),
+            updated_at: updatedAt(n),
+            product_url: `https://shop.test/p/${sku}`,
+          })
         : { price_cents: price(n), updated_at: updatedAt(n) };
       sent.push(n);
       try {
@@ -85,7 +95,11 @@ const totalAcked = (ledger: Ledger) => [...ledger.acked.values()].reduce((sum, a
 
 /** Every acknowledged write is there, nothing else than what was sent, as whole events; GET shows the last one. */
 async function checkSurvivors(service: ChildService, dataDir: string, tenant: Tenant, ledger: Ledger): Promise<void> {
-  await until(async () => (await projectionProgress(dataDir)).caughtUp, 60_000, 'projections catching up after restart');
+  await until(
+    async () => (await projectionProgress(dataDir)).caughtUp,
+    60_000,
+    'projections catching up after restart',
+  );
   const api = client(service.api, tenant.key);
   const admin = client(service.admin, ADMIN_TOKEN);
   for (const sku of SKUS) {
@@ -101,7 +115,10 @@ async function checkSurvivors(service: ChildService, dataDir: string, tenant: Te
     }
     expect(stream.status).to.equal(200);
     const events = stream.body.events as { revision: number; type: string; data: any }[];
-    expect(events.map((e) => e.revision), sku).to.deep.equal(events.map((_, i) => i));
+    expect(
+      events.map((e) => e.revision),
+      sku,
+    ).to.deep.equal(events.map((_, i) => i));
     const ns = events.map((e) => {
       expect(['ProductUpserted', 'ProductPatched'], sku).to.include(e.type);
       return nOfPrice(e.type === 'ProductUpserted' ? e.data.product.price_cents : e.data.patch.price_cents);
@@ -117,7 +134,8 @@ async function checkSurvivors(service: ChildService, dataDir: string, tenant: Te
   const report = await compareWithReplay(dataDir);
   expect(report.differences, JSON.stringify(report.differences.slice(0, 2), null, 1)).to.deep.equal([]);
   expect(report.collections.products).to.be.at.least(SKUS.length);
-  for (const [name, checkpoint] of Object.entries(report.liveCheckpoints)) expect(checkpoint, name).to.be.at.least(report.head);
+  for (const [name, checkpoint] of Object.entries(report.liveCheckpoints))
+    expect(checkpoint, name).to.be.at.least(report.head);
 }
 
 describe('crash safety: the service as a child process, killed under load and restarted', function () {
@@ -135,7 +153,8 @@ describe('crash safety: the service as a child process, killed under load and re
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-crash-'));
   });
   afterEach(async () => {
-    for (const c of children) if (c.process.exitCode === null && c.process.signalCode === null) c.process.kill('SIGKILL');
+    for (const c of children)
+      if (c.process.exitCode === null && c.process.signalCode === null) c.process.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
     children = [];
     fs.rmSync(dataDir, { recursive: true, force: true });

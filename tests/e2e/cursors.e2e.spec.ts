@@ -18,14 +18,24 @@ import { HOUR, codes, iso, paidBody, putProduct, registerStore, sandboxClick } f
 type Page = { data: Record<string, unknown>[]; next_cursor: string | null };
 
 const LISTS = ['/stores', '/products', '/clicks', '/conversions'] as const;
-const at = (list: string, cursor: string, query = ''): string => `${list}?${query}${query ? '&' : ''}cursor=${encodeURIComponent(cursor)}`;
+const at = (list: string, cursor: string, query = ''): string =>
+  `${list}?${query}${query ? '&' : ''}cursor=${encodeURIComponent(cursor)}`;
 const key = (list: string, row: Record<string, unknown>): string =>
-  list === '/stores' ? String(row.store_id) : list === '/products' ? String(row.sku) : list === '/clicks' ? String(row.click_id) : `${String(row.store_id)}/${String(row.order_id)}`;
+  list === '/stores'
+    ? String(row.store_id)
+    : list === '/products'
+      ? String(row.sku)
+      : list === '/clicks'
+        ? String(row.click_id)
+        : `${String(row.store_id)}/${String(row.order_id)}`;
 
 /** What a client could make before cursors were signed: base64url of `{a, t}`, `t` an unkeyed hash it can recompute. */
 function unkeyedOldCursor(partnerId: string, env: string, list: string, values: unknown[]): string {
   const body = JSON.stringify(values);
-  const t = createHash('sha256').update(`${env}\u0000${partnerId}\u0000${list}\u0000${body}`).digest('base64url').slice(0, 16);
+  const t = createHash('sha256')
+    .update(`${env}\u0000${partnerId}\u0000${list}\u0000${body}`)
+    .digest('base64url')
+    .slice(0, 16);
   return Buffer.from(JSON.stringify({ a: values, t })).toString('base64url');
 }
 
@@ -52,7 +62,14 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
         const click = await sandboxClick(p, store, `${store}-sku-${n}`);
         const items = [{ sku: `${store}-sku-${n}`, quantity: 1, unit_price_cents: 1000, refunded_cents: 0 }];
         t.clock.set(new Date(T0 + HOUR));
-        const body = paidBody({ event_id: `ev-${store}-${n}`, order_id: `o-${n}`, store_id: store, click_id: click.click_id, paid_at: iso(T0 + HOUR), items });
+        const body = paidBody({
+          event_id: `ev-${store}-${n}`,
+          order_id: `o-${n}`,
+          store_id: store,
+          click_id: click.click_id,
+          paid_at: iso(T0 + HOUR),
+          items,
+        });
         const r = await p.api.post('/conversions', body);
         expect(r.status, JSON.stringify(r.body)).to.equal(200);
         t.clock.set(new Date(T0));
@@ -84,11 +101,21 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
     }
   }
   /** The values a cursor carries (the payload before the dot). */
-  const valuesOf = (cursor: string): Scalar[] => JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as Scalar[];
+  const valuesOf = (cursor: string): Scalar[] =>
+    JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as Scalar[];
   const secretFile = () => path.join(t.dataDir, 'cursor-secret');
 
   it('a valid cursor pages: every list, with and without filters, walks every row once and in order', async () => {
-    for (const [list, query] of [['/stores', ''], ['/products', ''], ['/products', 'store_id=a'], ['/products', 'state=pending'], ['/clicks', ''], ['/clicks', 'store_id=b'], ['/conversions', ''], ['/conversions', 'store_id=a']] as const) {
+    for (const [list, query] of [
+      ['/stores', ''],
+      ['/products', ''],
+      ['/products', 'store_id=a'],
+      ['/products', 'state=pending'],
+      ['/clicks', ''],
+      ['/clicks', 'store_id=b'],
+      ['/conversions', ''],
+      ['/conversions', 'store_id=a'],
+    ] as const) {
       const all = await get(`${list}?${query}${query ? '&' : ''}limit=200`);
       expect(all.status).to.equal(200);
       const { keys, cursors } = await walk(list, query, 2);
@@ -101,7 +128,10 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
     for (const list of LISTS) {
       const cursor = (await get(`${list}?limit=1`)).body.next_cursor!;
       const values = valuesOf(cursor);
-      expectRefused(await get(at(list, unkeyedOldCursor(p.partnerId, env, list.slice(1), values))), `${list} old format`);
+      expectRefused(
+        await get(at(list, unkeyedOldCursor(p.partnerId, env, list.slice(1), values))),
+        `${list} old format`,
+      );
       expectRefused(await get(at(list, unkeyedNewCursor(values))), `${list} unkeyed hash`);
     }
   });
@@ -111,7 +141,10 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
       const arity = valuesOf((await get(`${list}?limit=1`)).body.next_cursor!).length;
       for (const value of [{ $ne: null }, { $regex: '.*' }, { $gt: '' }]) {
         const values = Array.from({ length: arity }, () => value);
-        expectRefused(await get(at(list, unkeyedOldCursor(p.partnerId, env, list.slice(1), values))), `${list} ${JSON.stringify(value)}`);
+        expectRefused(
+          await get(at(list, unkeyedOldCursor(p.partnerId, env, list.slice(1), values))),
+          `${list} ${JSON.stringify(value)}`,
+        );
         expectRefused(await get(at(list, unkeyedNewCursor(values))), `${list} ${JSON.stringify(value)} new format`);
       }
     }
@@ -125,12 +158,25 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
     const handedOut = (await get('/stores?limit=1')).body.next_cursor!;
     expect(encodeCursor(secret, stores, valuesOf(handedOut))).to.equal(handedOut);
     const [storeId, id] = valuesOf(handedOut);
-    for (const values of [[{ $ne: null }, id], [storeId, { $regex: '.*' }], [[storeId], id], [storeId, 1], [storeId, null], [storeId], [storeId, id, id], []] as unknown as Scalar[][]) {
+    for (const values of [
+      [{ $ne: null }, id],
+      [storeId, { $regex: '.*' }],
+      [[storeId], id],
+      [storeId, 1],
+      [storeId, null],
+      [storeId],
+      [storeId, id, id],
+      [],
+    ] as unknown as Scalar[][]) {
       expectRefused(await get(at('/stores', encodeCursor(secret, stores, values))), JSON.stringify(values));
     }
     const clicks = { tenant, list: 'clicks', filters: {} };
     const window = valuesOf((await get('/clicks?limit=1')).body.next_cursor!).slice(0, 2);
-    for (const values of [[...window, { $ne: null }, 'a', 'x'], [...window, 'x', 'a'], [window[0], 5, 'x', 'a', 'y']] as unknown as Scalar[][]) {
+    for (const values of [
+      [...window, { $ne: null }, 'a', 'x'],
+      [...window, 'x', 'a'],
+      [window[0], 5, 'x', 'a', 'y'],
+    ] as unknown as Scalar[][]) {
       expectRefused(await get(at('/clicks', encodeCursor(secret, clicks, values))), JSON.stringify(values));
     }
   });
@@ -162,12 +208,16 @@ describe('signed page cursors (GET /stores, /products, /clicks, /conversions)', 
     for (const [list, { cursor, next }] of before) {
       const r = await get(`${at(list, cursor)}&limit=2`);
       expect(r.status, `${list} after a restart: ${JSON.stringify(r.body)}`).to.equal(200);
-      expect(r.body.data.map((row) => key(list, row)), list).to.deep.equal(next);
+      expect(
+        r.body.data.map((row) => key(list, row)),
+        list,
+      ).to.deep.equal(next);
     }
     // Another secret (rotated while stopped): every outstanding cursor is refused; the lists start again.
     fs.writeFileSync(secretFile(), 'another-cursor-secret-of-this-deployment-0123456789\n', { mode: 0o600 });
     await t.restart();
-    for (const [list, { cursor }] of before) expectRefused(await get(`${at(list, cursor)}&limit=2`), `${list} after rotation`);
+    for (const [list, { cursor }] of before)
+      expectRefused(await get(`${at(list, cursor)}&limit=2`), `${list} after rotation`);
     for (const list of LISTS) expect((await walk(list, '', 2)).cursors.length, list).to.be.greaterThan(0);
   });
 });

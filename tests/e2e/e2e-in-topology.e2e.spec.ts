@@ -51,7 +51,10 @@ function files(): string[] {
   const choice = process.env.TOPOLOGY_E2E;
   if (choice === undefined || choice === '' || choice === 'all') return allFiles();
   if (choice === 'core') return CORE.filter((f) => fs.existsSync(path.join(HERE, f)));
-  return choice.split(',').map((f) => f.trim()).filter(Boolean);
+  return choice
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
 }
 
 interface MochaJson {
@@ -67,7 +70,17 @@ interface MochaJson {
 function runInTopology(list: string[]): Promise<{ report: MochaJson | undefined; output: string }> {
   const reportFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pc-e2e-multi-')), 'report.json');
   return new Promise((resolve) => {
-    const args = [MOCHA, '--no-config', '--timeout', '60000', '--exit', '--reporter', 'json', '--reporter-option', `output=${reportFile}`];
+    const args = [
+      MOCHA,
+      '--no-config',
+      '--timeout',
+      '60000',
+      '--exit',
+      '--reporter',
+      'json',
+      '--reporter-option',
+      `output=${reportFile}`,
+    ];
     const child = spawn(process.execPath, [...args, ...list.map((f) => path.join(HERE, f))], {
       env: { ...process.env, TOPOLOGY: 'multi' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,10 +140,15 @@ if (process.env.TOPOLOGY === 'multi') {
       it(`passes ${file}`, () => {
         expect(run.report, `no report from the run:\n${run.output}`).not.to.equal(undefined);
         const full = path.join(HERE, file);
-        const failures = run.report!.failures.filter((f) => f.file === full || (f.file === undefined && run.report!.passes.every((p) => p.file !== full)));
+        const failures = run.report!.failures.filter(
+          (f) => f.file === full || (f.file === undefined && run.report!.passes.every((p) => p.file !== full)),
+        );
         const failed = failures.map((f) => `${f.fullTitle}\n${f.err.stack ?? f.err.message ?? ''}`).join('\n\n');
         expect(failures, failed).to.have.length(0);
-        expect(run.report!.passes.filter((p) => p.file === full).length, `no test of ${file} passed:\n${run.output}`).to.be.greaterThan(0);
+        expect(
+          run.report!.passes.filter((p) => p.file === full).length,
+          `no test of ${file} passed:\n${run.output}`,
+        ).to.be.greaterThan(0);
       });
     }
   });

@@ -70,17 +70,33 @@ describe('foundation over HTTP (embedded default)', function () {
     });
 
     it('lists every invalid field at once and writes nothing', async () => {
-      const r = await hub.api.put('/stores/loja-bad', { name: 'X', cnpj: '11.222.333/0001-82', website_url: 'http://x.com', domains: [], extra: 1 });
+      const r = await hub.api.put('/stores/loja-bad', {
+        name: 'X',
+        cnpj: '11.222.333/0001-82',
+        website_url: 'http://x.com',
+        domains: [],
+        extra: 1,
+      });
       expect(r.status).to.equal(422);
       const codes = r.body.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`).sort();
-      expect(codes).to.deep.equal(['cnpj:invalid', 'domains:min_items', 'extra:unknown_field', 'name:min_length', 'website_url:https']);
+      expect(codes).to.deep.equal([
+        'cnpj:invalid',
+        'domains:min_items',
+        'extra:unknown_field',
+        'name:min_length',
+        'website_url:https',
+      ]);
       expect((await hub.api.get('/stores/loja-bad')).status).to.equal(404);
     });
 
     it('refuses a CNPJ already registered to another store', async () => {
       const r = await hub.api.put('/stores/loja-2', storeBody({ cnpj: '11222333000181' }));
       expect(r.status).to.equal(422);
-      expect(r.body.errors).to.deep.include({ field: 'cnpj', code: 'already_registered', message: r.body.errors[0].message });
+      expect(r.body.errors).to.deep.include({
+        field: 'cnpj',
+        code: 'already_registered',
+        message: r.body.errors[0].message,
+      });
     });
 
     it('refuses a second store of a direct-store partner, and ids that lower-case alike', async () => {
@@ -112,15 +128,27 @@ describe('foundation over HTTP (embedded default)', function () {
       await hub.api.put('/stores/loja-c', storeBody({ default_commission: { type: 'percentage', rate: 12.5 } }));
       const r = await hub.api.put('/products/sku-1', productBody('loja-c', { price_cents: 999 }));
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      expect(r.body).to.include({ sku: 'sku-1', store_id: 'loja-c', state: 'pending', commission_source: 'store', expected_commission_cents: 125 });
+      expect(r.body).to.include({
+        sku: 'sku-1',
+        store_id: 'loja-c',
+        state: 'pending',
+        commission_source: 'store',
+        expected_commission_cents: 125,
+      });
       const read = await hub.api.get('/products/sku-1');
       expect(read.status).to.equal(200);
       expect(read.body).to.include({ state: 'pending', commission_source: 'store', expected_commission_cents: 125 });
     });
 
     it('ignores an older updated_at with 200 and ignored_stale, and changes nothing', async () => {
-      await hub.api.put('/products/sku-2', productBody('loja-c', { price_cents: 1000, updated_at: '2026-01-01T10:00:00Z' }));
-      const old = await hub.api.put('/products/sku-2', productBody('loja-c', { price_cents: 500, updated_at: '2026-01-01T09:00:00Z' }));
+      await hub.api.put(
+        '/products/sku-2',
+        productBody('loja-c', { price_cents: 1000, updated_at: '2026-01-01T10:00:00Z' }),
+      );
+      const old = await hub.api.put(
+        '/products/sku-2',
+        productBody('loja-c', { price_cents: 500, updated_at: '2026-01-01T09:00:00Z' }),
+      );
       expect(old.status).to.equal(200);
       expect(old.body.ignored_stale).to.equal(true);
       const read = await hub.api.get('/products/sku-2');
@@ -141,7 +169,13 @@ describe('foundation over HTTP (embedded default)', function () {
       const r = await hub.api.put('/products/sku-x', productBody('nope'));
       expect(r.status).to.equal(422);
       expect(r.body.errors[0]).to.include({ field: 'store_id', code: 'store_not_found' });
-      const hosts = await hub.api.put('/products/sku-y', productBody('loja-c', { product_url: 'https://other.test/p', image_urls: ['https://cdn.shop.test/a.jpg', 'https://evil.test/b.jpg'] }));
+      const hosts = await hub.api.put(
+        '/products/sku-y',
+        productBody('loja-c', {
+          product_url: 'https://other.test/p',
+          image_urls: ['https://cdn.shop.test/a.jpg', 'https://evil.test/b.jpg'],
+        }),
+      );
       expect(hosts.status).to.equal(422);
       expect(hosts.body.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)).to.deep.equal([
         'product_url:domain_not_declared',
@@ -151,7 +185,10 @@ describe('foundation over HTTP (embedded default)', function () {
     });
 
     it('PATCH changes only what it sends; commission null returns to the store rule', async () => {
-      await hub.api.put('/products/sku-p', productBody('loja-c', { price_cents: 2000, commission: { type: 'fixed', amount_cents: 300 } }));
+      await hub.api.put(
+        '/products/sku-p',
+        productBody('loja-c', { price_cents: 2000, commission: { type: 'fixed', amount_cents: 300 } }),
+      );
       let r = await hub.api.patch('/products/sku-p', { price_cents: 1000, updated_at: '2026-01-01T01:00:00Z' });
       expect(r.status).to.equal(200);
       expect(r.body).to.include({ commission_source: 'product', expected_commission_cents: 300 });

@@ -59,14 +59,25 @@ describe('Idempotency-Key on writes (HTTP)', function () {
   it('answers 422 for the same key with another body or another route, and writes nothing', async () => {
     const sku = fresh();
     const k = key();
-    expect((await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1000 }), { 'Idempotency-Key': k })).status).to.equal(200);
-    const otherBody = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1001 }), { 'Idempotency-Key': k });
+    expect(
+      (await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1000 }), { 'Idempotency-Key': k }))
+        .status,
+    ).to.equal(200);
+    const otherBody = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1001 }), {
+      'Idempotency-Key': k,
+    });
     expectProblem(otherBody, 422);
     expect(otherBody.body.errors[0]).to.include({ field: 'Idempotency-Key' });
     const otherSku = fresh();
-    const otherRoute = await hub.api.put(`/products/${otherSku}`, productBody('loja', { price_cents: 1000 }), { 'Idempotency-Key': k });
+    const otherRoute = await hub.api.put(`/products/${otherSku}`, productBody('loja', { price_cents: 1000 }), {
+      'Idempotency-Key': k,
+    });
     expectProblem(otherRoute, 422);
-    const otherMethod = await hub.api.patch(`/products/${sku}`, { price_cents: 1000, updated_at: '2026-01-01T00:00:00Z' }, { 'Idempotency-Key': k });
+    const otherMethod = await hub.api.patch(
+      `/products/${sku}`,
+      { price_cents: 1000, updated_at: '2026-01-01T00:00:00Z' },
+      { 'Idempotency-Key': k },
+    );
     expectProblem(otherMethod, 422);
     expect((await productEvents(t, hub, sku)).length).to.equal(1);
     expect(await productEvents(t, hub, otherSku)).to.deep.equal([]);
@@ -88,7 +99,9 @@ describe('Idempotency-Key on writes (HTTP)', function () {
     const sku = fresh();
     const k = key();
     const body = productBody('loja', { price_cents: 4321 });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k })),
+    );
     for (const a of answers) {
       expect(a.status, JSON.stringify(a.body)).to.equal(200);
       expect(a.body).to.deep.equal(answers[0].body);
@@ -100,11 +113,17 @@ describe('Idempotency-Key on writes (HTTP)', function () {
     const sku = fresh();
     const k = key();
     // 422 (validation): not stored; the same invalid body gives the same 422 again.
-    const bad = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 0 }), { 'Idempotency-Key': k });
+    const bad = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 0 }), {
+      'Idempotency-Key': k,
+    });
     expectProblem(bad, 422);
-    const badAgain = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 0 }), { 'Idempotency-Key': k });
+    const badAgain = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 0 }), {
+      'Idempotency-Key': k,
+    });
     expect(fieldCodes(badAgain)).to.deep.equal(fieldCodes(bad));
-    const fixed = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 10 }), { 'Idempotency-Key': k });
+    const fixed = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 10 }), {
+      'Idempotency-Key': k,
+    });
     expect(fixed.status).to.equal(200);
     expect((await productEvents(t, hub, sku)).length).to.equal(1);
 
@@ -116,7 +135,10 @@ describe('Idempotency-Key on writes (HTTP)', function () {
     expect((await hub.api.put(`/products/${later}`, productBody('loja'))).status).to.equal(200);
     const patched = await hub.api.patch(`/products/${later}`, patch, { 'Idempotency-Key': pk });
     expect(patched.status).to.equal(200);
-    expect((await productEvents(t, hub, later)).map((e) => e.type)).to.deep.equal(['ProductUpserted', 'ProductPatched']);
+    expect((await productEvents(t, hub, later)).map((e) => e.type)).to.deep.equal([
+      'ProductUpserted',
+      'ProductPatched',
+    ]);
   });
 
   it('keeps a key 24 h by the clock: a repeat just before replays, one after runs again', async () => {
@@ -141,15 +163,24 @@ describe('Idempotency-Key on writes (HTTP)', function () {
   it('scopes keys to the partner and environment: another tenant may use the same key', async () => {
     const k = key();
     const sku = fresh();
-    expect((await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 100 }), { 'Idempotency-Key': k })).status).to.equal(200);
+    expect(
+      (await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 100 }), { 'Idempotency-Key': k }))
+        .status,
+    ).to.equal(200);
     const other = await t.partner();
     expect((await other.api.put('/stores/loja', storeBody())).status).to.equal(200);
-    const theirs = await other.api.put(`/products/${sku}`, productBody('loja', { price_cents: 200, commission: { type: 'fixed', amount_cents: 7 } }), { 'Idempotency-Key': k });
+    const theirs = await other.api.put(
+      `/products/${sku}`,
+      productBody('loja', { price_cents: 200, commission: { type: 'fixed', amount_cents: 7 } }),
+      { 'Idempotency-Key': k },
+    );
     expect(theirs.status, JSON.stringify(theirs.body)).to.equal(200);
     expect(theirs.body.expected_commission_cents).to.equal(7);
     const test = await t.key(hub.partnerId, 'test');
     expect((await test.api.put('/stores/loja', storeBody())).status).to.equal(200);
-    const inTest = await test.api.put(`/products/${sku}`, productBody('loja', { price_cents: 300 }), { 'Idempotency-Key': k });
+    const inTest = await test.api.put(`/products/${sku}`, productBody('loja', { price_cents: 300 }), {
+      'Idempotency-Key': k,
+    });
     expect(inTest.status).to.equal(200);
     expect(await productEvents(t, test, sku, 'test')).to.have.length(1);
   });
@@ -161,7 +192,7 @@ describe('Idempotency-Key on writes (HTTP)', function () {
     const body = productBody('loja', { updated_at: t.clock.now().toISOString() });
     const first = await hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k });
     expect(first.status).to.equal(200);
-    await ((t.service.reads as unknown as { inner: SqliteReadStore }).inner).sweepExpired();
+    await (t.service.reads as unknown as { inner: SqliteReadStore }).inner.sweepExpired();
     const again = await hub.api.put(`/products/${sku}`, body, { 'Idempotency-Key': k });
     expect(again.body).to.deep.equal(first.body);
     expect((await productEvents(t, hub, sku)).length).to.equal(1);

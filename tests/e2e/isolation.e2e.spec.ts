@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { nextCnpj, productBody, startTestService, storeBody, type Client, type Partner, type TestService } from '../support/service.js';
+import {
+  nextCnpj,
+  productBody,
+  startTestService,
+  storeBody,
+  type Client,
+  type Partner,
+  type TestService,
+} from '../support/service.js';
 import { expectInvalid, expectProblem, productEvents } from '../support/e2e.js';
 
 const MIRROR = { type: 'percentage', rate: 100 } as const;
@@ -20,19 +28,34 @@ describe('isolation between partners and environments, read-your-writes, restart
     aTest = await t.key(a.partnerId, 'test');
     b = await t.partner({ name: 'Parceiro B' });
     bTest = await t.key(b.partnerId, 'test');
-    expect((await a.api.put('/stores/loja', storeBody({ cnpj: cnpjA, default_commission: { type: 'fixed', amount_cents: 11 } }))).status).to.equal(200);
-    expect((await a.api.put('/products/sku-1', productBody('loja', { price_cents: 1000, commission: MIRROR }))).status).to.equal(200);
+    expect(
+      (
+        await a.api.put(
+          '/stores/loja',
+          storeBody({ cnpj: cnpjA, default_commission: { type: 'fixed', amount_cents: 11 } }),
+        )
+      ).status,
+    ).to.equal(200);
+    expect(
+      (await a.api.put('/products/sku-1', productBody('loja', { price_cents: 1000, commission: MIRROR }))).status,
+    ).to.equal(200);
   });
   after(async () => t.close());
 
-  const others = () => [
-    ['partner B live', b.api],
-    ['partner B test', bTest.api],
-    ['partner A test', aTest.api],
-  ] as [string, Client][];
+  const others = () =>
+    [
+      ['partner B live', b.api],
+      ['partner B test', bTest.api],
+      ['partner A test', aTest.api],
+    ] as [string, Client][];
 
   it('answers /me with each key its own partner and environment', async () => {
-    for (const [p, env, name] of [[a, 'live', 'Parceiro A'], [aTest, 'test', 'Parceiro A'], [b, 'live', 'Parceiro B'], [bTest, 'test', 'Parceiro B']] as const) {
+    for (const [p, env, name] of [
+      [a, 'live', 'Parceiro A'],
+      [aTest, 'test', 'Parceiro A'],
+      [b, 'live', 'Parceiro B'],
+      [bTest, 'test', 'Parceiro B'],
+    ] as const) {
       const me = await p.api.get('/me');
       expect(me.body).to.include({ partner_id: p.partnerId, environment: env, name });
     }
@@ -76,7 +99,10 @@ describe('isolation between partners and environments, read-your-writes, restart
       const store = await api.put('/stores/loja', storeBody({ name: `Loja de ${who}` }));
       expect(store.status, JSON.stringify(store.body)).to.equal(200);
       expect(store.body.status).to.equal('pending_review');
-      const product = await api.put('/products/sku-1', productBody('loja', { price_cents: 5, commission: MIRROR, updated_at: at(30) }));
+      const product = await api.put(
+        '/products/sku-1',
+        productBody('loja', { price_cents: 5, commission: MIRROR, updated_at: at(30) }),
+      );
       expect(product.status, JSON.stringify(product.body)).to.equal(200);
       expect(product.body.expected_commission_cents).to.equal(5);
     }
@@ -135,10 +161,14 @@ describe('isolation between partners and environments, read-your-writes, restart
         const api = t.as(a.key);
         for (let round = 0; round < 10; round++) {
           const price = 1000 * (c + 1) + round;
-          const put = await api.put(`/products/ryw-${c}`, productBody('ryw', { price_cents: price, commission: MIRROR, updated_at: at(round) }));
+          const put = await api.put(
+            `/products/ryw-${c}`,
+            productBody('ryw', { price_cents: price, commission: MIRROR, updated_at: at(round) }),
+          );
           if (put.status !== 200) failures.push(`PUT ${c}/${round}: ${put.status}`);
           const got = await api.get(`/products/ryw-${c}`);
-          if (got.body.expected_commission_cents !== price) failures.push(`GET ${c}/${round}: ${got.body.expected_commission_cents} ≠ ${price}`);
+          if (got.body.expected_commission_cents !== price)
+            failures.push(`GET ${c}/${round}: ${got.body.expected_commission_cents} ≠ ${price}`);
         }
       }),
     );
@@ -163,7 +193,10 @@ describe('isolation between partners and environments, read-your-writes, restart
     expect((await aApi.get('/products?limit=200')).body).to.deep.equal(before.list);
     expect((await t.as(aTest.key).get('/me')).body.environment).to.equal('test');
     // Writes go on where they left off: an older updated_at is still stale, the store index still holds.
-    const stale = await aApi.put('/products/sku-1', productBody('loja', { price_cents: 1, updated_at: '2025-12-31T00:00:00Z' }));
+    const stale = await aApi.put(
+      '/products/sku-1',
+      productBody('loja', { price_cents: 1, updated_at: '2025-12-31T00:00:00Z' }),
+    );
     expect(stale.body.ignored_stale).to.equal(true);
     expectInvalid(await aApi.put('/stores/LOJA', storeBody()), ['store_id:conflict']);
     const patched = await aApi.patch('/products/sku-1', { price_cents: 4242, updated_at: at(90) });

@@ -7,7 +7,14 @@ import { expect } from 'chai';
 import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
 import { OPS_COMMANDS } from '../../infra/cli/commands.js';
-import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import {
+  client,
+  productBody,
+  startTestService,
+  storeBody,
+  type Partner,
+  type TestService,
+} from '../support/service.js';
 
 const BASE = 'https://api.example.test/v1';
 
@@ -17,7 +24,8 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
   let hub: Partner;
   let shop: Partner;
 
-  const ops = (args: string[], env: Record<string, string> = {}): Promise<OpsRun> => runOps(adminUrl, t.service.adminToken, args, env);
+  const ops = (args: string[], env: Record<string, string> = {}): Promise<OpsRun> =>
+    runOps(adminUrl, t.service.adminToken, args, env);
 
   before(async () => {
     t = await startTestService({ API_BASE_URL: BASE });
@@ -30,12 +38,18 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
     shop = await t.partner({ type: 'store', name: 'Loja Sozinha', env: 'live' });
     // hub, test: two stores pending, one approved; shop, live: one store with one of its two domains approved.
     expect((await hub.api.put('/stores/a-pending', storeBody({ domains: ['a.test'] }))).status).to.equal(200);
-    expect((await hub.api.put('/stores/b-pending', storeBody({ domains: ['b.test', 'b2.test'] }))).status).to.equal(200);
+    expect((await hub.api.put('/stores/b-pending', storeBody({ domains: ['b.test', 'b2.test'] }))).status).to.equal(
+      200,
+    );
     expect((await hub.api.put('/stores/c-active', storeBody({ domains: ['c.test'] }))).status).to.equal(200);
     expect((await t.approveStore(hub, 'c-active', 'test')).status).to.equal(200);
-    expect((await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test'] }))).status).to.equal(200);
+    expect((await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test'] }))).status).to.equal(
+      200,
+    );
     expect((await t.admin.post(`/partners/${shop.partnerId}/live/stores/unica/approve`, {})).status).to.equal(200);
-    expect((await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test', 'new.test'] }))).status).to.equal(200);
+    expect(
+      (await shop.api.put('/stores/unica', storeBody({ domains: ['shop.test', 'extra.test', 'new.test'] }))).status,
+    ).to.equal(200);
   });
   after(async () => t.close());
 
@@ -62,7 +76,10 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
       const second = await t.admin.get(`/partners?limit=1&cursor=${first.body.next_cursor}`);
       expect(second.body.partners).to.have.length(1);
       expect(second.body.next_cursor).to.equal(null);
-      expect([first.body.partners[0].partner_id, second.body.partners[0].partner_id]).to.have.members([hub.partnerId, shop.partnerId]);
+      expect([first.body.partners[0].partner_id, second.body.partners[0].partner_id]).to.have.members([
+        hub.partnerId,
+        shop.partnerId,
+      ]);
       expect((await t.admin.get('/partners?cursor=bm9wZQ')).status).to.equal(422);
       expect((await t.admin.get('/partners?limit=0')).status).to.equal(422);
     });
@@ -70,7 +87,14 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
     it('GET /stores?status=pending_review lists the stores awaiting approval across partners', async () => {
       const r = await t.admin.get('/stores?status=pending_review');
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      expect(r.body.stores.map((s: { partner_id: string; environment: string; store_id: string; status: string }) => [s.partner_id, s.environment, s.store_id, s.status])).to.deep.equal([
+      expect(
+        r.body.stores.map((s: { partner_id: string; environment: string; store_id: string; status: string }) => [
+          s.partner_id,
+          s.environment,
+          s.store_id,
+          s.status,
+        ]),
+      ).to.deep.equal([
         [hub.partnerId, 'test', 'a-pending', 'pending_review'],
         [hub.partnerId, 'test', 'b-pending', 'pending_review'],
       ]);
@@ -86,14 +110,30 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
     it('GET /domains/pending lists declared domains not yet approved, one per line', async () => {
       const r = await t.admin.get('/domains/pending');
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      expect(r.body.domains.map((d: { partner_id: string; store_id: string; domain: string; store_status: string }) => [d.partner_id === hub.partnerId ? 'hub' : 'shop', d.store_id, d.domain, d.store_status])).to.have.deep.members([
+      expect(
+        r.body.domains.map((d: { partner_id: string; store_id: string; domain: string; store_status: string }) => [
+          d.partner_id === hub.partnerId ? 'hub' : 'shop',
+          d.store_id,
+          d.domain,
+          d.store_status,
+        ]),
+      ).to.have.deep.members([
         ['hub', 'a-pending', 'a.test', 'pending_review'],
         ['hub', 'b-pending', 'b.test', 'pending_review'],
         ['hub', 'b-pending', 'b2.test', 'pending_review'],
         ['shop', 'unica', 'new.test', 'active'],
       ]);
       const onlyShop = await t.admin.get(`/domains/pending?partner_id=${shop.partnerId}&env=live`);
-      expect(onlyShop.body.domains).to.deep.equal([{ partner_id: shop.partnerId, partner_name: 'Loja Sozinha', environment: 'live', store_id: 'unica', store_status: 'active', domain: 'new.test' }]);
+      expect(onlyShop.body.domains).to.deep.equal([
+        {
+          partner_id: shop.partnerId,
+          partner_name: 'Loja Sozinha',
+          environment: 'live',
+          store_id: 'unica',
+          store_status: 'active',
+          domain: 'new.test',
+        },
+      ]);
     });
   });
 
@@ -107,7 +147,10 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
 
     it('answers a body above 64 KiB with a readable 413 problem, the connection kept for the next call', async () => {
       const big = JSON.stringify({ name: 'x'.repeat(300 * 1024), partner_type: 'hub' });
-      const r = await t.admin.request('POST', '/partners', { body: big, headers: { 'Content-Type': 'application/json' } });
+      const r = await t.admin.request('POST', '/partners', {
+        body: big,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(r.status).to.equal(413);
       expect(r.body.type).to.equal(`${BASE}/problemas/413`);
       expect((await t.admin.get('/partners?limit=1')).status).to.equal(200);
@@ -118,7 +161,10 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
       expect(r.status).to.equal(405);
       expectProblem(r, 405);
       expect(r.headers.get('allow')?.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'POST']);
-      const clock = await t.admin.request('PUT', '/clock', { body: '{}', headers: { 'Content-Type': 'application/json' } });
+      const clock = await t.admin.request('PUT', '/clock', {
+        body: '{}',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(clock.status).to.equal(405);
       expectProblem(clock, 405);
       expect(clock.headers.get('allow')?.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'POST']);
@@ -161,46 +207,108 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
     });
 
     it('ops streams read builds the stream name from partner, env and store / product', async () => {
-      const put = await hub.api.put('/products/sku-lido', productBody('c-active', { product_url: 'https://c.test/p/1' }));
+      const put = await hub.api.put(
+        '/products/sku-lido',
+        productBody('c-active', { product_url: 'https://c.test/p/1' }),
+      );
       expect(put.status, JSON.stringify(put.body)).to.equal(200);
-      const product = await ops(['streams', 'read', '--product', 'sku-lido', '--partner', hub.partnerId, '--env', 'test']);
+      const product = await ops([
+        'streams',
+        'read',
+        '--product',
+        'sku-lido',
+        '--partner',
+        hub.partnerId,
+        '--env',
+        'test',
+      ]);
       expect(product.code, product.stderr).to.equal(0);
       expect(product.json.stream).to.equal(`product-test:${hub.partnerId}:sku-lido`);
       expect(product.json.events[0].type).to.be.a('string');
       const store = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'test', '--store', 'c-active']);
       expect(store.code, store.stderr).to.equal(0);
-      expect(store.json.events.map((e: { type: string }) => e.type)).to.deep.equal(['StoreRegistered', 'StoreApproved']);
+      expect(store.json.events.map((e: { type: string }) => e.type)).to.deep.equal([
+        'StoreRegistered',
+        'StoreApproved',
+      ]);
       const partner = await ops(['streams', 'read', '--partner', hub.partnerId]);
       expect(partner.code, partner.stderr).to.equal(0);
       expect(partner.json.stream).to.equal(`partner-${hub.partnerId}`);
       expect(partner.json.events.map((e: { type: string }) => e.type)).to.include('KeyRevoked');
-      const missing = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'live', '--product', 'sku-lido']);
+      const missing = await ops([
+        'streams',
+        'read',
+        '--partner',
+        hub.partnerId,
+        '--env',
+        'live',
+        '--product',
+        'sku-lido',
+      ]);
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.contain('HTTP 404');
-      const both = await ops(['streams', 'read', '--partner', hub.partnerId, '--env', 'test', '--store', 'x', '--product', 'y']);
+      const both = await ops([
+        'streams',
+        'read',
+        '--partner',
+        hub.partnerId,
+        '--env',
+        'test',
+        '--store',
+        'x',
+        '--product',
+        'y',
+      ]);
       expect(both.code).to.equal(2);
     });
 
     it('ops help and every usage error list every command of the table', async () => {
       const help = await ops(['help']);
       expect(help.code).to.equal(0);
-      const errors = [await ops([]), await ops(['nope']), await ops(['partners', 'list', '--bogus', '1']), await ops(['history']), await ops(['projections', 'rebuild'])];
+      const errors = [
+        await ops([]),
+        await ops(['nope']),
+        await ops(['partners', 'list', '--bogus', '1']),
+        await ops(['history']),
+        await ops(['projections', 'rebuild']),
+      ];
       for (const text of [help.stdout, ...errors.map((e) => e.stderr)]) {
         for (const c of OPS_COMMANDS) expect(text).to.contain(`ops ${c.name}`);
-        for (const name of ['partners list', 'stores pending', 'domains pending', 'streams read', 'streams export', 'history', 'projections rebuild', 'audit verify', 'cover requeue-all', 'health', 'metrics']) {
+        for (const name of [
+          'partners list',
+          'stores pending',
+          'domains pending',
+          'streams read',
+          'streams export',
+          'history',
+          'projections rebuild',
+          'audit verify',
+          'cover requeue-all',
+          'health',
+          'metrics',
+        ]) {
           expect(text).to.contain(`ops ${name}`);
         }
       }
       for (const e of errors) expect(e.code, e.stderr).to.equal(2);
     });
 
-    it('ops keys issue gives the guide\'s four scopes by default, promotions only when asked', async () => {
+    it("ops keys issue gives the guide's four scopes by default, promotions only when asked", async () => {
       const plain = await ops(['keys', 'issue', '--partner', shop.partnerId, '--env', 'test']);
       expect(plain.code, plain.stderr).to.equal(0);
       expect(plain.json.scopes).to.deep.equal(['catalog', 'clicks', 'conversions', 'reports']);
       const me = await client(t.api, plain.json.api_key).get('/me');
       expect(me.body.scopes).to.deep.equal(['catalog', 'clicks', 'conversions', 'reports']);
-      const asked = await ops(['keys', 'issue', '--partner', shop.partnerId, '--env', 'test', '--scopes', 'catalog,promotions']);
+      const asked = await ops([
+        'keys',
+        'issue',
+        '--partner',
+        shop.partnerId,
+        '--env',
+        'test',
+        '--scopes',
+        'catalog,promotions',
+      ]);
       expect(asked.code, asked.stderr).to.equal(0);
       expect(asked.json.scopes).to.deep.equal(['catalog', 'promotions']);
     });

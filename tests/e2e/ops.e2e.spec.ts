@@ -47,7 +47,9 @@ describe('ops command line against a running service', function () {
 
   it('approves, suspends and reinstates a store, and approves one added domain', async () => {
     const p = await t.partner({ type: 'hub' });
-    expect((await p.api.put('/stores/loja-ops', storeBody({ domains: ['shop.test', 'outra.test'] }))).status).to.equal(200);
+    expect((await p.api.put('/stores/loja-ops', storeBody({ domains: ['shop.test', 'outra.test'] }))).status).to.equal(
+      200,
+    );
     const where = ['--partner', p.partnerId, '--env', 'live', '--store', 'loja-ops'];
 
     const domain = await ops(['stores', 'approve-domain', ...where, '--domain', 'outra.test']);
@@ -103,7 +105,14 @@ describe('ops command line against a running service', function () {
   });
 
   it('exits 2 on a usage error, and 1 when the service cannot be reached', async () => {
-    for (const args of [[], ['keys', 'issue', '--partner', 'pt_x'], ['partners', 'create', '--name', 'A B', '--type', 'shop'], ['clock', 'advance', '-5'], ['nope'], ['clock', 'get', '--extra', '1']]) {
+    for (const args of [
+      [],
+      ['keys', 'issue', '--partner', 'pt_x'],
+      ['partners', 'create', '--name', 'A B', '--type', 'shop'],
+      ['clock', 'advance', '-5'],
+      ['nope'],
+      ['clock', 'get', '--extra', '1'],
+    ]) {
       const r = await ops(args);
       expect(r.code, args.join(' ')).to.equal(2);
       expect(r.stderr).to.contain('usage: ops');

@@ -4,7 +4,8 @@ import { expectInvalid, fieldCodes, productEvents } from '../support/e2e.js';
 
 const MAX_SAFE = 9007199254740991;
 const s = (n: number, c = 'a') => c.repeat(n);
-const map = (keys: number, valueLength = 1) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, s(valueLength)]));
+const map = (keys: number, valueLength = 1) =>
+  Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, s(valueLength)]));
 const url = (n: number) => `https://shop.test/${s(n - 'https://shop.test/'.length)}`;
 const images = (n: number) => Array.from({ length: n }, (_, i) => `https://cdn.shop.test/${i}.jpg`);
 
@@ -34,15 +35,34 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['attributes of 51 keys', { attributes: map(51) }, ['attributes:max_properties']],
   ['attribute value of 201', { attributes: { cor: s(201) } }, ['attributes.cor:max_length']],
   ['attribute value not a string', { attributes: { peso: 3 } }, ['attributes.peso:string']],
-  ['attribute value of 201 under a key of digits', { attributes: { '2024': s(201) } }, ['attributes["2024"]:max_length']],
+  [
+    'attribute value of 201 under a key of digits',
+    { attributes: { '2024': s(201) } },
+    ['attributes["2024"]:max_length'],
+  ],
   // Map keys: 1 to 80 characters, no control character; each bad key on its own path, JSON-quoted.
-  ['attribute key with NUL', { attributes: { 'a\u0000b': 'x', cor: 'azul' } }, ['attributes["a\\u0000b"]:key_control_character']],
+  [
+    'attribute key with NUL',
+    { attributes: { 'a\u0000b': 'x', cor: 'azul' } },
+    ['attributes["a\\u0000b"]:key_control_character'],
+  ],
   ['attribute key of 80', { attributes: { [s(80, 'k')]: 'x' } }, []],
   ['attribute key of 81', { attributes: { [s(81, 'k')]: 'x' } }, [`attributes.${s(81, 'k')}:key_too_long`]],
   ['attribute key empty', { attributes: { '': 'x' } }, ['attributes[""]:key_empty']],
   [
     'every bad attribute key at once',
-    { attributes: { 'a\u0000b': 'x', 'tab\tname': 'x', 'del\u007f': 'x', 'line\nbreak': 'x', [s(81, 'k')]: 'x', '': 'x', [`${s(81, 'z')}\u001f`]: 'x', ok: 'x' } },
+    {
+      attributes: {
+        'a\u0000b': 'x',
+        'tab\tname': 'x',
+        'del\u007f': 'x',
+        'line\nbreak': 'x',
+        [s(81, 'k')]: 'x',
+        '': 'x',
+        [`${s(81, 'z')}\u001f`]: 'x',
+        ok: 'x',
+      },
+    },
     [
       'attributes["a\\u0000b"]:key_control_character',
       'attributes["tab\\tname"]:key_control_character',
@@ -54,11 +74,29 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
       `attributes["${s(81, 'z')}\\u001f"]:key_too_long`,
     ],
   ],
-  ['variant key with U+001F', { variant_attributes: { 'tam\u001f': 'P' } }, ['variant_attributes["tam\\u001f"]:key_control_character']],
-  ['variant key of 81', { variant_attributes: { [s(81, 'v')]: 'P' } }, [`variant_attributes.${s(81, 'v')}:key_too_long`]],
+  [
+    'variant key with U+001F',
+    { variant_attributes: { 'tam\u001f': 'P' } },
+    ['variant_attributes["tam\\u001f"]:key_control_character'],
+  ],
+  [
+    'variant key of 81',
+    { variant_attributes: { [s(81, 'v')]: 'P' } },
+    [`variant_attributes.${s(81, 'v')}:key_too_long`],
+  ],
   [
     'attribute keys that document stores treat specially are data',
-    { attributes: { $where: '1', 'a.b': '2', ['__proto__']: '3', _bsontype: 'ObjectId', '%24': '4', 'Memória RAM': '8 GB' }, variant_attributes: { $size: 'M', '.': 'x' } },
+    {
+      attributes: {
+        $where: '1',
+        'a.b': '2',
+        ['__proto__']: '3',
+        _bsontype: 'ObjectId',
+        '%24': '4',
+        'Memória RAM': '8 GB',
+      },
+      variant_attributes: { $size: 'M', '.': 'x' },
+    },
     [],
   ],
   // Lone surrogates: refused in every string and key of a body.
@@ -66,7 +104,11 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['title with a surrogate pair (emoji)', { title: 'Camiseta \u{1F600} azul' }, []],
   ['attribute value with a lone low surrogate', { attributes: { cor: '\udc00' } }, ['attributes.cor:unicode']],
   ['attribute key with a lone surrogate', { attributes: { 'a\ud800': 'x' } }, ['attributes["a\\ud800"]:unicode']],
-  ['unknown field with a lone surrogate in its name and value', { 'x\udfff': '\ud800' }, ['["x\\udfff"]:unicode', '["x\\udfff"]:unknown_field']],
+  [
+    'unknown field with a lone surrogate in its name and value',
+    { 'x\udfff': '\ud800' },
+    ['["x\\udfff"]:unicode', '["x\\udfff"]:unknown_field'],
+  ],
   ['condition used', { condition: 'used' }, []],
   ['condition refurbished', { condition: 'refurbished' }, []],
   ['condition broken', { condition: 'broken' }, ['condition:enum']],
@@ -91,21 +133,57 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['available text', { available: 'yes' }, ['available:boolean']],
   ['stock_quantity -1', { stock_quantity: -1 }, ['stock_quantity:minimum']],
   ['stock_quantity 0', { stock_quantity: 0 }, []],
-  ['shipping free, all fields 0', { shipping: { type: 'free', min_order_cents: 0, delivery_days_min: 0, delivery_days_max: 0 } }, []],
+  [
+    'shipping free, all fields 0',
+    { shipping: { type: 'free', min_order_cents: 0, delivery_days_min: 0, delivery_days_max: 0 } },
+    [],
+  ],
   ['shipping fixed', { shipping: { type: 'fixed', cost_cents: 0 } }, []],
   ['shipping type express', { shipping: { type: 'express' } }, ['shipping.type:enum']],
   ['shipping without type', { shipping: {} }, ['shipping.type:required']],
   ['shipping fixed without cost', { shipping: { type: 'fixed' } }, ['shipping.cost_cents:required']],
   ['shipping fixed cost -1', { shipping: { type: 'fixed', cost_cents: -1 } }, ['shipping.cost_cents:minimum']],
-  ['shipping free min_order -1', { shipping: { type: 'free', min_order_cents: -1 } }, ['shipping.min_order_cents:minimum']],
-  ['shipping delivery days -1', { shipping: { type: 'free', delivery_days_min: -1, delivery_days_max: -1 } }, ['shipping.delivery_days_max:minimum', 'shipping.delivery_days_min:minimum']],
-  ['shipping free with cost_cents', { shipping: { type: 'free', cost_cents: 1 } }, ['shipping.cost_cents:unknown_field']],
+  [
+    'shipping free min_order -1',
+    { shipping: { type: 'free', min_order_cents: -1 } },
+    ['shipping.min_order_cents:minimum'],
+  ],
+  [
+    'shipping delivery days -1',
+    { shipping: { type: 'free', delivery_days_min: -1, delivery_days_max: -1 } },
+    ['shipping.delivery_days_max:minimum', 'shipping.delivery_days_min:minimum'],
+  ],
+  [
+    'shipping free with cost_cents',
+    { shipping: { type: 'free', cost_cents: 1 } },
+    ['shipping.cost_cents:unknown_field'],
+  ],
   ['installments count 2 and 24', { installments: { count: 24, value_cents: 1, interest_free: false } }, []],
-  ['installments count 1', { installments: { count: 1, value_cents: 100, interest_free: true } }, ['installments.count:minimum']],
-  ['installments count 25', { installments: { count: 25, value_cents: 100, interest_free: true } }, ['installments.count:maximum']],
-  ['installments value 0', { installments: { count: 2, value_cents: 0, interest_free: true } }, ['installments.value_cents:minimum']],
-  ['installments missing interest_free', { installments: { count: 2, value_cents: 100 } }, ['installments.interest_free:required']],
-  ['installments interest_free text', { installments: { count: 2, value_cents: 100, interest_free: 'no' } }, ['installments.interest_free:boolean']],
+  [
+    'installments count 1',
+    { installments: { count: 1, value_cents: 100, interest_free: true } },
+    ['installments.count:minimum'],
+  ],
+  [
+    'installments count 25',
+    { installments: { count: 25, value_cents: 100, interest_free: true } },
+    ['installments.count:maximum'],
+  ],
+  [
+    'installments value 0',
+    { installments: { count: 2, value_cents: 0, interest_free: true } },
+    ['installments.value_cents:minimum'],
+  ],
+  [
+    'installments missing interest_free',
+    { installments: { count: 2, value_cents: 100 } },
+    ['installments.interest_free:required'],
+  ],
+  [
+    'installments interest_free text',
+    { installments: { count: 2, value_cents: 100, interest_free: 'no' } },
+    ['installments.interest_free:boolean'],
+  ],
   ['rating 0 and 5', { rating: { average: 5, count: 1 } }, []],
   ['rating average 5.1', { rating: { average: 5.1, count: 1 } }, ['rating.average:maximum']],
   ['rating average -0.1', { rating: { average: -0.1, count: 1 } }, ['rating.average:minimum']],
@@ -116,18 +194,38 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
   ['updated_at with an offset', { updated_at: '2026-01-01T00:00:00-03:00' }, []],
   ['commission percentage 0', { commission: { type: 'percentage', rate: 0 } }, []],
   ['commission percentage 100', { commission: { type: 'percentage', rate: 100 } }, []],
-  ['commission percentage 0.07 (a multiple of 0.01 in decimal)', { commission: { type: 'percentage', rate: 0.07 } }, []],
+  [
+    'commission percentage 0.07 (a multiple of 0.01 in decimal)',
+    { commission: { type: 'percentage', rate: 0.07 } },
+    [],
+  ],
   ['commission percentage 12.57', { commission: { type: 'percentage', rate: 12.57 } }, []],
   ['commission percentage 1.15', { commission: { type: 'percentage', rate: 1.15 } }, []],
   ['commission percentage 100.01', { commission: { type: 'percentage', rate: 100.01 } }, ['commission.rate:maximum']],
   ['commission percentage -0.01', { commission: { type: 'percentage', rate: -0.01 } }, ['commission.rate:minimum']],
-  ['commission percentage 12.345', { commission: { type: 'percentage', rate: 12.345 } }, ['commission.rate:multiple_of']],
+  [
+    'commission percentage 12.345',
+    { commission: { type: 'percentage', rate: 12.345 } },
+    ['commission.rate:multiple_of'],
+  ],
   ['commission percentage without rate', { commission: { type: 'percentage' } }, ['commission.rate:required']],
-  ['commission percentage with amount_cents', { commission: { type: 'percentage', rate: 1, amount_cents: 1 } }, ['commission.amount_cents:unknown_field']],
+  [
+    'commission percentage with amount_cents',
+    { commission: { type: 'percentage', rate: 1, amount_cents: 1 } },
+    ['commission.amount_cents:unknown_field'],
+  ],
   ['commission fixed 0 and 2^53 - 1', { commission: { type: 'fixed', amount_cents: MAX_SAFE } }, []],
   ['commission fixed -1', { commission: { type: 'fixed', amount_cents: -1 } }, ['commission.amount_cents:minimum']],
-  ['commission fixed fraction', { commission: { type: 'fixed', amount_cents: 1.5 } }, ['commission.amount_cents:integer']],
-  ['commission fixed above 2^53 - 1', { commission: { type: 'fixed', amount_cents: MAX_SAFE + 2 } }, ['commission.amount_cents:maximum']],
+  [
+    'commission fixed fraction',
+    { commission: { type: 'fixed', amount_cents: 1.5 } },
+    ['commission.amount_cents:integer'],
+  ],
+  [
+    'commission fixed above 2^53 - 1',
+    { commission: { type: 'fixed', amount_cents: MAX_SAFE + 2 } },
+    ['commission.amount_cents:maximum'],
+  ],
   ['commission of another type', { commission: { type: 'tiered' } }, ['commission.type:enum']],
   ['commission without type', { commission: {} }, ['commission.type:required']],
   ['commission null', { commission: null }, []],
@@ -197,14 +295,25 @@ describe('product fields: every bound of Product input and Product patch (HTTP)'
   });
 
   it('PUT: lists several invalid fields at once, with the store rules left for later', async () => {
-    const r = await hub.api.put('/products/many', productBody('none', { title: 'abc', price_cents: 0, gtin: 'x', rating: { average: 9 } }));
-    expect(fieldCodes(r)).to.deep.equal(['gtin:pattern', 'price_cents:minimum', 'rating.average:maximum', 'rating.count:required', 'title:min_length']);
+    const r = await hub.api.put(
+      '/products/many',
+      productBody('none', { title: 'abc', price_cents: 0, gtin: 'x', rating: { average: 9 } }),
+    );
+    expect(fieldCodes(r)).to.deep.equal([
+      'gtin:pattern',
+      'price_cents:minimum',
+      'rating.average:maximum',
+      'rating.count:required',
+      'title:min_length',
+    ]);
   });
 
   it('path: a SKU or store_id outside ExternalId is 422 pattern on the path parameter, and nothing is written', async () => {
     expectInvalid(await hub.api.put(`/products/${s(81)}`, productBody('loja')), ['sku:pattern']);
     expectInvalid(await hub.api.put('/products/a%20b', productBody('loja')), ['sku:pattern']);
-    expectInvalid(await hub.api.patch('/products/a%2Fb', { price_cents: 5, updated_at: '2026-01-01T00:00:00Z' }), ['sku:pattern']);
+    expectInvalid(await hub.api.patch('/products/a%2Fb', { price_cents: 5, updated_at: '2026-01-01T00:00:00Z' }), [
+      'sku:pattern',
+    ]);
     expectInvalid(await hub.api.delete('/products/%C3%A7'), ['sku:pattern']);
     expectInvalid(await hub.api.get(`/products/${s(81)}`), ['sku:pattern']);
     expectInvalid(await hub.api.put('/stores/a%20b', storeBody()), ['store_id:pattern']);
@@ -225,18 +334,25 @@ describe('product fields: every bound of Product input and Product patch (HTTP)'
     expect(text(event.data.product.attributes)).to.equal(text(body.attributes));
     expect(text(event.data.product.variant_attributes)).to.equal(text(body.variant_attributes));
     expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 60_000)).to.equal(true);
-    const doc = await t.service.reads.get<{ _id: string; product: Record<string, unknown> }>('products', `live:${hub.partnerId}:odd-keys`);
+    const doc = await t.service.reads.get<{ _id: string; product: Record<string, unknown> }>(
+      'products',
+      `live:${hub.partnerId}:odd-keys`,
+    );
     expect(text(doc!.product.attributes)).to.equal(text(body.attributes));
     expect(text(doc!.product.variant_attributes)).to.equal(text(body.variant_attributes));
     expect(Object.prototype.hasOwnProperty.call(doc!.product.attributes, '__proto__')).to.equal(true);
     expect((await hub.api.get('/products/odd-keys')).status).to.equal(200);
   });
 
-  it('batch: a bad key and a lone surrogate of an item are listed once each, on the item\'s path', async () => {
+  it("batch: a bad key and a lone surrogate of an item are listed once each, on the item's path", async () => {
     const r = await hub.api.post('/products/batch', {
       items: [
         { op: 'upsert', sku: 'b-ok', product: productBody('loja') },
-        { op: 'upsert', sku: 'b-bad', product: productBody('loja', { title: 'Camiseta \ud800', attributes: { 'a.b': 'ok', 'a\u0000b': 'x' } }) },
+        {
+          op: 'upsert',
+          sku: 'b-bad',
+          product: productBody('loja', { title: 'Camiseta \ud800', attributes: { 'a.b': 'ok', 'a\u0000b': 'x' } }),
+        },
         { op: 'delete', sku: 'b-del\udc00' },
       ],
     });
@@ -259,7 +375,10 @@ describe('product fields: every bound of Product input and Product patch (HTTP)'
 
     PATCH_CASES.forEach(([what, body, expected]) => {
       it(`PATCH: ${what} → ${expected.join(', ')}`, async () => {
-        const full = 'updated_at' in body || what.startsWith('no updated_at') || what === 'empty' ? body : { ...body, updated_at: '2026-01-01T05:00:00Z' };
+        const full =
+          'updated_at' in body || what.startsWith('no updated_at') || what === 'empty'
+            ? body
+            : { ...body, updated_at: '2026-01-01T05:00:00Z' };
         expectInvalid(await hub.api.patch('/products/pt', full), expected);
       });
     });

@@ -31,23 +31,60 @@ describe('products (HTTP)', function () {
 
   describe('not_higher', () => {
     it('PUT refuses an original price equal to or below the price, takes one above', async () => {
-      expectInvalid(await hub.api.put(`/products/${fresh()}`, productBody('loja', { price_cents: 1000, original_price_cents: 1000 })), ['original_price_cents:not_higher']);
-      expectInvalid(await hub.api.put(`/products/${fresh()}`, productBody('loja', { price_cents: 1000, original_price_cents: 999 })), ['original_price_cents:not_higher']);
-      expect((await hub.api.put(`/products/${fresh()}`, productBody('loja', { price_cents: 1000, original_price_cents: 1001 }))).status).to.equal(200);
+      expectInvalid(
+        await hub.api.put(
+          `/products/${fresh()}`,
+          productBody('loja', { price_cents: 1000, original_price_cents: 1000 }),
+        ),
+        ['original_price_cents:not_higher'],
+      );
+      expectInvalid(
+        await hub.api.put(
+          `/products/${fresh()}`,
+          productBody('loja', { price_cents: 1000, original_price_cents: 999 }),
+        ),
+        ['original_price_cents:not_higher'],
+      );
+      expect(
+        (
+          await hub.api.put(
+            `/products/${fresh()}`,
+            productBody('loja', { price_cents: 1000, original_price_cents: 1001 }),
+          )
+        ).status,
+      ).to.equal(200);
     });
 
     it('PATCH refuses it whether both prices come in the patch or one of them meets the stored other, and writes nothing', async () => {
       const sku = fresh();
-      await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1000, original_price_cents: 1500, commission: MIRROR }));
-      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 800, original_price_cents: 800, updated_at: at(1) }), ['original_price_cents:not_higher']);
-      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 1500, updated_at: at(1) }), ['original_price_cents:not_higher']);
-      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 1600, updated_at: at(1) }), ['original_price_cents:not_higher']);
-      expectInvalid(await hub.api.patch(`/products/${sku}`, { original_price_cents: 1000, updated_at: at(1) }), ['original_price_cents:not_higher']);
+      await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja', { price_cents: 1000, original_price_cents: 1500, commission: MIRROR }),
+      );
+      expectInvalid(
+        await hub.api.patch(`/products/${sku}`, { price_cents: 800, original_price_cents: 800, updated_at: at(1) }),
+        ['original_price_cents:not_higher'],
+      );
+      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 1500, updated_at: at(1) }), [
+        'original_price_cents:not_higher',
+      ]);
+      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 1600, updated_at: at(1) }), [
+        'original_price_cents:not_higher',
+      ]);
+      expectInvalid(await hub.api.patch(`/products/${sku}`, { original_price_cents: 1000, updated_at: at(1) }), [
+        'original_price_cents:not_higher',
+      ]);
       expect((await productEvents(t, hub, sku)).length).to.equal(1);
       expect(await priceOf(sku)).to.equal(1000);
       // Removing the 'from' price lets the price rise; raising both together is fine too.
-      expect((await hub.api.patch(`/products/${sku}`, { price_cents: 1600, original_price_cents: null, updated_at: at(2) })).status).to.equal(200);
-      expect((await hub.api.patch(`/products/${sku}`, { price_cents: 1700, original_price_cents: 2000, updated_at: at(3) })).status).to.equal(200);
+      expect(
+        (await hub.api.patch(`/products/${sku}`, { price_cents: 1600, original_price_cents: null, updated_at: at(2) }))
+          .status,
+      ).to.equal(200);
+      expect(
+        (await hub.api.patch(`/products/${sku}`, { price_cents: 1700, original_price_cents: 2000, updated_at: at(3) }))
+          .status,
+      ).to.equal(200);
       expect(await priceOf(sku)).to.equal(1700);
     });
   });
@@ -58,16 +95,25 @@ describe('products (HTTP)', function () {
       const limit = new Date(Date.parse(NOW) + 24 * HOUR).toISOString();
       expect((await hub.api.put(`/products/${sku}`, productBody('loja', { updated_at: limit }))).status).to.equal(200);
       const later = new Date(Date.parse(NOW) + 24 * HOUR + 1).toISOString();
-      expectInvalid(await hub.api.put(`/products/${fresh()}`, productBody('loja', { updated_at: later })), ['updated_at:future']);
-      expectInvalid(await hub.api.put(`/products/${fresh()}`, productBody('loja', { updated_at: '2026-01-02T21:00:01-03:00' })), ['updated_at:future']);
-      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 5, updated_at: later }), ['updated_at:future']);
+      expectInvalid(await hub.api.put(`/products/${fresh()}`, productBody('loja', { updated_at: later })), [
+        'updated_at:future',
+      ]);
+      expectInvalid(
+        await hub.api.put(`/products/${fresh()}`, productBody('loja', { updated_at: '2026-01-02T21:00:01-03:00' })),
+        ['updated_at:future'],
+      );
+      expectInvalid(await hub.api.patch(`/products/${sku}`, { price_cents: 5, updated_at: later }), [
+        'updated_at:future',
+      ]);
       expect((await hub.api.patch(`/products/${sku}`, { price_cents: 5, updated_at: limit })).status).to.equal(200);
     });
 
     it('reads the injected clock: what was too far ahead is taken once the clock moves', async () => {
       const ahead = new Date(Date.parse(NOW) + 25 * HOUR).toISOString();
       const sku = fresh();
-      expectInvalid(await hub.api.put(`/products/${sku}`, productBody('loja', { updated_at: ahead })), ['updated_at:future']);
+      expectInvalid(await hub.api.put(`/products/${sku}`, productBody('loja', { updated_at: ahead })), [
+        'updated_at:future',
+      ]);
       t.clock.advance(HOUR);
       expect((await hub.api.put(`/products/${sku}`, productBody('loja', { updated_at: ahead }))).status).to.equal(200);
     });
@@ -76,9 +122,17 @@ describe('products (HTTP)', function () {
   describe('updated_at ordering', () => {
     it('keeps the greatest updated_at under 20 concurrent PUTs sent in shuffled order', async () => {
       const sku = fresh();
-      const order = shuffled(Array.from({ length: 20 }, (_, i) => i), 7);
+      const order = shuffled(
+        Array.from({ length: 20 }, (_, i) => i),
+        7,
+      );
       const answers = await Promise.all(
-        order.map((i) => hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1000 + i, updated_at: at(i), commission: MIRROR }))),
+        order.map((i) =>
+          hub.api.put(
+            `/products/${sku}`,
+            productBody('loja', { price_cents: 1000 + i, updated_at: at(i), commission: MIRROR }),
+          ),
+        ),
       );
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).to.equal(200);
       expect(await priceOf(sku)).to.equal(1019);
@@ -91,7 +145,12 @@ describe('products (HTTP)', function () {
     it('applies every one of 20 concurrent PUTs that tie on updated_at (none fails on the write race)', async () => {
       const sku = fresh();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 3000 + i, updated_at: at(0), commission: MIRROR }))),
+        Array.from({ length: 20 }, (_, i) =>
+          hub.api.put(
+            `/products/${sku}`,
+            productBody('loja', { price_cents: 3000 + i, updated_at: at(0), commission: MIRROR }),
+          ),
+        ),
       );
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).to.equal(200);
       expect(answers.every((a) => a.body.ignored_stale === false)).to.equal(true);
@@ -103,13 +162,22 @@ describe('products (HTTP)', function () {
 
     it('keeps the greatest updated_at under concurrent PATCHes and PUTs mixed', async () => {
       const sku = fresh();
-      await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 1, updated_at: at(0), commission: MIRROR }));
-      const order = shuffled(Array.from({ length: 20 }, (_, i) => i + 1), 11);
+      await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja', { price_cents: 1, updated_at: at(0), commission: MIRROR }),
+      );
+      const order = shuffled(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+        11,
+      );
       const answers = await Promise.all(
         order.map((i) =>
           i % 2
             ? hub.api.patch(`/products/${sku}`, { price_cents: 2000 + i, updated_at: at(i) })
-            : hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 2000 + i, updated_at: at(i), commission: MIRROR })),
+            : hub.api.put(
+                `/products/${sku}`,
+                productBody('loja', { price_cents: 2000 + i, updated_at: at(i), commission: MIRROR }),
+              ),
         ),
       );
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).to.equal(200);
@@ -118,14 +186,23 @@ describe('products (HTTP)', function () {
 
     it('applies ties in arrival order; an older one is answered 200 ignored_stale and changes nothing', async () => {
       const sku = fresh();
-      await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 100, updated_at: at(10), commission: MIRROR }));
-      const tie = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 200, updated_at: at(10), commission: MIRROR }));
+      await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja', { price_cents: 100, updated_at: at(10), commission: MIRROR }),
+      );
+      const tie = await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja', { price_cents: 200, updated_at: at(10), commission: MIRROR }),
+      );
       expect(tie.body.ignored_stale).to.equal(false);
       expect(await priceOf(sku)).to.equal(200);
       const tiePatch = await hub.api.patch(`/products/${sku}`, { price_cents: 300, updated_at: at(10) });
       expect(tiePatch.body.ignored_stale).to.equal(false);
       expect(await priceOf(sku)).to.equal(300);
-      const older = await hub.api.put(`/products/${sku}`, productBody('loja', { price_cents: 400, updated_at: at(9), commission: MIRROR }));
+      const older = await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja', { price_cents: 400, updated_at: at(9), commission: MIRROR }),
+      );
       expect(older.status).to.equal(200);
       expect(older.body).to.include({ ignored_stale: true, expected_commission_cents: 300 });
       const olderPatch = await hub.api.patch(`/products/${sku}`, { price_cents: 500, updated_at: at(9) });
@@ -139,9 +216,20 @@ describe('products (HTTP)', function () {
     it('PUT replaces the whole registration: omitting commission removes the product rule, omitting the from price removes it', async () => {
       await hub.api.put('/stores/loja-pct', storeBody({ default_commission: { type: 'percentage', rate: 10 } }));
       const sku = fresh();
-      const first = await hub.api.put(`/products/${sku}`, productBody('loja-pct', { price_cents: 1000, original_price_cents: 2000, commission: { type: 'fixed', amount_cents: 77 }, updated_at: at(1) }));
+      const first = await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja-pct', {
+          price_cents: 1000,
+          original_price_cents: 2000,
+          commission: { type: 'fixed', amount_cents: 77 },
+          updated_at: at(1),
+        }),
+      );
       expect(first.body).to.include({ commission_source: 'product', expected_commission_cents: 77 });
-      const second = await hub.api.put(`/products/${sku}`, productBody('loja-pct', { price_cents: 1000, updated_at: at(2) }));
+      const second = await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja-pct', { price_cents: 1000, updated_at: at(2) }),
+      );
       expect(second.body).to.include({ commission_source: 'store', expected_commission_cents: 100 });
       expect(second.body.commission).to.deep.equal({ type: 'percentage', rate: 10 });
       // With the from price gone, a higher price is fine.
@@ -157,7 +245,10 @@ describe('products (HTTP)', function () {
       await hub.api.put(`/products/${sku}`, productBody('loja'));
       expect((await hub.api.delete(`/products/${sku}`)).status).to.equal(204);
       expectProblem(await hub.api.patch(`/products/${sku}`, { price_cents: 5, updated_at: at(100) }), 404);
-      expect((await productEvents(t, hub, sku)).map((e) => e.type)).to.deep.equal(['ProductUpserted', 'ProductRemoved']);
+      expect((await productEvents(t, hub, sku)).map((e) => e.type)).to.deep.equal([
+        'ProductUpserted',
+        'ProductRemoved',
+      ]);
     });
 
     it('DELETE answers 204 for a SKU never sent (GET stays 404) and twice for one sent (GET answers 200 removed)', async () => {
@@ -186,12 +277,20 @@ describe('products (HTTP)', function () {
       const lister = await t.partner();
       await lister.api.put('/stores/s1', storeBody());
       await lister.api.put('/stores/s2', storeBody());
-      for (const [sku, store] of [['a', 's1'], ['b', 's2'], ['c', 's1'], ['d', 's2']] as const) {
+      for (const [sku, store] of [
+        ['a', 's1'],
+        ['b', 's2'],
+        ['c', 's1'],
+        ['d', 's2'],
+      ] as const) {
         expect((await lister.api.put(`/products/${sku}`, productBody(store))).status).to.equal(200);
       }
       await lister.api.delete('/products/b');
       await lister.api.delete('/products/c');
-      const skus = async (q: string) => (await lister.api.get(`/products${q}`)).body.data.map((p: { sku: string; state: string }) => `${p.sku}:${p.state}`);
+      const skus = async (q: string) =>
+        (await lister.api.get(`/products${q}`)).body.data.map(
+          (p: { sku: string; state: string }) => `${p.sku}:${p.state}`,
+        );
       expect(await skus('')).to.deep.equal(['a:pending', 'b:removed', 'c:removed', 'd:pending']);
       expect(await skus('?state=removed')).to.deep.equal(['b:removed', 'c:removed']);
       expect(await skus('?state=pending')).to.deep.equal(['a:pending', 'd:pending']);
@@ -213,7 +312,12 @@ describe('products (HTTP)', function () {
       ['10 % of 5 (half a cent)', { type: 'percentage', rate: 10 }, 5, 1],
       ['0.07 % of 100000', { type: 'percentage', rate: 0.07 }, 100000, 70],
       ['33.33 % of 3 (0.9999)', { type: 'percentage', rate: 33.33 }, 3, 1],
-      ['99.99 % of 2^53 - 1', { type: 'percentage', rate: 99.99 }, 9007199254740991, Number((9007199254740991n * 9999n * 2n + 10000n) / 20000n)],
+      [
+        '99.99 % of 2^53 - 1',
+        { type: 'percentage', rate: 99.99 },
+        9007199254740991,
+        Number((9007199254740991n * 9999n * 2n + 10000n) / 20000n),
+      ],
       ['zero percentage', { type: 'percentage', rate: 0 }, 999, 0],
       ['fixed', { type: 'fixed', amount_cents: 300 }, 999, 300],
       ['zero fixed', { type: 'fixed', amount_cents: 0 }, 999, 0],
@@ -239,22 +343,50 @@ describe('products (HTTP)', function () {
       await hub.api.put('/stores/loja-def', storeBody({ cnpj, default_commission: { type: 'percentage', rate: 10 } }));
       await hub.api.put('/products/inh-1', productBody('loja-def', { price_cents: 1000 }));
       await hub.api.put('/products/inh-2', productBody('loja-def', { price_cents: 2005, commission: null }));
-      await hub.api.put('/products/own', productBody('loja-def', { price_cents: 1000, commission: { type: 'fixed', amount_cents: 9 } }));
-      await hub.api.put('/products/own-zero', productBody('loja-def', { price_cents: 1000, commission: { type: 'percentage', rate: 0 } }));
+      await hub.api.put(
+        '/products/own',
+        productBody('loja-def', { price_cents: 1000, commission: { type: 'fixed', amount_cents: 9 } }),
+      );
+      await hub.api.put(
+        '/products/own-zero',
+        productBody('loja-def', { price_cents: 1000, commission: { type: 'percentage', rate: 0 } }),
+      );
       const view = async (sku: string) => {
         const r = await hub.api.get(`/products/${sku}`);
         return `${r.body.commission_source}:${r.body.expected_commission_cents}`;
       };
-      expect([await view('inh-1'), await view('inh-2'), await view('own'), await view('own-zero')]).to.deep.equal(['store:100', 'store:201', 'product:9', 'product:0']);
+      expect([await view('inh-1'), await view('inh-2'), await view('own'), await view('own-zero')]).to.deep.equal([
+        'store:100',
+        'store:201',
+        'product:9',
+        'product:0',
+      ]);
 
-      await hub.api.put('/stores/loja-def', storeBody({ cnpj, default_commission: { type: 'fixed', amount_cents: 50 } }));
-      expect([await view('inh-1'), await view('inh-2'), await view('own'), await view('own-zero')]).to.deep.equal(['store:50', 'store:50', 'product:9', 'product:0']);
-      const listed = (await hub.api.get('/products?store_id=loja-def')).body.data.map((p: any) => `${p.sku}=${p.expected_commission_cents}`);
+      await hub.api.put(
+        '/stores/loja-def',
+        storeBody({ cnpj, default_commission: { type: 'fixed', amount_cents: 50 } }),
+      );
+      expect([await view('inh-1'), await view('inh-2'), await view('own'), await view('own-zero')]).to.deep.equal([
+        'store:50',
+        'store:50',
+        'product:9',
+        'product:0',
+      ]);
+      const listed = (await hub.api.get('/products?store_id=loja-def')).body.data.map(
+        (p: any) => `${p.sku}=${p.expected_commission_cents}`,
+      );
       expect(listed).to.deep.equal(['inh-1=50', 'inh-2=50', 'own=9', 'own-zero=0']);
 
       await hub.api.put('/stores/loja-def', storeBody({ cnpj })); // no default any more
-      expect([await view('inh-1'), await view('inh-2'), await view('own')]).to.deep.equal(['null:null', 'null:null', 'product:9']);
-      const written = await hub.api.put('/products/inh-1', productBody('loja-def', { price_cents: 1000, updated_at: at(1) }));
+      expect([await view('inh-1'), await view('inh-2'), await view('own')]).to.deep.equal([
+        'null:null',
+        'null:null',
+        'product:9',
+      ]);
+      const written = await hub.api.put(
+        '/products/inh-1',
+        productBody('loja-def', { price_cents: 1000, updated_at: at(1) }),
+      );
       expect(written.body).to.include({ commission_source: null, expected_commission_cents: null });
 
       // PATCH commission null returns a product to the store rule.

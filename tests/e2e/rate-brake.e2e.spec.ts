@@ -19,13 +19,17 @@ describe('rate brake (HTTP): 600 writes and 1200 reads per minute per key, on th
     t.clock.set(new Date(Date.UTC(2026, 0, 2, 0, minute, 0)));
   });
 
-  const writes = (p: Partner, n: number, offset = 0) => inChunks(n, CHUNK, (i) => p.api.delete(`/products/never-${offset + i}`));
+  const writes = (p: Partner, n: number, offset = 0) =>
+    inChunks(n, CHUNK, (i) => p.api.delete(`/products/never-${offset + i}`));
   const reads = (p: Partner, n: number) => inChunks(n, CHUNK, () => p.api.get('/me'));
 
   it('answers the 601st write of a minute with 429, an integer Retry-After and a problem; reads go on', async () => {
     const p = await t.partner();
     const ok = await writes(p, 600);
-    expect(ok.every((a) => a.status === 204), `statuses ${[...new Set(ok.map((a) => a.status))].join()}`).to.equal(true);
+    expect(
+      ok.every((a) => a.status === 204),
+      `statuses ${[...new Set(ok.map((a) => a.status))].join()}`,
+    ).to.equal(true);
     t.clock.advance(15_500);
     const refused = await p.api.delete('/products/one-more');
     expectProblem(refused, 429);
@@ -75,7 +79,9 @@ describe('rate brake (HTTP): 600 writes and 1200 reads per minute per key, on th
   it('counts one write per request, whatever the body holds', async () => {
     const p = await t.partner();
     expect((await p.api.put('/stores/s', storeBody())).status).to.equal(200);
-    const big = productBody('s', { attributes: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'.repeat(200)])) });
+    const big = productBody('s', {
+      attributes: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'.repeat(200)])),
+    });
     expect((await p.api.put('/products/big', big)).status).to.equal(200);
     await writes(p, 598);
     expect((await p.api.delete('/products/x')).status).to.equal(429);

@@ -116,7 +116,12 @@ if (!available.ok || !onLinux) {
       );
       const output = () => `stdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr.slice(-4000)}`;
 
-      await until(() => stdout.includes('{"ready":"topology"') || proc.exitCode !== null, 60_000, 'the ready line', 50).catch((err: Error) => {
+      await until(
+        () => stdout.includes('{"ready":"topology"') || proc.exitCode !== null,
+        60_000,
+        'the ready line',
+        50,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}\n${output()}`);
       });
       const jsonLine = stdout.split('\n').find((l) => l.startsWith('{"ready":"topology"'));
@@ -126,10 +131,18 @@ if (!available.ok || !onLinux) {
       const adminUrl = `http://127.0.0.1:${ready.admin_port}/admin/v1`;
       expect(stderr).to.include(`ready: partner API ${api} · admin API ${adminUrl} · admin token in ADMIN_TOKEN`);
       expect(ready.data_dir).to.equal(dataDir);
-      expect(Object.keys(ready.pids.services).sort()).to.deep.equal(['command-api.1', 'command-api.2', 'projections.1', 'query-api.1', 'query-api.2']);
+      expect(Object.keys(ready.pids.services).sort()).to.deep.equal([
+        'command-api.1',
+        'command-api.2',
+        'projections.1',
+        'query-api.1',
+        'query-api.2',
+      ]);
 
       // Every process it said it started is its child, and running.
-      const started = [ready.pids.nats, ready.pids.nginx, ...Object.values(ready.pids.services)].filter((p): p is number => p !== null);
+      const started = [ready.pids.nats, ready.pids.nginx, ...Object.values(ready.pids.services)].filter(
+        (p): p is number => p !== null,
+      );
       expect(started).to.have.length(7);
       for (const pid of started) {
         expect(stat(pid)?.ppid, `pid ${pid}`).to.equal(proc.pid);
@@ -153,7 +166,12 @@ if (!available.ok || !onLinux) {
       const victim = ready.pids.services['command-api.1']!;
       process.kill(victim, 'SIGKILL');
       await until(() => stderr.includes('restarting command-api.1'), 30_000, 'the restart of command-api.1', 50);
-      await until(() => descendants(proc.pid!).filter((pid) => stat(pid)?.ppid === proc.pid).length === 7, 30_000, 'seven children again', 50);
+      await until(
+        () => descendants(proc.pid!).filter((pid) => stat(pid)?.ppid === proc.pid).length === 7,
+        30_000,
+        'seven children again',
+        50,
+      );
       for (let i = 0; i < 6; i++) {
         const again = await hub.api.put(`/products/rt-${i + 2}`, productBody('loja-rt'));
         expect(again.status, JSON.stringify(again.body)).to.equal(200);
@@ -165,7 +183,12 @@ if (!available.ok || !onLinux) {
       proc.kill('SIGTERM');
       const { code, signal } = await within(exited, 60_000, 'the launcher to exit');
       expect({ code, signal }, output()).to.deep.equal({ code: 0, signal: null });
-      await until(() => everything.every((pid) => !alive(pid)), 10_000, 'every process it started to be gone', 50).catch((err: Error) => {
+      await until(
+        () => everything.every((pid) => !alive(pid)),
+        10_000,
+        'every process it started to be gone',
+        50,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}: still running ${everything.filter(alive).join(', ')}\n${output()}`);
       });
       expect(stderr).to.include('[topology] stopped');

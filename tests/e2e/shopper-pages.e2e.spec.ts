@@ -11,10 +11,15 @@ import { HOUR, registerStore } from './commerce-support.js';
 import { getFrom, offer as makeOffer, rootOf, settle as settleAll, type RawAnswer } from './shopper-support.js';
 
 type OfferJson = { sku: string; buy_url: string; offer_url: string };
-type PageJson = { query: string; results: { offers: OfferJson[]; alternatives: OfferJson[] }[]; next_cursor: string | null };
+type PageJson = {
+  query: string;
+  results: { offers: OfferJson[]; alternatives: OfferJson[] }[];
+  next_cursor: string | null;
+};
 
 /** The `href`s of the page's "Ir à loja" links, in page order. */
-const buyLinks = (html: string): string[] => [...html.matchAll(/<a class="(?:go|buy)" href="([^"]+)"[^>]*>Ir à loja<\/a>/g)].map((m) => m[1]);
+const buyLinks = (html: string): string[] =>
+  [...html.matchAll(/<a class="(?:go|buy)" href="([^"]+)"[^>]*>Ir à loja<\/a>/g)].map((m) => m[1]);
 /** One offer's line of a results page (from its store link to its "Ir à loja"). */
 const lineOf = (html: string, sku: string): string => {
   const m = new RegExp(`<li class="offer">(?:(?!</li>).)*href="/r/[^"]*/${sku}"(?:(?!</li>).)*</li>`).exec(html);
@@ -28,15 +33,18 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
   let other: Partner;
   const T0 = Date.parse('2026-05-04T09:00:00.000Z');
   const settle = () => settleAll(t);
-  const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) => makeOffer(t, p, store, sku, fields);
-  const page = (path: string, from = '127.0.0.1', headers: Record<string, string> = {}): Promise<RawAnswer> => getFrom(`${rootOf(t)}${path}`, from, headers);
+  const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) =>
+    makeOffer(t, p, store, sku, fields);
+  const page = (path: string, from = '127.0.0.1', headers: Record<string, string> = {}): Promise<RawAnswer> =>
+    getFrom(`${rootOf(t)}${path}`, from, headers);
   const busca = async (words: string): Promise<string> => {
     const r = await page(`/busca?q=${encodeURIComponent(words)}`);
     expect(r.status, r.text).to.equal(200);
     expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
     return r.text;
   };
-  const api = async (words: string): Promise<PageJson> => JSON.parse((await page(`/api/search?q=${encodeURIComponent(words)}`)).text) as PageJson;
+  const api = async (words: string): Promise<PageJson> =>
+    JSON.parse((await page(`/api/search?q=${encodeURIComponent(words)}`)).text) as PageJson;
 
   before(async () => {
     t = await startTestService();
@@ -47,7 +55,12 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await registerStore(hub, 'Loja-B', { name: 'Loja B' });
     await registerStore(other, 'Loja-C', { name: 'Loja C' });
     await registerStore(other, 'Loja-D', { name: 'Loja D' });
-    for (const [p, s] of [[hub, 'Loja-A'], [hub, 'Loja-B'], [other, 'Loja-C'], [other, 'Loja-D']] as const) {
+    for (const [p, s] of [
+      [hub, 'Loja-A'],
+      [hub, 'Loja-B'],
+      [other, 'Loja-C'],
+      [other, 'Loja-D'],
+    ] as const) {
       expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
     }
     await settle();
@@ -60,9 +73,14 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
     expect(r.text).to.match(/^<!doctype html>\n<html lang="pt-BR">/);
     expect(r.text).to.contain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    expect(r.text).to.match(/<form class="search" role="search" method="get" action="\/busca"><input type="search" name="q" /);
+    expect(r.text).to.match(
+      /<form class="search" role="search" method="get" action="\/busca"><input type="search" name="q" /,
+    );
     expect(r.text).to.not.contain('<script');
-    expect((await page('/', '127.0.0.1', { Accept: 'application/json' })).status, 'the home page is a page for any client').to.equal(200);
+    expect(
+      (await page('/', '127.0.0.1', { Accept: 'application/json' })).status,
+      'the home page is a page for any client',
+    ).to.equal(200);
   });
 
   it('results: the same offers in the same order as /api/search, with price, de/por, installments, shipping, rating, store and "Ir à loja" to the redirector', async () => {
@@ -75,13 +93,25 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       installments: { count: 10, value_cents: 12999, interest_free: true },
       rating: { average: 4.25, count: 31 },
     });
-    await offer(hub, 'Loja-B', 'chaleira-b', { title: 'Chaleira elétrica inox', gtin, price_cents: 139900, shipping: { type: 'free', delivery_days_max: 5 } });
-    await offer(other, 'Loja-C', 'chaleira-c', { title: 'Chaleira elétrica inox', gtin, price_cents: 134900, shipping: { type: 'fixed', cost_cents: 1990, delivery_days_min: 2, delivery_days_max: 4 } });
+    await offer(hub, 'Loja-B', 'chaleira-b', {
+      title: 'Chaleira elétrica inox',
+      gtin,
+      price_cents: 139900,
+      shipping: { type: 'free', delivery_days_max: 5 },
+    });
+    await offer(other, 'Loja-C', 'chaleira-c', {
+      title: 'Chaleira elétrica inox',
+      gtin,
+      price_cents: 134900,
+      shipping: { type: 'fixed', cost_cents: 1990, delivery_days_min: 2, delivery_days_max: 4 },
+    });
     await offer(other, 'Loja-D', 'chaleira-d', { title: 'Chaleira de fogão', price_cents: 4990 });
     await settle();
     const html = await busca('chaleira');
     const json = await api('chaleira');
-    const jsonOrder = json.results.flatMap((p) => [...p.offers, ...p.alternatives]).map((o) => new URL(o.buy_url).pathname);
+    const jsonOrder = json.results
+      .flatMap((p) => [...p.offers, ...p.alternatives])
+      .map((o) => new URL(o.buy_url).pathname);
     expect(jsonOrder).to.have.length(4);
     expect(buyLinks(html)).to.deep.equal(jsonOrder);
     expect(html).to.contain('<h1>Resultados para “chaleira”</h1>');
@@ -102,23 +132,34 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
   it('the offer page shows one offer with its facts and "Ir à loja"; the results page links to it', async () => {
     const r = await page('/p/loja-a/chaleira-a');
     expect(r.status).to.equal(200);
-    expect(r.text).to.contain('<html lang="pt-BR">').and.contain('<title>Chaleira elétrica inox — Compare ofertas</title>');
+    expect(r.text)
+      .to.contain('<html lang="pt-BR">')
+      .and.contain('<title>Chaleira elétrica inox — Compare ofertas</title>');
     expect(r.text).to.contain('Vendido por <strong class="store">Loja &lt;Azul&gt; &amp; Cia</strong>');
     expect(r.text).to.contain('<span class="from">de R$ 1.599,90</span> por <span class="price">R$ 1.299,90</span>');
-    expect(r.text).to.contain('ou 10× de R$ 129,99 sem juros').and.contain('Frete a calcular').and.contain('★ 4,3 (31 avaliações)');
+    expect(r.text)
+      .to.contain('ou 10× de R$ 129,99 sem juros')
+      .and.contain('Frete a calcular')
+      .and.contain('★ 4,3 (31 avaliações)');
     expect(buyLinks(r.text)).to.deep.equal(['/r/loja-a/chaleira-a']);
     expect((await page('/p/Loja-A/chaleira-a')).status, 'the address is the lower-cased store_id').to.equal(404);
   });
 
   it('escapes partner text and the query everywhere (elements and attributes)', async () => {
-    await offer(hub, 'Loja-A', 'xss-1', { title: 'Bolsa <script>alert(1)</script> "couro" & \'fivela\'', brand: '<b>Marca</b>', image_urls: ["https://cdn.shop.test/a.jpg?x=1&y='2'"] });
+    await offer(hub, 'Loja-A', 'xss-1', {
+      title: 'Bolsa <script>alert(1)</script> "couro" & \'fivela\'',
+      brand: '<b>Marca</b>',
+      image_urls: ["https://cdn.shop.test/a.jpg?x=1&y='2'"],
+    });
     await settle();
     const html = await busca('bolsa "couro" <fivela>');
     expect(html).to.not.contain('<script>').and.not.contain('<b>Marca').and.not.contain('<fivela>');
     expect(html).to.contain('Bolsa &lt;script&gt;alert(1)&lt;/script&gt; &quot;couro&quot; &amp; &#39;fivela&#39;');
     expect(html).to.contain('&lt;b&gt;Marca&lt;/b&gt;');
     expect(html).to.contain('src="https://cdn.shop.test/a.jpg?x=1&amp;y=&#39;2&#39;"');
-    expect(html).to.contain('value="bolsa &quot;couro&quot; &lt;fivela&gt;"').and.contain('Resultados para “bolsa &quot;couro&quot; &lt;fivela&gt;”');
+    expect(html)
+      .to.contain('value="bolsa &quot;couro&quot; &lt;fivela&gt;"')
+      .and.contain('Resultados para “bolsa &quot;couro&quot; &lt;fivela&gt;”');
     const offerPage = await page('/p/loja-a/xss-1');
     expect(offerPage.text).to.not.contain('<script>');
     expect(offerPage.text).to.contain('<title>Bolsa &lt;script&gt;alert(1)&lt;/script&gt;');
@@ -128,11 +169,17 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     const gtin = '7891000200209';
     await offer(hub, 'Loja-A', 'violao-new', { title: 'Violão folk', gtin, price_cents: 80000 });
     await offer(hub, 'Loja-B', 'violao-used', { title: 'Violão folk', gtin, price_cents: 30000, condition: 'used' });
-    await offer(other, 'Loja-C', 'violao-ref', { title: 'Violão folk', gtin, price_cents: 50000, condition: 'refurbished' });
+    await offer(other, 'Loja-C', 'violao-ref', {
+      title: 'Violão folk',
+      gtin,
+      price_cents: 50000,
+      condition: 'refurbished',
+    });
     await offer(other, 'Loja-D', 'violao-velho', { title: 'Violão antigo', price_cents: 9000, condition: 'used' });
     await settle();
     const html = await busca('violao');
-    const product = /<article class="card product">(?:(?!<\/article>).)*violao-new(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
+    const product =
+      /<article class="card product">(?:(?!<\/article>).)*violao-new(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(product).to.contain('a partir de <span class="price">R$ 800,00</span> · 1 oferta<');
     const [news, alternatives] = product.split('<h3 class="muted">Usados e recondicionados</h3>');
     expect(buyLinks(news)).to.deep.equal(['/r/loja-a/violao-new']);
@@ -140,7 +187,8 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     expect(lineOf(html, 'violao-used')).to.contain('<span class="label condition">Usado</span>');
     expect(lineOf(html, 'violao-ref')).to.contain('<span class="label condition">Recondicionado</span>');
     expect(lineOf(html, 'violao-new')).to.not.contain('class="label condition"');
-    const usedOnly = /<article class="card product">(?:(?!<\/article>).)*violao-velho(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
+    const usedOnly =
+      /<article class="card product">(?:(?!<\/article>).)*violao-velho(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(usedOnly).to.contain('Sem oferta de produto novo.').and.not.contain('a partir de');
     expect((await page('/p/loja-b/violao-used')).text).to.contain('<span class="label condition">Usado</span>');
   });
@@ -152,7 +200,11 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await offer(other, 'Loja-C', 'mixer-c', { title: 'Mixer de mão', gtin, price_cents: 10500 }); // others' median 21000: exactly half, stays
     await offer(other, 'Loja-D', 'mixer-d', { title: 'Mixer de mão', gtin, price_cents: 9999 }); // others' median 20000: below half, out
     await settle();
-    expect(buyLinks(await busca('mixer'))).to.deep.equal(['/r/loja-c/mixer-c', '/r/loja-a/mixer-a', '/r/loja-b/mixer-b']);
+    expect(buyLinks(await busca('mixer'))).to.deep.equal([
+      '/r/loja-c/mixer-c',
+      '/r/loja-a/mixer-a',
+      '/r/loja-b/mixer-b',
+    ]);
     expect((await page('/p/loja-d/mixer-d')).status).to.equal(200);
   });
 
@@ -161,7 +213,10 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await offer(other, 'Loja-C', 'ralador-c', { title: 'Ralador inox grande', price_cents: 3500 });
     await settle();
     const before = await busca('ralador');
-    const patch = await other.api.patch('/products/ralador-c', { commission: { type: 'percentage', rate: 80 }, updated_at: t.clock.now().toISOString() });
+    const patch = await other.api.patch('/products/ralador-c', {
+      commission: { type: 'percentage', rate: 80 },
+      updated_at: t.clock.now().toISOString(),
+    });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
     expect(await busca('ralador')).to.equal(before);
@@ -175,7 +230,10 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       t.clock.set(new Date(T0 + 48 * HOUR));
       expect(buyLinks(await busca('cuscuzeira')), 'exactly 48 h: still in').to.deep.equal(['/r/loja-b/cuscuzeira']);
       expect((await page('/p/loja-b/cuscuzeira')).status).to.equal(200);
-      expect((await page('/r/loja-b/cuscuzeira', '127.0.0.1', {})).status, 'the redirector too (HEAD would be the same)').to.equal(302);
+      expect(
+        (await page('/r/loja-b/cuscuzeira', '127.0.0.1', {})).status,
+        'the redirector too (HEAD would be the same)',
+      ).to.equal(302);
       t.clock.set(new Date(T0 + 48 * HOUR + 1));
       expect(buyLinks(await busca('cuscuzeira')), '48 h and 1 ms: out').to.deep.equal([]);
       expect(await busca('cuscuzeira')).to.contain('Nenhuma oferta encontrada.');
@@ -214,7 +272,11 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
   });
 
   it('pages the results with a "Mais resultados" link that keeps the query', async () => {
-    for (let i = 0; i < 22; i++) await offer(i % 2 ? hub : other, i % 2 ? 'Loja-A' : 'Loja-C', `pote-${i}`, { title: `Pote hermético ${i}`, price_cents: 1000 + i });
+    for (let i = 0; i < 22; i++)
+      await offer(i % 2 ? hub : other, i % 2 ? 'Loja-A' : 'Loja-C', `pote-${i}`, {
+        title: `Pote hermético ${i}`,
+        price_cents: 1000 + i,
+      });
     await settle();
     const first = await busca('pote');
     expect(buyLinks(first)).to.have.length(20);
@@ -237,7 +299,9 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     const json = await page('/busca?q=cafe&color=azul', '127.0.0.1', { Accept: 'application/json' });
     expect(json.status).to.equal(422);
     expect(json.headers.get('content-type')).to.contain('application/problem+json');
-    expect((JSON.parse(json.text) as { errors: { field: string }[] }).errors.map((e) => e.field)).to.deep.equal(['color']);
+    expect((JSON.parse(json.text) as { errors: { field: string }[] }).errors.map((e) => e.field)).to.deep.equal([
+      'color',
+    ]);
   });
 
   it('brakes /busca and /api/search together at 120 a minute per address: a 429 page with Retry-After', async () => {

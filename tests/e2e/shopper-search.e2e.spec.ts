@@ -12,13 +12,24 @@ type OfferJson = {
   store: { store_id: string; name: string };
   sku: string;
   price_cents: number;
-  shipping: { kind: string; cost_cents: number | null; delivery_days_min: number | null; delivery_days_max: number | null };
+  shipping: {
+    kind: string;
+    cost_cents: number | null;
+    delivery_days_min: number | null;
+    delivery_days_max: number | null;
+  };
   condition: string;
   condition_label: string | null;
   offer_url: string;
   buy_url: string;
 };
-type ProductJson = { title: string; gtin: string | null; price_from_cents: number | null; offers: OfferJson[]; alternatives: OfferJson[] };
+type ProductJson = {
+  title: string;
+  gtin: string | null;
+  price_from_cents: number | null;
+  offers: OfferJson[];
+  alternatives: OfferJson[];
+};
 type PageJson = { query: string; results: ProductJson[]; next_cursor: string | null };
 
 describe('shopper search over HTTP: GET /api/search', function () {
@@ -28,7 +39,11 @@ describe('shopper search over HTTP: GET /api/search', function () {
   const T0 = Date.parse('2026-03-01T12:00:00.000Z');
   const search = async (query: string, from = '127.0.0.1', headers: Record<string, string> = {}) => {
     const r = await getFrom(`${rootOf(t)}/api/search?${query}`, from, headers);
-    return { status: r.status, headers: r.headers, body: JSON.parse(r.text) as PageJson & { errors?: { field: string; code: string }[] } };
+    return {
+      status: r.status,
+      headers: r.headers,
+      body: JSON.parse(r.text) as PageJson & { errors?: { field: string; code: string }[] },
+    };
   };
   const q = async (words: string) => {
     const r = await search(`q=${encodeURIComponent(words)}`);
@@ -36,7 +51,8 @@ describe('shopper search over HTTP: GET /api/search', function () {
     return r.body;
   };
   const settle = () => settleAll(t);
-  const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) => makeOffer(t, p, store, sku, fields);
+  const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) =>
+    makeOffer(t, p, store, sku, fields);
 
   before(async () => {
     t = await startTestService();
@@ -47,7 +63,12 @@ describe('shopper search over HTTP: GET /api/search', function () {
     await registerStore(hub, 'Loja-B', { name: 'Loja B' });
     await registerStore(other, 'Loja-C', { name: 'Loja C' });
     await registerStore(other, 'Loja-D', { name: 'Loja D' });
-    for (const [p, s] of [[hub, 'Loja-A'], [hub, 'Loja-B'], [other, 'Loja-C'], [other, 'Loja-D']] as const) {
+    for (const [p, s] of [
+      [hub, 'Loja-A'],
+      [hub, 'Loja-B'],
+      [other, 'Loja-C'],
+      [other, 'Loja-D'],
+    ] as const) {
       expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
     }
     await settle();
@@ -56,17 +77,40 @@ describe('shopper search over HTTP: GET /api/search', function () {
 
   it('is public, matches words ignoring case and accents and the last word as a prefix, and shows shipping as sent (rule 2)', async () => {
     await offer(hub, 'Loja-A', 'cafe-1', { title: 'Café Torrado Especial', price_cents: 3990 });
-    await offer(hub, 'Loja-B', 'cafe-2', { title: 'Cafeteira Italiana', price_cents: 9990, shipping: { type: 'free' } });
-    await offer(other, 'Loja-C', 'cafe-3', { title: 'CAFE moido', price_cents: 2990, shipping: { type: 'fixed', cost_cents: 1500, delivery_days_min: 2 } });
+    await offer(hub, 'Loja-B', 'cafe-2', {
+      title: 'Cafeteira Italiana',
+      price_cents: 9990,
+      shipping: { type: 'free' },
+    });
+    await offer(other, 'Loja-C', 'cafe-3', {
+      title: 'CAFE moido',
+      price_cents: 2990,
+      shipping: { type: 'fixed', cost_cents: 1500, delivery_days_min: 2 },
+    });
     await settle();
     const page = await q('cafe');
     expect(page.query).to.equal('cafe');
     const skus = page.results.flatMap((p) => p.offers.map((o) => o.sku)).sort();
     expect(skus).to.deep.equal(['cafe-1', 'cafe-2', 'cafe-3']); // the prefix 'cafe' reaches 'cafeteira'
     const bySku = new Map(page.results.flatMap((p) => p.offers).map((o) => [o.sku, o]));
-    expect(bySku.get('cafe-1')!.shipping).to.deep.equal({ kind: 'to_be_calculated', cost_cents: null, delivery_days_min: null, delivery_days_max: null });
-    expect(bySku.get('cafe-2')!.shipping).to.deep.equal({ kind: 'free', cost_cents: 0, delivery_days_min: null, delivery_days_max: null });
-    expect(bySku.get('cafe-3')!.shipping).to.deep.equal({ kind: 'fixed', cost_cents: 1500, delivery_days_min: 2, delivery_days_max: null });
+    expect(bySku.get('cafe-1')!.shipping).to.deep.equal({
+      kind: 'to_be_calculated',
+      cost_cents: null,
+      delivery_days_min: null,
+      delivery_days_max: null,
+    });
+    expect(bySku.get('cafe-2')!.shipping).to.deep.equal({
+      kind: 'free',
+      cost_cents: 0,
+      delivery_days_min: null,
+      delivery_days_max: null,
+    });
+    expect(bySku.get('cafe-3')!.shipping).to.deep.equal({
+      kind: 'fixed',
+      cost_cents: 1500,
+      delivery_days_min: 2,
+      delivery_days_max: null,
+    });
     expect(bySku.get('cafe-1')!.store).to.deep.equal({ store_id: 'Loja-A', name: 'Loja A' });
     expect(bySku.get('cafe-1')!.offer_url).to.match(/\/p\/loja-a\/cafe-1$/);
     expect(bySku.get('cafe-1')!.buy_url).to.match(/\/r\/loja-a\/cafe-1$/);
@@ -95,7 +139,10 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect((await q('uva')).results, 'exactly 48 h: still in').to.have.length(1);
     t.clock.set(new Date(T0 + 48 * HOUR + 1));
     expect((await q('uva')).results, '48 h and 1 ms: out').to.have.length(0);
-    const patch = await hub.api.patch('/products/uva-1', { price_cents: 1000, updated_at: t.clock.now().toISOString() });
+    const patch = await hub.api.patch('/products/uva-1', {
+      price_cents: 1000,
+      updated_at: t.clock.now().toISOString(),
+    });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
     expect((await q('uva')).results.map((p) => p.offers[0].price_cents)).to.deep.equal([1000]);
@@ -125,7 +172,12 @@ describe('shopper search over HTTP: GET /api/search', function () {
     const gtin = '7890000000017';
     await offer(hub, 'Loja-A', 'pera-new', { title: 'Pera portátil', gtin, price_cents: 20000 });
     await offer(hub, 'Loja-B', 'pera-used', { title: 'Pera portátil', gtin, price_cents: 9000, condition: 'used' });
-    await offer(other, 'Loja-C', 'pera-ref', { title: 'Pera portátil', gtin, price_cents: 12000, condition: 'refurbished' });
+    await offer(other, 'Loja-C', 'pera-ref', {
+      title: 'Pera portátil',
+      gtin,
+      price_cents: 12000,
+      condition: 'refurbished',
+    });
     await offer(other, 'Loja-D', 'pera-only-used', { title: 'Pera antiga', price_cents: 100, condition: 'used' });
     await settle();
     const results = (await q('pera')).results;
@@ -145,12 +197,19 @@ describe('shopper search over HTTP: GET /api/search', function () {
   // Store-level commission and every other input are covered by tests/shopper/ranking.property.spec.ts.
   it('rule 1: changing a product commission changes no answer, order included', async () => {
     t.clock.set(new Date(T0));
-    await offer(hub, 'Loja-A', 'limao-1', { title: 'Limão taiti', price_cents: 500, rating: { average: 4.5, count: 10 } });
+    await offer(hub, 'Loja-A', 'limao-1', {
+      title: 'Limão taiti',
+      price_cents: 500,
+      rating: { average: 4.5, count: 10 },
+    });
     await offer(other, 'Loja-C', 'limao-2', { title: 'Limão siciliano', price_cents: 900 });
     await settle();
     const before = await q('limao');
     expect(before.results).to.have.length(2);
-    const patch = await other.api.patch('/products/limao-2', { commission: { type: 'percentage', rate: 90 }, updated_at: t.clock.now().toISOString() });
+    const patch = await other.api.patch('/products/limao-2', {
+      commission: { type: 'percentage', rate: 90 },
+      updated_at: t.clock.now().toISOString(),
+    });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
     expect(await q('limao')).to.deep.equal(before);
@@ -187,7 +246,10 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect(refused.status).to.equal(429);
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
     // A client cannot pick its address: an X-Forwarded-For it writes itself is not believed.
-    expect((await search('q=cafe', from, { 'X-Forwarded-For': '198.51.100.8' })).status, 'a forged X-Forwarded-For').to.equal(429);
+    expect(
+      (await search('q=cafe', from, { 'X-Forwarded-For': '198.51.100.8' })).status,
+      'a forged X-Forwarded-For',
+    ).to.equal(429);
     expect((await search('q=cafe', '127.0.0.8')).status, 'another address').to.equal(200);
     t.clock.set(new Date(T0 + 11 * 60_000));
     expect((await search('q=cafe', from)).status, 'the next minute').to.equal(200);

@@ -20,11 +20,23 @@ export async function coverOk(t: TestService, p: Partner, sku: string): Promise<
   const withProduct = [...history].reverse().find((e) => (e.data as { product?: unknown }).product !== undefined)!;
   const url = (withProduct.data as { product: { image_urls: string[] } }).product.image_urls[0];
   const now = t.clock.now().toISOString();
-  await t.service.events.appendToStream(stream, [{ type: 'CoverChecked', data: { sku, url, ok: true, reasons: [], checked_at: now }, metadata: { recorded_at: now, actor: 'test' } }]);
+  await t.service.events.appendToStream(stream, [
+    {
+      type: 'CoverChecked',
+      data: { sku, url, ok: true, reasons: [], checked_at: now },
+      metadata: { recorded_at: now, actor: 'test' },
+    },
+  ]);
 }
 
 /** A product sent now and made `accepted` (its store must be approved). */
-export async function offer(t: TestService, p: Partner, store: string, sku: string, fields: Record<string, unknown>): Promise<void> {
+export async function offer(
+  t: TestService,
+  p: Partner,
+  store: string,
+  sku: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
   await putProduct(t, p, store, sku, fields);
   await coverOk(t, p, sku);
 }
@@ -38,16 +50,19 @@ export type RawAnswer = { status: number; headers: Headers; text: string };
 export function getFrom(url: string, from = '127.0.0.1', headers: Record<string, string> = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = http.get({ host: u.hostname, port: u.port, path: u.pathname + u.search, localAddress: from, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers: h, text });
-      });
-    });
+    const req = http.get(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, localAddress: from, headers, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers: h, text });
+        });
+      },
+    );
     req.on('error', reject);
   });
 }

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { nextCnpj, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import {
+  nextCnpj,
+  productBody,
+  startTestService,
+  storeBody,
+  type Partner,
+  type TestService,
+} from '../support/service.js';
 import { streams } from '../../shared-schema/streams.js';
 import { cnpjFor, expectInvalid, expectProblem } from '../support/e2e.js';
 
@@ -42,7 +49,11 @@ const STORE_CASES: [string, Record<string, unknown>, string[]][] = [
   ['handling_days fraction', { handling_days: 1.5 }, ['handling_days:integer']],
   ['default_commission fixed', { default_commission: { type: 'fixed', amount_cents: 0 } }, []],
   ['default_commission null', { default_commission: null }, []],
-  ['default_commission rate 100.5', { default_commission: { type: 'percentage', rate: 100.5 } }, ['default_commission.rate:maximum']],
+  [
+    'default_commission rate 100.5',
+    { default_commission: { type: 'percentage', rate: 100.5 } },
+    ['default_commission.rate:maximum'],
+  ],
   ['unknown field', { status: 'active' }, ['status:unknown_field']],
 ];
 
@@ -70,7 +81,12 @@ describe('stores (HTTP)', function () {
   });
 
   it('PUT: lists every missing required field at once', async () => {
-    expectInvalid(await hub.api.put('/stores/empty', {}), ['cnpj:required', 'domains:required', 'name:required', 'website_url:required']);
+    expectInvalid(await hub.api.put('/stores/empty', {}), [
+      'cnpj:required',
+      'domains:required',
+      'name:required',
+      'website_url:required',
+    ]);
   });
 
   it('takes the alphanumeric CNPJ 12.ABC.345/01DE-35 and answers 12ABC34501DE35; lower case is the same company', async () => {
@@ -80,7 +96,9 @@ describe('stores (HTTP)', function () {
     expect((await hub.api.get('/stores/alfa')).body.cnpj).to.equal('12ABC34501DE35');
     const again = await hub.api.put('/stores/alfa-2', storeBody({ cnpj: '12abc34501de35' }));
     expectInvalid(again, ['cnpj:already_registered']);
-    expect((await hub.api.put('/stores/zeros', storeBody({ cnpj: '00.000.000/0001-91' }))).body.cnpj).to.equal('00000000000191');
+    expect((await hub.api.put('/stores/zeros', storeBody({ cnpj: '00.000.000/0001-91' }))).body.cnpj).to.equal(
+      '00000000000191',
+    );
     expect((await hub.api.put('/stores/alfa-3', storeBody({ cnpj: cnpjFor('AB12CD34EF56') }))).status).to.equal(200);
   });
 
@@ -88,11 +106,19 @@ describe('stores (HTTP)', function () {
     const body = storeBody({ logo_url: 'https://shop.test/logo.png', returns_days: 7, handling_days: 2 });
     const first = await hub.api.put('/stores/same', body);
     expect(first.status).to.equal(200);
-    expect(first.body).to.deep.equal({ store_id: 'same', ...body, cnpj: body.cnpj, status: 'pending_review', domains_approved: [] });
+    expect(first.body).to.deep.equal({
+      store_id: 'same',
+      ...body,
+      cnpj: body.cnpj,
+      status: 'pending_review',
+      domains_approved: [],
+    });
     const again = await hub.api.put('/stores/same', body);
     expect(again.status).to.equal(200);
     expect(again.body).to.deep.equal(first.body);
-    const stream = await t.admin.get(`/streams/${encodeURIComponent(streams.store({ partnerId: hub.partnerId, env: 'live' }, 'same'))}`);
+    const stream = await t.admin.get(
+      `/streams/${encodeURIComponent(streams.store({ partnerId: hub.partnerId, env: 'live' }, 'same'))}`,
+    );
     expect(stream.body.events).to.have.length(1);
   });
 
@@ -112,7 +138,9 @@ describe('stores (HTTP)', function () {
     r = await hub.api.get('/stores/keep');
     expect([...r.body.domains_approved].sort()).to.deep.equal(['a.test', 'c.test']);
     // A domain the store does not declare cannot be approved.
-    expect((await t.admin.post(`/partners/${hub.partnerId}/live/stores/keep/domains/b.test/approve`, {})).status).to.equal(404);
+    expect(
+      (await t.admin.post(`/partners/${hub.partnerId}/live/stores/keep/domains/b.test/approve`, {})).status,
+    ).to.equal(404);
 
     // Suspended stays suspended across a PUT.
     await t.admin.post(`/partners/${hub.partnerId}/live/stores/keep/suspend`, {});
@@ -133,7 +161,10 @@ describe('stores (HTTP)', function () {
     const p = await hub.api.put('/products/dom-1', productBody('dom'));
     expect(p.body.reasons.map((r: { code: string }) => r.code)).to.deep.equal(['store_not_active']);
     const q = await hub.api.put('/products/dom-2', productBody('dom', { product_url: 'https://other.test/p' }));
-    expect(q.body.reasons.map((r: { code: string }) => r.code).sort()).to.deep.equal(['domain_not_approved', 'store_not_active']);
+    expect(q.body.reasons.map((r: { code: string }) => r.code).sort()).to.deep.equal([
+      'domain_not_approved',
+      'store_not_active',
+    ]);
     // Dropping the approved domain sends its products back to pending with domain_not_approved.
     await t.approveStore(hub, 'dom');
     await hub.api.put('/stores/dom', storeBody({ cnpj, domains: ['other.test'] }));
@@ -149,7 +180,13 @@ describe('stores (HTTP)', function () {
     }
     const r = await lister.api.get('/stores');
     expect(r.status).to.equal(200);
-    expect(r.body.data.map((x: { store_id: string }) => x.store_id)).to.deep.equal(['0-first', 'Alpha', 'Beta.2', 'beta', 'zeta']);
+    expect(r.body.data.map((x: { store_id: string }) => x.store_id)).to.deep.equal([
+      '0-first',
+      'Alpha',
+      'Beta.2',
+      'beta',
+      'zeta',
+    ]);
     expect(r.body.next_cursor).to.equal(null);
     for (const store of r.body.data) {
       expect(store).to.include.keys('store_id', 'name', 'cnpj', 'website_url', 'domains', 'status', 'domains_approved');
@@ -160,11 +197,15 @@ describe('stores (HTTP)', function () {
 
   it('registers 20 stores of one partner sent at once (none fails on the store-index race)', async () => {
     const busy = await t.partner();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => busy.api.put(`/stores/c-${String(i).padStart(2, '0')}`, storeBody())));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => busy.api.put(`/stores/c-${String(i).padStart(2, '0')}`, storeBody())),
+    );
     for (const a of answers) expect(a.status, JSON.stringify(a.body)).to.equal(200);
     expect((await busy.api.get('/stores')).body.data).to.have.length(20);
     // Racing ids that lower-case alike: exactly one wins.
-    const clash = await Promise.all(['Dup', 'dup', 'DUP', 'dUp'].map((id) => busy.api.put(`/stores/${id}`, storeBody())));
+    const clash = await Promise.all(
+      ['Dup', 'dup', 'DUP', 'dUp'].map((id) => busy.api.put(`/stores/${id}`, storeBody())),
+    );
     expect(clash.filter((a) => a.status === 200)).to.have.length(1);
     for (const a of clash.filter((x) => x.status !== 200)) expectInvalid(a, ['store_id:conflict']);
   });

@@ -91,7 +91,11 @@ if (!available.ok) {
       };
       for (let i = 1; i <= 30; i++) {
         // Through nginx: the GET lands on either query replica.
-        const body = productBody('loja-ryw', { price_cents: 100_000, commission: { type: 'fixed', amount_cents: i }, updated_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z` });
+        const body = productBody('loja-ryw', {
+          price_cents: 100_000,
+          commission: { type: 'fixed', amount_cents: i },
+          updated_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`,
+        });
         expect((await hub.api.put('/products/ryw-gw', body)).status).to.equal(200);
         await expectRead(hub.api, 'ryw-gw', i, `gateway #${i}`);
         // Straight to the replicas: written on one command replica, read at once on the other query replica.
@@ -111,7 +115,8 @@ if (!available.ok) {
         const statuses: number[] = [];
         await Promise.all(
           Array.from({ length: 10 }, async (_, worker) => {
-            for (let n = worker; n < count; n += 10) statuses.push((await api.put(`/products/rb-${n}`, invalid)).status);
+            for (let n = worker; n < count; n += 10)
+              statuses.push((await api.put(`/products/rb-${n}`, invalid)).status);
           }),
         );
         return statuses;
@@ -157,7 +162,10 @@ if (!available.ok) {
           const sku = `k-${w}-${n % 5}`;
           const price = 1000 + w * 1000 + n;
           const at = new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + n * 1000).toISOString();
-          const put = await p.api.put(`/products/${sku}`, productBody('loja-k', { price_cents: price, updated_at: at }));
+          const put = await p.api.put(
+            `/products/${sku}`,
+            productBody('loja-k', { price_cents: price, updated_at: at }),
+          );
           expect(put.status, JSON.stringify(put.body)).to.equal(200);
           lastPrice.set(sku, price);
           if (w === 0 && n % 8 === 0) {
@@ -186,17 +194,26 @@ if (!available.ok) {
       const events = t.service.events;
       const head = await events.headPosition();
       const [projections] = t.topology.replicas('projections');
-      await until(async () => (await projectedPosition(projections)) >= head, 20_000, 'projections caught up with the log');
+      await until(
+        async () => (await projectedPosition(projections)) >= head,
+        20_000,
+        'projections caught up with the log',
+      );
 
       // Every acknowledged write is in the read model, with the log's last position of its stream.
       const reads = t.service.reads;
       for (const [sku, price] of lastPrice) {
-        const doc = await reads.get<Doc & { product: { price_cents: number }; position: number }>('products', `live:${p.partnerId}:${sku}`);
+        const doc = await reads.get<Doc & { product: { price_cents: number }; position: number }>(
+          'products',
+          `live:${p.partnerId}:${sku}`,
+        );
         expect(doc?.product.price_cents, sku).to.equal(price);
         const stream = await events.readStream(`product-live:${p.partnerId}:${sku}`);
         expect(doc?.position, sku).to.equal(stream[stream.length - 1].position);
       }
-      const registered = (await events.readAll({ categories: ['store'] })).filter((e) => e.type === 'StoreRegistered' && e.stream.startsWith(`store-live:${p.partnerId}:`));
+      const registered = (await events.readAll({ categories: ['store'] })).filter(
+        (e) => e.type === 'StoreRegistered' && e.stream.startsWith(`store-live:${p.partnerId}:`),
+      );
       expect(registered).to.have.length(stores.length);
       expect(await reads.count('stores', { partner_id: p.partnerId, env: 'live' })).to.equal(stores.length);
       const listed = await p.api.get('/stores?limit=100');

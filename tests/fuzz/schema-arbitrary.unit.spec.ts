@@ -13,7 +13,17 @@ import { Commission, Shipping, type JsonSchema } from '../../shared-schema/schem
 import { schemaAt, validValues, type Json } from '../support/schema-arbitrary.js';
 import { mutate, type MutationKind } from '../support/body-mutations.js';
 
-const SCHEMAS: Record<string, JsonSchema> = { StoreInput, ProductInput, ProductPatch, BatchInput, BatchShape, ConversionEvent: ConversionEventSchema, SandboxClickInput, Commission, Shipping };
+const SCHEMAS: Record<string, JsonSchema> = {
+  StoreInput,
+  ProductInput,
+  ProductPatch,
+  BatchInput,
+  BatchShape,
+  ConversionEvent: ConversionEventSchema,
+  SandboxClickInput,
+  Commission,
+  Shipping,
+};
 
 describe('schema-arbitrary: values from the request schemas', () => {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
@@ -29,16 +39,30 @@ describe('schema-arbitrary: values from the request schemas', () => {
   }
 
   it('draws every variant of an if/then schema (both commissions and null, both shippings)', () => {
-    const kinds = new Set(fc.sample(validValues(Commission), { seed: 1, numRuns: 200 }).map((c) => (c === null ? 'null' : String((c as { type: string }).type))));
+    const kinds = new Set(
+      fc
+        .sample(validValues(Commission), { seed: 1, numRuns: 200 })
+        .map((c) => (c === null ? 'null' : String((c as { type: string }).type))),
+    );
     expect([...kinds].sort()).to.deep.equal(['fixed', 'null', 'percentage']);
-    const shippings = new Set(fc.sample(validValues(Shipping), { seed: 1, numRuns: 100 }).map((s) => (s as { type: string }).type));
+    const shippings = new Set(
+      fc.sample(validValues(Shipping), { seed: 1, numRuns: 100 }).map((s) => (s as { type: string }).type),
+    );
     expect([...shippings].sort()).to.deep.equal(['fixed', 'free']);
   });
 
   it('finds the schema of a node through if/then variants and arrays', () => {
-    const value = { items: [{ op: 'upsert', sku: 'a', product: { price_cents: 1, commission: { type: 'percentage', rate: 5 } } }] };
-    expect(schemaAt(BatchInput, value, ['items', 0, 'product', 'price_cents'])).to.include({ type: 'integer', minimum: 1 });
-    expect(schemaAt(BatchInput, value, ['items', 0, 'product', 'commission', 'rate'])).to.include({ multipleOf: 0.01, maximum: 100 });
+    const value = {
+      items: [{ op: 'upsert', sku: 'a', product: { price_cents: 1, commission: { type: 'percentage', rate: 5 } } }],
+    };
+    expect(schemaAt(BatchInput, value, ['items', 0, 'product', 'price_cents'])).to.include({
+      type: 'integer',
+      minimum: 1,
+    });
+    expect(schemaAt(BatchInput, value, ['items', 0, 'product', 'commission', 'rate'])).to.include({
+      multipleOf: 0.01,
+      maximum: 100,
+    });
     expect(schemaAt(BatchInput, value, ['items', 0, 'nope'])).to.equal(undefined);
   });
 
@@ -50,19 +74,26 @@ describe('schema-arbitrary: values from the request schemas', () => {
     const validate = bodyValidator(ProductInput);
     const kinds: MutationKind[] = ['missing_required', 'extra_field', 'wrong_type'];
     fc.assert(
-      fc.property(validValues(ProductInput), fc.constantFrom(...kinds), fc.nat(1000), fc.nat(1000), (v, kind, pick, variant) => {
-        const { bytes, description } = mutate(ProductInput, v, { kind, pick, variant });
-        const text = Buffer.from(bytes).toString('utf8');
-        const parsed = JSON.parse(text) as Json;
-        expect(validate(parsed), `${description}: ${text}`).to.not.deep.equal([]);
-      }),
+      fc.property(
+        validValues(ProductInput),
+        fc.constantFrom(...kinds),
+        fc.nat(1000),
+        fc.nat(1000),
+        (v, kind, pick, variant) => {
+          const { bytes, description } = mutate(ProductInput, v, { kind, pick, variant });
+          const text = Buffer.from(bytes).toString('utf8');
+          const parsed = JSON.parse(text) as Json;
+          expect(validate(parsed), `${description}: ${text}`).to.not.deep.equal([]);
+        },
+      ),
       { seed: 7, numRuns: 300 },
     );
   });
 
   it('writes numbers and escapes JSON.stringify cannot: 1e400, -0, lone surrogates, deep nesting', () => {
     const body = { store_id: 'loja', sku: 'x' };
-    const text = (kind: MutationKind, variant: number, pick = 1) => Buffer.from(mutate(SandboxClickInput, body, { kind, pick, variant }).bytes).toString('utf8');
+    const text = (kind: MutationKind, variant: number, pick = 1) =>
+      Buffer.from(mutate(SandboxClickInput, body, { kind, pick, variant }).bytes).toString('utf8');
     expect(text('odd_number', 0)).to.equal('{"store_id":1e400,"sku":"x"}');
     expect(text('odd_number', 2)).to.equal('{"store_id":-0,"sku":"x"}');
     expect(text('lone_surrogate', 0, 0)).to.equal('{"store_id":"\\ud800","sku":"x"}');

@@ -3,7 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AggregateRepository, approximateBytes, ConflictsExhausted, retryOnConflict } from '../../command-api/aggregate-repository.js';
+import {
+  AggregateRepository,
+  approximateBytes,
+  ConflictsExhausted,
+  retryOnConflict,
+} from '../../command-api/aggregate-repository.js';
 import type { Decider, Decision } from '../../command-api/deciders/decider.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
@@ -88,7 +93,9 @@ describe('AggregateRepository (command handling loop)', () => {
     const before = reads;
     for (let i = 0; i < 5; i++) await repo.handle('counter-1', counter, always, META);
     expect(reads).to.equal(before);
-    expect((await store.readStream('counter-1')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3, 4, 5]);
+    expect((await store.readStream('counter-1')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
+      0, 1, 2, 3, 4, 5,
+    ]);
   });
 
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
@@ -99,7 +106,9 @@ describe('AggregateRepository (command handling loop)', () => {
     await a.handle('counter-2', counter, always, META); // a's cache was stale: conflict, read, retry
     const r = await b.handle('counter-2', counter, always, META);
     expect(r.result).to.equal(3);
-    expect((await store.readStream('counter-2')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([0, 1, 2, 3]);
+    expect((await store.readStream('counter-2')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
+      0, 1, 2, 3,
+    ]);
   });
 
   it('checks a refusal or a no-op taken on the unread cache against the stream before answering', async () => {
@@ -126,7 +135,9 @@ describe('AggregateRepository (command handling loop)', () => {
       Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).handle('counter-burst', counter, always, META)),
     );
     expect(results.filter((r) => r.status === 'rejected')).to.deep.equal([]);
-    expect((await store.readStream('counter-burst')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i));
+    expect((await store.readStream('counter-burst')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 
   it('retryOnConflict: a lost race is taken again; after the last attempt a 503 with Retry-After, other errors at once', async () => {

@@ -7,7 +7,10 @@ describe('configuration: rate brake limits and the event store writer', () => {
   });
 
   it('takes RATE_LIMIT_WRITES / RATE_LIMIT_READS and refuses values that are not positive integers', () => {
-    expect(loadConfig({ RATE_LIMIT_WRITES: '100000', RATE_LIMIT_READS: '5' }).rateLimits).to.deep.equal({ write: 100_000, read: 5 });
+    expect(loadConfig({ RATE_LIMIT_WRITES: '100000', RATE_LIMIT_READS: '5' }).rateLimits).to.deep.equal({
+      write: 100_000,
+      read: 5,
+    });
     try {
       loadConfig({ RATE_LIMIT_WRITES: '0', RATE_LIMIT_READS: 'many' });
       expect.fail('expected a ConfigError');
@@ -27,12 +30,19 @@ describe('configuration: rate brake limits and the event store writer', () => {
     expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteMaxGroupEvents).to.equal(5000);
     expect(loadConfig({ SQLITE_MAX_GROUP_EVENTS: '64' }).sqliteMaxGroupEvents).to.equal(64);
     expect(() => loadConfig({ SQLITE_MAX_GROUP_EVENTS: '0' })).to.throw(/SQLITE_MAX_GROUP_EVENTS/);
-    expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(ConfigError, 'SQLITE_WRITER_THREAD must be one of on, off');
+    expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(
+      ConfigError,
+      'SQLITE_WRITER_THREAD must be one of on, off',
+    );
   });
 
   it('takes the cover-check queue settings: deliveries before a dead letter, retry pause, worker role', () => {
     const defaults = loadConfig({});
-    expect([defaults.coverCheckMaxDeliveries, defaults.coverCheckRetryMs, defaults.coverCheckWorker]).to.deep.equal([5, 1000, false]);
+    expect([defaults.coverCheckMaxDeliveries, defaults.coverCheckRetryMs, defaults.coverCheckWorker]).to.deep.equal([
+      5,
+      1000,
+      false,
+    ]);
     const set = loadConfig({ COVER_CHECK_MAX_DELIVERIES: '2', COVER_CHECK_RETRY_MS: '0', COVER_CHECK_WORKER: 'on' });
     expect([set.coverCheckMaxDeliveries, set.coverCheckRetryMs, set.coverCheckWorker]).to.deep.equal([2, 0, true]);
     try {

@@ -9,7 +9,12 @@ import { expect } from 'chai';
 import { InProcessHub, InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { PositionWatcher, announceAppends, announceProjected, followAppends } from '../../infra/wiring/cross-process.js';
+import {
+  PositionWatcher,
+  announceAppends,
+  announceProjected,
+  followAppends,
+} from '../../infra/wiring/cross-process.js';
 import { SharedFileClock } from '../../infra/wiring/shared-clock.js';
 import { within } from '../support/deadline.js';
 
@@ -93,7 +98,9 @@ describe('cross-process glue', () => {
     try {
       const it = subscription[Symbol.asyncIterator]();
       const next = it.next();
-      await writer.appendToStream('product-live:p:1', [{ type: 'T', data: {}, metadata: { recorded_at: '2026-01-01T00:00:00Z' } }]);
+      await writer.appendToStream('product-live:p:1', [
+        { type: 'T', data: {}, metadata: { recorded_at: '2026-01-01T00:00:00Z' } },
+      ]);
       const got = await within(next, 2000, 'the woken subscription');
       expect(got.value?.stream).to.equal('product-live:p:1');
     } finally {

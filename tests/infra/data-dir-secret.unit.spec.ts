@@ -33,7 +33,9 @@ describe('secrets generated into DATA_DIR', () => {
   });
 
   it('prefers the configured value and then writes no file', () => {
-    expect(dataDirSecret(dir, 'cursor-secret', 'configured-secret-0123456789abcdef')).to.equal('configured-secret-0123456789abcdef');
+    expect(dataDirSecret(dir, 'cursor-secret', 'configured-secret-0123456789abcdef')).to.equal(
+      'configured-secret-0123456789abcdef',
+    );
     expect(fs.readdirSync(dir)).to.deep.equal([]);
   });
 
@@ -46,7 +48,9 @@ describe('secrets generated into DATA_DIR', () => {
     const script = `import { dataDirSecret } from ${JSON.stringify(MODULE)}; process.stdout.write(dataDirSecret(${JSON.stringify(dir)}, 'cursor-secret'));`;
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         child.once('error', reject);
@@ -63,7 +67,9 @@ describe('secrets generated into DATA_DIR', () => {
     const token = resolveAdminToken(generated);
     expect(token).to.equal(fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim());
     expect(resolveAdminToken(generated)).to.equal(token);
-    expect(resolveAdminToken(loadConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'configured-admin-token-0123' }))).to.equal('configured-admin-token-0123');
+    expect(resolveAdminToken(loadConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'configured-admin-token-0123' }))).to.equal(
+      'configured-admin-token-0123',
+    );
     const secret = 'a-cursor-secret-of-at-least-32-characters';
     const key = resolveCursorSecret(loadConfig({ DATA_DIR: dir, CURSOR_SECRET: secret }));
     expect(key.mac('x')).to.equal(createHmac('sha256', secret).update('x').digest('base64url'));
@@ -74,7 +80,10 @@ describe('secrets generated into DATA_DIR', () => {
   });
 
   it('refuses a CURSOR_SECRET shorter than 32 characters', () => {
-    expect(() => loadConfig({ CURSOR_SECRET: 'short' })).to.throw(ConfigError, 'CURSOR_SECRET must be at least 32 characters');
+    expect(() => loadConfig({ CURSOR_SECRET: 'short' })).to.throw(
+      ConfigError,
+      'CURSOR_SECRET must be at least 32 characters',
+    );
     expect(loadConfig({}).cursorSecret).to.equal(undefined);
   });
 });

@@ -13,7 +13,10 @@ describe('test services on shared engines', () => {
   });
 
   it('gives each DATA_DIR its own namespace and database, the same one again for the same DATA_DIR', () => {
-    const urls = { EVENTSTORE_URL: 'esdb://127.0.0.1:2113?tls=false', MONGO_URL: 'mongodb://127.0.0.1:27017/?replicaSet=rs0' };
+    const urls = {
+      EVENTSTORE_URL: 'esdb://127.0.0.1:2113?tls=false',
+      MONGO_URL: 'mongodb://127.0.0.1:27017/?replicaSet=rs0',
+    };
     const a = engineEnv(urls, '/tmp/pc-test-a');
     const b = engineEnv(urls, '/tmp/pc-test-b');
     expect(a.EVENTSTORE_URL).to.equal(urls.EVENTSTORE_URL);
@@ -29,7 +32,9 @@ describe('test services on shared engines', () => {
   });
 
   it('refuses a namespace with a dash (it would change categories) and defaults to none', () => {
-    expect(() => loadConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789', EVENTSTORE_STREAM_PREFIX: 'a-b' })).to.throw(ConfigError);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789', EVENTSTORE_STREAM_PREFIX: 'a-b' })).to.throw(
+      ConfigError,
+    );
     expect(() => loadConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789', MONGO_DB: 'a.b' })).to.throw(ConfigError);
     const plain = loadConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789' });
     expect(plain.eventstoreStreamPrefix).to.equal('');

@@ -65,7 +65,8 @@ class FakeFilteredSub extends Readable {
         this.fake.wire++;
         this.push(this.fake.resolved(r));
       }
-      if (considered % (window * filter.checkpointInterval) === 0) await filter.checkpointReached?.(this, { commit: r.pos, prepare: r.pos });
+      if (considered % (window * filter.checkpointInterval) === 0)
+        await filter.checkpointReached?.(this, { commit: r.pos, prepare: r.pos });
       await Promise.resolve();
     }
     if (this.destroyed) return;
@@ -94,7 +95,13 @@ class FakeEsdb {
     this.write('$settings', '$settings', {});
   }
 
-  write(stream: string, type: string, data: unknown, metadata: unknown = { recorded_at: 'x' }, id = `id${this.next}`): Rec {
+  write(
+    stream: string,
+    type: string,
+    data: unknown,
+    metadata: unknown = { recorded_at: 'x' },
+    id = `id${this.next}`,
+  ): Rec {
     const revision = BigInt(this.log.filter((r) => r.stream === stream).length);
     const rec = { stream, type, revision, pos: this.next, data, metadata, id };
     this.next += 137n;
@@ -110,8 +117,15 @@ class FakeEsdb {
   resolved(r: Rec): ResolvedEvent {
     return {
       event: {
-        streamId: r.stream, id: r.id, isJson: true, revision: r.revision, type: r.type, created: new Date(0),
-        data: r.data, metadata: r.metadata, position: { commit: r.pos, prepare: r.pos },
+        streamId: r.stream,
+        id: r.id,
+        isJson: true,
+        revision: r.revision,
+        type: r.type,
+        created: new Date(0),
+        data: r.data,
+        metadata: r.metadata,
+        position: { commit: r.pos, prepare: r.pos },
       },
       commitPosition: r.pos,
     } as unknown as ResolvedEvent;
@@ -121,7 +135,9 @@ class FakeEsdb {
     const current = this.log.filter((r) => r.stream === stream);
     const cur = current.length === 0 ? ('no_stream' as const) : BigInt(current.length - 1);
     const exp = options.expectedRevision ?? 'any';
-    const ok = exp === 'any' || (exp === 'no_stream' ? cur === 'no_stream' : exp === 'stream_exists' ? cur !== 'no_stream' : cur === exp);
+    const ok =
+      exp === 'any' ||
+      (exp === 'no_stream' ? cur === 'no_stream' : exp === 'stream_exists' ? cur !== 'no_stream' : cur === exp);
     if (!ok) throw new WrongExpectedVersionError(undefined, { streamName: stream, expected: exp, current: cur });
     const written = events.map((e) => {
       this.write('$stats-node', '$statistics-collected', {}); // something else lands in between
@@ -129,7 +145,11 @@ class FakeEsdb {
     });
     const first = written[0];
     // Like the server may: report the FIRST event's position for a multi-event append.
-    return { success: true, nextExpectedRevision: written[written.length - 1].revision, position: first && { commit: first.pos, prepare: first.pos } };
+    return {
+      success: true,
+      nextExpectedRevision: written[written.length - 1].revision,
+      position: first && { commit: first.pos, prepare: first.pos },
+    };
   }
 
   async *readStream(stream: string, options: ReadStreamOptions = {}) {
@@ -165,7 +185,11 @@ class FakeEsdb {
   async dispose() {}
 }
 
-const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { recorded_at: '2026-01-01T00:00:00.000Z' } });
+const ev = (type: string, data: unknown = {}): NewEvent => ({
+  type,
+  data,
+  metadata: { recorded_at: '2026-01-01T00:00:00.000Z' },
+});
 
 for (const inclusive of [true, false]) {
   describe(`EsdbEventStore over a stand-in client (reads start ${inclusive ? 'at' : 'after'} the position)`, () => {
@@ -179,7 +203,11 @@ for (const inclusive of [true, false]) {
     it('appends with expected revisions and reports the revision and position of the last event', async () => {
       const a = await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')], 'no_stream');
       const events = await store.readStream('job-1');
-      expect(events.map((e) => [e.type, e.revision])).to.deep.equal([['A', 0], ['B', 1], ['C', 2]]);
+      expect(events.map((e) => [e.type, e.revision])).to.deep.equal([
+        ['A', 0],
+        ['B', 1],
+        ['C', 2],
+      ]);
       expect(a).to.deep.equal({ nextRevision: 2, position: events[2].position });
       const b = await store.appendToStream('job-1', [ev('D')], 2);
       expect(b.nextRevision).to.equal(3);
@@ -202,13 +230,18 @@ for (const inclusive of [true, false]) {
 
     // Only over a stand-in that reads AT the position, as the server does (its IAllReader reads from the record at a
     // "pre-position"): an inclusive start is then the read's own start.
-    (inclusive ? it : it.skip)('readAll fromPosition includes the event at the position, afterPosition excludes it', async () => {
-      await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')]);
-      const [a, b] = await store.readAll();
-      expect((await store.readAll({ fromPosition: b.position })).map((e) => e.type)).to.deep.equal(['B', 'C']);
-      expect((await store.readAll({ afterPosition: b.position })).map((e) => e.type)).to.deep.equal(['C']);
-      expect((await store.readAll({ fromPosition: a.position, maxCount: 1 })).map((e) => e.type)).to.deep.equal(['A']);
-    });
+    (inclusive ? it : it.skip)(
+      'readAll fromPosition includes the event at the position, afterPosition excludes it',
+      async () => {
+        await store.appendToStream('job-1', [ev('A'), ev('B'), ev('C')]);
+        const [a, b] = await store.readAll();
+        expect((await store.readAll({ fromPosition: b.position })).map((e) => e.type)).to.deep.equal(['B', 'C']);
+        expect((await store.readAll({ afterPosition: b.position })).map((e) => e.type)).to.deep.equal(['C']);
+        expect((await store.readAll({ fromPosition: a.position, maxCount: 1 })).map((e) => e.type)).to.deep.equal([
+          'A',
+        ]);
+      },
+    );
 
     it('turns a wrong expected revision into the port error with the actual revision', async () => {
       await store.appendToStream('job-1', [ev('A')], 'no_stream');
@@ -220,7 +253,9 @@ for (const inclusive of [true, false]) {
     });
 
     it('refuses an append above 1 MiB before sending it', async () => {
-      const err = await store.appendToStream('job-1', [ev('Big', { s: 'x'.repeat(1024 * 1024) })]).catch((e: unknown) => e);
+      const err = await store
+        .appendToStream('job-1', [ev('Big', { s: 'x'.repeat(1024 * 1024) })])
+        .catch((e: unknown) => e);
       expect(err).to.be.instanceOf(AppendTooLargeError);
       expect(await store.readStream('job-1')).to.deep.equal([]);
     });
@@ -269,16 +304,25 @@ for (const inclusive of [true, false]) {
       fake.wire = 0;
       fake.readAllRecords = 0;
       const stores = await mine.readAll({ categories: ['store'] });
-      expect(stores.map((e) => [e.stream, e.type])).to.deep.equal([['store-1', 'S1'], ['store-2', 'S2']]);
+      expect(stores.map((e) => [e.stream, e.type])).to.deep.equal([
+        ['store-1', 'S1'],
+        ['store-2', 'S2'],
+      ]);
       expect(fake.wire, 'only matching events crossed the wire').to.equal(2);
       expect(fake.readAllRecords, 'one record read: the head').to.equal(1);
       expect(fake.unsubscribed, 'the subscription was closed').to.equal(1);
       const all = await mine.readAll();
       expect(all.map((e) => e.type)).to.deep.equal(['S1', 'J1', 'S2']);
-      expect((await mine.readAll({ afterPosition: all[0].position, categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S2']);
+      expect(
+        (await mine.readAll({ afterPosition: all[0].position, categories: ['store'] })).map((e) => e.type),
+      ).to.deep.equal(['S2']);
       // An inclusive start reads the record AT the position first, as the server does (see the test above).
-      if (inclusive) expect((await mine.readAll({ fromPosition: all[2].position })).map((e) => e.type)).to.deep.equal(['S2']);
-      expect((await mine.readAll({ categories: ['store', 'job'], maxCount: 2 })).map((e) => e.type)).to.deep.equal(['S1', 'J1']);
+      if (inclusive)
+        expect((await mine.readAll({ fromPosition: all[2].position })).map((e) => e.type)).to.deep.equal(['S2']);
+      expect((await mine.readAll({ categories: ['store', 'job'], maxCount: 2 })).map((e) => e.type)).to.deep.equal([
+        'S1',
+        'J1',
+      ]);
       expect(await mine.readAll({ afterPosition: all[2].position })).to.deep.equal([]);
     });
 
@@ -288,7 +332,9 @@ for (const inclusive of [true, false]) {
       await mine.appendToStream('store-1', [ev('S1')]);
       for (let i = 0; i < 40; i++) await store.appendToStream(`store-${i}`, [ev('Other')]);
       expect((await mine.readAll({ categories: ['store'] })).map((e) => e.type)).to.deep.equal(['S1']);
-      expect(await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't2_' }).readAll()).to.deep.equal([]);
+      expect(
+        await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't2_' }).readAll(),
+      ).to.deep.equal([]);
     });
 
     it('headPosition of a namespace reads one page back, then filters on the server from the newest position it saw', async () => {
@@ -306,9 +352,14 @@ for (const inclusive of [true, false]) {
       expect(await mine.headPosition()).to.equal(written.position);
       expect(fake.readAllRecords).to.be.at.most(64);
       const last = fake.subscribeCalls[fake.subscribeCalls.length - 1].fromPosition;
-      expect(last, 'the scan starts at the newest event of ours already seen').to.deep.equal({ commit: BigInt(written.position), prepare: BigInt(written.position) });
+      expect(last, 'the scan starts at the newest event of ours already seen').to.deep.equal({
+        commit: BigInt(written.position),
+        prepare: BigInt(written.position),
+      });
       // A fresh store of the same namespace (another process) finds it too, from the start.
-      expect(await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' }).headPosition()).to.equal(written.position);
+      expect(
+        await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' }).headPosition(),
+      ).to.equal(written.position);
     });
   });
 }

@@ -81,7 +81,9 @@ describe('EventStoreDB mapping', () => {
 
   it('filters subscriptions on the server: by stream prefix, or by excluding system event types', () => {
     expect(serverFilter({ streamPrefix: '', categories: ['store', 'job'] })).to.include({ filterOn: 'streamName' });
-    expect(serverFilter({ streamPrefix: '', categories: ['store', 'job'] })).to.deep.include({ prefixes: ['store', 'job'] });
+    expect(serverFilter({ streamPrefix: '', categories: ['store', 'job'] })).to.deep.include({
+      prefixes: ['store', 'job'],
+    });
     const all = serverFilter({ streamPrefix: '' });
     expect(all).to.include({ filterOn: 'eventType' });
     expect(new RegExp((all as { regex: string }).regex).test('$metadata')).to.equal(false);

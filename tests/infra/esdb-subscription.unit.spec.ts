@@ -6,7 +6,14 @@ import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { Metadata } from '@grpc/grpc-js';
-import { AccessDeniedError, CancelledError, DeadlineExceededError, UnavailableError, UnknownError, convertToCommandError } from '@eventstore/db-client';
+import {
+  AccessDeniedError,
+  CancelledError,
+  DeadlineExceededError,
+  UnavailableError,
+  UnknownError,
+  convertToCommandError,
+} from '@eventstore/db-client';
 import type { EventStoreDBClient, ReadAllOptions, ResolvedEvent, SubscribeToAllOptions } from '@eventstore/db-client';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { EsdbSubscription, isConnectionDrop } from '../../infra/esdb/subscription.js';
@@ -90,7 +97,11 @@ async function take(it: AsyncIterator<RecordedEvent>, n: number): Promise<number
 describe('EventStoreDB subscription (resubscription and close)', () => {
   it('delivers only events strictly after the start position, and only of the asked categories', async () => {
     const client = new FakeClient();
-    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '', categories: ['job'] }, afterPosition: 100 });
+    const sub = new EsdbSubscription({
+      client: client.asClient(),
+      scope: { streamPrefix: '', categories: ['job'] },
+      afterPosition: 100,
+    });
     const it = sub[Symbol.asyncIterator]();
     const first = take(it, 2);
     const s1 = await client.nthSubscription(1);
@@ -164,7 +175,11 @@ describe('EventStoreDB subscription (resubscription and close)', () => {
 
 /** What the driver makes of a gRPC status the server sends (its own conversion, not a guess). */
 function fromServer(code: status, details: string): Error {
-  const err: ServiceError = Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
+  const err: ServiceError = Object.assign(new Error(`${code} ${status[code]}: ${details}`), {
+    code,
+    details,
+    metadata: new Metadata(),
+  });
   return convertToCommandError(err);
 }
 
@@ -186,12 +201,20 @@ describe('EventStoreDB subscription: which errors are retried', () => {
   it('a start the server refuses (InvalidArgument) ends the iteration with the error: no resubscription, no drop reported', async () => {
     const client = new FakeClient();
     const drops: unknown[] = [];
-    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '' }, afterPosition: 1234, onDrop: (e) => drops.push(e) });
+    const sub = new EsdbSubscription({
+      client: client.asClient(),
+      scope: { streamPrefix: '' },
+      afterPosition: 1234,
+      onDrop: (e) => drops.push(e),
+    });
     const it = sub[Symbol.asyncIterator]();
     const pending = it.next();
     const s1 = await client.nthSubscription(1);
     s1.destroy(fromServer(status.INVALID_ARGUMENT, 'Trying to read from an invalid position'));
-    const caught = await pending.then(() => 'no error', (e: unknown) => e);
+    const caught = await pending.then(
+      () => 'no error',
+      (e: unknown) => e,
+    );
     expect(caught).to.be.instanceOf(UnknownError);
     expect((await it.next()).done).to.equal(true);
     expect(client.subs).to.have.length(1);
@@ -201,7 +224,12 @@ describe('EventStoreDB subscription: which errors are retried', () => {
   it('a negative start ends the iteration with a RangeError before anything is sent', async () => {
     const client = new FakeClient();
     const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '' }, afterPosition: -1 });
-    const caught = await sub[Symbol.asyncIterator]().next().then(() => 'no error', (e: unknown) => e);
+    const caught = await sub[Symbol.asyncIterator]()
+      .next()
+      .then(
+        () => 'no error',
+        (e: unknown) => e,
+      );
     expect(caught).to.be.instanceOf(RangeError);
     expect(client.subs).to.have.length(0);
   });
@@ -209,7 +237,11 @@ describe('EventStoreDB subscription: which errors are retried', () => {
   it('fromPosition (inclusive) delivers the event at the position, read first, then subscribes after it', async () => {
     const client = new FakeClient();
     client.records = [ev('job-a', 100), ev('job-a', 200), ev('job-b', 300)];
-    const sub = new EsdbSubscription({ client: client.asClient(), scope: { streamPrefix: '', categories: ['job'] }, fromPosition: 200 });
+    const sub = new EsdbSubscription({
+      client: client.asClient(),
+      scope: { streamPrefix: '', categories: ['job'] },
+      fromPosition: 200,
+    });
     const it = sub[Symbol.asyncIterator]();
     const got = take(it, 2);
     const s1 = await client.nthSubscription(1);

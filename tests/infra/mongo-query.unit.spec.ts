@@ -43,11 +43,16 @@ function matches(row: Row, filter: Record<string, unknown>): boolean {
     return Object.entries(cond as Record<string, Scalar>).every(([op, x]) => {
       const sameType = rank(v) === rank(x) && rank(x) !== 0;
       switch (op) {
-        case '$gt': return sameType && cmp(v, x) > 0;
-        case '$lt': return sameType && cmp(v, x) < 0;
-        case '$ne': return cmp(v, x) !== 0;
-        case '$exists': return (v !== undefined) === x;
-        default: throw new Error(`model lacks ${op}`);
+        case '$gt':
+          return sameType && cmp(v, x) > 0;
+        case '$lt':
+          return sameType && cmp(v, x) < 0;
+        case '$ne':
+          return cmp(v, x) !== 0;
+        case '$exists':
+          return (v !== undefined) === x;
+        default:
+          throw new Error(`model lacks ${op}`);
       }
     });
   });
@@ -64,7 +69,9 @@ function sortRows(rows: Row[], keys: Required<SortKey>[]): Row[] {
 
 describe('MongoDB query translation', () => {
   it('translates equality, ranges, sets and "not equal", and ignores empty conditions', () => {
-    expect(whereToFilter({ a: 1, b: null, c: { gte: 2, lt: 5 }, d: { in: ['x', 'y'] }, e: { ne: 'z' }, f: {} })).to.deep.equal({
+    expect(
+      whereToFilter({ a: 1, b: null, c: { gte: 2, lt: 5 }, d: { in: ['x', 'y'] }, e: { ne: 'z' }, f: {} }),
+    ).to.deep.equal({
       a: 1,
       b: null,
       c: { $gte: 2, $lt: 5 },
@@ -80,10 +87,15 @@ describe('MongoDB query translation', () => {
     for (const v of [{ $ne: null }, { $regex: '.*' }, { $gt: '' }, ['a'], new Date(0)]) {
       const tag = JSON.stringify(v);
       expect(() => whereToFilter({ s: raw<Scalar>(v) }), tag).to.throw(TypeError);
-      for (const op of ['gt', 'gte', 'lt', 'lte', 'ne'] as const) expect(() => whereToFilter({ s: { [op]: raw<Scalar>(v) } }), `${op} ${tag}`).to.throw(TypeError);
+      for (const op of ['gt', 'gte', 'lt', 'lte', 'ne'] as const)
+        expect(() => whereToFilter({ s: { [op]: raw<Scalar>(v) } }), `${op} ${tag}`).to.throw(TypeError);
       expect(() => whereToFilter({ s: { in: [raw<Scalar>(v)] } }), `in ${tag}`).to.throw(TypeError);
-      expect(() => keysetFilter(sortKeys([{ field: 's' }]), [raw<Scalar>(v), 'id']), `after ${tag}`).to.throw(TypeError);
-      expect(() => keysetFilter(sortKeys([{ field: 's' }]), ['x', raw<Scalar>(v)]), `after _id ${tag}`).to.throw(TypeError);
+      expect(() => keysetFilter(sortKeys([{ field: 's' }]), [raw<Scalar>(v), 'id']), `after ${tag}`).to.throw(
+        TypeError,
+      );
+      expect(() => keysetFilter(sortKeys([{ field: 's' }]), ['x', raw<Scalar>(v)]), `after _id ${tag}`).to.throw(
+        TypeError,
+      );
       expect(() => matchFilter('id', { s: raw<Scalar>(v) }), `match ${tag}`).to.throw(TypeError);
       expect(() => idFilter(raw<string>(v)), `id ${tag}`).to.throw(TypeError);
     }
@@ -93,12 +105,23 @@ describe('MongoDB query translation', () => {
     expect(() => whereToFilter({ s: { in: raw<Scalar[]>('abc') } })).to.throw(TypeError);
     expect(() => whereToFilter({ n: Number.NaN })).to.throw(RangeError);
     // Scalars go through as they are.
-    expect(matchFilter('k1', { state: 'open', n: 2, flag: false, gone: null })).to.deep.equal({ state: 'open', n: 2, flag: false, gone: null, _id: 'k1' });
-    expect(keysetFilter(sortKeys([{ field: 's' }]), ['x', 'id'])).to.deep.equal({ $or: [{ s: { $gt: 'x' } }, { $and: [{ s: 'x' }, { _id: { $gt: 'id' } }] }] });
+    expect(matchFilter('k1', { state: 'open', n: 2, flag: false, gone: null })).to.deep.equal({
+      state: 'open',
+      n: 2,
+      flag: false,
+      gone: null,
+      _id: 'k1',
+    });
+    expect(keysetFilter(sortKeys([{ field: 's' }]), ['x', 'id'])).to.deep.equal({
+      $or: [{ s: { $gt: 'x' } }, { $and: [{ s: 'x' }, { _id: { $gt: 'id' } }] }],
+    });
   });
 
   it('always sorts by _id last, once', () => {
-    expect(toSort(sortKeys([{ field: 'at', dir: 'desc' }]))).to.deep.equal([['at', -1], ['_id', 1]]);
+    expect(toSort(sortKeys([{ field: 'at', dir: 'desc' }]))).to.deep.equal([
+      ['at', -1],
+      ['_id', 1],
+    ]);
     expect(toSort(sortKeys([{ field: '_id', dir: 'desc' }]))).to.deep.equal([['_id', -1]]);
   });
 
@@ -112,9 +135,15 @@ describe('MongoDB query translation', () => {
       b: fc.option(fc.constantFrom('x', 'y', 'z'), { nil: null }),
       c: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
     });
-    const order = fc.subarray(['a', 'b', 'c']).chain((fields) =>
-      fc.tuple(...fields.map((f) => fc.record({ field: fc.constant(f), dir: fc.constantFrom('asc' as const, 'desc' as const) }))),
-    );
+    const order = fc
+      .subarray(['a', 'b', 'c'])
+      .chain((fields) =>
+        fc.tuple(
+          ...fields.map((f) =>
+            fc.record({ field: fc.constant(f), dir: fc.constantFrom('asc' as const, 'desc' as const) }),
+          ),
+        ),
+      );
     fc.assert(
       fc.property(fc.array(row, { maxLength: 25 }), order, fc.integer({ min: 1, max: 4 }), (raw, orderBy, pageSize) => {
         const rows: Row[] = raw.map((r, i) => ({ ...r, _id: `id${String(i).padStart(3, '0')}` }));
@@ -124,7 +153,10 @@ describe('MongoDB query translation', () => {
         let after: Scalar[] | undefined;
         for (let guard = 0; guard < 100; guard++) {
           const filter = after ? keysetFilter(keys, after) : {};
-          const page = sortRows(rows.filter((r) => matches(r, filter)), keys).slice(0, pageSize);
+          const page = sortRows(
+            rows.filter((r) => matches(r, filter)),
+            keys,
+          ).slice(0, pageSize);
           if (page.length === 0) break;
           seen.push(...page.map((r) => r._id));
           const last = page[page.length - 1];
@@ -174,7 +206,9 @@ describe('MongoDB query translation', () => {
       at: '1970-01-01T00:00:00.005Z',
       _expires: new Date('2026-03-01T00:00:00.000Z'),
     });
-    expect(toMongoDoc({ _id: 'k2', expires_at: 1_700_000_000_000 })._expires).to.deep.equal(new Date(1_700_000_000_000));
+    expect(toMongoDoc({ _id: 'k2', expires_at: 1_700_000_000_000 })._expires).to.deep.equal(
+      new Date(1_700_000_000_000),
+    );
     expect(toMongoDoc({ _id: 'k3', expires_at: 'soon' })).to.not.have.property('_expires');
   });
 
@@ -192,10 +226,33 @@ describe('MongoDB query translation', () => {
     // Keys a partner may send in `attributes`: BSON refuses NUL in a key; `$…` and `a.b` are operators and paths to
     // MongoDB; the driver reads an object holding `_bsontype` as a BSON value. Built with JSON.parse, as a request
     // body is, so `__proto__` is an own key.
-    const HOSTILE = ['$where', '$ref', '$id', '$db', 'a.b', '.', 'a\u0000b', '\u0000', '', '__proto__', '_bsontype', '%', '%24', '%2E', 'x%2', '%%', '2024', 'Memória RAM', 'é.$'];
+    const HOSTILE = [
+      '$where',
+      '$ref',
+      '$id',
+      '$db',
+      'a.b',
+      '.',
+      'a\u0000b',
+      '\u0000',
+      '',
+      '__proto__',
+      '_bsontype',
+      '%',
+      '%24',
+      '%2E',
+      'x%2',
+      '%%',
+      '2024',
+      'Memória RAM',
+      'é.$',
+    ];
     const text = JSON.stringify({
       _id: 'live:pt_1:sku',
-      product: { attributes: Object.fromEntries(HOSTILE.map((k, i) => [k, `v${i}`])), variant_attributes: { $size: 'M' } },
+      product: {
+        attributes: Object.fromEntries(HOSTILE.map((k, i) => [k, `v${i}`])),
+        variant_attributes: { $size: 'M' },
+      },
       list: [{ 'a.b': { $gt: 1 } }],
       ['__proto__']: { polluted: 'no' },
     });
@@ -205,7 +262,9 @@ describe('MongoDB query translation', () => {
       expect(() => BSON.serialize({ attributes: { 'a\u0000b': 'x' } })).to.throw(/null bytes/);
       expect(() => BSON.serialize(JSON.parse(text) as Record<string, unknown>)).to.throw();
       expect(() => BSON.serialize({ attributes: JSON.parse('{"_bsontype":"ObjectId"}') as unknown })).to.throw();
-      expect(() => BSON.serialize(JSON.parse('{"a":{"$where":"1"}}') as Record<string, unknown>, { checkKeys: true })).to.throw(/must not start with/);
+      expect(() =>
+        BSON.serialize(JSON.parse('{"a":{"$where":"1"}}') as Record<string, unknown>, { checkKeys: true }),
+      ).to.throw(/must not start with/);
     });
 
     it('encoded keys pass BSON with checkKeys on (no NUL, no leading $, no dot) and read back exactly', () => {
@@ -223,26 +282,59 @@ describe('MongoDB query translation', () => {
 
     it('every string key round-trips, and no encoded key is special to BSON or MongoDB (property)', () => {
       fc.assert(
-        fc.property(fc.string({ unit: fc.constantFrom('$', '.', '%', '\u0000', '_', 'b', 's', 'o', 'n', 't', 'y', 'p', 'e', '2', 'E', 'F', '5', 'é') }), fc.string(), (a, b) => {
-          for (const key of [a, b, `_bsontype${a}`, '_bsontype']) {
-            const encoded = encodeKey(key);
-            expect(decodeKey(encoded)).to.equal(key);
-            // eslint-disable-next-line no-control-regex -- NUL is one of the characters MongoDB refuses in a key
-            expect(encoded).to.not.match(/^\$|[.\u0000]/);
-            expect(encoded).to.not.equal('');
-            expect(encoded).to.not.equal('_bsontype');
-          }
-          const doc = JSON.parse(JSON.stringify({ _id: 'x', m: { [a]: 1, [b]: { [a]: [a] } } })) as { _id: string };
-          expect(JSON.stringify(fromMongoDoc(bsonRoundTrip(toMongoDoc(doc))))).to.equal(JSON.stringify(doc));
-        }),
+        fc.property(
+          fc.string({
+            unit: fc.constantFrom(
+              '$',
+              '.',
+              '%',
+              '\u0000',
+              '_',
+              'b',
+              's',
+              'o',
+              'n',
+              't',
+              'y',
+              'p',
+              'e',
+              '2',
+              'E',
+              'F',
+              '5',
+              'é',
+            ),
+          }),
+          fc.string(),
+          (a, b) => {
+            for (const key of [a, b, `_bsontype${a}`, '_bsontype']) {
+              const encoded = encodeKey(key);
+              expect(decodeKey(encoded)).to.equal(key);
+              // eslint-disable-next-line no-control-regex -- NUL is one of the characters MongoDB refuses in a key
+              expect(encoded).to.not.match(/^\$|[.\u0000]/);
+              expect(encoded).to.not.equal('');
+              expect(encoded).to.not.equal('_bsontype');
+            }
+            const doc = JSON.parse(JSON.stringify({ _id: 'x', m: { [a]: 1, [b]: { [a]: [a] } } })) as { _id: string };
+            expect(JSON.stringify(fromMongoDoc(bsonRoundTrip(toMongoDoc(doc))))).to.equal(JSON.stringify(doc));
+          },
+        ),
         { seed: 12, numRuns: 500 },
       );
     });
 
     it("the service's own field names encode to themselves, so indexes, filters and sorts name them as they are", () => {
-      for (const f of ['_id', 'partner_id', 'env', 'sku', 'base_state', 'cover_checked_at', 'expires_at', '_expires']) expect(encodeKey(f)).to.equal(f);
-      expect(whereToFilter({ partner_id: 'p', 'a.b': 1, $where: { gt: 2 } })).to.deep.equal({ partner_id: 'p', 'a%2Eb': 1, '%24where': { $gt: 2 } });
-      expect(toSort(sortKeys([{ field: 'sku', dir: 'desc' }]))).to.deep.equal([['sku', -1], ['_id', 1]]);
+      for (const f of ['_id', 'partner_id', 'env', 'sku', 'base_state', 'cover_checked_at', 'expires_at', '_expires'])
+        expect(encodeKey(f)).to.equal(f);
+      expect(whereToFilter({ partner_id: 'p', 'a.b': 1, $where: { gt: 2 } })).to.deep.equal({
+        partner_id: 'p',
+        'a%2Eb': 1,
+        '%24where': { $gt: 2 },
+      });
+      expect(toSort(sortKeys([{ field: 'sku', dir: 'desc' }]))).to.deep.equal([
+        ['sku', -1],
+        ['_id', 1],
+      ]);
     });
   });
 });

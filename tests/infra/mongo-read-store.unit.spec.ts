@@ -7,14 +7,29 @@
 import { expect } from 'chai';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document, MongoClient } from 'mongodb';
-import { assertTransactions, FLUSH_OPS, MongoReadStore, transactionsUnsupported, type MongoReadStoreOptions } from '../../infra/mongo/read-store.js';
+import {
+  assertTransactions,
+  FLUSH_OPS,
+  MongoReadStore,
+  transactionsUnsupported,
+  type MongoReadStoreOptions,
+} from '../../infra/mongo/read-store.js';
 
 type Call = { op: string; collection?: string; detail?: unknown };
 
 const transientError = (what = 'WriteConflict'): MongoServerError =>
-  new MongoServerError({ errmsg: what, code: 112, codeName: 'WriteConflict', errorLabels: ['TransientTransactionError'] });
+  new MongoServerError({
+    errmsg: what,
+    code: 112,
+    codeName: 'WriteConflict',
+    errorLabels: ['TransientTransactionError'],
+  });
 const unknownCommit = (): MongoServerError =>
-  new MongoServerError({ errmsg: 'timed out waiting for majority', code: 50, errorLabels: ['UnknownTransactionCommitResult'] });
+  new MongoServerError({
+    errmsg: 'timed out waiting for majority',
+    code: 50,
+    errorLabels: ['UnknownTransactionCommitResult'],
+  });
 
 /** A scripted fake of the driver: failures are taken from the front of each queue, one per call. */
 class FakeDriver {
@@ -40,10 +55,17 @@ class FakeDriver {
     const driver = this;
     return {
       async bulkWrite(ops: Document[], options: Document) {
-        driver.calls.push({ op: 'bulkWrite', collection: name, detail: { size: ops.length, ordered: options.ordered, session: options.session !== undefined } });
+        driver.calls.push({
+          op: 'bulkWrite',
+          collection: name,
+          detail: { size: ops.length, ordered: options.ordered, session: options.session !== undefined },
+        });
         driver.fail(driver.bulkFailures);
         for (const op of ops) {
-          if (op.replaceOne) driver.table(name).set(op.replaceOne.filter._id, { _id: op.replaceOne.filter._id, ...op.replaceOne.replacement });
+          if (op.replaceOne)
+            driver
+              .table(name)
+              .set(op.replaceOne.filter._id, { _id: op.replaceOne.filter._id, ...op.replaceOne.replacement });
           if (op.deleteOne) driver.table(name).delete(op.deleteOne.filter._id);
         }
         return {};
@@ -149,7 +171,9 @@ describe('MongoReadStore (fakes of the driver)', () => {
       ]);
       expect(await store.sum('orders', { groupBy: 'store', fields: ['amount'] })).to.deep.equal([]);
       driver.aggregateRows = [{ _id: null, count: 2, s0: 5 }];
-      expect(await store.sum('orders', { fields: ['amount'] })).to.deep.equal([{ key: null, count: 2, sums: { amount: 5n } }]);
+      expect(await store.sum('orders', { fields: ['amount'] })).to.deep.equal([
+        { key: null, count: 2, sums: { amount: 5n } },
+      ]);
     });
   });
 
@@ -255,8 +279,12 @@ describe('MongoReadStore (fakes of the driver)', () => {
         await tx.put('big', { _id: 'd0', v: 'again' });
         await tx.setCheckpoint('big', 3);
       });
-      const writes = driver.calls.filter((c) => c.op === 'bulkWrite' || c.op === 'findOne' || c.op === 'updateOne' || c.op === 'commitTransaction');
-      expect(writes.map((c) => `${c.op}:${c.collection ?? ''}:${(c.detail as { size?: number } | undefined)?.size ?? ''}`)).to.deep.equal([
+      const writes = driver.calls.filter(
+        (c) => c.op === 'bulkWrite' || c.op === 'findOne' || c.op === 'updateOne' || c.op === 'commitTransaction',
+      );
+      expect(
+        writes.map((c) => `${c.op}:${c.collection ?? ''}:${(c.detail as { size?: number } | undefined)?.size ?? ''}`),
+      ).to.deep.equal([
         'bulkWrite:big:1000',
         'bulkWrite:big:1000',
         'bulkWrite:big:500',
@@ -268,14 +296,24 @@ describe('MongoReadStore (fakes of the driver)', () => {
         'updateOne:checkpoints:',
         'commitTransaction::',
       ]);
-      expect(driver.calls.filter((c) => c.op === 'bulkWrite').every((c) => (c.detail as { ordered: boolean; session: boolean }).ordered && (c.detail as { session: boolean }).session)).to.equal(true);
+      expect(
+        driver.calls
+          .filter((c) => c.op === 'bulkWrite')
+          .every(
+            (c) =>
+              (c.detail as { ordered: boolean; session: boolean }).ordered &&
+              (c.detail as { session: boolean }).session,
+          ),
+      ).to.equal(true);
       expect(driver.docs.get('big')!.get('d0')).to.deep.equal({ _id: 'd0', v: 'again' });
     });
 
     it('refuses a document larger than MongoDB stores at its put (so its own event fails, not a later read)', async () => {
       const driver = new FakeDriver();
       const store = driver.store();
-      const err = await rejection(store.transact((tx) => tx.put('big', { _id: 'huge', text: 'x'.repeat(16 * 1024 * 1024) })));
+      const err = await rejection(
+        store.transact((tx) => tx.put('big', { _id: 'huge', text: 'x'.repeat(16 * 1024 * 1024) })),
+      );
       expect((err as Error).message).to.match(/huge is \d+ bytes as BSON; MongoDB stores at most 16777216/);
       expect(driver.count('bulkWrite')).to.equal(0);
     });
@@ -291,7 +329,11 @@ describe('MongoReadStore (fakes of the driver)', () => {
       const denied = new MongoServerError({ errmsg: 'not authorized', code: 13 });
       driver.dropFailures = [denied];
       expect(await rejection(store.drop('products__g3'))).to.equal(denied);
-      expect(driver.calls.map((c) => `${c.op}:${c.collection}`)).to.deep.equal(['drop:products__g1', 'drop:products__g2', 'drop:products__g3']);
+      expect(driver.calls.map((c) => `${c.op}:${c.collection}`)).to.deep.equal([
+        'drop:products__g1',
+        'drop:products__g2',
+        'drop:products__g3',
+      ]);
     });
   });
 });

@@ -33,18 +33,28 @@ describe('MongoDB text search: words and queries', () => {
   const ids = (words: string[], prefixLast = true, limit = 100): string[] => {
     const q: TextQuery = { words, prefixLast, limit };
     const filter = textFilter(q);
-    return docs.filter((d) => matches(textWordsOf(d, FIELDS), filter)).map((d) => d._id).sort();
+    return docs
+      .filter((d) => matches(textWordsOf(d, FIELDS), filter))
+      .map((d) => d._id)
+      .sort();
   };
 
   it('stores the distinct folded words of the declared string fields only', () => {
     expect(textWordsOf(docs[0], FIELDS)).to.deep.equal(['cafe', 'torrado', 'marca', 'boa']);
-    expect(textWordsOf({ _id: 'x', title: 'Ação-AÇÃO 2x', other: 7, note: 'ignored' }, FIELDS)).to.deep.equal(['acao', '2x']);
+    expect(textWordsOf({ _id: 'x', title: 'Ação-AÇÃO 2x', other: 7, note: 'ignored' }, FIELDS)).to.deep.equal([
+      'acao',
+      '2x',
+    ]);
     expect(textWordsOf({ _id: 'x' }, FIELDS)).to.deep.equal([]);
   });
 
   it('builds $all for whole words and an anchored case-sensitive $regex for the prefix', () => {
-    expect(textFilter({ words: ['cafe'], prefixLast: false, limit: 5 })).to.deep.equal({ [TEXT_FIELD]: { $all: ['cafe'] } });
-    expect(textFilter({ words: ['caf'], prefixLast: true, limit: 5 })).to.deep.equal({ [TEXT_FIELD]: { $regex: '^caf' } });
+    expect(textFilter({ words: ['cafe'], prefixLast: false, limit: 5 })).to.deep.equal({
+      [TEXT_FIELD]: { $all: ['cafe'] },
+    });
+    expect(textFilter({ words: ['caf'], prefixLast: true, limit: 5 })).to.deep.equal({
+      [TEXT_FIELD]: { $regex: '^caf' },
+    });
     expect(textFilter({ words: ['ca'], prefixLast: true, limit: 5 })).to.deep.equal({ [TEXT_FIELD]: { $all: ['ca'] } });
     expect(textFilter({ words: ['cafe', 'cafe', 'tor'], prefixLast: true, limit: 5 })).to.deep.equal({
       $and: [{ [TEXT_FIELD]: { $all: ['cafe'] } }, { [TEXT_FIELD]: { $regex: '^tor' } }],
@@ -102,7 +112,12 @@ describe('MongoReadStore text search through a stand-in driver', () => {
       },
     });
     const db = { createCollection: async () => undefined, collection };
-    const session = { startTransaction() {}, commitTransaction: async () => undefined, abortTransaction: async () => undefined, endSession: async () => undefined };
+    const session = {
+      startTransaction() {},
+      commitTransaction: async () => undefined,
+      abortTransaction: async () => undefined,
+      endSession: async () => undefined,
+    };
     const client = { startSession: () => session, close: async () => undefined };
     return { calls, db, client };
   }
@@ -111,18 +126,30 @@ describe('MongoReadStore text search through a stand-in driver', () => {
     const { MongoReadStore } = await import('../../infra/mongo/read-store.js');
     const { calls, db, client } = standIn({ texts: [{ _id: 'old', title: 'Café' }], plain: [] });
     const store = new MongoReadStore(client as unknown as MongoClient, db as unknown as Db);
-    await store.ensureCollections([{ name: 'texts', indexes: [], text: ['title'] }, { name: 'plain', indexes: [] }]);
-    expect(calls.filter((c) => c.op === 'createIndex').map((c) => [c.collection, c.args])).to.deep.equal([['texts', [[[TEXT_FIELD, 1]], { name: 'text_words' }]]]);
+    await store.ensureCollections([
+      { name: 'texts', indexes: [], text: ['title'] },
+      { name: 'plain', indexes: [] },
+    ]);
+    expect(calls.filter((c) => c.op === 'createIndex').map((c) => [c.collection, c.args])).to.deep.equal([
+      ['texts', [[[TEXT_FIELD, 1]], { name: 'text_words' }]],
+    ]);
     const backfill = calls.find((c) => c.op === 'bulkWrite' && c.collection === 'texts')!;
     expect(backfill.args[0]).to.deep.equal([
-      { updateOne: { filter: { _id: 'old', [TEXT_FIELD]: { $exists: false } }, update: { $set: { [TEXT_FIELD]: ['cafe'] } } } },
+      {
+        updateOne: {
+          filter: { _id: 'old', [TEXT_FIELD]: { $exists: false } },
+          update: { $set: { [TEXT_FIELD]: ['cafe'] } },
+        },
+      },
     ]);
     calls.length = 0;
     await store.transact(async (tx) => {
       await tx.put('texts', { _id: 'n', title: 'Chá Verde', price: 3 });
       await tx.put('plain', { _id: 'p', title: 'Chá' });
     });
-    const writes = calls.filter((c) => c.op === 'bulkWrite').map((c) => [c.collection, (c.args[0] as { replaceOne: { replacement: unknown } }[])[0].replaceOne.replacement]);
+    const writes = calls
+      .filter((c) => c.op === 'bulkWrite')
+      .map((c) => [c.collection, (c.args[0] as { replaceOne: { replacement: unknown } }[])[0].replaceOne.replacement]);
     expect(writes).to.deep.equal([
       ['texts', { title: 'Chá Verde', price: 3, [TEXT_FIELD]: ['cha', 'verde'] }],
       ['plain', { title: 'Chá' }],

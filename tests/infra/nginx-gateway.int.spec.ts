@@ -37,7 +37,13 @@ function upstream(side: Seen['side'], seen: Seen[], connections: { count: number
     req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     req.on('end', () => {
       const requestId = req.headers['x-request-id'];
-      seen.push({ side, method: req.method ?? '', url: req.url ?? '', requestId: typeof requestId === 'string' ? requestId : undefined, bytes });
+      seen.push({
+        side,
+        method: req.method ?? '',
+        url: req.url ?? '',
+        requestId: typeof requestId === 'string' ? requestId : undefined,
+        bytes,
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_from_${side}` });
       res.end(JSON.stringify({ side }));
     });
@@ -115,7 +121,9 @@ if (!nginx) {
           PUBLIC_BASE_URL: 'https://api.test',
         }),
       );
-      proc = spawn(nginx, ['-e', 'stderr', '-p', dir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      proc = spawn(nginx, ['-e', 'stderr', '-p', dir, '-c', conf, '-g', 'daemon off;'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       proc.stderr?.resume();
       await waitForPort(port, 5000);
     });
@@ -148,7 +156,10 @@ if (!nginx) {
       const script = compose.services.gateway.command[2].replace(/\$\$/g, '$');
       const names = /envsubst '([^']+)'/.exec(script)?.[1];
       expect(names, script).to.be.a('string');
-      const env: Record<string, string> = { ...compose.services.gateway.environment, PUBLIC_BASE_URL: 'http://localhost:8080' };
+      const env: Record<string, string> = {
+        ...compose.services.gateway.environment,
+        PUBLIC_BASE_URL: 'http://localhost:8080',
+      };
       const viaEnvsubst = spawnSync('envsubst', [names as string], {
         input: readFileSync(templatePath(), 'utf8'),
         env: { PATH: process.env.PATH, ...env },
@@ -168,7 +179,10 @@ if (!nginx) {
 
     it('sends GET and HEAD to the query API and every other method to the command API', async () => {
       for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-        const res = await fetch(`${base}/v1/products/sku-1?x=1`, { method, body: ['GET', 'HEAD'].includes(method) ? undefined : '{}' });
+        const res = await fetch(`${base}/v1/products/sku-1?x=1`, {
+          method,
+          body: ['GET', 'HEAD'].includes(method) ? undefined : '{}',
+        });
         expect(res.status, method).to.equal(200);
         await res.arrayBuffer();
       }
@@ -183,7 +197,15 @@ if (!nginx) {
     });
 
     it('sends the click redirector to the command API and the shopper pages, search and offer pages to the query API, whatever the method', async () => {
-      const targets = ['/r/loja-a/sku-1?x=1', '/test/r/loja-a/sku-1', '/', '/busca?q=cafe', '/api/search?q=cafe', '/p/loja-a/sku-1', '/test/p/loja-a/sku-1'];
+      const targets = [
+        '/r/loja-a/sku-1?x=1',
+        '/test/r/loja-a/sku-1',
+        '/',
+        '/busca?q=cafe',
+        '/api/search?q=cafe',
+        '/p/loja-a/sku-1',
+        '/test/p/loja-a/sku-1',
+      ];
       for (const path of targets) {
         for (const method of ['GET', 'POST']) {
           const res = await fetch(`${base}${path}`, { method, body: method === 'GET' ? undefined : '{}' });
@@ -192,7 +214,9 @@ if (!nginx) {
         }
       }
       const side = (path: string) => (path.includes('/r/') ? 'command' : 'query');
-      expect(seen.map((s) => `${s.method} ${s.url} ${s.side}`)).to.deep.equal(targets.flatMap((p) => [`GET ${p} ${side(p)}`, `POST ${p} ${side(p)}`]));
+      expect(seen.map((s) => `${s.method} ${s.url} ${s.side}`)).to.deep.equal(
+        targets.flatMap((p) => [`GET ${p} ${side(p)}`, `POST ${p} ${side(p)}`]),
+      );
       // Any other path keeps the rule of the partner API: reads to the query API, writes to the command API.
       seen.length = 0;
       await (await fetch(`${base}/rr/x`, { method: 'POST', body: '{}' })).arrayBuffer();
@@ -236,7 +260,10 @@ if (!nginx) {
       await ok.arrayBuffer();
       expect(seen).to.have.length(1);
       expect(seen[0]).to.include({ side: 'command', bytes: 5 * 1024 * 1024 });
-      const tooBig = await fetch(`${base}/v1/products/batch`, { method: 'POST', body: 'x'.repeat(5 * 1024 * 1024 + 1) });
+      const tooBig = await fetch(`${base}/v1/products/batch`, {
+        method: 'POST',
+        body: 'x'.repeat(5 * 1024 * 1024 + 1),
+      });
       expect(tooBig.status).to.equal(413);
       await tooBig.arrayBuffer();
       expect(seen).to.have.length(1);
@@ -249,7 +276,10 @@ if (!nginx) {
         expect(contentType).to.match(/^application\/problem\+json/);
         expect(JSON.parse(text)).to.include({ type: 'https://api.test/v1/problemas/413', status: 413 });
       };
-      for (const [route, method, bytes] of [['/v1/products/batch', 'POST', 6 * MiB], ['/v1/products/sku-1', 'PUT', 1.5 * MiB]] as const) {
+      for (const [route, method, bytes] of [
+        ['/v1/products/batch', 'POST', 6 * MiB],
+        ['/v1/products/sku-1', 'PUT', 1.5 * MiB],
+      ] as const) {
         let sent = 0;
         const chunk = new Uint8Array(64 * 1024).fill(0x20);
         const body = new ReadableStream<Uint8Array<ArrayBuffer>>({
@@ -263,7 +293,14 @@ if (!nginx) {
         const res = await fetch(`${base}${route}`, init);
         expectProblem(res.status, res.headers.get('content-type'), await res.text());
         for (const chunked of [false, true]) {
-          const result = await upload({ method, url: `${base}${route}`, headers: { 'Content-Type': 'application/json' }, bytes, chunked, readAfterUpload: true });
+          const result = await upload({
+            method,
+            url: `${base}${route}`,
+            headers: { 'Content-Type': 'application/json' },
+            bytes,
+            chunked,
+            readAfterUpload: true,
+          });
           expect(result.error, `${method} ${route} chunked=${chunked}`).to.equal(undefined);
           expectProblem(result.answer!.status, result.answer!.headers['content-type'], result.answer!.body);
         }

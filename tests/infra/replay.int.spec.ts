@@ -12,7 +12,10 @@ describe('replay check of the read models (tests/support/replay.ts)', function (
       await p.api.put('/stores/loja-r', storeBody());
       expect((await p.api.put('/products/sku-r', productBody('loja-r'))).status).to.equal(200);
       await t.approveStore(p, 'loja-r');
-      expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
+      expect(
+        await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000),
+        'projections caught up',
+      ).to.equal(true);
       const clean = await compareWithReplay(t.dataDir);
       expect(clean.differences).to.deep.equal([]);
       expect(clean.collections.products).to.equal(1);

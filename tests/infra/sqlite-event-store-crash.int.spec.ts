@@ -42,13 +42,19 @@ describe('SqliteEventStore durability', function () {
     const pending = first.appendToStream('order-1', [{ type: 'B', data: { n: 2 }, metadata }], 0);
     await first.close(); // close() writes what is still queued
     const written = await pending;
-    const afterClose = await first.appendToStream('order-1', [], 'any').then(() => 'accepted', (e: Error) => e.message);
+    const afterClose = await first.appendToStream('order-1', [], 'any').then(
+      () => 'accepted',
+      (e: Error) => e.message,
+    );
     expect(afterClose).to.match(/closed/);
 
     const second = SqliteEventStore.open({ path: dbPath });
     try {
       expect(await second.headPosition()).to.equal(written.position);
-      expect((await second.readStream('order-1')).map((e) => [e.type, e.data])).to.deep.equal([['A', { n: 1 }], ['B', { n: 2 }]]);
+      expect((await second.readStream('order-1')).map((e) => [e.type, e.data])).to.deep.equal([
+        ['A', { n: 1 }],
+        ['B', { n: 2 }],
+      ]);
       const next = await second.appendToStream('order-1', [{ type: 'C', data: {}, metadata }], 1);
       expect(next.nextRevision).to.equal(2);
       expect(next.position).to.be.greaterThan(written.position);

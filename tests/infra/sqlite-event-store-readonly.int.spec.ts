@@ -7,7 +7,11 @@ import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import type { NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { within } from '../support/deadline.js';
 
-const ev = (type: string): NewEvent => ({ type, data: { n: 1 }, metadata: { recorded_at: '2024-05-01T12:00:00.000Z' } });
+const ev = (type: string): NewEvent => ({
+  type,
+  data: { n: 1 },
+  metadata: { recorded_at: '2024-05-01T12:00:00.000Z' },
+});
 
 describe('SqliteEventStore opened read-only', function () {
   let dir: string;

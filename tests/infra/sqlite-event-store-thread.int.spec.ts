@@ -33,9 +33,19 @@ describe('SqliteEventStore with a writer thread', function () {
       await new Promise((resolve) => setImmediate(resolve));
       const second = [store.appendToStream('order-1', [ev('D')], 2), store.appendToStream('order-2', [ev('E')])];
       const results = await Promise.allSettled([...first, ...second]);
-      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(results.map((r) => r.status)).to.deep.equal([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
       expect((results[2] as PromiseRejectedResult).reason).to.be.instanceOf(WrongExpectedRevisionError);
-      expect((results[2] as PromiseRejectedResult).reason).to.include({ stream: 'order-1', expected: 'no_stream', actual: 2 });
+      expect((results[2] as PromiseRejectedResult).reason).to.include({
+        stream: 'order-1',
+        expected: 'no_stream',
+        actual: 2,
+      });
       expect((await store.readStream('order-1')).map((e) => e.type)).to.deep.equal(['A', 'B', 'C', 'D']);
       expect(heard[heard.length - 1]).to.equal(await store.headPosition());
     } finally {
@@ -48,12 +58,22 @@ describe('SqliteEventStore with a writer thread', function () {
     try {
       const commits: number[] = [];
       store.onAppended((position) => commits.push(position));
-      const appends = Array.from({ length: 12 }, (_, i) => store.appendToStream(`order-${i % 3}`, [ev(`A${i}`), ev(`B${i}`), ev(`C${i}`)]));
+      const appends = Array.from({ length: 12 }, (_, i) =>
+        store.appendToStream(`order-${i % 3}`, [ev(`A${i}`), ev(`B${i}`), ev(`C${i}`)]),
+      );
       const results = await Promise.all(appends);
       // Each append of 3 events is whole and its positions follow one another; the log keeps the call order.
       const all = await store.readAll();
-      expect(all.map((e) => e.type)).to.deep.equal(Array.from({ length: 12 }, (_, i) => [`A${i}`, `B${i}`, `C${i}`]).flat());
-      results.forEach((r, i) => expect(all.slice(3 * i, 3 * i + 3).map((e) => e.position)).to.deep.equal([r.position - 2, r.position - 1, r.position]));
+      expect(all.map((e) => e.type)).to.deep.equal(
+        Array.from({ length: 12 }, (_, i) => [`A${i}`, `B${i}`, `C${i}`]).flat(),
+      );
+      results.forEach((r, i) =>
+        expect(all.slice(3 * i, 3 * i + 3).map((e) => e.position)).to.deep.equal([
+          r.position - 2,
+          r.position - 1,
+          r.position,
+        ]),
+      );
       // Over the bound, each append went in a group of its own: one commit per append.
       expect(commits).to.have.length(12);
     } finally {
@@ -83,14 +103,19 @@ describe('SqliteEventStore with a writer thread', function () {
     const store = SqliteEventStore.open({ path: dbPath });
     try {
       const lengths = checkWriterLog(await store.readAll());
-      for (const [stream, revision] of run.acks) expect(lengths.get(stream) ?? 0, `${stream}@${revision}`).to.be.greaterThan(revision);
+      for (const [stream, revision] of run.acks)
+        expect(lengths.get(stream) ?? 0, `${stream}@${revision}`).to.be.greaterThan(revision);
     } finally {
       await store.close();
     }
   });
 
   it('shares the file with a writer process on its own thread: conflicts are retried, nothing is lost', async () => {
-    const runs = await Promise.all([true, false].map((writerThread) => runWriter({ dbPath, prefix: 'shared', streams: 20, maxAcks: 300, writerThread })));
+    const runs = await Promise.all(
+      [true, false].map((writerThread) =>
+        runWriter({ dbPath, prefix: 'shared', streams: 20, maxAcks: 300, writerThread }),
+      ),
+    );
     for (const run of runs) expect(run.code, run.stderr).to.equal(0);
     const store = SqliteEventStore.open({ path: dbPath });
     try {

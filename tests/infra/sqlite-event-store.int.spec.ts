@@ -5,7 +5,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import {
+  WrongExpectedRevisionError,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../shared-schema/ports/event-store.js';
 import { until, within } from '../support/deadline.js';
 import { checkWriterLog, runWriter } from '../support/sqlite-writer-process.js';
 
@@ -47,8 +51,15 @@ describe('SqliteEventStore', function () {
     const store = open();
     expect(await store.appendToStream('order-none', [])).to.deep.equal({ nextRevision: -1, position: 0 });
     expect(await store.readStream('order-none')).to.deep.equal([]);
-    for (const [stream, expected] of [['', 'any'], ['order-1', -1], ['order-1', 1.5]] as const) {
-      const outcome = await store.appendToStream(stream, [ev('A')], expected).then(() => 'accepted', (e: Error) => e.name);
+    for (const [stream, expected] of [
+      ['', 'any'],
+      ['order-1', -1],
+      ['order-1', 1.5],
+    ] as const) {
+      const outcome = await store.appendToStream(stream, [ev('A')], expected).then(
+        () => 'accepted',
+        (e: Error) => e.name,
+      );
       expect(outcome, `${stream} / ${expected}`).to.match(/TypeError|RangeError/);
     }
   });
@@ -57,7 +68,10 @@ describe('SqliteEventStore', function () {
     const store = open();
     const heard: number[] = [];
     const unsubscribe = store.onAppended((position) => heard.push(position));
-    const results = await Promise.all([store.appendToStream('a-1', [ev('A')]), store.appendToStream('b-1', [ev('B'), ev('C')])]);
+    const results = await Promise.all([
+      store.appendToStream('a-1', [ev('A')]),
+      store.appendToStream('b-1', [ev('B'), ev('C')]),
+    ]);
     expect(heard).to.deep.equal([Math.max(...results.map((r) => r.position))]);
     unsubscribe();
     await store.appendToStream('a-1', [ev('D')]);
@@ -69,7 +83,9 @@ describe('SqliteEventStore', function () {
     const polling = open(10).subscribeToAll();
     const notified = open(600_000).subscribeToAll();
     await writer.appendToStream('order-1', [ev('A')]);
-    expect((await within(polling[Symbol.asyncIterator]().next(), 5000, 'polled delivery')).value).to.include({ type: 'A' });
+    expect((await within(polling[Symbol.asyncIterator]().next(), 5000, 'polled delivery')).value).to.include({
+      type: 'A',
+    });
     const next = notified[Symbol.asyncIterator]().next();
     opened[2].notifyAppended();
     expect((await within(next, 20_000, 'notified delivery')).value).to.include({ type: 'A' });
@@ -90,7 +106,9 @@ describe('SqliteEventStore', function () {
       for await (const event of subscription) seen.push(event);
     })();
     // 20 shared streams: the two processes conflict often and retry with the revision they re-read.
-    const runs = await Promise.all([1, 2].map(() => runWriter({ dbPath, prefix: 'shared', streams: 20, maxAcks: 300 })));
+    const runs = await Promise.all(
+      [1, 2].map(() => runWriter({ dbPath, prefix: 'shared', streams: 20, maxAcks: 300 })),
+    );
     for (const run of runs) expect(run.code, run.stderr).to.equal(0);
     const all = await store.readAll();
     checkWriterLog(all);

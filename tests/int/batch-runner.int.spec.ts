@@ -51,7 +51,11 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   let deps: CommandDeps;
   const runners: BatchRunner[] = [];
 
-  const depsWith = (store: EventStore): CommandDeps => ({ ...deps, events: store, repo: new AggregateRepository(store) });
+  const depsWith = (store: EventStore): CommandDeps => ({
+    ...deps,
+    events: store,
+    repo: new AggregateRepository(store),
+  });
   const runner = async (d: CommandDeps, retryDelayMs: number) => {
     const r = new BatchRunner(d, { retryDelayMs });
     runners.push(r);
@@ -67,7 +71,11 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
 
   /** 60 items: 55 new upserts, a delete of an existing SKU, a delete of an absent one, and a SKU written thrice. */
   const batch = (tag: string): BatchItem[] => {
-    const items: BatchItem[] = Array.from({ length: 60 }, (_, i) => ({ op: 'upsert', sku: `${tag}-${i}`, product: productBody('loja') as never }));
+    const items: BatchItem[] = Array.from({ length: 60 }, (_, i) => ({
+      op: 'upsert',
+      sku: `${tag}-${i}`,
+      product: productBody('loja') as never,
+    }));
     items[7] = { op: 'delete', sku: `${tag}-existing` };
     items[33] = { op: 'delete', sku: `${tag}-absent` };
     items[3] = { op: 'upsert', sku: `${tag}-rep`, product: productBody('loja', { price_cents: 1 }) };
@@ -78,11 +86,23 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   const expectEachItemOnce = async (tag: string) => {
     for (let i = 0; i < 60; i++) {
       if ([3, 7, 25, 33, 55].includes(i)) continue;
-      expect((await productEvents(`${tag}-${i}`)).map((e) => e.metadata.job_item), `${tag}-${i}`).to.deep.equal([i]);
+      expect(
+        (await productEvents(`${tag}-${i}`)).map((e) => e.metadata.job_item),
+        `${tag}-${i}`,
+      ).to.deep.equal([i]);
     }
     const rep = await productEvents(`${tag}-rep`);
-    expect(rep.map((e) => [e.metadata.job_item, (e.data as { product: { price_cents: number } }).product.price_cents])).to.deep.equal([[3, 1], [25, 2], [55, 3]]);
-    expect((await productEvents(`${tag}-existing`)).map((e) => e.type)).to.deep.equal(['ProductUpserted', 'ProductRemoved']);
+    expect(
+      rep.map((e) => [e.metadata.job_item, (e.data as { product: { price_cents: number } }).product.price_cents]),
+    ).to.deep.equal([
+      [3, 1],
+      [25, 2],
+      [55, 3],
+    ]);
+    expect((await productEvents(`${tag}-existing`)).map((e) => e.type)).to.deep.equal([
+      'ProductUpserted',
+      'ProductRemoved',
+    ]);
     expect(await productEvents(`${tag}-absent`)).to.deep.equal([]);
   };
   const expected: JobTotals = { received: 60, accepted: 0, rejected: 0, pending: 58, removed: 2 };
@@ -93,7 +113,14 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
     await reads.ensureCollections(PROJECTORS.flatMap((p) => p.collections));
     const clock = new ManualClock(new Date('2026-01-02T00:00:00Z'));
-    deps = { events, reads, messaging: new InProcessMessaging(clock), clock, repo: new AggregateRepository(events), publicBaseUrl: 'http://127.0.0.1' };
+    deps = {
+      events,
+      reads,
+      messaging: new InProcessMessaging(clock),
+      clock,
+      repo: new AggregateRepository(events),
+      publicBaseUrl: 'http://127.0.0.1',
+    };
     await registerStore(deps, tenant, 'hub', 'loja', storeBody(), meta());
   });
   afterEach(async () => {
@@ -151,7 +178,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     await expectEachItemOnce('d');
   });
 
-  it('runs passes of jobs of different partners at once, and one partner\'s jobs one pass at a time', async () => {
+  it("runs passes of jobs of different partners at once, and one partner's jobs one pass at a time", async () => {
     const other: Tenant = { partnerId: 'pt_OTHER', env: 'live' };
     await registerStore(deps, other, 'hub', 'loja', storeBody(), meta());
     // Product writes of batch items are held until released: what is held is what is in flight.
@@ -160,10 +187,12 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     const gated: EventStore = Object.create(events) as EventStore;
     gated.appendToStream = async (stream: string, list: readonly NewEvent[], expectedRevision) => {
       const jobId = list[0]?.metadata.job_id;
-      if (!open && stream.startsWith('product-') && typeof jobId === 'string') await new Promise<void>((release) => held.push({ jobId, release }));
+      if (!open && stream.startsWith('product-') && typeof jobId === 'string')
+        await new Promise<void>((release) => held.push({ jobId, release }));
       return events.appendToStream(stream, list, expectedRevision);
     };
-    const items = (tag: string): BatchItem[] => [1, 2].map((i) => ({ op: 'upsert', sku: `${tag}-${i}`, product: productBody('loja') as never }));
+    const items = (tag: string): BatchItem[] =>
+      [1, 2].map((i) => ({ op: 'upsert', sku: `${tag}-${i}`, product: productBody('loja') as never }));
     const first = await submitBatch(deps, tenant, items('p1'), meta());
     const second = await submitBatch(deps, tenant, items('p2'), meta());
     const elsewhere = await submitBatch(deps, other, items('q1'), meta());
@@ -171,22 +200,53 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
     runners.push(r);
     await r.start();
     const inFlight = () => new Set(held.map((h) => h.jobId));
-    await until(() => inFlight().has(elsewhere.view.job_id) && (inFlight().has(first.view.job_id) || inFlight().has(second.view.job_id)), 10_000, 'passes of both partners in flight');
-    expect(inFlight().has(first.view.job_id) && inFlight().has(second.view.job_id), 'two passes of one partner at once').to.equal(false);
+    await until(
+      () =>
+        inFlight().has(elsewhere.view.job_id) &&
+        (inFlight().has(first.view.job_id) || inFlight().has(second.view.job_id)),
+      10_000,
+      'passes of both partners in flight',
+    );
+    expect(
+      inFlight().has(first.view.job_id) && inFlight().has(second.view.job_id),
+      'two passes of one partner at once',
+    ).to.equal(false);
     open = true;
     for (const h of held.splice(0)) h.release();
-    for (const job of [first, second, elsewhere]) expect((await doneTotals(job.view.job_id, job === elsewhere ? other : tenant)).received).to.equal(2);
+    for (const job of [first, second, elsewhere])
+      expect((await doneTotals(job.view.job_id, job === elsewhere ? other : tenant)).received).to.equal(2);
   });
 
   it('marks failed a job whose stored batch is incomplete, and goes on with the others', async () => {
     const stream = streams.job(tenant, 'job_BROKEN');
     await events.appendToStream(stream, [
-      { type: 'BatchQueued', data: { job_id: 'job_BROKEN', partner_id: tenant.partnerId, env: 'live', received: 2, parts: 1, created_at: meta().recorded_at }, metadata: meta() },
+      {
+        type: 'BatchQueued',
+        data: {
+          job_id: 'job_BROKEN',
+          partner_id: tenant.partnerId,
+          env: 'live',
+          received: 2,
+          parts: 1,
+          created_at: meta().recorded_at,
+        },
+        metadata: meta(),
+      },
     ]);
     const ok = await submitBatch(deps, tenant, [{ op: 'delete', sku: 'c-1' }], meta());
     await runner(deps, 5);
-    expect(await doneTotals(ok.view.job_id)).to.deep.equal({ received: 1, accepted: 0, rejected: 0, pending: 0, removed: 1 });
-    await until(async () => (await events.readStream(stream)).some((e) => e.type === 'BatchFailed'), 30_000, 'job failed');
+    expect(await doneTotals(ok.view.job_id)).to.deep.equal({
+      received: 1,
+      accepted: 0,
+      rejected: 0,
+      pending: 0,
+      removed: 1,
+    });
+    await until(
+      async () => (await events.readStream(stream)).some((e) => e.type === 'BatchFailed'),
+      30_000,
+      'job failed',
+    );
     const failed = (await events.readStream(stream)).find((e) => e.type === 'BatchFailed')!;
     expect((failed.data as { reason: string }).reason).to.contain('incomplete');
   });

@@ -74,9 +74,22 @@ describe('parked projection events (SQLite stores)', function () {
     reads = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
     messaging = new InProcessMessaging(clock);
     const history = await readStoreHistory(reads);
-    ops = await Operations.create({ log, clock, events, reads, history, messaging, projectors: PROJECTORS, settings: { generationDropGraceMs: 10 } });
+    ops = await Operations.create({
+      log,
+      clock,
+      events,
+      reads,
+      history,
+      messaging,
+      projectors: PROJECTORS,
+      settings: { generationDropGraceMs: 10 },
+    });
     stopped = [];
-    runner = new ProjectionRunner(events, ops.runnerReads, PROJECTORS, { ...ops.runnerHooks(), retryPauseMs: 1, onError: (err) => stopped.push(err) });
+    runner = new ProjectionRunner(events, ops.runnerReads, PROJECTORS, {
+      ...ops.runnerHooks(),
+      retryPauseMs: 1,
+      onError: (err) => stopped.push(err),
+    });
   }
   async function close(): Promise<void> {
     await ops.close();
@@ -100,18 +113,39 @@ describe('parked projection events (SQLite stores)', function () {
     (await events.appendToStream(stream, [{ type, data, metadata: { recorded_at: now() } }])).position;
   const registerStore = async (t: Tenant) => {
     await append(streams.store(t, 's'), 'StoreRegistered', {
-      store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] }, registered_at: now(),
+      store_id: 's',
+      store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
+      registered_at: now(),
     });
     return append(streams.store(t, 's'), 'StoreApproved', { store_id: 's', domains: ['shop.test'] });
   };
   const upsert = (t: Tenant, sku: string, title = 'Title') =>
     append(streams.product(t, sku), 'ProductUpserted', {
-      sku, received_at: now(),
-      product: { store_id: 's', title, product_url: 'https://shop.test/p', image_urls: [`https://shop.test/${sku}.jpg`], price_cents: 1, available: true, updated_at: '2026-01-01T00:00:00Z' },
+      sku,
+      received_at: now(),
+      product: {
+        store_id: 's',
+        title,
+        product_url: 'https://shop.test/p',
+        image_urls: [`https://shop.test/${sku}.jpg`],
+        price_cents: 1,
+        available: true,
+        updated_at: '2026-01-01T00:00:00Z',
+      },
     });
-  const caughtUp = async () => expect(await runner.waitFor(await events.headPosition(), 10_000), 'the runner reached the head').to.equal(true);
-  const skus = async (t: Tenant) => (await ops.reads.find<Doc & { sku: string }>('products', { where: { partner_id: t.partnerId }, orderBy: [{ field: 'sku' }] })).map((d) => d.sku);
-  const seen = async () => (await ops.reads.find<Doc & { applied: number; stream: string }>(SEEN, { orderBy: [{ field: '_id' }] })).map((d) => [d.stream, d.applied]);
+  const caughtUp = async () =>
+    expect(await runner.waitFor(await events.headPosition(), 10_000), 'the runner reached the head').to.equal(true);
+  const skus = async (t: Tenant) =>
+    (
+      await ops.reads.find<Doc & { sku: string }>('products', {
+        where: { partner_id: t.partnerId },
+        orderBy: [{ field: 'sku' }],
+      })
+    ).map((d) => d.sku);
+  const seen = async () =>
+    (await ops.reads.find<Doc & { applied: number; stream: string }>(SEEN, { orderBy: [{ field: '_id' }] })).map(
+      (d) => [d.stream, d.applied],
+    );
   const parked = () => ops.parked({ limit: 100 });
   const gauge = async () => parsePrometheus((await ops.metrics.text()).body);
 
@@ -134,15 +168,26 @@ describe('parked projection events (SQLite stores)', function () {
     expect(await skus(B)).to.deep.equal(['sku-b']);
     // The other projector of the category applied the poison event, once.
     expect(await seen()).to.have.deep.members([
-      [streams.product(A, 'sku-1'), 1], [streams.product(A, 'sku-2'), 1], [streams.product(A, 'sku-3'), 1], [streams.product(B, 'sku-b'), 1],
+      [streams.product(A, 'sku-1'), 1],
+      [streams.product(A, 'sku-2'), 1],
+      [streams.product(A, 'sku-3'), 1],
+      [streams.product(B, 'sku-b'), 1],
     ]);
     [poisonEvent] = await events.readStream(streams.product(A, 'sku-2'));
     const list = await parked();
     expect(list.total).to.equal(1);
     expect(list.parked).to.have.length(1);
     expect(list.parked[0]).to.deep.equal({
-      id: `products:${poisonPosition}`, projection: 'products', event_id: poisonEvent!.id, stream: streams.product(A, 'sku-2'), position: poisonPosition,
-      type: 'ProductUpserted', error: FAILURE, parked_at: now(), retries: 0, last_retry_at: null,
+      id: `products:${poisonPosition}`,
+      projection: 'products',
+      event_id: poisonEvent!.id,
+      stream: streams.product(A, 'sku-2'),
+      position: poisonPosition,
+      type: 'ProductUpserted',
+      error: FAILURE,
+      parked_at: now(),
+      retries: 0,
+      last_retry_at: null,
     });
     // Checkpoints passed it; a later batch is applied.
     expect(await ops.reads.getCheckpoint('products')).to.equal(await events.headPosition());
@@ -200,7 +245,9 @@ describe('parked projection events (SQLite stores)', function () {
     const r = await ops.retryParked([`products:${poisonPosition}`, 'products:999999', 'nope:1']);
     expect(r.retried).to.deep.equal([]);
     expect(r.not_found).to.deep.equal(['products:999999', 'nope:1']);
-    expect(r.still_failing.map((p) => [p.id, p.retries, p.last_retry_at])).to.deep.equal([[`products:${poisonPosition}`, 1, now()]]);
+    expect(r.still_failing.map((p) => [p.id, p.retries, p.last_retry_at])).to.deep.equal([
+      [`products:${poisonPosition}`, 1, now()],
+    ]);
     expect((await parked()).parked[0]).to.include({ retries: 1, error: FAILURE });
     expect(await skus(A)).to.not.include('sku-2');
   });
@@ -209,7 +256,9 @@ describe('parked projection events (SQLite stores)', function () {
     poisoned.clear();
     const r = await ops.retryParked(undefined);
     expect(r.still_failing).to.deep.equal([]);
-    expect(r.retried.map((p) => [p.id, p.rebuild_advised, p.later_events])).to.deep.equal([[`products:${poisonPosition}`, false, 0]]);
+    expect(r.retried.map((p) => [p.id, p.rebuild_advised, p.later_events])).to.deep.equal([
+      [`products:${poisonPosition}`, false, 0],
+    ]);
     expect(await skus(A)).to.deep.equal(['sku-1', 'sku-2', 'sku-3', 'sku-4']);
     const doc = await ops.reads.get<Doc & { position: number }>('products', 'live:pt_A:sku-2');
     expect(doc!.position).to.equal(poisonPosition);
@@ -217,7 +266,9 @@ describe('parked projection events (SQLite stores)', function () {
     expect((await gauge()).value('pc_projection_parked_events', { projection: 'products' })).to.equal(0);
     expect(await ops.readiness()).to.deep.include({ ready: true, degraded: false });
     // A retry of an id already applied finds nothing.
-    expect((await ops.retryParked([`products:${poisonPosition}`])).not_found).to.deep.equal([`products:${poisonPosition}`]);
+    expect((await ops.retryParked([`products:${poisonPosition}`])).not_found).to.deep.equal([
+      `products:${poisonPosition}`,
+    ]);
   });
 
   it('advises a rebuild when later events of the stream were applied without the parked one', async () => {
@@ -229,7 +280,9 @@ describe('parked projection events (SQLite stores)', function () {
     await upsert(B, 'sku-late', 'Second');
     await caughtUp();
     const r = await ops.retryParked([`products:${first}`]);
-    expect(r.retried.map((p) => [p.id, p.rebuild_advised, p.later_events])).to.deep.equal([[`products:${first}`, true, 1]]);
+    expect(r.retried.map((p) => [p.id, p.rebuild_advised, p.later_events])).to.deep.equal([
+      [`products:${first}`, true, 1],
+    ]);
     // The newer state is not regressed by the older event.
     const doc = await ops.reads.get<Doc & { product: { title: string } }>('products', 'live:pt_B:sku-late');
     expect(doc!.product.title).to.equal('Second');

@@ -72,13 +72,24 @@ describe('a store event fans out to its products in bounded units (SQLite stores
     (await events.appendToStream(stream, [{ type, data, metadata: { recorded_at: at } }])).position;
   async function storeWithProducts(): Promise<void> {
     await append(streams.store(T, 's'), 'StoreRegistered', {
-      store_id: 's', store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] }, registered_at: at,
+      store_id: 's',
+      store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
+      registered_at: at,
     });
     await append(streams.store(T, 's'), 'StoreApproved', { store_id: 's', domains: ['shop.test'] });
     for (const sku of SKUS) {
       await append(streams.product(T, sku), 'ProductUpserted', {
-        sku, received_at: at,
-        product: { store_id: 's', title: 'T', product_url: 'https://shop.test/p', image_urls: [`https://shop.test/${sku}.jpg`], price_cents: 1, available: true, updated_at: at },
+        sku,
+        received_at: at,
+        product: {
+          store_id: 's',
+          title: 'T',
+          product_url: 'https://shop.test/p',
+          image_urls: [`https://shop.test/${sku}.jpg`],
+          price_cents: 1,
+          available: true,
+          updated_at: at,
+        },
       });
     }
   }
@@ -116,7 +127,11 @@ describe('a store event fans out to its products in bounded units (SQLite stores
     const failing = new CountingStore(reads);
     failing.failFromUnit = 3; // 1: the check for left work at start, 2: the store event's unit, 3: its second page
     const errors: unknown[] = [];
-    const crashed = new ProjectionRunner(events, failing, [projector], { retryPauseMs: 1, storeAttempts: 2, onError: (err) => errors.push(err) });
+    const crashed = new ProjectionRunner(events, failing, [projector], {
+      retryPauseMs: 1,
+      storeAttempts: 2,
+      onError: (err) => errors.push(err),
+    });
     await crashed.start();
     const deadline = Date.now() + 10_000;
     while (errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -127,7 +142,15 @@ describe('a store event fans out to its products in bounded units (SQLite stores
     const half = await products();
     expect(half.filter((p) => p.position === suspended).map((p) => p.sku)).to.deep.equal(SKUS.slice(0, PAGE));
     expect(await fanOuts()).to.deep.equal([
-      { _id: `live:pt_F:s`, partner_id: 'pt_F', env: 'live', store_id: 's', position: suspended, at, after: [SKUS[PAGE - 1], `live:pt_F:${SKUS[PAGE - 1]}`] },
+      {
+        _id: `live:pt_F:s`,
+        partner_id: 'pt_F',
+        env: 'live',
+        store_id: 's',
+        position: suspended,
+        at,
+        after: [SKUS[PAGE - 1], `live:pt_F:${SKUS[PAGE - 1]}`],
+      },
     ]);
     // A new process: the runner finishes the fan-out at start, page by page, and applies no event again.
     const counted = new CountingStore(reads);

@@ -18,7 +18,13 @@ const batch = bodyValidator(BatchInput);
 /** `field code` pairs, sorted: what a partner reads in `errors`. */
 const pairs = (errors: FieldError[]) => errors.map((e) => `${e.field} ${e.code}`).sort();
 
-const item = (sku: string, extra: Record<string, unknown> = {}) => ({ sku, quantity: 2, unit_price_cents: 25000, refunded_cents: 0, ...extra });
+const item = (sku: string, extra: Record<string, unknown> = {}) => ({
+  sku,
+  quantity: 2,
+  unit_price_cents: 25000,
+  refunded_cents: 0,
+  ...extra,
+});
 const paid = (extra: Record<string, unknown> = {}) => ({
   event_id: 'evt-9001-paid',
   order_id: '9001',
@@ -47,7 +53,12 @@ describe('commerce request schemas', () => {
   describe('ConversionEvent (POST /conversions)', () => {
     it('accepts a paid event and a refund with cumulative line refunds', () => {
       expect(conversion(paid())).to.deep.equal([]);
-      const refund = paid({ event_id: 'evt-9001-r1', status: 'refunded', occurred_at: '2026-03-05T10:00:00-03:00', items: [item('SKU-1', { refunded_cents: 25000 })] });
+      const refund = paid({
+        event_id: 'evt-9001-r1',
+        status: 'refunded',
+        occurred_at: '2026-03-05T10:00:00-03:00',
+        items: [item('SKU-1', { refunded_cents: 25000 })],
+      });
       expect(conversion(refund)).to.deep.equal([]);
     });
 
@@ -83,7 +94,13 @@ describe('commerce request schemas', () => {
     });
 
     it('refuses a bad click id, status, currency and dates, and names each field', () => {
-      const body = paid({ click_id: 'ic_short', status: 'shipped', currency: 'USD', paid_at: 'yesterday', occurred_at: 5 });
+      const body = paid({
+        click_id: 'ic_short',
+        status: 'shipped',
+        currency: 'USD',
+        paid_at: 'yesterday',
+        occurred_at: 5,
+      });
       expect(pairs(conversion(body))).to.deep.equal([
         'click_id pattern',
         'currency enum',
@@ -95,7 +112,9 @@ describe('commerce request schemas', () => {
 
     it('lists every missing field, and bounds the number of items to 1..200', () => {
       expect(pairs(conversion({}))).to.deep.equal(
-        ['click_id', 'currency', 'event_id', 'items', 'occurred_at', 'order_id', 'paid_at', 'status', 'store_id'].map((f) => `${f} required`),
+        ['click_id', 'currency', 'event_id', 'items', 'occurred_at', 'order_id', 'paid_at', 'status', 'store_id'].map(
+          (f) => `${f} required`,
+        ),
       );
       expect(pairs(conversion(paid({ items: [] })))).to.deep.equal(['items min_items']);
       const many = Array.from({ length: 201 }, (_, i) => item(`S${i}`));
@@ -107,13 +126,21 @@ describe('commerce request schemas', () => {
   describe('SandboxClickInput (POST /sandbox/clicks)', () => {
     it('accepts store_id and sku, and nothing else', () => {
       expect(sandbox({ store_id: 'loja-centro', sku: 'SKU-1' })).to.deep.equal([]);
-      expect(pairs(sandbox({ store_id: 'loja-centro', price_cents: 1 }))).to.deep.equal(['price_cents unknown_field', 'sku required']);
+      expect(pairs(sandbox({ store_id: 'loja-centro', price_cents: 1 }))).to.deep.equal([
+        'price_cents unknown_field',
+        'sku required',
+      ]);
     });
   });
 
   describe('BatchInput (POST /products/batch)', () => {
     it('accepts upserts and deletes', () => {
-      const body = { items: [{ op: 'upsert', sku: 'SKU-1', product: product() }, { op: 'delete', sku: 'SKU-OLD' }] };
+      const body = {
+        items: [
+          { op: 'upsert', sku: 'SKU-1', product: product() },
+          { op: 'delete', sku: 'SKU-OLD' },
+        ],
+      };
       expect(batch(body)).to.deep.equal([]);
     });
 
@@ -145,7 +172,9 @@ describe('commerce request schemas', () => {
       const many = Array.from({ length: 1001 }, (_, i) => ({ op: 'delete', sku: `S${i}` }));
       expect(pairs(batch({ items: many }))).to.deep.equal(['items max_items']);
       expect(batch({ items: many.slice(0, 1000) })).to.deep.equal([]);
-      expect(pairs(batch({ items: [{ op: 'delete', sku: 'A' }], dry_run: true }))).to.deep.equal(['dry_run unknown_field']);
+      expect(pairs(batch({ items: [{ op: 'delete', sku: 'A' }], dry_run: true }))).to.deep.equal([
+        'dry_run unknown_field',
+      ]);
     });
   });
 
@@ -153,7 +182,13 @@ describe('commerce request schemas', () => {
     it('GET /clicks and GET /conversions: window, store, cursor and a coerced limit', () => {
       for (const schema of [ListClicksQuery, ListConversionsQuery]) {
         const v = queryValidator(schema);
-        const ok: Record<string, unknown> = { since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z', store_id: 'loja-centro', cursor: 'abc', limit: '20' };
+        const ok: Record<string, unknown> = {
+          since: '2026-03-01T00:00:00Z',
+          until: '2026-03-31T00:00:00Z',
+          store_id: 'loja-centro',
+          cursor: 'abc',
+          limit: '20',
+        };
         expect(v(ok)).to.deep.equal([]);
         expect(ok.limit).to.equal(20);
         expect(pairs(v({ since: 'yesterday', limit: '500', store_id: 'a b', page: '2' }))).to.deep.equal([
@@ -170,12 +205,16 @@ describe('commerce request schemas', () => {
       const v = queryValidator(GetConversionQuery);
       expect(v({ store_id: 'loja-centro' })).to.deep.equal([]);
       expect(pairs(v({}))).to.deep.equal(['store_id required']);
-      expect(pairs(v({ store_id: 'loja-centro', since: '2026-03-01T00:00:00Z' }))).to.deep.equal(['since unknown_field']);
+      expect(pairs(v({ store_id: 'loja-centro', since: '2026-03-01T00:00:00Z' }))).to.deep.equal([
+        'since unknown_field',
+      ]);
     });
 
     it('GET /reports/commission takes no cursor or limit', () => {
       const v = queryValidator(CommissionReportQuery);
-      expect(v({ since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z', store_id: 'loja-centro' })).to.deep.equal([]);
+      expect(
+        v({ since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z', store_id: 'loja-centro' }),
+      ).to.deep.equal([]);
       expect(pairs(v({ cursor: 'abc', limit: '10' }))).to.deep.equal(['cursor unknown_field', 'limit unknown_field']);
     });
   });

@@ -3,7 +3,13 @@ import { PROBLEM_PAGE_PATHS } from '../../shared-schema/problem-pages.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
-import { buildOpenApi, toYaml, COMPONENT_SCHEMAS, CONTRACT_VERSION, publishedSchema } from '../../shared-schema/openapi.js';
+import {
+  buildOpenApi,
+  toYaml,
+  COMPONENT_SCHEMAS,
+  CONTRACT_VERSION,
+  publishedSchema,
+} from '../../shared-schema/openapi.js';
 import { publishSchema, type Json } from '../../shared-schema/openapi-publish.js';
 import { guide } from '../../shared-schema/guide.js';
 import { ROUTES, PUBLIC_PATHS } from '../../shared-schema/routes.js';
@@ -45,7 +51,12 @@ function inline(value: unknown): unknown {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v === null || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'discriminator' ? { propertyName: (x as Obj).propertyName } : strip(x)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        k === 'discriminator' ? { propertyName: (x as Obj).propertyName } : strip(x),
+      ]),
+    );
   };
   return strip(out);
 }
@@ -79,15 +90,29 @@ const operationSchema = {
           {
             type: 'object',
             required: ['name', 'in', 'schema'],
-            properties: { name: { type: 'string' }, in: { enum: ['path', 'query', 'header', 'cookie'] }, required: { type: 'boolean' }, schema: { type: 'object' } },
+            properties: {
+              name: { type: 'string' },
+              in: { enum: ['path', 'query', 'header', 'cookie'] },
+              required: { type: 'boolean' },
+              schema: { type: 'object' },
+            },
             if: { properties: { in: { const: 'path' } } },
             then: { required: ['required'], properties: { required: { const: true } } },
           },
         ],
       },
     },
-    requestBody: { type: 'object', required: ['content'], properties: { required: { type: 'boolean' }, content: { type: 'object', minProperties: 1 } } },
-    responses: { type: 'object', minProperties: 1, propertyNames: { pattern: '^[1-5][0-9][0-9]$' }, additionalProperties: response },
+    requestBody: {
+      type: 'object',
+      required: ['content'],
+      properties: { required: { type: 'boolean' }, content: { type: 'object', minProperties: 1 } },
+    },
+    responses: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: '^[1-5][0-9][0-9]$' },
+      additionalProperties: response,
+    },
   },
 };
 const STRUCTURE = {
@@ -95,7 +120,11 @@ const STRUCTURE = {
   required: ['openapi', 'info', 'paths', 'components'],
   properties: {
     openapi: { const: '3.1.0' },
-    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string', minLength: 1 }, version: { type: 'string' } } },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string', minLength: 1 }, version: { type: 'string' } },
+    },
     servers: { type: 'array', items: { type: 'object', required: ['url'] } },
     security: { type: 'array', items: { type: 'object' } },
     paths: {
@@ -103,7 +132,21 @@ const STRUCTURE = {
       propertyNames: { pattern: '^/' },
       additionalProperties: {
         type: 'object',
-        propertyNames: { enum: ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace', 'parameters', 'summary', 'description'] },
+        propertyNames: {
+          enum: [
+            'get',
+            'put',
+            'post',
+            'delete',
+            'patch',
+            'head',
+            'options',
+            'trace',
+            'parameters',
+            'summary',
+            'description',
+          ],
+        },
         additionalProperties: operationSchema,
       },
     },
@@ -118,7 +161,9 @@ const STRUCTURE = {
   },
 };
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  a: Ajv2020,
+) => Ajv2020;
 
 describe('OpenAPI document', () => {
   it('is structurally an OpenAPI 3.1 document with the contract version, the server and a bearer scheme', () => {
@@ -162,7 +207,11 @@ describe('OpenAPI document', () => {
   });
 
   it('marks the three public documents security: [] and answers them with their media type', () => {
-    const types: Record<string, string> = { '/openapi.json': 'application/json', '/openapi.yaml': 'application/yaml', '/guia.md': 'text/markdown' };
+    const types: Record<string, string> = {
+      '/openapi.json': 'application/json',
+      '/openapi.yaml': 'application/yaml',
+      '/guia.md': 'text/markdown',
+    };
     for (const path of PUBLIC_PATHS) {
       const op = doc.paths[path].get;
       expect(op.security, path).to.deep.equal([]);
@@ -176,7 +225,16 @@ describe('OpenAPI document', () => {
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
       const headers = (op.parameters ?? []).map((p: Obj) => deref(p)).filter((p: Obj) => p.in === 'header');
       if (r.method === 'GET') expect(headers, r.path).to.deep.equal([]);
-      else expect(headers).to.deep.equal([{ name: 'Idempotency-Key', in: 'header', required: false, description: headers[0]?.description, schema: { type: 'string', maxLength: 100 } }]);
+      else
+        expect(headers).to.deep.equal([
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: headers[0]?.description,
+            schema: { type: 'string', maxLength: 100 },
+          },
+        ]);
 
       const statuses = Object.keys(op.responses);
       const ok = r.method === 'DELETE' ? '204' : r.path === '/products/batch' ? '202' : '200';
@@ -190,10 +248,17 @@ describe('OpenAPI document', () => {
         const problem = deref(op.responses[s]) as Obj;
         expect(problem.content['application/problem+json'].schema).to.deep.equal(COMPONENT_SCHEMAS.Problem);
         expect(problem.headers).to.have.property('X-Request-Id');
-        if (s === '429') expect((problem.headers as Obj)['Retry-After'].schema).to.deep.equal({ type: 'integer', minimum: 1 });
+        if (s === '429')
+          expect((problem.headers as Obj)['Retry-After'].schema).to.deep.equal({ type: 'integer', minimum: 1 });
       }
     }
-    const notFound = ['GET /stores/:store_id', 'GET /products/:sku', 'PATCH /products/:sku', 'GET /jobs/:job_id', 'GET /conversions/:order_id'];
+    const notFound = [
+      'GET /stores/:store_id',
+      'GET /products/:sku',
+      'PATCH /products/:sku',
+      'GET /jobs/:job_id',
+      'GET /conversions/:order_id',
+    ];
     for (const key of notFound) {
       const [method, path] = key.split(' ');
       expect(doc.paths[openApiPath(path)][method.toLowerCase()].responses, key).to.have.property('404');
@@ -218,11 +283,14 @@ describe('OpenAPI document', () => {
         continue;
       }
       expect(op.requestBody.required).to.equal(true);
-      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(deref(publishedSchema(bodies[key])));
+      expect(deref(op.requestBody.content['application/json'].schema), key).to.deep.equal(
+        deref(publishedSchema(bodies[key])),
+      );
     }
     // The components themselves, refs resolved, are the published rewrite of the exported objects.
     const inlineForm = (s: JsonSchema) => deref(publishSchema(JSON.parse(JSON.stringify(s)) as Json));
-    for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) expect(inline(doc.components.schemas[name]), name).to.deep.equal(inlineForm(schema));
+    for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS))
+      expect(inline(doc.components.schemas[name]), name).to.deep.equal(inlineForm(schema));
   });
 
   it('carries the very query schemas the query door validates with, as parameters', () => {
@@ -246,10 +314,15 @@ describe('OpenAPI document', () => {
       expect(schema, `query schema known for ${key}`).to.not.equal(undefined);
       expect(schema!.additionalProperties, key).to.equal(false);
       const properties = schema!.properties as Record<string, JsonSchema>;
-      expect(params.map((p: Obj) => p.name), key).to.deep.equal(Object.keys(properties));
+      expect(
+        params.map((p: Obj) => p.name),
+        key,
+      ).to.deep.equal(Object.keys(properties));
       for (const p of params) {
         expect(deref(p.schema), `${key} ${p.name}`).to.deep.equal(deref(publishedSchema(properties[p.name])));
-        expect(p.required, `${key} ${p.name} required`).to.equal(((schema!.required as string[]) ?? []).includes(p.name));
+        expect(p.required, `${key} ${p.name} required`).to.equal(
+          ((schema!.required as string[]) ?? []).includes(p.name),
+        );
       }
     }
   });
@@ -262,25 +335,90 @@ describe('OpenAPI document', () => {
       expect(v(value), `${name}: ${JSON.stringify(v.errors)}`).to.equal(true);
       return v;
     };
-    const totals = { clicks: 3, orders: 1, paid_orders: 1, refunded_orders: 0, cancelled_orders: 0, gross_cents: 50000, refunded_cents: 0, net_cents: 50000, unknown_commission_orders: 0, known_expected_commission_cents: 2500, expected_commission_cents: 2500 };
+    const totals = {
+      clicks: 3,
+      orders: 1,
+      paid_orders: 1,
+      refunded_orders: 0,
+      cancelled_orders: 0,
+      gross_cents: 50000,
+      refunded_cents: 0,
+      net_cents: 50000,
+      unknown_commission_orders: 0,
+      known_expected_commission_cents: 2500,
+      expected_commission_cents: 2500,
+    };
     const order = {
-      event_id: 'e1', order_id: '9001', store_id: 's', click_id: 'ic_AbCdEfGhIjKlMnOpQrStUv', status: 'paid', currency: 'BRL',
-      paid_at: '2026-03-02T10:00:00Z', occurred_at: '2026-03-02T10:00:00Z',
-      items: [{ sku: 'A', quantity: 2, unit_price_cents: 25000, refunded_cents: 0, commission: { type: 'percentage', rate: 5 }, commission_source: 'store', expected_commission_cents: 2500 }],
-      gross_cents: 50000, refunded_cents: 0, net_cents: 50000, expected_commission_cents: 2500, known_expected_commission_cents: 2500,
-      commission_snapshot_at: '2026-03-02T10:00:01Z', recorded_at: '2026-03-02T10:00:01Z', updated_at: '2026-03-02T10:00:01Z',
+      event_id: 'e1',
+      order_id: '9001',
+      store_id: 's',
+      click_id: 'ic_AbCdEfGhIjKlMnOpQrStUv',
+      status: 'paid',
+      currency: 'BRL',
+      paid_at: '2026-03-02T10:00:00Z',
+      occurred_at: '2026-03-02T10:00:00Z',
+      items: [
+        {
+          sku: 'A',
+          quantity: 2,
+          unit_price_cents: 25000,
+          refunded_cents: 0,
+          commission: { type: 'percentage', rate: 5 },
+          commission_source: 'store',
+          expected_commission_cents: 2500,
+        },
+      ],
+      gross_cents: 50000,
+      refunded_cents: 0,
+      net_cents: 50000,
+      expected_commission_cents: 2500,
+      known_expected_commission_cents: 2500,
+      commission_snapshot_at: '2026-03-02T10:00:01Z',
+      recorded_at: '2026-03-02T10:00:01Z',
+      updated_at: '2026-03-02T10:00:01Z',
     };
     check('OrderView', order);
     const receipt = check('ConversionReceipt', { ...order, duplicate: false, ignored_stale: false });
     expect(receipt({ ...order, duplicate: false }), 'receipt needs ignored_stale').to.equal(false);
-    check('ConversionPage', { data: [order], next_cursor: null, since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z' });
+    check('ConversionPage', {
+      data: [order],
+      next_cursor: null,
+      since: '2026-03-01T00:00:00Z',
+      until: '2026-03-31T00:00:00Z',
+    });
     const report = check('CommissionReport', {
-      since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z', currency: 'BRL', environment: 'test',
-      basis: 'paid_at_current_state', commission_is: 'expected_not_settled', totals, stores: [{ store_id: 's', ...totals, expected_commission_cents: null }],
+      since: '2026-03-01T00:00:00Z',
+      until: '2026-03-31T00:00:00Z',
+      currency: 'BRL',
+      environment: 'test',
+      basis: 'paid_at_current_state',
+      commission_is: 'expected_not_settled',
+      totals,
+      stores: [{ store_id: 's', ...totals, expected_commission_cents: null }],
     });
     expect(report({ since: 'x' }), 'report needs its fields').to.equal(false);
-    check('Job', { job_id: 'job_1', state: 'done', totals: { received: 2, accepted: 1, rejected: 1, pending: 0, removed: 0 }, errors: [{ index: 1, sku: 'B', reasons: [{ code: 'store_not_found', field: 'store_id', message: 'm' }] }], created_at: '2026-03-02T10:00:00Z', finished_at: null });
-    check('ClickPage', { data: [{ click_id: 'ic_AbCdEfGhIjKlMnOpQrStUv', store_id: 's', sku: 'A', price_cents: null, occurred_at: '2026-03-02T10:00:00Z' }], next_cursor: 'c', since: '2026-03-01T00:00:00Z', until: '2026-03-31T00:00:00Z' });
+    check('Job', {
+      job_id: 'job_1',
+      state: 'done',
+      totals: { received: 2, accepted: 1, rejected: 1, pending: 0, removed: 0 },
+      errors: [{ index: 1, sku: 'B', reasons: [{ code: 'store_not_found', field: 'store_id', message: 'm' }] }],
+      created_at: '2026-03-02T10:00:00Z',
+      finished_at: null,
+    });
+    check('ClickPage', {
+      data: [
+        {
+          click_id: 'ic_AbCdEfGhIjKlMnOpQrStUv',
+          store_id: 's',
+          sku: 'A',
+          price_cents: null,
+          occurred_at: '2026-03-02T10:00:00Z',
+        },
+      ],
+      next_cursor: 'c',
+      since: '2026-03-01T00:00:00Z',
+      until: '2026-03-31T00:00:00Z',
+    });
   });
 
   it('serves the YAML and the JSON as the same document, and a guide written for this base URL', () => {

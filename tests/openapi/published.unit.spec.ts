@@ -11,7 +11,15 @@ import { OPERATION_EXAMPLES } from '../../shared-schema/examples.js';
 import { OPERATIONS } from '../../shared-schema/openapi-operations.js';
 import { COMPONENT_SCHEMAS } from '../../shared-schema/openapi.js';
 import type { Json } from '../../shared-schema/openapi-publish.js';
-import { publishedDocument, validateAt, validateDocument, describeErrors, guideBodies, type Doc, PUBLISHED_BASE } from '../support/published-openapi.js';
+import {
+  publishedDocument,
+  validateAt,
+  validateDocument,
+  describeErrors,
+  guideBodies,
+  type Doc,
+  PUBLISHED_BASE,
+} from '../support/published-openapi.js';
 
 const isObj = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -22,18 +30,21 @@ function* mediaObjects(doc: Doc): Generator<[string[], Doc]> {
       if (!isObj(op)) continue;
       const body = op.requestBody;
       if (isObj(body) && isObj(body.content)) {
-        for (const [media, m] of Object.entries(body.content)) yield [['paths', p, method, 'requestBody', 'content', media], m as Doc];
+        for (const [media, m] of Object.entries(body.content))
+          yield [['paths', p, method, 'requestBody', 'content', media], m as Doc];
       }
       for (const [status, r] of Object.entries(op.responses as Doc)) {
         if (isObj(r) && isObj(r.content)) {
-          for (const [media, m] of Object.entries(r.content)) yield [['paths', p, method, 'responses', status, 'content', media], m as Doc];
+          for (const [media, m] of Object.entries(r.content))
+            yield [['paths', p, method, 'responses', status, 'content', media], m as Doc];
         }
       }
     }
   }
   for (const [name, r] of Object.entries(((doc.components as Doc).responses ?? {}) as Doc)) {
     if (isObj(r) && isObj(r.content)) {
-      for (const [media, m] of Object.entries(r.content)) yield [['components', 'responses', name, 'content', media], m as Doc];
+      for (const [media, m] of Object.entries(r.content))
+        yield [['components', 'responses', name, 'content', media], m as Doc];
     }
   }
 }
@@ -115,8 +126,27 @@ describe('Published OpenAPI document (outside validator)', () => {
       ['BatchItem', { op: 'upsert', sku: 'SKU 1', product: { ...product, shipping: { type: 'fixed' } } }],
       ['ProductInput', { ...product, commission: null }],
       ['ProductInput', { ...product, commission: { type: 'fixed', amount_cents: 500, rate: 1 } }],
-      ['ProductStatus', { sku: 'A', store_id: 's', state: 'accepted', received_at: '2026-03-01T00:00:00Z', commission: null, commission_source: null }],
-      ['ProductStatus', { sku: 'A', store_id: 's', state: 'accepted', received_at: '2026-03-01T00:00:00Z', commission_source: 'partner' }],
+      [
+        'ProductStatus',
+        {
+          sku: 'A',
+          store_id: 's',
+          state: 'accepted',
+          received_at: '2026-03-01T00:00:00Z',
+          commission: null,
+          commission_source: null,
+        },
+      ],
+      [
+        'ProductStatus',
+        {
+          sku: 'A',
+          store_id: 's',
+          state: 'accepted',
+          received_at: '2026-03-01T00:00:00Z',
+          commission_source: 'partner',
+        },
+      ],
       ['ProductStatus', { sku: 'A', store_id: 's', state: 'accepted', received_at: 'yesterday' }],
     ];
     for (const [name, value] of cases) {
@@ -145,10 +175,18 @@ describe('Published OpenAPI document (outside validator)', () => {
       expect((s.discriminator as Doc).propertyName, name).to.equal(d);
       const refs = (s.oneOf as Doc[]).filter((b) => b.$ref).map((b) => (b.$ref as string).split('/').pop());
       expect(refs, name).to.deep.equal([...branches]);
-      expect(Object.values((s.discriminator as Doc).mapping as Doc).map((r) => (r as string).split('/').pop())).to.deep.equal([...branches]);
-      expect((s.oneOf as Doc[]).some((b) => b.type === 'null'), `${name} null branch`).to.equal(name === 'Commission');
+      expect(
+        Object.values((s.discriminator as Doc).mapping as Doc).map((r) => (r as string).split('/').pop()),
+      ).to.deep.equal([...branches]);
+      expect(
+        (s.oneOf as Doc[]).some((b) => b.type === 'null'),
+        `${name} null branch`,
+      ).to.equal(name === 'Commission');
     }
-    expect(((schemas.ProductStatus as Doc).properties as Doc).commission_source).to.deep.equal({ type: ['string', 'null'], enum: ['product', 'store', null] });
+    expect(((schemas.ProductStatus as Doc).properties as Doc).commission_source).to.deep.equal({
+      type: ['string', 'null'],
+      enum: ['product', 'store', null],
+    });
     const walk = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(walk);
       else if (isObj(v)) {

@@ -3,7 +3,15 @@ import type { Difference } from '../../projections/verify.js';
 import { portOf } from '../../infra/gateway.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
-type Line = { position: number; stream: string; revision: number; id: string; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
+type Line = {
+  position: number;
+  stream: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+};
 
 describe('audit: export and verify', function () {
   let t: TestService;
@@ -18,9 +26,13 @@ describe('audit: export and verify', function () {
     other = await t.partner({ type: 'store' });
     expect((await hub.api.put('/stores/loja-a', storeBody())).status).to.equal(200);
     expect((await t.approveStore(hub, 'loja-a')).status).to.equal(200);
-    for (const sku of ['sku-a1', 'sku-a2', 'sku-a3']) expect((await hub.api.put(`/products/${sku}`, productBody('loja-a'))).status).to.equal(200);
+    for (const sku of ['sku-a1', 'sku-a2', 'sku-a3'])
+      expect((await hub.api.put(`/products/${sku}`, productBody('loja-a'))).status).to.equal(200);
     expect((await other.api.put('/stores/loja-o', storeBody())).status).to.equal(200);
-    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
+    expect(
+      await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000),
+      'projections caught up',
+    ).to.equal(true);
   });
   after(async () => t.close());
 
@@ -47,9 +59,19 @@ describe('audit: export and verify', function () {
     expect(positions).to.deep.equal([...positions].sort((a, b) => a - b));
     expect(new Set(positions).size).to.equal(positions.length);
     const streams = new Set(lines.map((l) => l.stream));
-    expect([...streams]).to.include.members([`partner-${hub.partnerId}`, `store-live:${hub.partnerId}:loja-a`, `product-live:${hub.partnerId}:sku-a1`]);
+    expect([...streams]).to.include.members([
+      `partner-${hub.partnerId}`,
+      `store-live:${hub.partnerId}:loja-a`,
+      `product-live:${hub.partnerId}:sku-a1`,
+    ]);
     expect([...streams].some((s) => s.includes(other.partnerId))).to.equal(false);
-    expect(lines.map((l) => l.type)).to.include.members(['PartnerCreated', 'KeyIssued', 'StoreRegistered', 'StoreApproved', 'ProductUpserted']);
+    expect(lines.map((l) => l.type)).to.include.members([
+      'PartnerCreated',
+      'KeyIssued',
+      'StoreRegistered',
+      'StoreApproved',
+      'ProductUpserted',
+    ]);
     const cnpj = lines.find((l) => l.stream.startsWith('cnpj-'));
     expect(cnpj?.data.partner_id).to.equal(hub.partnerId);
     for (const l of lines) {
@@ -90,12 +112,27 @@ describe('audit: export and verify', function () {
       expect(report.ok).to.equal(false);
       const byId = Object.fromEntries(report.differences.map((d) => [d.id, d]));
       expect(Object.keys(byId)).to.have.members([storeId, productId, 'live:pt_GHOST:sku-x']);
-      expect(byId[storeId]).to.deep.include({ collection: 'stores', kind: 'different', fields: ['status'], stream: `store-live:${hub.partnerId}:loja-a` });
+      expect(byId[storeId]).to.deep.include({
+        collection: 'stores',
+        kind: 'different',
+        fields: ['status'],
+        stream: `store-live:${hub.partnerId}:loja-a`,
+      });
       expect(byId[storeId].live!.status).to.equal('suspended');
       expect(byId[storeId].expected!.status).to.equal('active');
       expect(byId[storeId].event).to.include({ type: 'StoreApproved', op: 'put' });
-      expect(byId[productId]).to.deep.include({ collection: 'products', kind: 'missing', stream: `product-live:${hub.partnerId}:sku-a2`, live: null });
-      expect(byId['live:pt_GHOST:sku-x']).to.deep.include({ collection: 'products', kind: 'unexpected', stream: null, expected: null });
+      expect(byId[productId]).to.deep.include({
+        collection: 'products',
+        kind: 'missing',
+        stream: `product-live:${hub.partnerId}:sku-a2`,
+        live: null,
+      });
+      expect(byId['live:pt_GHOST:sku-x']).to.deep.include({
+        collection: 'products',
+        kind: 'unexpected',
+        stream: null,
+        expected: null,
+      });
     } finally {
       await reads.transact(async (tx) => {
         await tx.put('stores', store);

@@ -43,14 +43,18 @@ class FaultyChecker {
       this.faults.set(url, left - 1);
       throw new Error(FAILURE);
     }
-    if (url.endsWith('.gif')) return { ok: false, reasons: [{ code: 'image_type', field: 'image_urls[0]', message: 'a GIF' }] };
+    if (url.endsWith('.gif'))
+      return { ok: false, reasons: [{ code: 'image_type', field: 'image_urls[0]', message: 'a GIF' }] };
     return { ok: true, reasons: [] };
   };
 }
 
 let prefixes = 0;
 
-for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetStream', nats: true }] as const) {
+for (const variant of [
+  { queue: 'in-process', nats: false },
+  { queue: 'NATS JetStream', nats: true },
+] as const) {
   describe(`cover-check work queue and its dead letters (${variant.queue})`, function () {
     this.timeout(60_000);
     let nats: NatsServer | undefined;
@@ -62,7 +66,12 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       if (process.env.TOPOLOGY === 'multi') this.skip();
       if (variant.nats) nats = await startNatsServer();
       const prefix = `cover-dl-${++prefixes}`;
-      const env = { COVER_CHECK: 'on', COVER_CHECK_MAX_DELIVERIES: String(MAX_DELIVERIES), COVER_CHECK_RETRY_MS: '20', COVER_CHECK_CONCURRENCY: '2' };
+      const env = {
+        COVER_CHECK: 'on',
+        COVER_CHECK_MAX_DELIVERIES: String(MAX_DELIVERIES),
+        COVER_CHECK_RETRY_MS: '20',
+        COVER_CHECK_CONCURRENCY: '2',
+      };
       t = await startTestService(env, undefined, {
         coverChecker: faults.checker,
         ...(nats ? { messaging: () => NatsMessaging.connect({ servers: nats!.url, prefix }) } : {}),
@@ -86,7 +95,9 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
     };
     /** The cover results in the product's stream (the log, not a read model: polling it costs no rate brake). */
     const results = async (sku: string) =>
-      (await t.service.events.readStream(stream(sku))).filter((e) => e.type === 'CoverChecked').map((e) => (e.data as { ok: boolean }).ok);
+      (await t.service.events.readStream(stream(sku)))
+        .filter((e) => e.type === 'CoverChecked')
+        .map((e) => (e.data as { ok: boolean }).ok);
     /**
      * The product as the partner API shows it, once the projections have read the whole log: the result waited
      * for is in the log first, and the read model follows when the projections get to it.
@@ -96,12 +107,18 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       expect(await t.service.runner.waitFor(head, 20_000), `the projections at position ${head}`).to.equal(true);
       return (await t.as(hub.key).get(`/products/${sku}`)).body;
     };
-    const deadLetters = async () => (await t.admin.get('/cover-checks/dead-letters')).body as { total: number; dead_letters: { id: string }[] };
+    const deadLetters = async () =>
+      (await t.admin.get('/cover-checks/dead-letters')).body as { total: number; dead_letters: { id: string }[] };
     const deadLetterCount = async () => (await deadLetters()).total;
-    const scrape = async () => parsePrometheus(await (await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/metrics`)).text());
+    const scrape = async () =>
+      parsePrometheus(await (await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/metrics`)).text());
     const ops = (args: string[]): Promise<{ code: number; json: any; out: string }> =>
       new Promise((resolve) => {
-        const env = { PATH: process.env.PATH, ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`, ADMIN_TOKEN: t.service.adminToken };
+        const env = {
+          PATH: process.env.PATH,
+          ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`,
+          ADMIN_TOKEN: t.service.adminToken,
+        };
         execFile(process.execPath, [OPS, ...args], { env, timeout: 15_000 }, (err, stdout, stderr) => {
           let json: unknown;
           try {
@@ -146,17 +163,34 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       expect(listed.body).to.deep.equal({
         queue: 'cover_check',
         total: 1,
-        dead_letters: [{ id, partner_id: hub.partnerId, environment: 'live', sku: 'poison', revision: 0, deliveries: MAX_DELIVERIES, last_error: 'Error: read-only file system (store postgres://***@10.0.0.5/db)' }],
+        dead_letters: [
+          {
+            id,
+            partner_id: hub.partnerId,
+            environment: 'live',
+            sku: 'poison',
+            revision: 0,
+            deliveries: MAX_DELIVERIES,
+            last_error: 'Error: read-only file system (store postgres://***@10.0.0.5/db)',
+          },
+        ],
       });
       expect(JSON.stringify(listed.body)).not.to.contain('s3cret');
-      expect((await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/admin/v1/cover-checks/dead-letters`)).status, 'the admin token guards it').to.equal(401);
+      expect(
+        (await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/admin/v1/cover-checks/dead-letters`)).status,
+        'the admin token guards it',
+      ).to.equal(401);
 
       const shown = await ops(['cover', 'dead-letters']);
       expect(shown.code, shown.out).to.equal(0);
       expect(shown.json).to.deep.equal(listed.body);
       expect((await scrape()).value('pc_work_queue_dead_letters', { queue: 'cover_check' })).to.equal(1);
       // NATS acks the item just after it stored the dead letter: the depth follows a moment later.
-      await until(async () => (await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' }) === 0, 20_000, 'no item left in the queue');
+      await until(
+        async () => (await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' }) === 0,
+        20_000,
+        'no item left in the queue',
+      );
 
       faults.fix(cover('poison'));
       const requeued = await ops(['cover', 'requeue', id]);
@@ -189,14 +223,18 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
       const all = await ops(['cover', 'requeue-all']);
       expect(all.code, all.out).to.equal(0);
       expect(all.json.requeued.map((d: { sku: string }) => d.sku).sort()).to.deep.equal(['all-1', 'all-2']);
-      await until(async () => (await results('all-1')).length === 1 && (await results('all-2')).length === 1, 20_000, 'both results');
+      await until(
+        async () => (await results('all-1')).length === 1 && (await results('all-2')).length === 1,
+        20_000,
+        'both results',
+      );
       expect(await deadLetterCount()).to.equal(0);
     });
 
     it(
       variant.nats
         ? 'keeps a dead letter across a restart (the queue is durable), and runs it on requeue'
-        : 'after a restart, queues a dead letter\'s send again from the log (the checkpoint stayed below it)',
+        : "after a restart, queues a dead letter's send again from the log (the checkpoint stayed below it)",
       async () => {
         faults.fail(cover('across'), Infinity);
         await put('across');
@@ -208,14 +246,19 @@ for (const variant of [{ queue: 'in-process', nats: false }, { queue: 'NATS JetS
           expect((await deadLetters()).dead_letters.map((d) => d.id)).to.deep.equal([`${stream('across')}@0`]);
           expect(faults.calls(cover('across')), 'not checked again by itself').to.equal(MAX_DELIVERIES);
         } else {
-          await until(async () => (await deadLetterCount()) === 1, 20_000, 'the dead letter, made again after the restart');
+          await until(
+            async () => (await deadLetterCount()) === 1,
+            20_000,
+            'the dead letter, made again after the restart',
+          );
           expect(faults.calls(cover('across')), 'checked again after the restart').to.equal(2 * MAX_DELIVERIES);
         }
         faults.fix(cover('across'));
         expect((await t.admin.post('/cover-checks/dead-letters/requeue', { all: true })).status).to.equal(200);
         await until(async () => (await results('across')).length === 1, 20_000, 'the result after the requeue');
         expect(await results('across')).to.deep.equal([true]);
-        for (const sku of ['flaky', 'gif', 'poison', 'all-1', 'all-2', 'after-restart']) expect(await results(sku), `${sku}: checked once, whatever the restart replayed`).to.have.length(1);
+        for (const sku of ['flaky', 'gif', 'poison', 'all-1', 'all-2', 'after-restart'])
+          expect(await results(sku), `${sku}: checked once, whatever the restart replayed`).to.have.length(1);
       },
     );
   });

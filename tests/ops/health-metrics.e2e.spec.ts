@@ -11,7 +11,10 @@ describe('health and metrics on the admin port', function () {
   const get = (path: string, headers: Record<string, string> = {}) => fetch(adminPort() + path, { headers });
   const ready = async () => {
     const r = await get('/admin/v1/health/ready');
-    return { status: r.status, body: (await r.json()) as { status: string; checks: { projections: Record<string, string> } } };
+    return {
+      status: r.status,
+      body: (await r.json()) as { status: string; checks: { projections: Record<string, string> } },
+    };
   };
   const scrape = async () => {
     const r = await get('/metrics');
@@ -42,12 +45,15 @@ describe('health and metrics on the admin port', function () {
   it('turns readiness to 503 while a projection is far behind, and back once it has caught up', async () => {
     const release = await t.service.operations.gate.hold();
     try {
-      for (let i = 0; i < 5; i++) expect((await hub.api.put(`/products/sku-m${i}`, productBody('loja-m'))).status).to.equal(200);
+      for (let i = 0; i < 5; i++)
+        expect((await hub.api.put(`/products/sku-m${i}`, productBody('loja-m'))).status).to.equal(200);
       const r = await ready();
       expect(r.status).to.equal(503);
       expect(r.body.status).to.equal('not_ready');
       expect(r.body.checks.projections.products).to.match(/^behind/);
-      const products = (await t.admin.get('/projections')).body.projections.find((p: { name: string }) => p.name === 'products');
+      const products = (await t.admin.get('/projections')).body.projections.find(
+        (p: { name: string }) => p.name === 'products',
+      );
       expect(products).to.include({ state: 'behind', lag_events: 5 });
     } finally {
       release();
@@ -68,10 +74,15 @@ describe('health and metrics on the admin port', function () {
     const braked = await t.key(hub.partnerId, 'live');
     const statuses: number[] = [];
     for (let round = 0; round < 13; round++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 50 }, () => braked.api.delete('/nowhere')))).map((r) => r.status));
+      statuses.push(
+        ...(await Promise.all(Array.from({ length: 50 }, () => braked.api.delete('/nowhere')))).map((r) => r.status),
+      );
     }
     expect(statuses.filter((s) => s === 429)).to.have.length(650 - 600);
-    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
+    expect(
+      await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000),
+      'projections caught up',
+    ).to.equal(true);
 
     const m = await scrape();
     expect(m.types).to.include({
@@ -86,10 +97,14 @@ describe('health and metrics on the admin port', function () {
     const me = { door: 'query', method: 'GET', route: '/me', status: '200' };
     expect(m.value('pc_http_requests_total', me)).to.be.at.least(3);
     expect(m.value('pc_http_request_duration_seconds_count', me)).to.equal(m.value('pc_http_requests_total', me));
-    expect(m.value('pc_http_request_duration_seconds_bucket', { ...me, le: '+Inf' })).to.equal(m.value('pc_http_requests_total', me));
+    expect(m.value('pc_http_request_duration_seconds_bucket', { ...me, le: '+Inf' })).to.equal(
+      m.value('pc_http_requests_total', me),
+    );
     expect(m.value('pc_http_request_duration_seconds_sum', me)).to.be.greaterThan(0);
     expect(m.value('pc_http_requests_total', { door: 'query', route: 'unmatched', status: '404' })).to.equal(1);
-    expect(m.value('pc_http_requests_total', { door: 'command', method: 'PUT', route: '/stores/:store_id', status: '200' })).to.equal(1);
+    expect(
+      m.value('pc_http_requests_total', { door: 'command', method: 'PUT', route: '/stores/:store_id', status: '200' }),
+    ).to.equal(1);
     const head = await t.service.events.headPosition();
     expect(m.value('pc_event_log_head_position')).to.equal(head);
     for (const p of ['partners', 'stores', 'products']) {
@@ -102,7 +117,8 @@ describe('health and metrics on the admin port', function () {
     expect(m.value('pc_cover_checks_total', { outcome: 'image_too_small' })).to.equal(1);
     expect(m.value('pc_rate_brake_refusals_total', { door: 'command', kind: 'write' })).to.equal(50);
     for (const s of m.samples) {
-      for (const v of Object.values(s.labels)) for (const secret of [hub.partnerId, hub.key, braked.key]) expect(v).not.to.contain(secret);
+      for (const v of Object.values(s.labels))
+        for (const secret of [hub.partnerId, hub.key, braked.key]) expect(v).not.to.contain(secret);
     }
     unregister();
     expect((await scrape()).value('pc_work_queue_depth', { queue: 'cover_check' })).to.equal(undefined);
@@ -116,7 +132,9 @@ describe('health and metrics on the admin port', function () {
       expect(refused.status).to.equal(401);
       expect(refused.headers.get('content-type')).to.contain('application/problem+json');
       expect(((await refused.json()) as { type: string }).type).to.match(/^https?:\/\/.+\/problemas\/401$/);
-      expect((await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${guarded.service.adminToken}` } })).status).to.equal(401);
+      expect(
+        (await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${guarded.service.adminToken}` } })).status,
+      ).to.equal(401);
       const ok = await fetch(`${url}/metrics`, { headers: { Authorization: 'Bearer metrics-token-0123456789' } });
       expect(ok.status).to.equal(200);
       expect(parsePrometheus(await ok.text()).types).to.have.property('pc_http_requests_total');

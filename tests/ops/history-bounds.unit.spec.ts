@@ -12,12 +12,23 @@ describe('HistoryWriter: activated partners remembered within a bound', () => {
     const store = {
       get: async (_collection: string, id: string) => {
         reads++;
-        return id === 'p-inactive' ? { _id: id, activated_at: null } : { _id: id, activated_at: '2026-01-01T00:00:00.000Z' };
+        return id === 'p-inactive'
+          ? { _id: id, activated_at: null }
+          : { _id: id, activated_at: '2026-01-01T00:00:00.000Z' };
       },
     } as unknown as ReadStore;
     const written: HistoryEntry[] = [];
-    const writer = new HistoryWriter({ append: async (entries) => void written.push(...entries) }, store, new ManualClock(0), pino({ level: 'silent' }), () => undefined, 0, 10);
-    const record = (partnerId: string) => writer.record({ kind: 'batch_processed', partnerId, env: 'live', outcome: 'done' });
+    const writer = new HistoryWriter(
+      { append: async (entries) => void written.push(...entries) },
+      store,
+      new ManualClock(0),
+      pino({ level: 'silent' }),
+      () => undefined,
+      0,
+      10,
+    );
+    const record = (partnerId: string) =>
+      writer.record({ kind: 'batch_processed', partnerId, env: 'live', outcome: 'done' });
     for (let i = 0; i < 100; i++) {
       await record(`p-${i}`);
       expect(writer.activatedRemembered).to.be.at.most(10);

@@ -46,7 +46,9 @@ describe('history file (SQLite, written by its own thread)', () => {
     await history.sink.append([entry(4)]);
     const page = await readHistory(history.reads, 'p_a', { limit: 10 });
     expect(page.entries.map((e) => e.request_id)).to.deep.equal(['req_4', 'req_3', 'req_1']);
-    expect((await readHistory(history.reads, 'p_a', { env: 'live', limit: 10 })).entries.map((e) => e.request_id)).to.deep.equal(['req_4', 'req_1']);
+    expect(
+      (await readHistory(history.reads, 'p_a', { env: 'live', limit: 10 })).entries.map((e) => e.request_id),
+    ).to.deep.equal(['req_4', 'req_1']);
     expect(page.entries[0]).to.deep.equal(entry(4));
     await history.close();
     const reopened = await open();

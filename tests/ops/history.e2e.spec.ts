@@ -7,7 +7,14 @@ import { keyLookup } from '../../infra/service.js';
 import { listen, portOf, closeServer } from '../../infra/gateway.js';
 import type { HistoryEntry } from '../../infra/ops/history.js';
 import pino from 'pino';
-import { client, productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import {
+  client,
+  productBody,
+  startTestService,
+  storeBody,
+  type Partner,
+  type TestService,
+} from '../support/service.js';
 import { until } from '../support/deadline.js';
 
 describe('operation history', function () {
@@ -29,10 +36,14 @@ describe('operation history', function () {
   /** The entry of one request, once written (history is written in the background, after the answer). */
   const entryOf = async (partnerId: string, requestId: string | null): Promise<HistoryEntry> => {
     let found: HistoryEntry | undefined;
-    await until(async () => {
-      found = (await history(partnerId, '?limit=500')).entries.find((e) => e.request_id === requestId);
-      return found !== undefined;
-    }, 5000, `history entry of ${requestId}`);
+    await until(
+      async () => {
+        found = (await history(partnerId, '?limit=500')).entries.find((e) => e.request_id === requestId);
+        return found !== undefined;
+      },
+      5000,
+      `history entry of ${requestId}`,
+    );
     return found!;
   };
 
@@ -55,7 +66,8 @@ describe('operation history', function () {
     expect(e.refs).to.deep.equal({ store_id: 'loja-h' });
     expect(e.fields).to.have.members(Object.keys(body));
     const text = JSON.stringify(e);
-    for (const value of [body.cnpj, body.name, body.website_url, 'shop.test', 'debug', hub.key]) expect(text).not.to.contain(value);
+    for (const value of [body.cnpj, body.name, body.website_url, 'shop.test', 'debug', hub.key])
+      expect(text).not.to.contain(value);
   });
 
   it('takes references from the body (named fields only) and records failures and reads without query strings', async () => {
@@ -91,11 +103,18 @@ describe('operation history', function () {
     const otherMe = await other.api.get('/me');
     await entryOf(hub.partnerId, me.headers.get('x-request-id'));
     await entryOf(other.partnerId, otherMe.headers.get('x-request-id'));
-    const all = [...(await history(hub.partnerId, '?limit=500')).entries, ...(await history(other.partnerId, '?limit=500')).entries];
+    const all = [
+      ...(await history(hub.partnerId, '?limit=500')).entries,
+      ...(await history(other.partnerId, '?limit=500')).entries,
+    ];
     expect(all.map((e) => e.request_id)).not.to.include(anonymous.headers.get('x-request-id'));
-    expect((await history(hub.partnerId, '?env=test&limit=500')).entries.map((e) => e.request_id)).to.deep.equal([me.headers.get('x-request-id')]);
+    expect((await history(hub.partnerId, '?env=test&limit=500')).entries.map((e) => e.request_id)).to.deep.equal([
+      me.headers.get('x-request-id'),
+    ]);
     expect((await history(hub.partnerId, '?env=live&limit=500')).entries.every((e) => e.env === 'live')).to.equal(true);
-    expect((await history(other.partnerId, '?limit=500')).entries.every((e) => e.partner_id === other.partnerId)).to.equal(true);
+    expect(
+      (await history(other.partnerId, '?limit=500')).entries.every((e) => e.partner_id === other.partnerId),
+    ).to.equal(true);
   });
 
   it('pages newest first with an opaque cursor', async () => {
@@ -113,18 +132,43 @@ describe('operation history', function () {
   it('starts when the partner is activated (first key)', async () => {
     const created = await t.admin.post('/partners', { name: 'Ainda Inativo', partner_type: 'store' });
     const partnerId = created.body.partner_id as string;
-    await t.service.operations.recordHistory({ kind: 'batch_processed', partnerId, env: 'live', refs: { job_id: 'job_before' }, outcome: 'done' });
+    await t.service.operations.recordHistory({
+      kind: 'batch_processed',
+      partnerId,
+      env: 'live',
+      refs: { job_id: 'job_before' },
+      outcome: 'done',
+    });
     expect((await history(partnerId)).entries).to.deep.equal([]);
     await t.key(partnerId, 'live');
-    await t.service.operations.recordHistory({ kind: 'batch_processed', partnerId, env: 'live', refs: { job_id: 'job_after' }, outcome: 'done' });
+    await t.service.operations.recordHistory({
+      kind: 'batch_processed',
+      partnerId,
+      env: 'live',
+      refs: { job_id: 'job_after' },
+      outcome: 'done',
+    });
     expect((await history(partnerId)).entries.map((e) => e.refs.job_id)).to.deep.equal(['job_after']);
   });
 
   it('keeps a batch received and a batch processed as two entries', async () => {
     // The batch route of the command door, stubbed: it answers 202 with a job as the real one does.
     const s = t.service;
-    const deps = { events: s.events, reads: s.reads, messaging: s.messaging, clock: s.clock, repo: new AggregateRepository(s.events), publicBaseUrl: 'http://127.0.0.1' };
-    const routes = { 'POST /products/batch': async () => ({ status: 202, body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()), headers: {} }) };
+    const deps = {
+      events: s.events,
+      reads: s.reads,
+      messaging: s.messaging,
+      clock: s.clock,
+      repo: new AggregateRepository(s.events),
+      publicBaseUrl: 'http://127.0.0.1',
+    };
+    const routes = {
+      'POST /products/batch': async () => ({
+        status: 202,
+        body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()),
+        headers: {},
+      }),
+    };
     const app = frontDoor(commandDoor({ deps, routes }), {
       log: pino({ level: 'silent' }),
       baseUrl: 'http://127.0.0.1/v1',
@@ -139,7 +183,13 @@ describe('operation history', function () {
       const r = await client(`http://127.0.0.1:${portOf(server)}/v1`, hub.key).post('/products/batch', batch);
       expect(r.status).to.equal(202);
       const received = await entryOf(hub.partnerId, r.headers.get('x-request-id'));
-      expect(received).to.deep.include({ kind: 'request', route: '/products/batch', status: 202, fields: ['items'], refs: { job_id: 'job_01TEST' } });
+      expect(received).to.deep.include({
+        kind: 'request',
+        route: '/products/batch',
+        status: 202,
+        fields: ['items'],
+        refs: { job_id: 'job_01TEST' },
+      });
       expect(JSON.stringify(received)).not.to.contain('sku-secreto');
       // The batch runner records the processed batch when the job is done.
       await s.operations.recordHistory({

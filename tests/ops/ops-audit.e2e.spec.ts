@@ -18,7 +18,13 @@ describe('ops commands of the operator surface', function () {
   const run = async (...argv: string[]) => {
     const out = new Capture();
     const err = new Capture();
-    const io: OpsIo = { adminUrl: `http://127.0.0.1:${portOf(t.service.admin)}`, token: t.service.adminToken, out, err, pollMs: 20 };
+    const io: OpsIo = {
+      adminUrl: `http://127.0.0.1:${portOf(t.service.admin)}`,
+      token: t.service.adminToken,
+      out,
+      err,
+      pollMs: 20,
+    };
     const code = await runOperationsCommand(argv, io);
     return { code, out: out.text, err: err.text };
   };
@@ -56,7 +62,9 @@ describe('ops commands of the operator surface', function () {
     const r = await run('projections', 'rebuild', 'stores', '--wait');
     expect(r.code, r.err).to.equal(0);
     expect(r.err).to.match(/stores: done position \d+\/\d+/);
-    const after = JSON.parse((await run('projections', 'list')).out).projections.find((p: { name: string }) => p.name === 'stores');
+    const after = JSON.parse((await run('projections', 'list')).out).projections.find(
+      (p: { name: string }) => p.name === 'stores',
+    );
     expect(after.generation).to.equal(1);
     expect((await run('projections', 'rebuild', 'nope')).code).to.equal(1);
   });
@@ -64,7 +72,10 @@ describe('ops commands of the operator surface', function () {
   it('exports a partner’s streams as NDJSON', async () => {
     const r = await run('streams', 'export', '--partner', hub.partnerId);
     expect(r.code).to.equal(0);
-    const lines = r.out.trim().split('\n').map((l) => JSON.parse(l) as { stream: string; position: number });
+    const lines = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stream: string; position: number });
     expect(lines.map((l) => l.stream)).to.include(`product-live:${hub.partnerId}:sku-o1`);
     expect((await run('streams', 'export')).code).to.equal(2);
   });
@@ -79,7 +90,11 @@ describe('ops commands of the operator surface', function () {
     try {
       const broken = await run('audit', 'verify');
       expect(broken.code).to.equal(1);
-      expect(JSON.parse(broken.out).differences[0]).to.include({ id, kind: 'different', stream: `store-live:${hub.partnerId}:loja-o` });
+      expect(JSON.parse(broken.out).differences[0]).to.include({
+        id,
+        kind: 'different',
+        stream: `store-live:${hub.partnerId}:loja-o`,
+      });
     } finally {
       await t.service.reads.transact((tx) => tx.put('stores', store));
     }

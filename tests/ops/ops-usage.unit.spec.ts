@@ -58,7 +58,8 @@ describe('ops command table', () => {
 
 describe('ops streams read names', () => {
   const t = { partnerId: 'pt_A', env: 'test' as const };
-  const path = (...args: string[]) => decodeURIComponent(planRequest(['streams', 'read', ...args]).path.slice('/streams/'.length));
+  const path = (...args: string[]) =>
+    decodeURIComponent(planRequest(['streams', 'read', ...args]).path.slice('/streams/'.length));
 
   it('builds each stream name with shared-schema/streams.ts', () => {
     const p = ['--partner', 'pt_A', '--env', 'test'];

@@ -55,9 +55,18 @@ describe('parked projection events: admin API and ops command', function () {
     });
   const ready = async () => {
     const r = await fetch(`${adminUrl()}/admin/v1/health/ready`);
-    return { status: r.status, body: (await r.json()) as { status: string; checks: { parked_events: number; projections: Record<string, string> } } };
+    return {
+      status: r.status,
+      body: (await r.json()) as {
+        status: string;
+        checks: { parked_events: number; projections: Record<string, string> };
+      },
+    };
   };
-  const gauge = async () => parsePrometheus(await (await fetch(`${adminUrl()}/metrics`)).text()).value('pc_projection_parked_events', { projection: 'products' });
+  const gauge = async () =>
+    parsePrometheus(await (await fetch(`${adminUrl()}/metrics`)).text()).value('pc_projection_parked_events', {
+      projection: 'products',
+    });
   let parkedId = '';
 
   it('parks the event, answers the write, and lists it (admin API and ops)', async () => {
@@ -72,17 +81,29 @@ describe('parked projection events: admin API and ops command', function () {
     expect(listed.status).to.equal(200);
     expect(listed.body).to.deep.equal({
       total: 1,
-      parked: [{
-        id: parkedId, projection: 'products', event_id: event.id, stream: event.stream, position: event.position, type: 'ProductUpserted',
-        error: FAILURE, parked_at: t.clock.now().toISOString(), retries: 0, last_retry_at: null,
-      }],
+      parked: [
+        {
+          id: parkedId,
+          projection: 'products',
+          event_id: event.id,
+          stream: event.stream,
+          position: event.position,
+          type: 'ProductUpserted',
+          error: FAILURE,
+          parked_at: t.clock.now().toISOString(),
+          retries: 0,
+          last_retry_at: null,
+        },
+      ],
     });
     expect((await t.admin.get('/projections/parked?projection=stores')).body).to.deep.equal({ total: 0, parked: [] });
     expect((await t.admin.get('/projections/parked?projection=nope')).status).to.equal(404);
     const cli = await ops(['projections', 'parked', '--projection', 'products']);
     expect(cli.code, cli.err).to.equal(0);
     expect(cli.json).to.deep.equal(listed.body);
-    const status = (await t.admin.get('/projections')).body.projections.find((p: { name: string }) => p.name === 'products');
+    const status = (await t.admin.get('/projections')).body.projections.find(
+      (p: { name: string }) => p.name === 'products',
+    );
     expect(status).to.include({ parked_events: 1, state: 'live' });
   });
 
@@ -106,11 +127,15 @@ describe('parked projection events: admin API and ops command', function () {
   it('a retry that fails again exits 1 and keeps it parked; after the fix ops retry-parked applies it', async () => {
     const again = await ops(['projections', 'retry-parked', parkedId]);
     expect(again.code).to.equal(1);
-    expect(again.json.still_failing.map((p: { id: string; retries: number }) => [p.id, p.retries])).to.deep.equal([[parkedId, 1]]);
+    expect(again.json.still_failing.map((p: { id: string; retries: number }) => [p.id, p.retries])).to.deep.equal([
+      [parkedId, 1],
+    ]);
     poisoned = '';
     const fixed = await ops(['projections', 'retry-parked', '--all']);
     expect(fixed.code, fixed.err).to.equal(0);
-    expect(fixed.json.retried.map((p: { id: string; rebuild_advised: boolean }) => [p.id, p.rebuild_advised])).to.deep.equal([[parkedId, false]]);
+    expect(
+      fixed.json.retried.map((p: { id: string; rebuild_advised: boolean }) => [p.id, p.rebuild_advised]),
+    ).to.deep.equal([[parkedId, false]]);
     expect(fixed.err).to.contain('1 applied, 0 still failing, 0 not found');
     expect((await hub.api.get('/products/sku-bad')).status).to.equal(200);
     expect((await t.admin.get('/projections/parked')).body).to.deep.equal({ total: 0, parked: [] });

@@ -57,7 +57,10 @@ describe('the service process: logs and graceful shutdown', function () {
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     await until(() => /"msg":"partner commerce service started"/.test(stdout), 20_000, 'service started');
-    const started = JSON.parse(stdout.split('\n').find((l) => l.includes('partner commerce service started'))!) as { api: string; admin: string };
+    const started = JSON.parse(stdout.split('\n').find((l) => l.includes('partner commerce service started'))!) as {
+      api: string;
+      admin: string;
+    };
     api = started.api;
     admin = client(started.admin, ADMIN_TOKEN);
     adminOrigin = new URL(started.admin).origin;
@@ -87,7 +90,9 @@ describe('the service process: logs and graceful shutdown', function () {
     const put = await hub.put('/products/sku-p1', productBody('loja-p', { title: 'Titulo Marcador Processo' }));
     expect(put.status).to.equal(200);
     productRequestId = put.headers.get('x-request-id')!;
-    expect((await hub.patch('/products/sku-p1', { price_cents: 100, updated_at: '2026-01-01T00:00:00Z' })).status).to.equal(200);
+    expect(
+      (await hub.patch('/products/sku-p1', { price_cents: 100, updated_at: '2026-01-01T00:00:00Z' })).status,
+    ).to.equal(200);
     expect((await hub.get('/products/sku-p1')).status).to.equal(200);
     expect((await hub.get('/products?limit=1')).status).to.equal(200);
     expect((await client(api, test.body.api_key).get('/me')).status).to.equal(200);
@@ -112,7 +117,12 @@ describe('the service process: logs and graceful shutdown', function () {
           port: url.port,
           path: url.pathname,
           method: 'PUT',
-          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Expect: '100-continue' },
+          headers: {
+            Authorization: `Bearer ${apiKey}`,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            Expect: '100-continue',
+          },
         },
         (res) => {
           let text = '';
@@ -142,8 +152,13 @@ describe('the service process: logs and graceful shutdown', function () {
     const reads = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
     try {
       const head = await events.headPosition();
-      for (const name of ['partners', 'stores', 'products']) expect(await reads.getCheckpoint(name), name).to.equal(head);
-      const product = await reads.get<{ _id: string; sku: string }>('products', (await reads.find<{ _id: string; sku: string }>('products', { where: { sku: 'sku-inflight' } }))[0]?._id ?? 'none');
+      for (const name of ['partners', 'stores', 'products'])
+        expect(await reads.getCheckpoint(name), name).to.equal(head);
+      const product = await reads.get<{ _id: string; sku: string }>(
+        'products',
+        (await reads.find<{ _id: string; sku: string }>('products', { where: { sku: 'sku-inflight' } }))[0]?._id ??
+          'none',
+      );
       expect(product?.sku).to.equal('sku-inflight');
     } finally {
       await events.close();
@@ -164,7 +179,8 @@ describe('the service process: logs and graceful shutdown', function () {
     expect(parsed.filter((l) => l.msg === 'request').length).to.be.at.least(9);
     const all = stdout + stderr;
     for (const secret of secrets) expect(all.includes(secret), 'a credential reached the logs').to.equal(false);
-    for (const marker of markers) expect(all.includes(marker), `a body value (${marker}) reached the logs`).to.equal(false);
+    for (const marker of markers)
+      expect(all.includes(marker), `a body value (${marker}) reached the logs`).to.equal(false);
     expect(all).not.to.match(/ik_(live|test)_[A-Za-z0-9]{32}/);
   });
 });

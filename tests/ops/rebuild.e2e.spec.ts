@@ -31,14 +31,19 @@ describe('projection rebuild without downtime', function () {
       hold.reached = true;
       await hold.released;
     };
-    t = await startTestService({}, undefined, { operations: { rebuildPageSize: 5, rebuildMaxEventsPerSecond: 70, generationDropGraceMs: 50, rebuildBeforeSwitch } });
+    t = await startTestService({}, undefined, {
+      operations: { rebuildPageSize: 5, rebuildMaxEventsPerSecond: 70, generationDropGraceMs: 50, rebuildBeforeSwitch },
+    });
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
     hub = await t.partner({ type: 'hub' });
     reader = await t.key(hub.partnerId, 'live');
     expect((await hub.api.put('/stores/loja-r', storeBody())).status).to.equal(200);
     expect((await t.approveStore(hub, 'loja-r')).status).to.equal(200);
     for (const [i, sku] of SKUS.entries()) {
-      const r = await hub.api.put(`/products/${sku}`, productBody('loja-r', { price_cents: 1000 + i, commission: FULL }));
+      const r = await hub.api.put(
+        `/products/${sku}`,
+        productBody('loja-r', { price_cents: 1000 + i, commission: FULL }),
+      );
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
     }
   });
@@ -52,17 +57,31 @@ describe('projection rebuild without downtime', function () {
   const statusOf = async (name: string) => (await projections()).find((p) => p.name === name)!;
   const snapshot = async (collections: string[]) => {
     const out: Record<string, string[]> = {};
-    for (const c of collections) out[c] = (await t.service.reads.find<Doc>(c, { orderBy: [{ field: '_id' }] })).map(canonical);
+    for (const c of collections)
+      out[c] = (await t.service.reads.find<Doc>(c, { orderBy: [{ field: '_id' }] })).map(canonical);
     return out;
   };
-  const caughtUp = async () => expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000), 'projections caught up').to.equal(true);
+  const caughtUp = async () =>
+    expect(
+      await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000),
+      'projections caught up',
+    ).to.equal(true);
 
   it('lists each projection with its checkpoint, lag and state', async () => {
     await caughtUp();
     const all = await projections();
     expect(all.map((p) => p.name)).to.include.members(['partners', 'stores', 'products']);
     const head = await t.service.events.headPosition();
-    for (const p of all) expect(p).to.include({ generation: 0, checkpoint: head, head, lag_positions: 0, lag_events: 0, state: 'live', rebuild: null });
+    for (const p of all)
+      expect(p).to.include({
+        generation: 0,
+        checkpoint: head,
+        head,
+        lag_positions: 0,
+        lag_events: 0,
+        state: 'live',
+        rebuild: null,
+      });
     expect((await t.admin.post('/projections/nope/rebuild', {})).status).to.equal(404);
   });
 
@@ -77,15 +96,19 @@ describe('projection rebuild without downtime', function () {
     const again = await t.admin.post('/projections/products/rebuild', {});
     expect(again.status).to.equal(409);
     let sawProgress = false;
-    await until(async () => {
-      const s = await statusOf('products');
-      if (s.state === 'rebuilding' && s.rebuild!.position > 0) {
-        sawProgress = true;
-        expect(s.rebuild).to.have.property('events_per_second').that.is.a('number');
-        expect(s.rebuild!.head).to.be.at.least(s.rebuild!.position);
-      }
-      return s.rebuild?.state === 'done';
-    }, 10_000, 'rebuild done');
+    await until(
+      async () => {
+        const s = await statusOf('products');
+        if (s.state === 'rebuilding' && s.rebuild!.position > 0) {
+          sawProgress = true;
+          expect(s.rebuild).to.have.property('events_per_second').that.is.a('number');
+          expect(s.rebuild!.head).to.be.at.least(s.rebuild!.position);
+        }
+        return s.rebuild?.state === 'done';
+      },
+      10_000,
+      'rebuild done',
+    );
     expect(sawProgress, 'progress visible while rebuilding').to.equal(true);
     const s = await statusOf('products');
     expect(s).to.include({ generation: 1, state: 'live' });
@@ -93,7 +116,11 @@ describe('projection rebuild without downtime', function () {
     expect(await snapshot(collections)).to.deep.equal(before);
     const raw = t.service.operations.reads.inner;
     // The old generation is dropped, not emptied: its table goes with its indexes.
-    const gone = (name: string) => raw.count(name).then(() => false, (err: Error) => /unknown collection|no such table/.test(err.message));
+    const gone = (name: string) =>
+      raw.count(name).then(
+        () => false,
+        (err: Error) => /unknown collection|no such table/.test(err.message),
+      );
     await until(() => gone('products'), 30_000, 'old generation dropped');
     expect(await gone('product_store_facts')).to.equal(true);
     expect(await gone('product_fanouts')).to.equal(true);
@@ -129,11 +156,13 @@ describe('projection rebuild without downtime', function () {
         if (r.status !== 200) failures.push(`GET ${sku}: ${r.status} ${JSON.stringify(r.body)}`);
         else {
           const price = r.body.expected_commission_cents as number;
-          if (price < (seen.get(sku) ?? 0)) failures.push(`GET ${sku} went back in time: ${price} after ${seen.get(sku)}`);
+          if (price < (seen.get(sku) ?? 0))
+            failures.push(`GET ${sku} went back in time: ${price} after ${seen.get(sku)}`);
           seen.set(sku, Math.max(price, seen.get(sku) ?? 0));
         }
         const list = await reader.api.get('/products?limit=100');
-        if (list.status !== 200 || list.body.data.length !== SKUS.length) failures.push(`GET /products: ${list.status} ${list.body.data?.length}`);
+        if (list.status !== 200 || list.body.data.length !== SKUS.length)
+          failures.push(`GET /products: ${list.status} ${list.body.data?.length}`);
         if (rebuilding) readsDuring += 2;
         await pause(2);
       }
@@ -150,7 +179,11 @@ describe('projection rebuild without downtime', function () {
       await until(() => writesDuring > 5 && readsDuring > 5, 30_000, 'writes and reads while the rebuild is in flight');
       hold = null;
       held.release();
-      await until(async () => (await statusOf('products')).rebuild?.state === 'done', 30_000, 'rebuild under traffic done');
+      await until(
+        async () => (await statusOf('products')).rebuild?.state === 'done',
+        30_000,
+        'rebuild under traffic done',
+      );
       rebuilding = false;
       duringRebuild = { writes: writesDuring, reads: readsDuring };
       await until(() => readsDuring > 0 && writesDuring > 0, 30_000, 'traffic after the switch');

@@ -39,21 +39,36 @@ describe('a reactor whose subscription to the log stops', function () {
   const admin = (path: string) => fetch(`http://127.0.0.1:${portOf(t.service.admin)}${path}`);
   const ready = async () => {
     const r = await admin('/admin/v1/health/ready');
-    return { status: r.status, body: (await r.json()) as { status: string; checks: { subscriptions?: Record<string, string> } } };
+    return {
+      status: r.status,
+      body: (await r.json()) as { status: string; checks: { subscriptions?: Record<string, string> } },
+    };
   };
   const logged: { msg: string; subscriber?: string; level: number }[] = [];
-  const log = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) });
-  const stops = async (subscriber: string) => parsePrometheus(await (await admin('/metrics')).text()).value('pc_subscription_stops_total', { subscriber }) ?? 0;
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) },
+  );
+  const stops = async (subscriber: string) =>
+    parsePrometheus(await (await admin('/metrics')).text()).value('pc_subscription_stops_total', { subscriber }) ?? 0;
 
   before(async function () {
     if (process.env.TOPOLOGY === 'multi' || process.env.EVENTSTORE_URL) this.skip(); // the wrapper needs the embedded SQLite store
     refuseReactorStarts = true;
-    t = await startTestService({ COVER_CHECK: 'on' }, undefined, { eventStore: refusingReactorStarts, coverChecker: acceptEveryCover, log });
+    t = await startTestService({ COVER_CHECK: 'on' }, undefined, {
+      eventStore: refusingReactorStarts,
+      coverChecker: acceptEveryCover,
+      log,
+    });
   });
   after(async () => t?.close());
 
   it('is logged, counted per reactor, and makes readiness 503 naming both, until a restart', async () => {
-    await until(async () => Object.keys((await ready()).body.checks.subscriptions ?? {}).length === 2, 30_000, 'both reactors reported stopped');
+    await until(
+      async () => Object.keys((await ready()).body.checks.subscriptions ?? {}).length === 2,
+      30_000,
+      'both reactors reported stopped',
+    );
     const r = await ready();
     expect(r.status).to.equal(503);
     expect(r.body.status).to.equal('not_ready');

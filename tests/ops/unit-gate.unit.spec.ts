@@ -50,7 +50,15 @@ describe('the gate in front of the live runner', () => {
 });
 
 describe('generation names', () => {
-  const projector: Projector = { name: 'things', collections: [{ name: 'things', indexes: [] }, { name: 'thing_facts', indexes: [] }], categories: ['thing'], apply: async () => undefined };
+  const projector: Projector = {
+    name: 'things',
+    collections: [
+      { name: 'things', indexes: [] },
+      { name: 'thing_facts', indexes: [] },
+    ],
+    categories: ['thing'],
+    apply: async () => undefined,
+  };
   it('maps a projector’s collections and checkpoint to its generation and leaves other names alone', () => {
     const store = new GenerationalReadStore({} as ReadStore, [projector]);
     expect(store.resolve('things')).to.equal('things');

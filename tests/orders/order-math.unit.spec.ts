@@ -1,16 +1,15 @@
 import { expect } from 'chai';
-import {
-  lineFigures,
-  orderFigures,
-  toBigCents,
-  fromBigCents,
-  type OrderLine,
-} from '../../shared-schema/order-math.js';
+import { lineFigures, orderFigures, toBigCents, fromBigCents, type OrderLine } from '../../shared-schema/order-math.js';
 import type { Commission } from '../../shared-schema/commission.js';
 
 const pct = (rate: number): Commission => ({ type: 'percentage', rate });
 const fixed = (amount_cents: number): Commission => ({ type: 'fixed', amount_cents });
-const line = (quantity: number, unit_price_cents: number, refunded_cents: number, commission: Commission): OrderLine => ({
+const line = (
+  quantity: number,
+  unit_price_cents: number,
+  refunded_cents: number,
+  commission: Commission,
+): OrderLine => ({
   quantity,
   unit_price_cents,
   refunded_cents,

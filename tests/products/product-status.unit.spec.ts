@@ -12,19 +12,34 @@ const product: ProductInput = {
   updated_at: '2026-01-01T00:00:00Z',
 };
 const view = (state: 'pending' | 'accepted' | 'rejected' | 'stale' | 'removed', env: 'live' | 'test' = 'live') =>
-  productStatusView({ sku: 'sku 1', product, state, reasons: [], received_at: '2026-01-01T00:00:00.000Z', published_at: null, store_default: undefined, public_base: 'https://svc.example', env });
+  productStatusView({
+    sku: 'sku 1',
+    product,
+    state,
+    reasons: [],
+    received_at: '2026-01-01T00:00:00.000Z',
+    published_at: null,
+    store_default: undefined,
+    public_base: 'https://svc.example',
+    env,
+  });
 
 describe('product status view (DECISIONS.md, Products)', () => {
   it('svc_url is {public_base}/p/{store address}/{sku} live and {public_base}/test/p/... in test, the address lower-cased', () => {
-    expect(svcUrl('https://svc.example', 'live', 'Loja-Azul', 'sku-1')).to.equal('https://svc.example/p/loja-azul/sku-1');
-    expect(svcUrl('https://svc.example', 'test', 'Loja-Azul', 'sku-1')).to.equal('https://svc.example/test/p/loja-azul/sku-1');
+    expect(svcUrl('https://svc.example', 'live', 'Loja-Azul', 'sku-1')).to.equal(
+      'https://svc.example/p/loja-azul/sku-1',
+    );
+    expect(svcUrl('https://svc.example', 'test', 'Loja-Azul', 'sku-1')).to.equal(
+      'https://svc.example/test/p/loja-azul/sku-1',
+    );
     expect(view('accepted').svc_url).to.equal('https://svc.example/p/loja-azul/sku%201');
   });
 
   it('carries svc_url only while accepted or stale', () => {
     expect(view('accepted', 'test').svc_url).to.equal('https://svc.example/test/p/loja-azul/sku%201');
     expect(view('stale').svc_url).to.be.a('string');
-    for (const state of ['pending', 'rejected', 'removed'] as const) expect(view(state)).to.not.have.property('svc_url');
+    for (const state of ['pending', 'rejected', 'removed'] as const)
+      expect(view(state)).to.not.have.property('svc_url');
   });
 
   it('with no rule at either level, the expected commission is unknown (null), not zero', () => {

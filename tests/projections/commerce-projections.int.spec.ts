@@ -38,7 +38,11 @@ describe('commerce projections (SQLite read store, projection runner)', () => {
       }));
     await spec.given(
       { stream: streams.click(tenant, CLICK_ID), type: 'ClickRecorded', data: click },
-      ...order('order-1', [paid(), refund('ev-r', at(PAID_AT, 1000), { 'sku-a': 500 }), cancel('ev-c', at(PAID_AT, 2000))]),
+      ...order('order-1', [
+        paid(),
+        refund('ev-r', at(PAID_AT, 1000), { 'sku-a': 500 }),
+        cancel('ev-c', at(PAID_AT, 2000)),
+      ]),
       ...order('order-2', [paid({ event_id: 'ev-2', paid_at: at(PAID_AT, 60_000), occurred_at: at(PAID_AT, 60_000) })]),
       ...order('order-3', [paid({ event_id: 'ev-3', paid_at: at(PAID_AT, DAY), occurred_at: at(PAID_AT, DAY) })]),
     );
@@ -67,7 +71,11 @@ describe('commerce projections (SQLite read store, projection runner)', () => {
     const docs = await all();
     expect(docs[CLICKS].map((d) => d.click_id)).to.deep.equal([CLICK_ID]);
     const orders = docs[ORDERS].map((d) => [d.order_id, (d.order as { status: string }).status]);
-    expect(orders).to.deep.equal([['order-1', 'cancelled'], ['order-2', 'paid'], ['order-3', 'paid']]);
+    expect(orders).to.deep.equal([
+      ['order-1', 'cancelled'],
+      ['order-2', 'paid'],
+      ['order-3', 'paid'],
+    ]);
     expect(docs[REPORT_ITEMS]).to.have.length(4);
   });
 
@@ -79,17 +87,27 @@ describe('commerce projections (SQLite read store, projection runner)', () => {
 
   it('holds in each hour and day bucket exactly the sum of its items', async () => {
     const docs = await all();
-    for (const [level, collection, field] of [[1, REPORT_HOURS, 'hour'], [2, REPORT_DAYS, 'day']] as const) {
+    for (const [level, collection, field] of [
+      [1, REPORT_HOURS, 'hour'],
+      [2, REPORT_DAYS, 'day'],
+    ] as const) {
       const expected = new Map<string, ReturnType<typeof zeroFigures>>();
       for (const item of docs[REPORT_ITEMS]) {
         const key = `${item.store_id as string}:${periodOf(level, item.at as string)}`;
         expected.set(key, combine(expected.get(key) ?? zeroFigures(), figuresOf(item)));
       }
-      const buckets = new Map(docs[collection].map((b) => [`${b.store_id as string}:${b[field] as string}`, figuresOf(b)]));
+      const buckets = new Map(
+        docs[collection].map((b) => [`${b.store_id as string}:${b[field] as string}`, figuresOf(b)]),
+      );
       expect(buckets).to.deep.equal(expected);
     }
     const hours = new Map(docs[REPORT_HOURS].map((b) => [`${b.store_id as string}:${b.hour as string}`, figuresOf(b)]));
-    expect(hours.get(`store-1:${periodOf(1, PAID_AT)}`)).to.include({ clicks: 0, orders: 2, paid_orders: 1, cancelled_orders: 1 });
+    expect(hours.get(`store-1:${periodOf(1, PAID_AT)}`)).to.include({
+      clicks: 0,
+      orders: 2,
+      paid_orders: 1,
+      cancelled_orders: 1,
+    });
     const days = new Map(docs[REPORT_DAYS].map((b) => [`${b.store_id as string}:${b.day as string}`, figuresOf(b)]));
     expect(days.get(`store-1:${periodOf(2, PAID_AT)}`)).to.include({ orders: 2 });
   });

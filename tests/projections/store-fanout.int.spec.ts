@@ -15,10 +15,23 @@ const T: Tenant = { env: 'live', partnerId: 'pt_F' };
 const CHECKED_AT = '2026-01-01T01:00:00.000Z';
 const APPROVED_AT = '2026-01-02T00:00:00.000Z';
 const SUSPENDED_AT = '2026-01-03T00:00:00.000Z';
-const NOT_ACTIVE: RejectionReason = { code: 'store_not_active', field: 'store_id', message: 'The store is not approved, or is suspended.' };
-const NOT_APPROVED: RejectionReason = { code: 'domain_not_approved', field: 'product_url', message: 'The domain of product_url is not approved yet.' };
+const NOT_ACTIVE: RejectionReason = {
+  code: 'store_not_active',
+  field: 'store_id',
+  message: 'The store is not approved, or is suspended.',
+};
+const NOT_APPROVED: RejectionReason = {
+  code: 'domain_not_approved',
+  field: 'product_url',
+  message: 'The domain of product_url is not approved yet.',
+};
 
-const store = (storeId: string, domain: string): StoreInput => ({ name: storeId, cnpj: '11222333000181', website_url: `https://${domain}`, domains: [domain] });
+const store = (storeId: string, domain: string): StoreInput => ({
+  name: storeId,
+  cnpj: '11222333000181',
+  website_url: `https://${domain}`,
+  domains: [domain],
+});
 const product = (storeId: string, domain: string, sku: string): ProductInput => ({
   store_id: storeId,
   title: sku,
@@ -34,12 +47,25 @@ const registered = (storeId: string, domain: string): GivenEvent => ({
   data: { store_id: storeId, store: store(storeId, domain), registered_at: RECORDED_AT },
 });
 const sent = (storeId: string, domain: string, sku: string): GivenEvent[] => [
-  { stream: streams.product(T, sku), type: 'ProductUpserted', data: { sku, product: product(storeId, domain, sku), received_at: RECORDED_AT } },
-  { stream: streams.product(T, sku), type: 'CoverChecked', data: { sku, url: `https://${domain}/${sku}.jpg`, ok: true, reasons: [], checked_at: CHECKED_AT } },
+  {
+    stream: streams.product(T, sku),
+    type: 'ProductUpserted',
+    data: { sku, product: product(storeId, domain, sku), received_at: RECORDED_AT },
+  },
+  {
+    stream: streams.product(T, sku),
+    type: 'CoverChecked',
+    data: { sku, url: `https://${domain}/${sku}.jpg`, ok: true, reasons: [], checked_at: CHECKED_AT },
+  },
 ];
 
 /** The whole document of a product sent and checked as above, in the state the store makes it. */
-const doc = (storeId: string, domain: string, sku: string, o: Pick<ProductDoc, 'base_state' | 'reasons' | 'published_at' | 'position'>): ProductDoc => ({
+const doc = (
+  storeId: string,
+  domain: string,
+  sku: string,
+  o: Pick<ProductDoc, 'base_state' | 'reasons' | 'published_at' | 'position'>,
+): ProductDoc => ({
   _id: productDocId(T, sku),
   partner_id: T.partnerId,
   env: T.env,
@@ -75,11 +101,21 @@ describe('store → products fan-out (products projector, projection runner, SQL
   afterEach(async () => spec.close());
 
   const waiting = (storeId: string, domain: string, sku: string) =>
-    doc(storeId, domain, sku, { base_state: 'pending', reasons: [NOT_ACTIVE, NOT_APPROVED], published_at: null, position: checked[sku] });
+    doc(storeId, domain, sku, {
+      base_state: 'pending',
+      reasons: [NOT_ACTIVE, NOT_APPROVED],
+      published_at: null,
+      position: checked[sku],
+    });
   const pendingX = () => waiting('o', 'other.test', 'x');
 
   it('before approval, every product waits for its store', async () => {
-    await spec.thenDocuments(PRODUCTS, [waiting('s', 'shop.test', 'a'), waiting('s', 'shop.test', 'b'), waiting('s', 'shop.test', 'c'), pendingX()]);
+    await spec.thenDocuments(PRODUCTS, [
+      waiting('s', 'shop.test', 'a'),
+      waiting('s', 'shop.test', 'b'),
+      waiting('s', 'shop.test', 'c'),
+      pendingX(),
+    ]);
   });
 
   it('an approval publishes every product of the store at the approval time, and touches no other store’s', async () => {
@@ -89,13 +125,30 @@ describe('store → products fan-out (products projector, projection runner, SQL
       data: { store_id: 's', domains: ['shop.test'] },
       metadata: { recorded_at: APPROVED_AT },
     });
-    const accepted = (sku: string) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position: approved });
+    const accepted = (sku: string) =>
+      doc('s', 'shop.test', sku, {
+        base_state: 'accepted',
+        reasons: [],
+        published_at: APPROVED_AT,
+        position: approved,
+      });
     await spec.thenDocuments(PRODUCTS, [accepted('a'), accepted('b'), accepted('c'), pendingX()]);
   });
 
-  const approve = (): GivenEvent => ({ stream: streams.store(T, 's'), type: 'StoreApproved', data: { store_id: 's', domains: ['shop.test'] }, metadata: { recorded_at: APPROVED_AT } });
-  const suspend = (): GivenEvent => ({ stream: streams.store(T, 's'), type: 'StoreSuspended', data: { store_id: 's' }, metadata: { recorded_at: SUSPENDED_AT } });
-  const held = (sku: string, position: number) => doc('s', 'shop.test', sku, { base_state: 'pending', reasons: [NOT_ACTIVE], published_at: APPROVED_AT, position });
+  const approve = (): GivenEvent => ({
+    stream: streams.store(T, 's'),
+    type: 'StoreApproved',
+    data: { store_id: 's', domains: ['shop.test'] },
+    metadata: { recorded_at: APPROVED_AT },
+  });
+  const suspend = (): GivenEvent => ({
+    stream: streams.store(T, 's'),
+    type: 'StoreSuspended',
+    data: { store_id: 's' },
+    metadata: { recorded_at: SUSPENDED_AT },
+  });
+  const held = (sku: string, position: number) =>
+    doc('s', 'shop.test', sku, { base_state: 'pending', reasons: [NOT_ACTIVE], published_at: APPROVED_AT, position });
 
   it('a suspension takes every product of the store back to pending, keeping when it was first published', async () => {
     await spec.given(approve());
@@ -121,7 +174,8 @@ describe('store → products fan-out (products projector, projection runner, SQL
       metadata: { recorded_at: SUSPENDED_AT },
     });
     const [approved, written] = await spec.given(approve(), patched('c'));
-    const accepted = (sku: string, position: number) => doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position });
+    const accepted = (sku: string, position: number) =>
+      doc('s', 'shop.test', sku, { base_state: 'accepted', reasons: [], published_at: APPROVED_AT, position });
     const expected = [accepted('a', approved), accepted('b', approved), accepted('c', written), pendingX()];
     await spec.thenDocuments(PRODUCTS, expected);
     await spec.replayAll();

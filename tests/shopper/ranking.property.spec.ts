@@ -51,12 +51,23 @@ const commission: fc.Arbitrary<Commission> = fc.oneof(
 
 const offerArb = fc.record({
   store: fc.constantFrom(...STORES),
-  title: fc.array(fc.constantFrom(...WORDS, 'Café', 'MELÃO', 'x'), { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),
+  title: fc
+    .array(fc.constantFrom(...WORDS, 'Café', 'MELÃO', 'x'), { minLength: 1, maxLength: 3 })
+    .map((w) => w.join(' ')),
   gtin: fc.option(fc.constantFrom('7891234567895', '7890000000017'), { nil: undefined }),
   price: fc.integer({ min: 1, max: 50_000 }),
   condition: fc.constantFrom('new', 'new', 'used', 'refurbished'),
-  shipping: fc.option(fc.oneof(fc.constant({ type: 'free' as const }), fc.integer({ min: 0, max: 3000 }).map((c) => ({ type: 'fixed' as const, cost_cents: c }))), { nil: undefined }),
-  rating: fc.option(fc.record({ average: fc.integer({ min: 0, max: 50 }).map((n) => n / 10), count: fc.integer({ min: 0, max: 100 }) }), { nil: undefined }),
+  shipping: fc.option(
+    fc.oneof(
+      fc.constant({ type: 'free' as const }),
+      fc.integer({ min: 0, max: 3000 }).map((c) => ({ type: 'fixed' as const, cost_cents: c })),
+    ),
+    { nil: undefined },
+  ),
+  rating: fc.option(
+    fc.record({ average: fc.integer({ min: 0, max: 50 }).map((n) => n / 10), count: fc.integer({ min: 0, max: 100 }) }),
+    { nil: undefined },
+  ),
   cover: fc.boolean(),
   ageHours: fc.integer({ min: 0, max: 60 }),
   patchPrice: fc.option(fc.integer({ min: 1, max: 50_000 }), { nil: undefined }),
@@ -70,10 +81,29 @@ type Commissions = { products: Commission[]; patches: Commission[]; stores: Comm
 function history(offers: readonly OfferCase[], c: Commissions): RecordedEvent[] {
   const events: RecordedEvent[] = [];
   const add = (stream: string, type: string, data: unknown, at: number) =>
-    events.push({ id: `e${events.length}`, stream, revision: 0, position: events.length + 1, type, data, metadata: { recorded_at: new Date(at).toISOString(), actor: 'test' } });
+    events.push({
+      id: `e${events.length}`,
+      stream,
+      revision: 0,
+      position: events.length + 1,
+      type,
+      data,
+      metadata: { recorded_at: new Date(at).toISOString(), actor: 'test' },
+    });
   STORES.forEach((s, i) => {
-    const store = { name: `Loja ${s}`, cnpj: '00000000000191', website_url: 'https://shop.test', domains: ['shop.test'], default_commission: c.stores[i] };
-    add(`store-live:pt_1:${s}`, 'StoreRegistered', { store_id: s, store, registered_at: new Date(T0 - 100 * 3600e3).toISOString() }, T0 - 100 * 3600e3);
+    const store = {
+      name: `Loja ${s}`,
+      cnpj: '00000000000191',
+      website_url: 'https://shop.test',
+      domains: ['shop.test'],
+      default_commission: c.stores[i],
+    };
+    add(
+      `store-live:pt_1:${s}`,
+      'StoreRegistered',
+      { store_id: s, store, registered_at: new Date(T0 - 100 * 3600e3).toISOString() },
+      T0 - 100 * 3600e3,
+    );
     if (i < 2) add(`store-live:pt_1:${s}`, 'StoreApproved', { store_id: s, domains: ['shop.test'] }, T0 - 99 * 3600e3);
   });
   offers.forEach((o, i) => {
@@ -95,8 +125,18 @@ function history(offers: readonly OfferCase[], c: Commissions): RecordedEvent[] 
     };
     const stream = `product-live:pt_1:${sku}`;
     add(stream, 'ProductUpserted', { sku, product, received_at: new Date(at).toISOString() }, at);
-    if (o.cover) add(stream, 'CoverChecked', { sku, url: product.image_urls[0], ok: true, reasons: [], checked_at: new Date(at).toISOString() }, at);
-    const patch = { commission: c.patches[i], ...(o.patchPrice !== undefined ? { price_cents: o.patchPrice } : {}), updated_at: new Date(at).toISOString() };
+    if (o.cover)
+      add(
+        stream,
+        'CoverChecked',
+        { sku, url: product.image_urls[0], ok: true, reasons: [], checked_at: new Date(at).toISOString() },
+        at,
+      );
+    const patch = {
+      commission: c.patches[i],
+      ...(o.patchPrice !== undefined ? { price_cents: o.patchPrice } : {}),
+      updated_at: new Date(at).toISOString(),
+    };
     add(stream, 'ProductPatched', { sku, patch, received_at: new Date(at).toISOString() }, at);
   });
   return events;
@@ -116,7 +156,9 @@ async function answers(offers: readonly OfferCase[], c: Commissions): Promise<un
     // What the text index would find: every word in a title/other word, the last as a prefix.
     const found = docs.filter((d) => {
       const have = textWords(`${d.text_title} ${d.text_other}`);
-      return words.every((w, i) => have.some((h) => h === w || (i === words.length - 1 && w.length >= MIN_PREFIX_LENGTH && h.startsWith(w))));
+      return words.every((w, i) =>
+        have.some((h) => h === w || (i === words.length - 1 && w.length >= MIN_PREFIX_LENGTH && h.startsWith(w))),
+      );
     });
     const searchable = found.flatMap((d) => {
       const store = (stores.get(d.store_key) ?? null) as OfferStoreDoc | null;
@@ -136,9 +178,17 @@ describe('rule 1 (property): changing any commission never changes any search an
         fc.array(commission, { minLength: 3, maxLength: 3 }),
         fc.array(commission, { minLength: 24, maxLength: 24 }),
         async (offers, storesA, storesB, changed) => {
-        const a = { products: offers.map((o) => o.commission), patches: offers.map((o) => o.patchCommission), stores: storesA };
-        const b = { products: changed.slice(0, offers.length), patches: changed.slice(12, 12 + offers.length), stores: storesB };
-        expect(await answers(offers, b)).to.deep.equal(await answers(offers, a));
+          const a = {
+            products: offers.map((o) => o.commission),
+            patches: offers.map((o) => o.patchCommission),
+            stores: storesA,
+          };
+          const b = {
+            products: changed.slice(0, offers.length),
+            patches: changed.slice(12, 12 + offers.length),
+            stores: storesB,
+          };
+          expect(await answers(offers, b)).to.deep.equal(await answers(offers, a));
         },
       ),
       { numRuns: 200 },
@@ -149,7 +199,11 @@ describe('rule 1 (property): changing any commission never changes any search an
     const sample = fc.sample(fc.array(offerArb, { minLength: 8, maxLength: 12 }), { numRuns: 20, seed: 17 });
     let nonEmpty = 0;
     for (const offers of sample) {
-      const none: Commissions = { products: offers.map(() => null), patches: offers.map(() => null), stores: [null, null, null] };
+      const none: Commissions = {
+        products: offers.map(() => null),
+        patches: offers.map(() => null),
+        stores: [null, null, null],
+      };
       if ((await answers(offers, none)).some((a) => (a as unknown[]).length > 0)) nonEmpty++;
     }
     expect(nonEmpty).to.be.greaterThan(10);

@@ -159,10 +159,22 @@ interface Figures {
 }
 
 const figures: Figures = {
-  trials: 0, ackedWrites: 0, ackedByKind: {}, unackedResolved: 0, losses: [], doubles: [], replayMismatches: [], other: [],
-  replayDocuments: 0, logEvents: 0, killsMidBatch: 0, killsWithCoverInFlight: 0, coversInFlight: 0,
+  trials: 0,
+  ackedWrites: 0,
+  ackedByKind: {},
+  unackedResolved: 0,
+  losses: [],
+  doubles: [],
+  replayMismatches: [],
+  other: [],
+  replayDocuments: 0,
+  logEvents: 0,
+  killsMidBatch: 0,
+  killsWithCoverInFlight: 0,
+  coversInFlight: 0,
 };
-const problems = () => figures.losses.length + figures.doubles.length + figures.replayMismatches.length + figures.other.length;
+const problems = () =>
+  figures.losses.length + figures.doubles.length + figures.replayMismatches.length + figures.other.length;
 const acked = (kind: string) => {
   figures.ackedWrites += 1;
   figures.ackedByKind[kind] = (figures.ackedByKind[kind] ?? 0) + 1;
@@ -171,7 +183,12 @@ const acked = (kind: string) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-async function waitFor(what: string, ms: number, condition: () => Promise<boolean> | boolean, intervalMs = 50): Promise<void> {
+async function waitFor(
+  what: string,
+  ms: number,
+  condition: () => Promise<boolean> | boolean,
+  intervalMs = 50,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
@@ -192,7 +209,9 @@ class Soak {
     this.servers = await startImageServers();
     this.cover = coverTestEnv(this.servers, { extra: { COVER_RECHECK_SCAN_MS: '1000' } });
     const loadBefore = os.loadavg()[0];
-    log(`crash soak: ${TRIALS} trials, seed ${SEED}, a fresh DATA_DIR every ${PER_DIR} trials, kill ${KILL_MIN}-${KILL_MAX} ms into the load`);
+    log(
+      `crash soak: ${TRIALS} trials, seed ${SEED}, a fresh DATA_DIR every ${PER_DIR} trials, kill ${KILL_MIN}-${KILL_MAX} ms into the load`,
+    );
     try {
       for (this.trial = 1; this.trial <= TRIALS; this.trial++) {
         if ((this.trial - 1) % PER_DIR === 0) await this.newSegment();
@@ -201,11 +220,15 @@ class Soak {
           await this.runTrial();
         } catch (err) {
           figures.other.push(`trial ${this.trial}: ${err instanceof Error ? err.message : String(err)}`);
-          log(`trial ${this.trial}: ERROR ${err instanceof Error ? err.stack : String(err)}\n${this.service?.tail().split('\n').slice(-10).join('\n')}`);
+          log(
+            `trial ${this.trial}: ERROR ${err instanceof Error ? err.stack : String(err)}\n${this.service?.tail().split('\n').slice(-10).join('\n')}`,
+          );
           break;
         }
         figures.trials += 1;
-        log(`trial ${String(this.trial).padStart(3)} ok in ${((Date.now() - t0) / 1000).toFixed(1)} s; acked so far ${figures.ackedWrites}; problems ${problems()}`);
+        log(
+          `trial ${String(this.trial).padStart(3)} ok in ${((Date.now() - t0) / 1000).toFixed(1)} s; acked so far ${figures.ackedWrites}; problems ${problems()}`,
+        );
         if (problems() > 0) break;
       }
     } finally {
@@ -262,8 +285,18 @@ class Soak {
     const index = this.segment ? this.segment.index + 1 : 1;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-soak-'));
     this.segment = {
-      index, dir, live: { partnerId: '', key: '' }, test: { partnerId: '', key: '' }, writers: [], batchSeq: 0,
-      jobs: new Map(), sentBatchSizes: new Set(), clicksAcked: new Set(), orders: [], covers: [], seq: 0,
+      index,
+      dir,
+      live: { partnerId: '', key: '' },
+      test: { partnerId: '', key: '' },
+      writers: [],
+      batchSeq: 0,
+      jobs: new Map(),
+      sentBatchSizes: new Set(),
+      clicksAcked: new Set(),
+      orders: [],
+      covers: [],
+      seq: 0,
     };
     await this.startService();
     const admin = this.admin();
@@ -288,10 +321,18 @@ class Soak {
     const approved = await admin.post(`/partners/${s.live.partnerId}/live/stores/${LIVE_STORE}/approve`, {});
     if (approved.status !== 200) throw new Error(`approve: ${approved.status} ${JSON.stringify(approved.body)}`);
     for (const sku of TEST_SKUS) {
-      const r = await this.api(s.test).put(`/products/${sku}`, productBody(TEST_STORE, { image_urls: [this.img('/img/800x600.jpg')], updated_at: at(0) }));
+      const r = await this.api(s.test).put(
+        `/products/${sku}`,
+        productBody(TEST_STORE, { image_urls: [this.img('/img/800x600.jpg')], updated_at: at(0) }),
+      );
       if (r.status !== 200) throw new Error(`test product: ${r.status} ${JSON.stringify(r.body)}`);
     }
-    s.writers = Array.from({ length: WRITER_SKUS }, (_, i) => ({ sku: `w-${i}`, next: 1, sent: new Set<number>(), acked: [] }));
+    s.writers = Array.from({ length: WRITER_SKUS }, (_, i) => ({
+      sku: `w-${i}`,
+      next: 1,
+      sent: new Set<number>(),
+      acked: [],
+    }));
     log(`segment ${index}: DATA_DIR ${dir}`);
   }
 
@@ -309,10 +350,21 @@ class Soak {
     const killAfter = KILL_MIN + Math.floor(this.random() * Math.max(1, KILL_MAX - KILL_MIN));
     const trialRandom = rng(SEED * 100_003 + this.trial);
     const loops: Promise<void>[] = [];
-    const call = async (account: Account, method: string, p: string, body?: unknown): Promise<{ status: number; json: unknown } | null> => {
+    const call = async (
+      account: Account,
+      method: string,
+      p: string,
+      body?: unknown,
+    ): Promise<{ status: number; json: unknown } | null> => {
       if (dead) return null;
       try {
-        const reply = await send(agent, new URL(target.api + p), method, body === undefined ? undefined : JSON.stringify(body), { Authorization: `Bearer ${account.key}` });
+        const reply = await send(
+          agent,
+          new URL(target.api + p),
+          method,
+          body === undefined ? undefined : JSON.stringify(body),
+          { Authorization: `Bearer ${account.key}` },
+        );
         let json: unknown = null;
         try {
           json = reply.text ? JSON.parse(reply.text) : null;
@@ -325,124 +377,198 @@ class Soak {
       }
     };
     const unexpected = (what: string, r: { status: number; json: unknown }) => {
-      if (!dead) figures.other.push(`trial ${this.trial}: ${what} answered ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+      if (!dead)
+        figures.other.push(`trial ${this.trial}: ${what} answered ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
     };
 
     // Writers: one loop per SKU.
     for (const w of s.writers) {
-      loops.push((async () => {
-        while (!dead) {
-          const n = w.next++;
-          const put = n === 1 || n % 3 === 0;
-          const body = put
-            ? productBody(LIVE_STORE, { price_cents: 1000 + n, updated_at: at(n), image_urls: [this.img('/img/800x600.jpg')], product_url: `https://shop.test/p/${w.sku}` })
-            : { price_cents: 1000 + n, updated_at: at(n) };
-          w.sent.add(n);
-          const r = await call(s.live, put ? 'PUT' : 'PATCH', `/products/${w.sku}`, body);
-          if (!r) return;
-          if (r.status !== 200) return unexpected(`${w.sku} #${n}`, r);
-          w.acked.push(n);
-          acked('product write');
-        }
-      })());
+      loops.push(
+        (async () => {
+          while (!dead) {
+            const n = w.next++;
+            const put = n === 1 || n % 3 === 0;
+            const body = put
+              ? productBody(LIVE_STORE, {
+                  price_cents: 1000 + n,
+                  updated_at: at(n),
+                  image_urls: [this.img('/img/800x600.jpg')],
+                  product_url: `https://shop.test/p/${w.sku}`,
+                })
+              : { price_cents: 1000 + n, updated_at: at(n) };
+            w.sent.add(n);
+            const r = await call(s.live, put ? 'PUT' : 'PATCH', `/products/${w.sku}`, body);
+            if (!r) return;
+            if (r.status !== 200) return unexpected(`${w.sku} #${n}`, r);
+            w.acked.push(n);
+            acked('product write');
+          }
+        })(),
+      );
     }
 
     // Batches: one loop over a pool of POOL SKUs, one job at a time (each SKU's cover is checked once per DATA_DIR).
     const inFlightJobs = new Set<string>();
     for (const pool of ['pa']) {
-      loops.push((async () => {
-        while (!dead) {
-          const size = Math.min(200, POOL) + Math.floor(trialRandom() * Math.max(1, POOL - 199));
-          const step = 100_000 + ++s.batchSeq;
-          const items = Array.from({ length: size }, (_, i) => ({
-            op: 'upsert',
-            sku: `${pool}-${i}`,
-            product: productBody(LIVE_STORE, { price_cents: 5000 + i, updated_at: at(step), image_urls: [this.img('/img/800x600.jpg')], product_url: `https://shop.test/p/${pool}-${i}` }),
-          }));
-          s.sentBatchSizes.add(`${size}@${at(step)}`);
-          const r = await call(s.live, 'POST', '/products/batch', { items });
-          if (!r) return;
-          if (r.status !== 202) return unexpected(`batch of ${size}`, r);
-          const jobId = (r.json as { job_id: string }).job_id;
-          s.jobs.set(jobId, { jobId, items: size, trial: this.trial });
-          acked('batch job');
-          inFlightJobs.add(jobId);
+      loops.push(
+        (async () => {
           while (!dead) {
-            await sleep(100);
-            const j = await call(s.live, 'GET', `/jobs/${jobId}`);
-            if (!j) return;
-            if ((j.json as { state?: string }).state === 'done') break;
+            const size = Math.min(200, POOL) + Math.floor(trialRandom() * Math.max(1, POOL - 199));
+            const step = 100_000 + ++s.batchSeq;
+            const items = Array.from({ length: size }, (_, i) => ({
+              op: 'upsert',
+              sku: `${pool}-${i}`,
+              product: productBody(LIVE_STORE, {
+                price_cents: 5000 + i,
+                updated_at: at(step),
+                image_urls: [this.img('/img/800x600.jpg')],
+                product_url: `https://shop.test/p/${pool}-${i}`,
+              }),
+            }));
+            s.sentBatchSizes.add(`${size}@${at(step)}`);
+            const r = await call(s.live, 'POST', '/products/batch', { items });
+            if (!r) return;
+            if (r.status !== 202) return unexpected(`batch of ${size}`, r);
+            const jobId = (r.json as { job_id: string }).job_id;
+            s.jobs.set(jobId, { jobId, items: size, trial: this.trial });
+            acked('batch job');
+            inFlightJobs.add(jobId);
+            while (!dead) {
+              await sleep(100);
+              const j = await call(s.live, 'GET', `/jobs/${jobId}`);
+              if (!j) return;
+              if ((j.json as { state?: string }).state === 'done') break;
+            }
+            inFlightJobs.delete(jobId);
           }
-          inFlightJobs.delete(jobId);
-        }
-      })());
+        })(),
+      );
     }
 
     // Conversions: two loops, each a new order per round (test key).
     for (let c = 0; c < 2; c++) {
-      loops.push((async () => {
-        while (!dead) {
-          const sku = TEST_SKUS[Math.floor(trialRandom() * TEST_SKUS.length)];
-          const click = await call(s.test, 'POST', '/sandbox/clicks', { store_id: TEST_STORE, sku });
-          if (!click) return;
-          if (click.status !== 200) return unexpected('sandbox click', click);
-          const { click_id: clickId, occurred_at: clickAt } = click.json as { click_id: string; occurred_at: string };
-          s.clicksAcked.add(clickId);
-          acked('sandbox click');
-          const orderId = `o-${this.trial}-${++s.seq}`;
-          const quantity = 1 + Math.floor(trialRandom() * 3);
-          const unit = 1000 + Math.floor(trialRandom() * 9000);
-          const paidAt = new Date(clickAt).toISOString();
-          const item = (refunded: number) => [{ sku, quantity, unit_price_cents: unit, refunded_cents: refunded }];
-          const base = { order_id: orderId, store_id: TEST_STORE, click_id: clickId, currency: 'BRL', paid_at: paidAt };
-          const refund = Math.floor(unit / 2);
-          const plan: ConvEvent[] = [
-            { eventId: `${orderId}-paid`, status: 'paid', refunded: 0, sent: false, acked: false, trial: this.trial,
-              body: { ...base, event_id: `${orderId}-paid`, status: 'paid', occurred_at: paidAt, items: item(0) } },
-            { eventId: `${orderId}-r1`, status: 'refunded', refunded: refund, sent: false, acked: false, trial: this.trial,
-              body: { ...base, event_id: `${orderId}-r1`, status: 'refunded', occurred_at: new Date(Date.parse(paidAt) + 1000).toISOString(), items: item(refund) } },
-          ];
-          if (trialRandom() < 0.5) {
-            plan.push({ eventId: `${orderId}-c`, status: 'cancelled', refunded: quantity * unit, sent: false, acked: false, trial: this.trial,
-              body: { ...base, event_id: `${orderId}-c`, status: 'cancelled', occurred_at: new Date(Date.parse(paidAt) + 2000).toISOString(), items: item(quantity * unit) } });
-          }
-          const order: Order = { orderId, clickId, events: plan };
-          s.orders.push(order);
-          for (const e of plan) {
-            e.sent = true;
-            const r = await call(s.test, 'POST', '/conversions', e.body);
-            if (!r) return;
-            if (r.status !== 200) return unexpected(`conversion ${e.eventId}`, r);
-            const receipt = r.json as ConversionReceipt;
-            if (receipt.duplicate || receipt.ignored_stale || receipt.refunded_cents !== e.refunded) {
-              figures.other.push(`trial ${this.trial}: first answer to ${e.eventId}: duplicate ${receipt.duplicate}, refunded ${receipt.refunded_cents} (sent ${e.refunded})`);
+      loops.push(
+        (async () => {
+          while (!dead) {
+            const sku = TEST_SKUS[Math.floor(trialRandom() * TEST_SKUS.length)];
+            const click = await call(s.test, 'POST', '/sandbox/clicks', { store_id: TEST_STORE, sku });
+            if (!click) return;
+            if (click.status !== 200) return unexpected('sandbox click', click);
+            const { click_id: clickId, occurred_at: clickAt } = click.json as { click_id: string; occurred_at: string };
+            s.clicksAcked.add(clickId);
+            acked('sandbox click');
+            const orderId = `o-${this.trial}-${++s.seq}`;
+            const quantity = 1 + Math.floor(trialRandom() * 3);
+            const unit = 1000 + Math.floor(trialRandom() * 9000);
+            const paidAt = new Date(clickAt).toISOString();
+            const item = (refunded: number) => [{ sku, quantity, unit_price_cents: unit, refunded_cents: refunded }];
+            const base = {
+              order_id: orderId,
+              store_id: TEST_STORE,
+              click_id: clickId,
+              currency: 'BRL',
+              paid_at: paidAt,
+            };
+            const refund = Math.floor(unit / 2);
+            const plan: ConvEvent[] = [
+              {
+                eventId: `${orderId}-paid`,
+                status: 'paid',
+                refunded: 0,
+                sent: false,
+                acked: false,
+                trial: this.trial,
+                body: { ...base, event_id: `${orderId}-paid`, status: 'paid', occurred_at: paidAt, items: item(0) },
+              },
+              {
+                eventId: `${orderId}-r1`,
+                status: 'refunded',
+                refunded: refund,
+                sent: false,
+                acked: false,
+                trial: this.trial,
+                body: {
+                  ...base,
+                  event_id: `${orderId}-r1`,
+                  status: 'refunded',
+                  occurred_at: new Date(Date.parse(paidAt) + 1000).toISOString(),
+                  items: item(refund),
+                },
+              },
+            ];
+            if (trialRandom() < 0.5) {
+              plan.push({
+                eventId: `${orderId}-c`,
+                status: 'cancelled',
+                refunded: quantity * unit,
+                sent: false,
+                acked: false,
+                trial: this.trial,
+                body: {
+                  ...base,
+                  event_id: `${orderId}-c`,
+                  status: 'cancelled',
+                  occurred_at: new Date(Date.parse(paidAt) + 2000).toISOString(),
+                  items: item(quantity * unit),
+                },
+              });
             }
-            e.acked = true;
-            acked('conversion');
+            const order: Order = { orderId, clickId, events: plan };
+            s.orders.push(order);
+            for (const e of plan) {
+              e.sent = true;
+              const r = await call(s.test, 'POST', '/conversions', e.body);
+              if (!r) return;
+              if (r.status !== 200) return unexpected(`conversion ${e.eventId}`, r);
+              const receipt = r.json as ConversionReceipt;
+              if (receipt.duplicate || receipt.ignored_stale || receipt.refunded_cents !== e.refunded) {
+                figures.other.push(
+                  `trial ${this.trial}: first answer to ${e.eventId}: duplicate ${receipt.duplicate}, refunded ${receipt.refunded_cents} (sent ${e.refunded})`,
+                );
+              }
+              e.acked = true;
+              acked('conversion');
+            }
           }
-        }
-      })());
+        })(),
+      );
     }
 
     // Covers: new products whose cover answers late, one every ~40 ms.
-    loops.push((async () => {
-      while (!dead) {
-        const k = ++s.seq;
-        const sku = `c-${this.trial}-${k}`;
-        const delay = 200 + Math.floor(trialRandom() * 1300);
-        const roll = trialRandom();
-        const [route, expect] = roll < 0.7 ? ['/img/800x600.jpg', 'accepted'] as const : roll < 0.85 ? ['/img/499x800.jpg', 'rejected'] as const : ['/status/404', 'rejected'] as const;
-        const record: CoverProduct = { sku, expect, acked: false, answersAt: 0 };
-        s.covers.push(record);
-        const r = await call(s.live, 'PUT', `/products/${sku}`, productBody(LIVE_STORE, { image_urls: [this.img(`/delay/${delay}${route}?${sku}`)], updated_at: at(k % 1000), product_url: `https://shop.test/p/${sku}` }));
-        if (!r) return;
-        if (r.status !== 200) return unexpected(`cover product ${sku}`, r);
-        record.acked = true;
-        record.answersAt = Date.now() + delay;
-        acked('cover product');
-        await sleep(40);
-      }
-    })());
+    loops.push(
+      (async () => {
+        while (!dead) {
+          const k = ++s.seq;
+          const sku = `c-${this.trial}-${k}`;
+          const delay = 200 + Math.floor(trialRandom() * 1300);
+          const roll = trialRandom();
+          const [route, expect] =
+            roll < 0.7
+              ? (['/img/800x600.jpg', 'accepted'] as const)
+              : roll < 0.85
+                ? (['/img/499x800.jpg', 'rejected'] as const)
+                : (['/status/404', 'rejected'] as const);
+          const record: CoverProduct = { sku, expect, acked: false, answersAt: 0 };
+          s.covers.push(record);
+          const r = await call(
+            s.live,
+            'PUT',
+            `/products/${sku}`,
+            productBody(LIVE_STORE, {
+              image_urls: [this.img(`/delay/${delay}${route}?${sku}`)],
+              updated_at: at(k % 1000),
+              product_url: `https://shop.test/p/${sku}`,
+            }),
+          );
+          if (!r) return;
+          if (r.status !== 200) return unexpected(`cover product ${sku}`, r);
+          record.acked = true;
+          record.answersAt = Date.now() + delay;
+          acked('cover product');
+          await sleep(40);
+        }
+      })(),
+    );
 
     await sleep(killAfter);
     target.process.kill('SIGKILL');
@@ -467,7 +593,8 @@ class Soak {
   private index: { dir: string; position: number; byStream: Map<string, RecordedEvent[]> } | null = null;
 
   private async readLog(full = false): Promise<Map<string, RecordedEvent[]>> {
-    if (full || !this.index || this.index.dir !== this.segment.dir) this.index = { dir: this.segment.dir, position: 0, byStream: new Map() };
+    if (full || !this.index || this.index.dir !== this.segment.dir)
+      this.index = { dir: this.segment.dir, position: 0, byStream: new Map() };
     const index = this.index;
     const store = SqliteEventStore.open({ path: path.join(index.dir, 'events.db'), readOnly: true });
     try {
@@ -500,11 +627,16 @@ class Soak {
         if (!e.sent || e.trial !== this.trial) continue;
         const r = await testApi.post('/conversions', e.body);
         if (r.status !== 200) {
-          (e.acked ? loss : (w: string) => figures.other.push(`${trialTag}: ${w}`))(`resent ${e.eventId} (${e.acked ? 'acknowledged' : 'unacknowledged'}) answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          (e.acked ? loss : (w: string) => figures.other.push(`${trialTag}: ${w}`))(
+            `resent ${e.eventId} (${e.acked ? 'acknowledged' : 'unacknowledged'}) answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,
+          );
           break;
         }
         const receipt = r.body as ConversionReceipt;
-        if (e.acked && receipt.duplicate !== true) double(`acknowledged ${e.eventId} resent: not a duplicate (was it lost? ${JSON.stringify(receipt).slice(0, 200)})`);
+        if (e.acked && receipt.duplicate !== true)
+          double(
+            `acknowledged ${e.eventId} resent: not a duplicate (was it lost? ${JSON.stringify(receipt).slice(0, 200)})`,
+          );
         if (!e.acked) {
           figures.unackedResolved += 1;
           e.acked = true; // from now on the service holds it
@@ -518,7 +650,11 @@ class Soak {
       const open: string[] = [];
       for (const [stream, events] of byStream) {
         if (!stream.startsWith('job-')) continue;
-        if (events.some((e) => e.type === 'BatchQueued') && !events.some((e) => e.type === 'BatchDone' || e.type === 'BatchFailed')) open.push(stream);
+        if (
+          events.some((e) => e.type === 'BatchQueued') &&
+          !events.some((e) => e.type === 'BatchDone' || e.type === 'BatchFailed')
+        )
+          open.push(stream);
       }
       return open;
     };
@@ -531,25 +667,41 @@ class Soak {
         if (events.slice(lastSend).some((e) => e.type === 'ProductRemoved')) continue;
         // A send that keeps a checked cover owes no check; a new cover owes one result for that address.
         const url = (events[lastSend].data as { product: { image_urls: string[] } }).product.image_urls[0];
-        if (!events.some((e) => e.type === 'CoverChecked' && (e.data as { url: string }).url === url)) owed.push(stream);
+        if (!events.some((e) => e.type === 'CoverChecked' && (e.data as { url: string }).url === url))
+          owed.push(stream);
       }
       return owed;
     };
     let open: string[] = [];
-    await waitFor('jobs done after the restart', 300_000, async () => (open = await jobsDone()).length === 0, 250).catch((err: Error) => {
+    await waitFor(
+      'jobs done after the restart',
+      300_000,
+      async () => (open = await jobsDone()).length === 0,
+      250,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}: ${open.slice(0, 5).join(', ')}`);
     });
     let owed: string[] = [];
-    await waitFor('cover checks owed at the kill resumed', 300_000, async () => (owed = coversOwed(await this.readLog())).length === 0, 250).catch((err: Error) => {
+    await waitFor(
+      'cover checks owed at the kill resumed',
+      300_000,
+      async () => (owed = coversOwed(await this.readLog())).length === 0,
+      250,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}: ${owed.length} owed, e.g. ${owed.slice(0, 5).join(', ')}`);
     });
     let lastHead = -1;
-    await waitFor('projections caught up, log quiet', 60_000, async () => {
-      const p = await projectionProgress(s.dir);
-      const quiet = p.caughtUp && p.head === lastHead;
-      lastHead = p.head;
-      return quiet;
-    }, 200);
+    await waitFor(
+      'projections caught up, log quiet',
+      60_000,
+      async () => {
+        const p = await projectionProgress(s.dir);
+        const quiet = p.caughtUp && p.head === lastHead;
+        lastHead = p.head;
+        return quiet;
+      },
+      200,
+    );
 
     const byStream = await this.readLog(true);
     const liveApi = this.api(s.live);
@@ -559,7 +711,12 @@ class Soak {
       const events = byStream.get(streams.product(live, w.sku)) ?? [];
       const ns = events
         .filter((e) => e.type === 'ProductUpserted' || e.type === 'ProductPatched')
-        .map((e) => (e.type === 'ProductUpserted' ? (e.data as { product: { price_cents: number } }).product.price_cents : (e.data as { patch: { price_cents: number } }).patch.price_cents) - 1000);
+        .map(
+          (e) =>
+            (e.type === 'ProductUpserted'
+              ? (e.data as { product: { price_cents: number } }).product.price_cents
+              : (e.data as { patch: { price_cents: number } }).patch.price_cents) - 1000,
+        );
       const seen = new Set<number>();
       for (const n of ns) {
         if (seen.has(n)) double(`${w.sku} write #${n} is in the log twice`);
@@ -571,9 +728,15 @@ class Soak {
       if (w.acked.length === 0) continue;
       const lastAcked = w.acked[w.acked.length - 1];
       const read = await liveApi.get(`/products/${w.sku}`);
-      const shown = read.status === 200 ? (read.body as { expected_commission_cents: number }).expected_commission_cents - 1000 : -1;
+      const shown =
+        read.status === 200
+          ? (read.body as { expected_commission_cents: number }).expected_commission_cents - 1000
+          : -1;
       if (shown < lastAcked) loss(`${w.sku}: GET shows #${shown}, acknowledged up to #${lastAcked}`);
-      if (shown !== ns[ns.length - 1]) figures.replayMismatches.push(`${trialTag}: ${w.sku}: GET shows #${shown}, the log ends at #${ns[ns.length - 1]}`);
+      if (shown !== ns[ns.length - 1])
+        figures.replayMismatches.push(
+          `${trialTag}: ${w.sku}: GET shows #${shown}, the log ends at #${ns[ns.length - 1]}`,
+        );
     }
 
     // Jobs: every acked job done with its totals; every job in the log was sent; every item once.
@@ -597,14 +760,20 @@ class Soak {
       const received = (queued.data as { received: number }).received;
       const count = (type: string) => events.filter((e) => e.type === type).length;
       const record = s.jobs.get(jobId);
-      const firstItem = events.find((e) => e.type === 'BatchPartStored')?.data as { items: { product?: { updated_at: string } }[] } | undefined;
+      const firstItem = events.find((e) => e.type === 'BatchPartStored')?.data as
+        { items: { product?: { updated_at: string } }[] } | undefined;
       const sentKey = `${received}@${firstItem?.items[0]?.product?.updated_at ?? ''}`;
-      if (!record && !s.sentBatchSizes.has(sentKey)) figures.other.push(`${trialTag}: job ${jobId} (${sentKey}) in the log was never sent`);
+      if (!record && !s.sentBatchSizes.has(sentKey))
+        figures.other.push(`${trialTag}: job ${jobId} (${sentKey}) in the log was never sent`);
       if (record && record.items !== received) double(`job ${jobId}: received ${received}, sent ${record.items}`);
       if (count('BatchStarted') !== 1 || count('BatchDone') !== 1 || count('BatchFailed') !== 0) {
-        double(`job ${jobId}: BatchStarted ×${count('BatchStarted')}, BatchDone ×${count('BatchDone')}, BatchFailed ×${count('BatchFailed')}`);
+        double(
+          `job ${jobId}: BatchStarted ×${count('BatchStarted')}, BatchDone ×${count('BatchDone')}, BatchFailed ×${count('BatchFailed')}`,
+        );
       }
-      const outcomes = events.filter((e) => e.type === 'BatchChunkProcessed').flatMap((e) => (e.data as { outcomes: ItemOutcome[] }).outcomes.map((o) => o.index));
+      const outcomes = events
+        .filter((e) => e.type === 'BatchChunkProcessed')
+        .flatMap((e) => (e.data as { outcomes: ItemOutcome[] }).outcomes.map((o) => o.index));
       const perIndex = new Map<number, number>();
       for (const i of outcomes) perIndex.set(i, (perIndex.get(i) ?? 0) + 1);
       for (let i = 0; i < received; i++) {
@@ -619,13 +788,21 @@ class Soak {
         const view = await liveApi.get(`/jobs/${jobId}`);
         const totals = (view.body as { totals?: JobTotals; state?: string }).totals;
         const sum = totals ? totals.accepted + totals.rejected + totals.pending + (totals.removed ?? 0) : -1;
-        if (view.status !== 200 || (view.body as { state: string }).state !== 'done' || totals?.received !== record.items || sum !== record.items) {
-          loss(`job ${jobId}: GET answers ${view.status} ${JSON.stringify(view.body).slice(0, 200)}, ${record.items} items sent`);
+        if (
+          view.status !== 200 ||
+          (view.body as { state: string }).state !== 'done' ||
+          totals?.received !== record.items ||
+          sum !== record.items
+        ) {
+          loss(
+            `job ${jobId}: GET answers ${view.status} ${JSON.stringify(view.body).slice(0, 200)}, ${record.items} items sent`,
+          );
         }
       }
     }
     for (const [jobId, record] of s.jobs) {
-      if (!byStream.has(streams.job(live, jobId))) loss(`acknowledged job ${jobId} (${record.items} items, trial ${record.trial}) is not in the log`);
+      if (!byStream.has(streams.job(live, jobId)))
+        loss(`acknowledged job ${jobId} (${record.items} items, trial ${record.trial}) is not in the log`);
     }
 
     // Clicks and conversions.
@@ -644,15 +821,19 @@ class Soak {
         const reserved = byStream.get(streams.conversionEvent(test, e.eventId))?.length ?? 0;
         if (reserved > 1) double(`conversion ${e.eventId} reserved ${reserved} times`);
         if (e.acked && reserved === 0) loss(`acknowledged conversion ${e.eventId} has no reservation`);
-        if (!e.sent && (times > 0 || reserved > 0)) figures.other.push(`${trialTag}: conversion ${e.eventId} in the log was never sent`);
+        if (!e.sent && (times > 0 || reserved > 0))
+          figures.other.push(`${trialTag}: conversion ${e.eventId} in the log was never sent`);
       }
-      if (applied.length !== new Set(applied.map((e) => (e.data as OrderEventData).event.event_id)).size) double(`${order.orderId}: an event applied twice`);
+      if (applied.length !== new Set(applied.map((e) => (e.data as OrderEventData).event.event_id)).size)
+        double(`${order.orderId}: an event applied twice`);
       const lastAcked = [...order.events].reverse().find((e) => e.acked);
       if (lastAcked && order.events[0].trial === this.trial) {
         const view = await testApi.get(`/conversions/${order.orderId}?store_id=${TEST_STORE}`);
         const body = view.body as { refunded_cents?: number; status?: string };
         if (view.status !== 200 || body.refunded_cents !== lastAcked.refunded || body.status !== lastAcked.status) {
-          loss(`${order.orderId}: GET answers ${view.status} ${body.status} refunded ${body.refunded_cents}, acknowledged up to ${lastAcked.eventId}`);
+          loss(
+            `${order.orderId}: GET answers ${view.status} ${body.status} refunded ${body.refunded_cents}, acknowledged up to ${lastAcked.eventId}`,
+          );
         }
       }
     }
@@ -660,18 +841,23 @@ class Soak {
     // Covers: every acked product there and judged as its image says; at most one result per send.
     for (const c of s.covers) {
       const events = byStream.get(streams.product(live, c.sku)) ?? [];
-      if (c.acked && !events.some((e) => e.type === 'ProductUpserted')) loss(`acknowledged cover product ${c.sku} is not in the log`);
+      if (c.acked && !events.some((e) => e.type === 'ProductUpserted'))
+        loss(`acknowledged cover product ${c.sku} is not in the log`);
       if (!c.acked || !c.sku.startsWith(`c-${this.trial}-`)) continue;
       const results = events.filter((e) => e.type === 'CoverChecked');
       const last = results[results.length - 1]?.data as { ok: boolean } | undefined;
-      if (!last || (last.ok ? 'accepted' : 'rejected') !== c.expect) figures.other.push(`${trialTag}: ${c.sku} cover ${last ? (last.ok ? 'ok' : 'refused') : 'unchecked'}, expected ${c.expect}`);
+      if (!last || (last.ok ? 'accepted' : 'rejected') !== c.expect)
+        figures.other.push(
+          `${trialTag}: ${c.sku} cover ${last ? (last.ok ? 'ok' : 'refused') : 'unchecked'}, expected ${c.expect}`,
+        );
     }
     for (const [stream, events] of byStream) {
       if (!stream.startsWith('product-')) continue;
       let sinceSend = 0;
       for (const e of events) {
         if (e.type === 'ProductUpserted' || e.type === 'ProductRemoved') sinceSend = 0;
-        else if (e.type === 'CoverChecked' && ++sinceSend > 1) double(`${stream}: two cover results for one send (revision ${e.revision})`);
+        else if (e.type === 'CoverChecked' && ++sinceSend > 1)
+          double(`${stream}: two cover results for one send (revision ${e.revision})`);
       }
     }
 
@@ -679,18 +865,24 @@ class Soak {
     const report = await compareWithReplay(s.dir, { timeoutMs: 120_000 });
     figures.replayDocuments += report.documents;
     for (const d of report.differences.slice(0, 5)) {
-      figures.replayMismatches.push(`${trialTag}: ${d.collection}/${d.id}: live ${JSON.stringify(d.live).slice(0, 200)} vs replay ${JSON.stringify(d.replayed).slice(0, 200)}`);
+      figures.replayMismatches.push(
+        `${trialTag}: ${d.collection}/${d.id}: live ${JSON.stringify(d.live).slice(0, 200)} vs replay ${JSON.stringify(d.replayed).slice(0, 200)}`,
+      );
     }
     for (const [name, checkpoint] of Object.entries(report.liveCheckpoints)) {
-      if (checkpoint < report.head) figures.replayMismatches.push(`${trialTag}: projection ${name} at ${checkpoint}, head ${report.head}`);
+      if (checkpoint < report.head)
+        figures.replayMismatches.push(`${trialTag}: projection ${name} at ${checkpoint}, head ${report.head}`);
     }
   }
 
   // ---------------------------------------------------------------- the report
 
   private report(seconds: number, loadBefore: number, ok: boolean): void {
-    const list = (title: string, items: string[]) => (items.length ? `${title}:\n  ${items.slice(0, 20).join('\n  ')}\n` : '');
-    const kinds = Object.entries(figures.ackedByKind).map(([k, n]) => `${n} ${k}${n === 1 ? '' : 's'}`).join(', ');
+    const list = (title: string, items: string[]) =>
+      items.length ? `${title}:\n  ${items.slice(0, 20).join('\n  ')}\n` : '';
+    const kinds = Object.entries(figures.ackedByKind)
+      .map(([k, n]) => `${n} ${k}${n === 1 ? '' : 's'}`)
+      .join(', ');
     const summary = [
       `crash soak ${ok ? 'PASSED' : 'FAILED'}: ${figures.trials}/${TRIALS} trials (seed ${SEED}) in ${seconds} s`,
       `acknowledged writes checked: ${figures.ackedWrites} (${kinds}); unacknowledged conversion events resent and settled: ${figures.unackedResolved}`,
@@ -698,7 +890,9 @@ class Soak {
       `kills with a batch job in flight: ${figures.killsMidBatch}; with cover checks owed or in flight: ${figures.killsWithCoverInFlight} (${figures.coversInFlight} covers)`,
       `read-model documents compared with a replay: ${figures.replayDocuments}; events in the last log: ${figures.logEvents}`,
     ].join('\n');
-    process.stdout.write(`\n${summary}\n${list('losses', figures.losses)}${list('double applications', figures.doubles)}${list('replay mismatches', figures.replayMismatches)}${list('other failures', figures.other)}`);
+    process.stdout.write(
+      `\n${summary}\n${list('losses', figures.losses)}${list('double applications', figures.doubles)}${list('replay mismatches', figures.replayMismatches)}${list('other failures', figures.other)}`,
+    );
     if (!ok || TRIALS < 100 || process.env.SOAK_WRITE_DOCS === '0') return;
     writeDocs(seconds, loadBefore, kinds);
   }

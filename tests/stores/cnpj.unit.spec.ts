@@ -10,7 +10,13 @@ describe('CNPJ', () => {
   });
 
   it('accepts the three examples of DECISIONS.md, with or without punctuation', () => {
-    for (const raw of ['12.ABC.345/01DE-35', '00.000.000/0001-91', '11.222.333/0001-81', '12ABC34501DE35', '11222333000181'])
+    for (const raw of [
+      '12.ABC.345/01DE-35',
+      '00.000.000/0001-91',
+      '11.222.333/0001-81',
+      '12ABC34501DE35',
+      '11222333000181',
+    ])
       expect(valid(raw), raw).to.equal(true);
   });
 

@@ -92,14 +92,50 @@ const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 const WRONG_VALUES: Json[] = [null, true, false, 0, -1, 1.5, '', 'x', '12', [], [1], {}, { a: 1 }];
 
 /** Names an extra field takes: ordinary, prototype names, empty, long, control, lone surrogate, near-duplicates. */
-const EXTRA_KEYS = ['extra', '__proto__', 'constructor', 'toString', '', 'k'.repeat(300), '\u0000', '\ud800', 'price_cents ', 'STORE_ID', 'items[0]'];
-
-const ODD_NUMBERS = [
-  '1e400', '-1e400', '-0', '-0.0', '0e0', '9007199254740993', '9007199254740992', '-9007199254740993', '1e-400', '5e-324',
-  '1E2', '0.1e1', '100.0', '1.0000000000000001', '123456789012345678901234567890', '2.5e1', '1e21', '0.01', '1e-7',
+const EXTRA_KEYS = [
+  'extra',
+  '__proto__',
+  'constructor',
+  'toString',
+  '',
+  'k'.repeat(300),
+  '\u0000',
+  '\ud800',
+  'price_cents ',
+  'STORE_ID',
+  'items[0]',
 ];
 
-const SURROGATES = ['"\\ud800"', '"ab\\udc00cd"', '"\\ud800\\ud800"', '"\\udfff\\ud800"', '"x\\ud83d"', '"\\ud83d\\ude00"'];
+const ODD_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '-0',
+  '-0.0',
+  '0e0',
+  '9007199254740993',
+  '9007199254740992',
+  '-9007199254740993',
+  '1e-400',
+  '5e-324',
+  '1E2',
+  '0.1e1',
+  '100.0',
+  '1.0000000000000001',
+  '123456789012345678901234567890',
+  '2.5e1',
+  '1e21',
+  '0.01',
+  '1e-7',
+];
+
+const SURROGATES = [
+  '"\\ud800"',
+  '"ab\\udc00cd"',
+  '"\\ud800\\ud800"',
+  '"\\udfff\\ud800"',
+  '"x\\ud83d"',
+  '"\\ud83d\\ude00"',
+];
 
 const HUGE = [100_000, 600_000, 1_100_000];
 const DEPTHS = [1_000, 10_000, 100_000];
@@ -107,10 +143,41 @@ const DEPTHS = [1_000, 10_000, 100_000];
 /** JSON texts that are not JSON, or JSON of the wrong shape altogether. */
 function rawTexts(valid: string): string[] {
   return [
-    '', ' ', '{', '}', '{"a":1,}', '[1,]', 'nul', 'NaN', 'Infinity', '{"a":Infinity}', '{"a":NaN}', "{'a':1}", '{a:1}',
-    '\ufeff' + valid, valid + 'x', valid + '{}', valid.slice(0, Math.max(1, valid.length >> 1)), '[]', 'null', '0', '"text"',
-    'true', '{}', `[${valid}]`, '{"__proto__":{"polluted":1}}', '{"a":"\\x41"}', '{"a":"\\u12"}', '{"a":"\u0000"}',
-    '{"a":1}{"b":2}', '\u0000', '{"a":01}', '{"a":.5}', '{"a":+1}', '{"a":0x10}', '{"a":"line\nbreak"}',
+    '',
+    ' ',
+    '{',
+    '}',
+    '{"a":1,}',
+    '[1,]',
+    'nul',
+    'NaN',
+    'Infinity',
+    '{"a":Infinity}',
+    '{"a":NaN}',
+    "{'a':1}",
+    '{a:1}',
+    '\ufeff' + valid,
+    valid + 'x',
+    valid + '{}',
+    valid.slice(0, Math.max(1, valid.length >> 1)),
+    '[]',
+    'null',
+    '0',
+    '"text"',
+    'true',
+    '{}',
+    `[${valid}]`,
+    '{"__proto__":{"polluted":1}}',
+    '{"a":"\\x41"}',
+    '{"a":"\\u12"}',
+    '{"a":"\u0000"}',
+    '{"a":1}{"b":2}',
+    '\u0000',
+    '{"a":01}',
+    '{"a":.5}',
+    '{"a":+1}',
+    '{"a":0x10}',
+    '{"a":"line\nbreak"}',
   ];
 }
 
@@ -137,33 +204,53 @@ function boundValues(schema: Schema | undefined, current: Json): { value: Json; 
   if (schema === undefined || typeof schema === 'boolean') return [];
   const out: { value: Json; note: string }[] = [];
   const types = asList(schema.type);
-  const n = (k: string) => (typeof schema[k] === 'number' ? (schema[k]) : undefined);
+  const n = (k: string) => (typeof schema[k] === 'number' ? schema[k] : undefined);
   if (types.includes('integer') || types.includes('number')) {
     const step = n('multipleOf') ?? 1;
     const min = n('minimum');
     const max = n('maximum');
-    if (min !== undefined) out.push({ value: min, note: 'minimum' }, { value: min - step, note: 'minimum-1' }, { value: min - 1, note: 'minimum-1' });
-    if (max !== undefined) out.push({ value: max, note: 'maximum' }, { value: max + step, note: 'maximum+1' }, { value: max + 1, note: 'maximum+1' });
+    if (min !== undefined)
+      out.push(
+        { value: min, note: 'minimum' },
+        { value: min - step, note: 'minimum-1' },
+        { value: min - 1, note: 'minimum-1' },
+      );
+    if (max !== undefined)
+      out.push(
+        { value: max, note: 'maximum' },
+        { value: max + step, note: 'maximum+1' },
+        { value: max + 1, note: 'maximum+1' },
+      );
     if (types.includes('integer')) out.push({ value: (min ?? 0) + 0.5, note: 'fraction' });
-    if (n('multipleOf') !== undefined) out.push({ value: (min ?? 0) + step / 2, note: 'half step' }, { value: (min ?? 0) + step * 3, note: '3 steps' });
+    if (n('multipleOf') !== undefined)
+      out.push({ value: (min ?? 0) + step / 2, note: 'half step' }, { value: (min ?? 0) + step * 3, note: '3 steps' });
   }
   if (types.includes('string')) {
     const min = n('minLength');
     const max = n('maxLength');
     const base = typeof current === 'string' && current.length > 0 ? current : 'a';
     const ofLength = (len: number) => base.repeat(Math.ceil(Math.max(len, 1) / base.length)).slice(0, Math.max(len, 0));
-    if (min !== undefined) out.push({ value: ofLength(min), note: 'minLength' }, { value: ofLength(min - 1), note: 'minLength-1' });
-    if (max !== undefined) out.push({ value: ofLength(max), note: 'maxLength' }, { value: ofLength(max + 1), note: 'maxLength+1' });
+    if (min !== undefined)
+      out.push({ value: ofLength(min), note: 'minLength' }, { value: ofLength(min - 1), note: 'minLength-1' });
+    if (max !== undefined)
+      out.push({ value: ofLength(max), note: 'maxLength' }, { value: ofLength(max + 1), note: 'maxLength+1' });
     // Multi-unit characters: the same count in code points, twice as many UTF-16 units.
-    if (max !== undefined) out.push({ value: '😀'.repeat(max), note: 'maxLength emoji' }, { value: 'é'.repeat(max + 1), note: 'maxLength+1 é' });
+    if (max !== undefined)
+      out.push(
+        { value: '😀'.repeat(max), note: 'maxLength emoji' },
+        { value: 'é'.repeat(max + 1), note: 'maxLength+1 é' },
+      );
   }
   if (types.includes('array') && Array.isArray(current)) {
     const min = n('minItems');
     const max = n('maxItems');
-    const fill = (len: number) => Array.from({ length: Math.max(len, 0) }, (_, i) => clone(current[i % Math.max(current.length, 1)] ?? null));
+    const fill = (len: number) =>
+      Array.from({ length: Math.max(len, 0) }, (_, i) => clone(current[i % Math.max(current.length, 1)] ?? null));
     if (min !== undefined) out.push({ value: fill(min - 1), note: 'minItems-1' });
-    if (max !== undefined) out.push({ value: fill(max), note: 'maxItems' }, { value: fill(max + 1), note: 'maxItems+1' });
-    if (current.length > 0) out.push({ value: [...clone(current) as Json[], clone(current[0])], note: 'duplicate item' });
+    if (max !== undefined)
+      out.push({ value: fill(max), note: 'maxItems' }, { value: fill(max + 1), note: 'maxItems+1' });
+    if (current.length > 0)
+      out.push({ value: [...(clone(current) as Json[]), clone(current[0])], note: 'duplicate item' });
   }
   if (types.includes('object') || schema.properties !== undefined) {
     const max = n('maxProperties');
@@ -191,17 +278,27 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
       const path = pickFrom(all);
       const allowed = asList((schemaAt(schema, value, path) as { type?: unknown } | undefined)?.type);
       const current = typeOf(get(value, path));
-      const options = WRONG_VALUES.filter((w) => typeOf(w) !== current && !allowed.includes(typeOf(w)) && !(typeOf(w) === 'integer' && allowed.includes('number')));
+      const options = WRONG_VALUES.filter(
+        (w) =>
+          typeOf(w) !== current &&
+          !allowed.includes(typeOf(w)) &&
+          !(typeOf(w) === 'integer' && allowed.includes('number')),
+      );
       const w = options[m.variant % options.length] ?? null;
       return text(replaced(value, path, { value: w }), `${pathText(path)} = ${JSON.stringify(w)}`);
     }
     case 'bounds': {
-      const bounded = all.map((p) => ({ p, b: boundValues(schemaAt(schema, value, p), get(value, p)) })).filter((x) => x.b.length > 0);
+      const bounded = all
+        .map((p) => ({ p, b: boundValues(schemaAt(schema, value, p), get(value, p)) }))
+        .filter((x) => x.b.length > 0);
       if (bounded.length === 0) return mutate(schema, value, { ...m, kind: 'wrong_type' });
       const { p, b } = bounded[m.pick % bounded.length];
       const chosen = b[m.variant % b.length];
       const shown = JSON.stringify(chosen.value);
-      return text(replaced(value, p, { value: chosen.value }), `${pathText(p)} ${chosen.note} = ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`);
+      return text(
+        replaced(value, p, { value: chosen.value }),
+        `${pathText(p)} ${chosen.note} = ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`,
+      );
     }
     case 'extra_field': {
       const objects = all.filter((p) => isObject(get(value, p)));
@@ -217,7 +314,9 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
         const v = get(value, p);
         const s = schemaAt(schema, value, p);
         if (!isObject(v) || s === undefined || typeof s === 'boolean') return [];
-        return asList(s.required).filter((r) => r in v).map((r) => ({ p, r }));
+        return asList(s.required)
+          .filter((r) => r in v)
+          .map((r) => ({ p, r }));
       });
       if (withRequired.length === 0) return mutate(schema, value, { ...m, kind: 'extra_field' });
       const { p, r } = withRequired[m.pick % withRequired.length];
@@ -230,18 +329,26 @@ export function mutate(schema: Schema, value: Json, m: Mutation): MutatedBody {
       const path = pickFrom(strings.length > 0 ? strings : all);
       const size = HUGE[m.variant % HUGE.length];
       const unit = ['x', 'é', '😀', '\\'][Math.floor(m.variant / HUGE.length) % 4];
-      const huge = unit.repeat(Math.ceil(size / Buffer.byteLength(JSON.stringify(unit)) ));
-      return text(replaced(value, path, { value: huge }), `${pathText(path)} = ${JSON.stringify(unit)} × ${huge.length}`);
+      const huge = unit.repeat(Math.ceil(size / Buffer.byteLength(JSON.stringify(unit))));
+      return text(
+        replaced(value, path, { value: huge }),
+        `${pathText(path)} = ${JSON.stringify(unit)} × ${huge.length}`,
+      );
     }
     case 'deep_nesting': {
       const path = pickFrom(all);
       const depth = DEPTHS[m.variant % DEPTHS.length];
       const shape = Math.floor(m.variant / DEPTHS.length) % 3;
       const raw =
-        shape === 0 ? '['.repeat(depth) + ']'.repeat(depth)
-        : shape === 1 ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
-        : '[{"a":'.repeat(depth) + 'null' + '}]'.repeat(depth);
-      return text(replaced(value, path, { raw }), `${pathText(path)} nested ${depth} deep (${['arrays', 'objects', 'mixed'][shape]})`);
+        shape === 0
+          ? '['.repeat(depth) + ']'.repeat(depth)
+          : shape === 1
+            ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+            : '[{"a":'.repeat(depth) + 'null' + '}]'.repeat(depth);
+      return text(
+        replaced(value, path, { raw }),
+        `${pathText(path)} nested ${depth} deep (${['arrays', 'objects', 'mixed'][shape]})`,
+      );
     }
     case 'lone_surrogate': {
       const strings = all.filter((p) => typeof get(value, p) === 'string');

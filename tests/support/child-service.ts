@@ -22,10 +22,24 @@ export interface ChildService {
 }
 
 /** `nodeArgs` go to node before the script (a CPU profile); `main` is another build's entry (benchmark A/B). */
-export async function spawnService(env: Record<string, string>, startTimeoutMs = 15_000, nodeArgs: readonly string[] = [], main = MAIN): Promise<ChildService> {
+export async function spawnService(
+  env: Record<string, string>,
+  startTimeoutMs = 15_000,
+  nodeArgs: readonly string[] = [],
+  main = MAIN,
+): Promise<ChildService> {
   const child = spawn(process.execPath, [...nodeArgs, main], {
     // COVER_CHECK off unless asked: test host names must never reach DNS (see tests/support/cover-env.ts).
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', COVER_CHECK: 'off', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      ADMIN_HOST: '127.0.0.1',
+      PORT: '0',
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'info',
+      COVER_CHECK: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -48,8 +62,13 @@ export async function spawnService(env: Record<string, string>, startTimeoutMs =
         reject(err);
       }
     });
-    void exited.then(({ code, signal }) => reject(new Error(`the service exited (${code ?? signal}) before it started:\n${lines.join('\n')}`)));
-    setTimeout(() => reject(new Error(`the service did not start within ${startTimeoutMs} ms:\n${lines.join('\n')}`)), startTimeoutMs).unref();
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the service exited (${code ?? signal}) before it started:\n${lines.join('\n')}`)),
+    );
+    setTimeout(
+      () => reject(new Error(`the service did not start within ${startTimeoutMs} ms:\n${lines.join('\n')}`)),
+      startTimeoutMs,
+    ).unref();
   });
   try {
     const { api, admin } = await started;

@@ -22,7 +22,9 @@ export function coverTestEnv(
   const hostMap = { ...servers.hostMap, ...(options.hostMap ?? {}) };
   const env: Record<string, string> = {
     COVER_CHECK: 'on',
-    COVER_FETCH_HOSTS: Object.entries(hostMap).map(([name, address]) => `${name}=${address}`).join(','),
+    COVER_FETCH_HOSTS: Object.entries(hostMap)
+      .map(([name, address]) => `${name}=${address}`)
+      .join(','),
     COVER_FETCH_CA_FILE: caFile,
     COVER_RECHECK_SCAN_MS: '100',
     ...(options.allowPrivate === false ? {} : { COVER_FETCH_ALLOW_PRIVATE: '1' }),

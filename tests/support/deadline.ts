@@ -18,7 +18,12 @@ export async function within<T>(promise: Promise<T>, ms: number, what = 'operati
  * Polls `condition` every `intervalMs` (default 5) until it holds; rejects after `ms`. Polling the partner API, use
  * a longer interval: the rate brake counts reads per minute of the manual clock, which does not move by itself.
  */
-export async function until(condition: () => boolean | Promise<boolean>, ms: number, what = 'condition', intervalMs = 5): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  ms: number,
+  what = 'condition',
+  intervalMs = 5,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`${what} did not hold within ${ms} ms`);

@@ -9,7 +9,11 @@ import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 
 /** Metadata of the history's events (a decider reads it only where the contract needs it, e.g. a job's actor). */
-export const META: EventMetadata = { recorded_at: '2026-01-01T00:00:00.000Z', actor: 'key_test', request_id: 'req_test' };
+export const META: EventMetadata = {
+  recorded_at: '2026-01-01T00:00:00.000Z',
+  actor: 'key_test',
+  request_id: 'req_test',
+};
 
 /** The state the repository folds from `history` (revisions from `from`, metadata META). */
 export function fold<S, E>(decider: Fold<S, E>, history: readonly E[], state = decider.initialState(), from = 0): S {
@@ -42,7 +46,9 @@ export class Given<S, C, E extends TypedEvent, R> {
   /** Decides now: a ProblemError is kept for `thenThrows`; any other error is thrown here. */
   when(command: C): Then<S, E, R> {
     try {
-      return new Then(this.decider.decide(command, this.state), null, (events) => fold(this.decider, events, this.state, this.revision));
+      return new Then(this.decider.decide(command, this.state), null, (events) =>
+        fold(this.decider, events, this.state, this.revision),
+      );
     } catch (err) {
       if (!(err instanceof ProblemError)) throw err;
       return new Then<S, E, R>(null, err, () => this.state);

@@ -49,7 +49,12 @@ export async function inChunks<T>(n: number, size: number, fn: (i: number) => Pr
 }
 
 /** The events of a product stream, read through the operator's audit route ([] when the stream does not exist). */
-export async function productEvents(t: TestService, p: Partner, sku: string, env: Environment = 'live'): Promise<{ type: string; data: any }[]> {
+export async function productEvents(
+  t: TestService,
+  p: Partner,
+  sku: string,
+  env: Environment = 'live',
+): Promise<{ type: string; data: any }[]> {
   const name = streams.product({ partnerId: p.partnerId, env }, sku);
   const r = await t.admin.get(`/streams/${encodeURIComponent(name)}`);
   if (r.status === 404) return [];
@@ -96,9 +101,19 @@ export interface OpsRun {
 const OPS_ENTRY = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
 
 /** Runs `ops ARGS` as a process against an admin API (a variable set to undefined in `env` is removed). */
-export function runOps(adminUrl: string, adminToken: string, args: string[], env: Record<string, string | undefined> = {}): Promise<OpsRun> {
+export function runOps(
+  adminUrl: string,
+  adminToken: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<OpsRun> {
   return new Promise((resolve) => {
-    const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, ADMIN_URL: adminUrl, ADMIN_TOKEN: adminToken, ...env };
+    const childEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      ADMIN_URL: adminUrl,
+      ADMIN_TOKEN: adminToken,
+      ...env,
+    };
     for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
     execFile(process.execPath, [OPS_ENTRY, ...args], { env: childEnv, timeout: 15_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

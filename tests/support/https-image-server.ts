@@ -22,7 +22,15 @@ import { makeTestCertificates } from './test-certificates.js';
 import { makeTestImages, pngClaiming } from './test-images.js';
 
 /** Names the server certificate covers. `wrong.test` is deliberately absent. */
-export const CERT_NAMES = ['shop.test', 'cdn.shop.test', 'img.shop.test', 'alt.shop.test', 'v6.shop.test', 'dns.shop.test', 'evil.test'] as const;
+export const CERT_NAMES = [
+  'shop.test',
+  'cdn.shop.test',
+  'img.shop.test',
+  'alt.shop.test',
+  'v6.shop.test',
+  'dns.shop.test',
+  'evil.test',
+] as const;
 export const OVERSIZED_BYTES = 2 * 1024 * 1024;
 
 export interface CountingListener {
@@ -113,7 +121,10 @@ export async function startImageServers(): Promise<ImageServers> {
 
   const main = await listen(makeHttps(), '127.0.0.1');
   const evil = await listen(makeHttps(), '127.0.0.1');
-  const stall = await listen(net.createServer(() => {}), '127.0.0.1');
+  const stall = await listen(
+    net.createServer(() => {}),
+    '127.0.0.1',
+  );
   const alt = await listen(makeHttps(), '127.0.0.2').catch(() => null);
   const v6 = await listen(makeHttps(), '::1').catch(() => null);
   Object.assign(ports, { main: main.port, evil: evil.port, alt: alt?.port ?? 0 });
@@ -179,7 +190,11 @@ async function listen(server: net.Server, address: string): Promise<Started> {
   };
 }
 
-function routes(images: Record<string, Buffer>, ports: { main: number; alt: number; evil: number }, switches: Map<string, string>) {
+function routes(
+  images: Record<string, Buffer>,
+  ports: { main: number; alt: number; evil: number },
+  switches: Map<string, string>,
+) {
   const huge = pngClaiming(60000, 60000);
   const jpeg = images['800x600.jpg'];
   const oversized = Buffer.concat([jpeg, Buffer.alloc(OVERSIZED_BYTES - jpeg.length)]);
@@ -214,19 +229,32 @@ function routes(images: Record<string, Buffer>, ports: { main: number; alt: numb
       return redirect(res, n > 1 ? `/redirect/chain/${n - 1}` : '/img/800x600.jpg');
     }
     switch (path) {
-      case '/text-as-jpeg': return send(res, 200, 'image/jpeg', 'this is text, not a photo\n');
-      case '/jpeg-as-text': return send(res, 200, 'text/plain', jpeg);
-      case '/png-garbage': return send(res, 200, 'image/png', Buffer.concat([huge.subarray(0, 8), Buffer.alloc(200, 0x5a)]));
-      case '/huge.png': return send(res, 200, 'image/png', huge);
-      case '/status/404': return send(res, 404, 'text/plain', 'not found');
-      case '/status/500': return send(res, 500, 'text/plain', 'boom');
-      case '/redirect/inside': return redirect(res, `https://cdn.shop.test:${ports.main}/img/800x600.jpg`);
-      case '/redirect/relative': return redirect(res, '/img/800x600.jpg');
-      case '/redirect/outside': return redirect(res, `https://evil.test:${ports.evil}/img/800x600.jpg`);
-      case '/redirect/http': return redirect(res, `http://shop.test:${ports.main}/img/800x600.jpg`);
-      case '/redirect/loop': return redirect(res, '/redirect/loop');
-      case '/redirect/to-alt': return redirect(res, `https://alt.shop.test:${ports.alt}/img/800x600.jpg`);
-      case '/redirect/no-location': return redirect(res, null);
+      case '/text-as-jpeg':
+        return send(res, 200, 'image/jpeg', 'this is text, not a photo\n');
+      case '/jpeg-as-text':
+        return send(res, 200, 'text/plain', jpeg);
+      case '/png-garbage':
+        return send(res, 200, 'image/png', Buffer.concat([huge.subarray(0, 8), Buffer.alloc(200, 0x5a)]));
+      case '/huge.png':
+        return send(res, 200, 'image/png', huge);
+      case '/status/404':
+        return send(res, 404, 'text/plain', 'not found');
+      case '/status/500':
+        return send(res, 500, 'text/plain', 'boom');
+      case '/redirect/inside':
+        return redirect(res, `https://cdn.shop.test:${ports.main}/img/800x600.jpg`);
+      case '/redirect/relative':
+        return redirect(res, '/img/800x600.jpg');
+      case '/redirect/outside':
+        return redirect(res, `https://evil.test:${ports.evil}/img/800x600.jpg`);
+      case '/redirect/http':
+        return redirect(res, `http://shop.test:${ports.main}/img/800x600.jpg`);
+      case '/redirect/loop':
+        return redirect(res, '/redirect/loop');
+      case '/redirect/to-alt':
+        return redirect(res, `https://alt.shop.test:${ports.alt}/img/800x600.jpg`);
+      case '/redirect/no-location':
+        return redirect(res, null);
       case '/endless':
         res.writeHead(200, { 'content-type': 'image/jpeg' });
         return endless(res, Buffer.alloc(64 * 1024, 0xff));
@@ -236,12 +264,15 @@ function routes(images: Record<string, Buffer>, ports: { main: number; alt: numb
         const timer = setInterval(() => res.write(Buffer.from([0])), 50);
         return res.on('close', () => clearInterval(timer));
       }
-      case '/hang': return;
-      case '/oversized': return send(res, 200, 'image/jpeg', oversized);
+      case '/hang':
+        return;
+      case '/oversized':
+        return send(res, 200, 'image/jpeg', oversized);
       case '/oversized-chunked':
         res.writeHead(200, { 'content-type': 'image/jpeg' });
         return res.end(oversized);
-      default: return send(res, 404, 'text/plain', 'no such route');
+      default:
+        return send(res, 404, 'text/plain', 'no such route');
     }
   };
 }

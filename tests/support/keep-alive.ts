@@ -10,7 +10,13 @@ export function keepAliveAgent(maxSockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
 }
 
-export function send(agent: http.Agent, url: URL, method: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
+export function send(
+  agent: http.Agent,
+  url: URL,
+  method: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   if (url.hostname !== '127.0.0.1' && url.hostname !== '[::1]' && url.hostname !== 'localhost') {
     return Promise.reject(new Error(`refusing a non-loopback address: ${url.hostname}`));
   }
@@ -20,7 +26,10 @@ export function send(agent: http.Agent, url: URL, method: string, body?: string,
       {
         agent,
         method,
-        headers: body === undefined ? headers : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers },
+        headers:
+          body === undefined
+            ? headers
+            : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];

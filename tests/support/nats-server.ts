@@ -85,7 +85,8 @@ function freePort(): Promise<number> {
 async function waitUntilReady(child: ChildProcess, port: number): Promise<void> {
   const deadline = Date.now() + START_DEADLINE_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited with ${child.exitCode ?? child.signalCode}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited with ${child.exitCode ?? child.signalCode}`);
     if (await natsGreets(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

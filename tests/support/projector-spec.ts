@@ -99,7 +99,10 @@ export class ProjectorSpec {
 
   private async caughtUp(): Promise<void> {
     const reached = await this.runner!.waitFor(this.head, CAUGHT_UP_MS);
-    if (this.failure !== null) throw this.failure instanceof Error ? this.failure : new Error(`projection failure: ${JSON.stringify(this.failure)}`);
+    if (this.failure !== null)
+      throw this.failure instanceof Error
+        ? this.failure
+        : new Error(`projection failure: ${JSON.stringify(this.failure)}`);
     if (!reached) throw new Error(`the projections did not reach position ${this.head}`);
   }
 }

@@ -49,7 +49,9 @@ export function parsePrometheus(text: string): Exposition {
     samples,
     types,
     value(name, labels = {}) {
-      const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      const found = samples.filter(
+        (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+      );
       if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
       return found[0]?.value;
     },

@@ -57,7 +57,15 @@ export async function validateDocument(): Promise<Output> {
 }
 
 export const describeErrors = (o: Output): string =>
-  o.valid ? '' : JSON.stringify((o.errors ?? []).slice(0, 6).map((e: OutputUnit) => ({ at: e.instanceLocation, keyword: e.keyword, schema: e.absoluteKeywordLocation.replace(/^.*#/, '#') })));
+  o.valid
+    ? ''
+    : JSON.stringify(
+        (o.errors ?? []).slice(0, 6).map((e: OutputUnit) => ({
+          at: e.instanceLocation,
+          keyword: e.keyword,
+          schema: e.absoluteKeywordLocation.replace(/^.*#/, '#'),
+        })),
+      );
 
 /** The curl examples of the guide: method, path and the JSON of `-d '…'`. */
 export function guideBodies(text: string): { method: string; path: string; body: Json }[] {
@@ -94,7 +102,14 @@ function operationOf(doc: Doc, method: string, requestPath: string): { template:
  * answer a status the document lists, and a JSON body must validate against that status's schema. Paths outside
  * the document (Phase 3 paths, unknown routes) and 5xx answers are not part of the contract and are skipped.
  */
-export async function checkAnswer(base: string, method: string, requestPath: string, status: number, contentType: string, body: unknown): Promise<void> {
+export async function checkAnswer(
+  base: string,
+  method: string,
+  requestPath: string,
+  status: number,
+  contentType: string,
+  body: unknown,
+): Promise<void> {
   if (!/\/v1$/.test(base) || /\/admin\/v1$/.test(base) || status >= 500) return;
   const { doc } = publishedDocument();
   const found = operationOf(doc, method, requestPath);
@@ -119,7 +134,9 @@ export async function checkAnswer(base: string, method: string, requestPath: str
     return;
   }
   if (!content[media]) {
-    answerFailures.push(`${where}: media type ${media || '(none)'} not in the document (${Object.keys(content).join(', ')})`);
+    answerFailures.push(
+      `${where}: media type ${media || '(none)'} not in the document (${Object.keys(content).join(', ')})`,
+    );
     return;
   }
   if (!media.includes('json')) return;

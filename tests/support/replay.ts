@@ -68,7 +68,10 @@ function withoutVolatile(collection: string, doc: Doc | null): Doc | null {
 }
 
 /** Rebuilds every projector's collections from the log of `dataDir` and compares them with the live read store. */
-export async function compareWithReplay(dataDir: string, options: { projectors?: readonly Projector[]; timeoutMs?: number } = {}): Promise<ReplayReport> {
+export async function compareWithReplay(
+  dataDir: string,
+  options: { projectors?: readonly Projector[]; timeoutMs?: number } = {},
+): Promise<ReplayReport> {
   const projectors = options.projectors ?? PROJECTORS;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-replay-'));
   const events = SqliteEventStore.open({ path: path.join(dataDir, 'events.db'), readOnly: true });

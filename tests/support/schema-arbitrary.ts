@@ -32,11 +32,44 @@ export interface ValidOptions {
   dates?: { min: Date; max: Date };
 }
 
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', '$comment', 'deprecated', 'readOnly', 'writeOnly', '$schema', '$id']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'default',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$schema',
+  '$id',
+]);
 const SUPPORTED = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties', 'enum', 'const',
-  'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items',
-  'format', 'allOf', 'anyOf', 'oneOf', 'if', 'then',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'minProperties',
+  'maxProperties',
+  'enum',
+  'const',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'items',
+  'format',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'then',
 ]);
 
 const isSchemaObject = (s: unknown): s is JsonSchema => typeof s === 'object' && s !== null && !Array.isArray(s);
@@ -44,7 +77,8 @@ const asList = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : t
 
 function checkKeywords(schema: JsonSchema): void {
   for (const k of Object.keys(schema)) {
-    if (!SUPPORTED.has(k) && !ANNOTATIONS.has(k)) throw new Error(`schema-arbitrary: keyword ${k} is not handled (schema ${JSON.stringify(schema)})`);
+    if (!SUPPORTED.has(k) && !ANNOTATIONS.has(k))
+      throw new Error(`schema-arbitrary: keyword ${k} is not handled (schema ${JSON.stringify(schema)})`);
   }
 }
 
@@ -64,7 +98,11 @@ export function jsonOfType(type: string): fc.Arbitrary<Json> {
     case 'array':
       return fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null)), { maxLength: 3 });
     case 'object':
-      return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), { maxKeys: 3 });
+      return fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 8 }),
+        fc.oneof(fc.integer(), fc.string({ maxLength: 5 })),
+        { maxKeys: 3 },
+      );
     default:
       throw new Error(`schema-arbitrary: unknown type ${type}`);
   }
@@ -153,11 +191,17 @@ function numberArb(schema: JsonSchema, integer: boolean): fc.Arbitrary<Json> {
     const hi = BigInt(Math.floor(max / step));
     const places = decimals(step);
     const of = (k: bigint) => Number((Number(k) * step).toFixed(places));
-    return fc.oneof({ arbitrary: fc.constantFrom(of(lo), of(hi)), weight: 1 }, { arbitrary: fc.bigInt({ min: lo, max: hi }).map(of), weight: 4 });
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(of(lo), of(hi)), weight: 1 },
+      { arbitrary: fc.bigInt({ min: lo, max: hi }).map(of), weight: 4 },
+    );
   }
   return fc.oneof(
     { arbitrary: fc.constantFrom(min, max), weight: 1 },
-    { arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? 0 : d)), weight: 4 },
+    {
+      arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? 0 : d)),
+      weight: 4,
+    },
   );
 }
 
@@ -184,16 +228,22 @@ function stringArb(schema: JsonSchema, options: ValidOptions): fc.Arbitrary<Json
   if (schema.format === 'date-time') return dateTimeArb(options);
   if (schema.format === 'uri') {
     const https = schema.pattern === '^https://';
-    if (schema.pattern !== undefined && !https) throw new Error(`schema-arbitrary: uri with pattern ${JSON.stringify(schema.pattern)}`);
-    return fc.webUrl({ validSchemes: https ? ['https'] : ['https', 'http'], withQueryParameters: true, withFragments: true }).filter(fits);
+    if (schema.pattern !== undefined && !https)
+      throw new Error(`schema-arbitrary: uri with pattern ${JSON.stringify(schema.pattern)}`);
+    return fc
+      .webUrl({ validSchemes: https ? ['https'] : ['https', 'http'], withQueryParameters: true, withFragments: true })
+      .filter(fits);
   }
-  if (schema.format !== undefined) throw new Error(`schema-arbitrary: format ${JSON.stringify(schema.format)} is not handled`);
+  if (schema.format !== undefined)
+    throw new Error(`schema-arbitrary: format ${JSON.stringify(schema.format)} is not handled`);
   if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
   const longest = Math.min(maxLength ?? minLength + 40, minLength + 60);
-  return fc.oneof(
-    fc.string({ minLength, maxLength: longest, unit: 'grapheme-ascii' }),
-    fc.string({ minLength, maxLength: longest, unit: 'binary' }),
-  ).filter(fits);
+  return fc
+    .oneof(
+      fc.string({ minLength, maxLength: longest, unit: 'grapheme-ascii' }),
+      fc.string({ minLength, maxLength: longest, unit: 'binary' }),
+    )
+    .filter(fits);
 }
 
 function hintPath(path: Path): string {
@@ -218,7 +268,9 @@ function ownValues(schema: Schema, options: ValidOptions, path: Path): fc.Arbitr
   for (const k of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(schema[k])) {
       const { [k]: branches, ...rest } = schema;
-      return fc.oneof(...(branches as Schema[]).map((b) => validValues(isSchemaObject(b) ? { ...rest, ...b } : b, options, path)));
+      return fc.oneof(
+        ...(branches as Schema[]).map((b) => validValues(isSchemaObject(b) ? { ...rest, ...b } : b, options, path)),
+      );
     }
   }
   const types = asList(schema.type);
@@ -249,9 +301,13 @@ function ownValues(schema: Schema, options: ValidOptions, path: Path): fc.Arbitr
 
 function arrayArb(schema: JsonSchema, options: ValidOptions, path: Path): fc.Arbitrary<Json> {
   const minLength = typeof schema.minItems === 'number' ? schema.minItems : 0;
-  const maxLength = Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : Infinity, minLength + (options.extraItems ?? 3));
+  const maxLength = Math.min(
+    typeof schema.maxItems === 'number' ? schema.maxItems : Infinity,
+    minLength + (options.extraItems ?? 3),
+  );
   const item = validValues((schema.items as Schema | undefined) ?? true, options, [...path, 0]);
-  if (schema.uniqueItems === true) return fc.uniqueArray(item, { minLength, maxLength, selector: (v) => canonicalJson(v) });
+  if (schema.uniqueItems === true)
+    return fc.uniqueArray(item, { minLength, maxLength, selector: (v) => canonicalJson(v) });
   return fc.array(item, { minLength, maxLength });
 }
 
@@ -273,11 +329,16 @@ function objectVariantArb(schema: JsonSchema, options: ValidOptions, path: Path)
   let arb: fc.Arbitrary<Record<string, Json>> = record;
   if (extra !== false && Object.keys(props).length === 0 && extra !== undefined) {
     // A map (`additionalProperties: {schema}`): keys from `propertyNames` when given, else short printable names.
-    const keys = schema.propertyNames !== undefined
-      ? (validValues(schema.propertyNames as Schema, options, [...path, '*key']) as fc.Arbitrary<string>)
-      : fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme-ascii' });
+    const keys =
+      schema.propertyNames !== undefined
+        ? (validValues(schema.propertyNames as Schema, options, [...path, '*key']) as fc.Arbitrary<string>)
+        : fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme-ascii' });
     const room = Math.min(maxProperties, minProperties + (options.extraItems ?? 3));
-    arb = fc.dictionary(keys, validValues(extra as Schema, options, [...path, '*']), { minKeys: minProperties, maxKeys: room, noNullPrototype: true });
+    arb = fc.dictionary(keys, validValues(extra as Schema, options, [...path, '*']), {
+      minKeys: minProperties,
+      maxKeys: room,
+      noNullPrototype: true,
+    });
   }
   return arb.filter((o) => {
     const n = Object.keys(o).length;
@@ -300,7 +361,11 @@ export function schemaAt(schema: Schema, value: unknown, path: Path): Schema | u
       v = (v as unknown[])[step];
     } else {
       const props = (s.properties as Record<string, Schema> | undefined) ?? {};
-      s = props[step] ?? (s.additionalProperties !== false && s.additionalProperties !== undefined ? (s.additionalProperties as Schema) : undefined);
+      s =
+        props[step] ??
+        (s.additionalProperties !== false && s.additionalProperties !== undefined
+          ? (s.additionalProperties as Schema)
+          : undefined);
       v = (v as Record<string, unknown>)[step];
     }
   }
@@ -312,11 +377,22 @@ function resolveFor(schema: JsonSchema, value: unknown): JsonSchema {
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
     const branches = (schema.anyOf ?? schema.oneOf) as Schema[];
     const t = typeOf(value);
-    const pick = branches.find((b) => isSchemaObject(b) && asList(b.type).some((bt) => bt === t || (bt === 'number' && t === 'integer')));
+    const pick = branches.find(
+      (b) => isSchemaObject(b) && asList(b.type).some((bt) => bt === t || (bt === 'number' && t === 'integer')),
+    );
     if (isSchemaObject(pick)) return resolveFor(pick, value);
   }
   if (!Array.isArray(schema.allOf)) return schema;
   const variants = objectVariants(schema);
-  const chosen = variants.find((vv) => Object.entries((vv.properties as Record<string, Schema>) ?? {}).every(([k, sub]) => !isSchemaObject(sub) || !('const' in sub) || (typeof value === 'object' && value !== null && canonicalJson((value as Record<string, unknown>)[k]) === canonicalJson(sub.const))));
+  const chosen = variants.find((vv) =>
+    Object.entries((vv.properties as Record<string, Schema>) ?? {}).every(
+      ([k, sub]) =>
+        !isSchemaObject(sub) ||
+        !('const' in sub) ||
+        (typeof value === 'object' &&
+          value !== null &&
+          canonicalJson((value as Record<string, unknown>)[k]) === canonicalJson(sub.const)),
+    ),
+  );
   return chosen ?? variants[0];
 }

@@ -22,9 +22,13 @@ import { answerFailures, answersChecked, checkAnswer, checkingAnswers } from './
 // against the published document by an outside validator; one root hook fails the run if any did not validate.
 if (checkingAnswers() && typeof after === 'function') {
   after('every answer of the partner API validates against the published OpenAPI document', function () {
-    console.log(`  published OpenAPI: ${answersChecked} answers of the partner API checked, ${answerFailures.length} not valid`);
+    console.log(
+      `  published OpenAPI: ${answersChecked} answers of the partner API checked, ${answerFailures.length} not valid`,
+    );
     if (answerFailures.length > 0) {
-      throw new Error(`${answerFailures.length} of ${answersChecked} answers do not follow the published document:\n${answerFailures.slice(0, 20).join('\n')}`);
+      throw new Error(
+        `${answerFailures.length} of ${answersChecked} answers do not follow the published document:\n${answerFailures.slice(0, 20).join('\n')}`,
+      );
     }
   });
 }
@@ -41,22 +45,38 @@ export interface Client {
   patch<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   post<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   delete<T = any>(path: string, headers?: Record<string, string>): Promise<Answer<T>>;
-  request<T = any>(method: string, path: string, options?: { body?: string | Uint8Array; headers?: Record<string, string> }): Promise<Answer<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: string | Uint8Array; headers?: Record<string, string> },
+  ): Promise<Answer<T>>;
 }
 
 export function client(base: string, bearer?: string): Client {
-  const request = async (method: string, p: string, options: { body?: string | Uint8Array; headers?: Record<string, string> } = {}) => {
+  const request = async (
+    method: string,
+    p: string,
+    options: { body?: string | Uint8Array; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (bearer && headers.Authorization === undefined) headers.Authorization = `Bearer ${bearer}`;
-    const res = await fetch(base + p, { method, headers, ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : new Uint8Array(options.body) } : {}) });
+    const res = await fetch(base + p, {
+      method,
+      headers,
+      ...(options.body !== undefined
+        ? { body: typeof options.body === 'string' ? options.body : new Uint8Array(options.body) }
+        : {}),
+    });
     const text = await res.text();
     let body: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
     if (checkingAnswers()) await checkAnswer(base, method, p, res.status, res.headers.get('content-type') ?? '', body);
     return { status: res.status, body, headers: res.headers } as Answer;
   };
-  const json = (method: string) => (p: string, body: unknown, headers: Record<string, string> = {}) =>
-    request(method, p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...headers } });
+  const json =
+    (method: string) =>
+    (p: string, body: unknown, headers: Record<string, string> = {}) =>
+      request(method, p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...headers } });
   return {
     get: (p, headers) => request('GET', p, headers ? { headers } : {}),
     put: json('PUT'),
@@ -81,7 +101,12 @@ export interface TestService {
   admin: Client;
   dataDir: string;
   /** Creates a partner with one key of the environment. */
-  partner(options?: { type?: 'hub' | 'store'; env?: 'live' | 'test'; scopes?: string[]; name?: string }): Promise<Partner>;
+  partner(options?: {
+    type?: 'hub' | 'store';
+    env?: 'live' | 'test';
+    scopes?: string[];
+    name?: string;
+  }): Promise<Partner>;
   /** Another key for the same partner. */
   key(partnerId: string, env: 'live' | 'test', scopes?: string[]): Promise<Partner>;
   as(key: string): Client;
@@ -94,17 +119,30 @@ export interface TestService {
  * Partners, keys and store approval through the admin API of `t` (read at each call: a restart replaces its clients).
  * Both the embedded and the multi-process test services use these.
  */
-export function partnerHelpers(service: () => Pick<TestService, 'admin' | 'api'>): Pick<TestService, 'partner' | 'key' | 'as' | 'approveStore'> {
+export function partnerHelpers(
+  service: () => Pick<TestService, 'admin' | 'api'>,
+): Pick<TestService, 'partner' | 'key' | 'as' | 'approveStore'> {
   const helpers: Pick<TestService, 'partner' | 'key' | 'as' | 'approveStore'> = {
     async partner(options = {}) {
-      const created = await service().admin.post('/partners', { name: options.name ?? 'Loja Teste', partner_type: options.type ?? 'hub' });
+      const created = await service().admin.post('/partners', {
+        name: options.name ?? 'Loja Teste',
+        partner_type: options.type ?? 'hub',
+      });
       if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(created.body)}`);
       return helpers.key(created.body.partner_id, options.env ?? 'live', options.scopes);
     },
     async key(partnerId, environment, scopes) {
-      const issued = await service().admin.post(`/partners/${partnerId}/keys`, scopes ? { environment, scopes } : { environment });
+      const issued = await service().admin.post(
+        `/partners/${partnerId}/keys`,
+        scopes ? { environment, scopes } : { environment },
+      );
       if (issued.status !== 201) throw new Error(`key: ${issued.status} ${JSON.stringify(issued.body)}`);
-      return { partnerId, key: issued.body.api_key, keyId: issued.body.key_id, api: client(service().api, issued.body.api_key) };
+      return {
+        partnerId,
+        key: issued.body.api_key,
+        keyId: issued.body.key_id,
+        api: client(service().api, issued.body.api_key),
+      };
     },
     as: (key) => client(service().api, key),
     approveStore: (p, storeId, environment = 'live') =>
@@ -143,7 +181,16 @@ export async function startTestService(
   // The cover check is off unless a test turns it on with its own COVER_FETCH_* settings: with it on, a product's
   // cover host would be looked up in the DNS, and tests never send traffic outside loopback.
   const configFor = () =>
-    loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, CLOCK: 'manual', ADMIN_TOKEN: 'test-admin-token-0123456789', COVER_CHECK: 'off', ...engines, ...env });
+    loadConfig({
+      PORT: '0',
+      ADMIN_PORT: '0',
+      DATA_DIR: dataDir,
+      CLOCK: 'manual',
+      ADMIN_TOKEN: 'test-admin-token-0123456789',
+      COVER_CHECK: 'off',
+      ...engines,
+      ...env,
+    });
   const config = configFor();
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const { messaging: openMessaging, ...rest } = serviceOptions;

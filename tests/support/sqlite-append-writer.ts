@@ -20,7 +20,11 @@ let acks = 0;
 process.stdout.on('error', () => process.exit(0)); // the parent went away
 setTimeout(() => process.exit(3), 60_000).unref(); // never outlive a broken test for long
 
-const store = SqliteEventStore.open({ path: dbPath, pollIntervalMs: 20, writerThread: process.env.WRITER_THREAD === '1' });
+const store = SqliteEventStore.open({
+  path: dbPath,
+  pollIntervalMs: 20,
+  writerThread: process.env.WRITER_THREAD === '1',
+});
 const metadata = { recorded_at: new Date().toISOString(), actor: `pid-${process.pid}` };
 
 async function lastRevision(stream: string): Promise<number> {

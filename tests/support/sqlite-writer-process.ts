@@ -62,7 +62,10 @@ export function checkWriterLog(events: RecordedEvent[]): Map<string, number> {
     const length = lengths.get(event.stream) ?? 0;
     expect(event.revision, `${event.stream} revision`).to.equal(length);
     const data = event.data as { batch: number; part: number };
-    expect([data.batch, data.part], `${event.stream}@${event.revision}`).to.deep.equal([Math.floor(length / 3), length % 3]);
+    expect([data.batch, data.part], `${event.stream}@${event.revision}`).to.deep.equal([
+      Math.floor(length / 3),
+      length % 3,
+    ]);
     lengths.set(event.stream, length + 1);
   });
   for (const [stream, length] of lengths) expect(length % 3, `${stream} holds ${length} events`).to.equal(0);

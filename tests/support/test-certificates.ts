@@ -26,21 +26,73 @@ export function makeTestCertificates(names: readonly string[], ips: readonly str
     fs.writeFileSync(
       file('ca.cnf'),
       [
-        '[req]', 'distinguished_name = dn', 'prompt = no', '[dn]', 'CN = Partner Commerce cover-check test CA',
-        '[v3]', 'basicConstraints = critical,CA:TRUE', 'keyUsage = critical,keyCertSign,cRLSign', 'subjectKeyIdentifier = hash',
+        '[req]',
+        'distinguished_name = dn',
+        'prompt = no',
+        '[dn]',
+        'CN = Partner Commerce cover-check test CA',
+        '[v3]',
+        'basicConstraints = critical,CA:TRUE',
+        'keyUsage = critical,keyCertSign,cRLSign',
+        'subjectKeyIdentifier = hash',
       ].join('\n'),
     );
     const sans = [...names.map((n) => `DNS:${n}`), ...ips.map((ip) => `IP:${ip}`)].join(',');
     fs.writeFileSync(
       file('server.ext'),
       [
-        `subjectAltName = ${sans}`, 'basicConstraints = CA:FALSE', 'keyUsage = critical,digitalSignature',
-        'extendedKeyUsage = serverAuth', 'authorityKeyIdentifier = keyid', 'subjectKeyIdentifier = hash',
+        `subjectAltName = ${sans}`,
+        'basicConstraints = CA:FALSE',
+        'keyUsage = critical,digitalSignature',
+        'extendedKeyUsage = serverAuth',
+        'authorityKeyIdentifier = keyid',
+        'subjectKeyIdentifier = hash',
       ].join('\n'),
     );
-    openssl(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-config', 'ca.cnf', '-extensions', 'v3']);
-    openssl(['req', '-new', ...ecKey, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${names[0] ?? 'localhost'}`]);
-    openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '1', '-days', '2', '-extfile', 'server.ext', '-out', 'server.pem']);
+    openssl([
+      'req',
+      '-x509',
+      ...ecKey,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-config',
+      'ca.cnf',
+      '-extensions',
+      'v3',
+    ]);
+    openssl([
+      'req',
+      '-new',
+      ...ecKey,
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      `/CN=${names[0] ?? 'localhost'}`,
+    ]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-set_serial',
+      '1',
+      '-days',
+      '2',
+      '-extfile',
+      'server.ext',
+      '-out',
+      'server.pem',
+    ]);
     return {
       caCert: fs.readFileSync(file('ca.pem'), 'utf8'),
       key: fs.readFileSync(file('server.key'), 'utf8'),

@@ -15,7 +15,9 @@ export async function makeTestImages(): Promise<Record<string, Buffer>> {
     out[`${size}.png`] = await base().png().toBuffer();
     out[`${size}.webp`] = await base().webp().toBuffer();
   }
-  out['600x600.gif'] = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#3366cc' } }).gif().toBuffer();
+  out['600x600.gif'] = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#3366cc' } })
+    .gif()
+    .toBuffer();
   return out;
 }
 
@@ -30,7 +32,12 @@ export function pngClaiming(width: number, height: number): Buffer {
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // colour type: RGB
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(64))), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(64))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function pngChunk(type: string, data: Buffer): Buffer {

@@ -38,7 +38,9 @@ const SETTING_ENV: Record<Exclude<keyof OperationsSettings, 'rebuildBeforeSwitch
 export async function startMultiTestService(
   env: Record<string, string> = {},
   keepDir?: string,
-  options: Pick<TopologyOptions, 'nginxWorkers' | 'commandReplicas' | 'queryReplicas'> & { operations?: Partial<OperationsSettings> } = {},
+  options: Pick<TopologyOptions, 'nginxWorkers' | 'commandReplicas' | 'queryReplicas'> & {
+    operations?: Partial<OperationsSettings>;
+  } = {},
 ): Promise<TestService & { topology: Topology }> {
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   const clock = new SharedFileClock(path.join(dataDir, CLOCK_FILE)); // before the processes: they all read this one
@@ -57,7 +59,13 @@ export async function startMultiTestService(
     throw err;
   }
   // The same servers and namespace as the processes (startTopology adds them for this DATA_DIR).
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN, NATS_URL: topology.nats.url, ...engineEnv(process.env, dataDir), ...processEnv });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: TOPOLOGY_ADMIN_TOKEN,
+    NATS_URL: topology.nats.url,
+    ...engineEnv(process.env, dataDir),
+    ...processEnv,
+  });
   const stores = await openStores(config, 'configured', clock);
   // Tests read the read models by their logical names, in the generation the projections process serves.
   const reads = new GenerationalReadStore(stores.reads, PROJECTORS);
@@ -66,9 +74,20 @@ export async function startMultiTestService(
   // Stand-ins for what e2e files use of the embedded service's objects: the runner's committed position (seen as
   // the doors see it) and the listening addresses (`portOf(t.service.admin)`).
   const stopAnnouncing = announceAppends(stores.events, stores.messaging); // events tests append straight to the log
-  const watcher = await PositionWatcher.start({ reads, messaging: stores.messaging, checkpointNames: PROJECTORS.map((p) => p.name) });
-  const runner = { waitFor: (position: number, timeoutMs: number) => watcher.waitFor(position, timeoutMs), get position() { return watcher.position; } };
-  const listening = (url: () => string) => ({ address: () => ({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(url()).port) }) });
+  const watcher = await PositionWatcher.start({
+    reads,
+    messaging: stores.messaging,
+    checkpointNames: PROJECTORS.map((p) => p.name),
+  });
+  const runner = {
+    waitFor: (position: number, timeoutMs: number) => watcher.waitFor(position, timeoutMs),
+    get position() {
+      return watcher.position;
+    },
+  };
+  const listening = (url: () => string) => ({
+    address: () => ({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(url()).port) }),
+  });
   const unavailable = (what: string) => () => {
     throw new Error(`t.service.${what} exists only in the embedded service, not with TOPOLOGY=multi`);
   };

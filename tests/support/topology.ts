@@ -10,7 +10,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { engineEnv } from './engines.js';
-import { findNatsServer, findNginx, launchTopology, type Role, type ServiceProcess, type Topology as Launched } from '../../infra/topology/launcher.js';
+import {
+  findNatsServer,
+  findNginx,
+  launchTopology,
+  type Role,
+  type ServiceProcess,
+  type Topology as Launched,
+} from '../../infra/topology/launcher.js';
 
 export { findNginx };
 export type { Role };
@@ -69,7 +76,9 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       nginxWorkers: options.nginxWorkers ?? 1,
       ...(options.commandReplicas !== undefined ? { commandReplicas: options.commandReplicas } : {}),
       ...(options.queryReplicas !== undefined ? { queryReplicas: options.queryReplicas } : {}),
-      ...(process.env.TEST_TOPOLOGY_OUTPUT ? { onLine: (source: string, _stream: string, line: string) => process.stderr.write(`[${source}] ${line}\n`) } : {}),
+      ...(process.env.TEST_TOPOLOGY_OUTPUT
+        ? { onLine: (source: string, _stream: string, line: string) => process.stderr.write(`[${source}] ${line}\n`) }
+        : {}),
     });
   } catch (err) {
     cleanUp();

@@ -62,7 +62,9 @@ export function upload(options: UploadOptions): Promise<UploadResult> {
     socket.on('close', () => finish(answer && sent ? undefined : 'closed'));
     if (!options.readAfterUpload) socket.on('data', onData);
     const send = async () => {
-      const framing = options.chunked ? { 'Transfer-Encoding': 'chunked' } : { 'Content-Length': String(options.bytes) };
+      const framing = options.chunked
+        ? { 'Transfer-Encoding': 'chunked' }
+        : { 'Content-Length': String(options.bytes) };
       const head = Object.entries({ Host: url.host, ...options.headers, ...framing }).map(([k, v]) => `${k}: ${v}\r\n`);
       socket.write(`${options.method} ${url.pathname}${url.search} HTTP/1.1\r\n${head.join('')}\r\n`);
       while (written < options.bytes && !socket.destroyed) {
@@ -115,5 +117,9 @@ function parse(data: Buffer): UploadAnswer | undefined {
   }
   const length = Number(headers['content-length'] ?? '0');
   if (data.length < end + 4 + length) return undefined;
-  return { status: Number(statusLine.split(' ')[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString('utf8') };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: data.subarray(end + 4, end + 4 + length).toString('utf8'),
+  };
 }

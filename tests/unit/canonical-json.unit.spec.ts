@@ -14,10 +14,15 @@ function recursive(value: unknown): string {
 
 describe('canonicalJson', () => {
   it('writes every JSON value as the recursive definition does (sorted keys, same text)', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      expect(canonicalJson(v)).to.equal(recursive(v));
-    }), { seed: 3, numRuns: 500 });
-    expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: undefined })).to.equal('{"a":null,"b":[1,{"c":"x","d":null}]}');
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalJson(v)).to.equal(recursive(v));
+      }),
+      { seed: 3, numRuns: 500 },
+    );
+    expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: undefined })).to.equal(
+      '{"a":null,"b":[1,{"c":"x","d":null}]}',
+    );
   });
 
   it('takes a body nested 200 000 levels deep (the fuzz found a 500 from a stack overflow on Idempotency-Key)', () => {

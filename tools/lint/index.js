@@ -9,7 +9,9 @@ const fromHere = createRequire(import.meta.url);
 for (const name of ['typescript-eslint', '@typescript-eslint/typescript-estree', 'ts-api-utils']) {
   const { version } = createRequire(fromHere.resolve(name))('typescript/package.json');
   if (!version.startsWith('5.')) {
-    throw new Error(`${name} loads TypeScript ${version}, not 5.x: see tools/lint/package.json and the root "overrides"`);
+    throw new Error(
+      `${name} loads TypeScript ${version}, not 5.x: see tools/lint/package.json and the root "overrides"`,
+    );
   }
 }
 

@@ -35,7 +35,10 @@ export interface FlowResult {
 /** A CNPJ with valid check digits (modulo 11), from 8 random digits and branch 0001. */
 export function randomCnpj(random: () => number = Math.random): string {
   const digits = [...Array.from({ length: 8 }, () => Math.floor(random() * 10)), 0, 0, 0, 1];
-  for (const weights of [[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]]) {
+  for (const weights of [
+    [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+    [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+  ]) {
     const r = weights.reduce((sum, w, i) => sum + w * digits[i]!, 0) % 11;
     digits.push(r < 2 ? 0 : 11 - r);
   }
@@ -120,12 +123,18 @@ export async function partnerFlow(api: PartnerClient, options: FlowOptions = {})
     occurred_at: plusSeconds(click.occurred_at, 1),
     items: [{ sku: sku(1), quantity: 2, unit_price_cents: 2799, refunded_cents: 2799 }],
   });
-  log(`order ${refunded.order_id}: ${refunded.status}, net ${refunded.net_cents}, commission ${refunded.expected_commission_cents}`);
+  log(
+    `order ${refunded.order_id}: ${refunded.status}, net ${refunded.net_cents}, commission ${refunded.expected_commission_cents}`,
+  );
   const order = await api.getConversion(orderId, { store_id: storeId });
 
   // Windows are UTC half-open [since, until) (default: the 30 days up to now); here the day up to the order, and an
   // hour after it. Clicks count by occurred_at, orders by paid_at with their current state.
-  const window = { since: plusSeconds(click.occurred_at, -86_400), until: plusSeconds(click.occurred_at, 3600), store_id: storeId };
+  const window = {
+    since: plusSeconds(click.occurred_at, -86_400),
+    until: plusSeconds(click.occurred_at, 3600),
+    store_id: storeId,
+  };
   let clicks = 0;
   for await (const page of api.pages.clicks(window)) clicks += page.data.length;
   const report = await api.commissionReport(window);

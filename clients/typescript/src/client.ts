@@ -19,7 +19,11 @@ export type FieldError = NonNullable<Problem['errors']>[number];
 
 type OperationId = keyof operations;
 /** The JSON body an operation takes. */
-export type RequestBody<K extends OperationId> = operations[K] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+export type RequestBody<K extends OperationId> = operations[K] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 /** The JSON answer of an operation for a status. */
 export type Answer<K extends OperationId, S extends number> = operations[K] extends {
   responses: { [P in S]: { content: { 'application/json': infer R } } };
@@ -87,7 +91,9 @@ export class ProblemError extends Error {
     /** What was called (`PUT /products/SKU-1`). */
     readonly call: string,
   ) {
-    super(`${call}: ${status} ${problem.title}${problem.detail ? ` — ${problem.detail}` : ''}${fieldList(problem.errors)}`);
+    super(
+      `${call}: ${status} ${problem.title}${problem.detail ? ` — ${problem.detail}` : ''}${fieldList(problem.errors)}`,
+    );
   }
   /** The invalid fields of a 422 (`field`, `code`, `message`), all of them at once; empty otherwise. */
   get errors(): FieldError[] {
@@ -186,7 +192,12 @@ export function createClient(options: ClientOptions) {
       signal?.throwIfAborted();
       let res: Response;
       try {
-        res = await doFetch(url, { method: r.method, headers, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) });
+        res = await doFetch(url, {
+          method: r.method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          ...(signal ? { signal } : {}),
+        });
       } catch (err) {
         if (signal?.aborted) throw err;
         if (attempt >= maxAttempts) throw new RetriesExhaustedError(what, attempt, err);
@@ -222,21 +233,34 @@ export function createClient(options: ClientOptions) {
       // not JSON (a proxy's page): the problem is made from the status
     }
     const requestId = res.headers.get('x-request-id') ?? problem.request_id;
-    return new ProblemError(res.status, problem, requestId ?? undefined, retryAfterSeconds(res.headers.get('retry-after')), what);
+    return new ProblemError(
+      res.status,
+      problem,
+      requestId ?? undefined,
+      retryAfterSeconds(res.headers.get('retry-after')),
+      what,
+    );
   }
 
   /**
    * Every page of a list, following `next_cursor`. Windowed lists (clicks, conversions) keep the `since` and
    * `until` of the first answer on the following pages, as the contract asks.
    */
-  async function* pages<Q extends object, P extends Page<unknown>>(first: Q, get: (q: Q) => Promise<P>): AsyncGenerator<P, void, undefined> {
+  async function* pages<Q extends object, P extends Page<unknown>>(
+    first: Q,
+    get: (q: Q) => Promise<P>,
+  ): AsyncGenerator<P, void, undefined> {
     let query: Q = { ...first };
     for (;;) {
       const page = await get(query);
       yield page;
       if (page.next_cursor === null) return;
       const window = page as Partial<Record<'since' | 'until', string>>;
-      query = { ...query, cursor: page.next_cursor, ...(window.since ? { since: window.since, until: window.until } : {}) };
+      query = {
+        ...query,
+        cursor: page.next_cursor,
+        ...(window.since ? { since: window.since, until: window.until } : {}),
+      };
     }
   }
 
@@ -253,7 +277,8 @@ export function createClient(options: ClientOptions) {
     call<Answer<'putProduct', 200>>({ method: 'PUT', path: `/products/${seg(sku)}`, body, options: o });
   const patchProduct = (sku: string, body: RequestBody<'patchProduct'>, o?: WriteOptions) =>
     call<Answer<'patchProduct', 200>>({ method: 'PATCH', path: `/products/${seg(sku)}`, body, options: o });
-  const deleteProduct = (sku: string, o?: WriteOptions) => call<void>({ method: 'DELETE', path: `/products/${seg(sku)}`, options: o });
+  const deleteProduct = (sku: string, o?: WriteOptions) =>
+    call<void>({ method: 'DELETE', path: `/products/${seg(sku)}`, options: o });
   const getProduct = (sku: string, o?: CallOptions) =>
     call<Answer<'getProduct', 200>>({ method: 'GET', path: `/products/${seg(sku)}`, options: o });
   const listProducts = (query: Query<'listProducts'> = {}, o?: CallOptions) =>
@@ -261,7 +286,8 @@ export function createClient(options: ClientOptions) {
 
   const submitBatch = (body: RequestBody<'postProductBatch'>, o?: WriteOptions) =>
     call<Answer<'postProductBatch', 202>>({ method: 'POST', path: '/products/batch', body, options: o });
-  const getJob = (jobId: string, o?: CallOptions) => call<Answer<'getJob', 200>>({ method: 'GET', path: `/jobs/${seg(jobId)}`, options: o });
+  const getJob = (jobId: string, o?: CallOptions) =>
+    call<Answer<'getJob', 200>>({ method: 'GET', path: `/jobs/${seg(jobId)}`, options: o });
   async function waitForJob(jobId: string, o: WaitOptions = {}): Promise<Answer<'getJob', 200>> {
     const interval = o.intervalMs ?? 500;
     const timeout = o.timeoutMs ?? 120_000;
@@ -320,10 +346,14 @@ export function createClient(options: ClientOptions) {
     commissionReport,
     /** Every page of a list: `for await (const page of client.pages.products({ state: 'rejected' })) …`. */
     pages: {
-      stores: (query: Omit<Query<'listStores'>, 'cursor'> = {}, o?: CallOptions) => pages(query, (q) => listStores(q, o)),
-      products: (query: Omit<Query<'listProducts'>, 'cursor'> = {}, o?: CallOptions) => pages(query, (q) => listProducts(q, o)),
-      clicks: (query: Omit<Query<'listClicks'>, 'cursor'> = {}, o?: CallOptions) => pages(query, (q) => listClicks(q, o)),
-      conversions: (query: Omit<Query<'listConversions'>, 'cursor'> = {}, o?: CallOptions) => pages(query, (q) => listConversions(q, o)),
+      stores: (query: Omit<Query<'listStores'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => listStores(q, o)),
+      products: (query: Omit<Query<'listProducts'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => listProducts(q, o)),
+      clicks: (query: Omit<Query<'listClicks'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => listClicks(q, o)),
+      conversions: (query: Omit<Query<'listConversions'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => listConversions(q, o)),
     },
   };
 }
