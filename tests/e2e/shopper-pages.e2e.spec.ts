@@ -6,9 +6,16 @@
  * pt-BR, escaped partner text, phone-sized layout, links that stay on the site.
  */
 import { expect } from 'chai';
-import { startTestService, type Partner, type TestService } from '../support/service.js';
+import type { Partner, TestService } from '../support/service.js';
 import { HOUR, registerStore } from './commerce-support.js';
-import { getFrom, offer as makeOffer, rootOf, settle as settleAll, type RawAnswer } from './shopper-support.js';
+import {
+  getFrom,
+  offer as makeOffer,
+  rootOf,
+  settle as settleAll,
+  shopperWorld,
+  type RawAnswer,
+} from './shopper-support.js';
 
 type OfferJson = { sku: string; buy_url: string; offer_url: string };
 type PageJson = {
@@ -47,23 +54,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     JSON.parse((await page(`/api/search?q=${encodeURIComponent(words)}`)).text) as PageJson;
 
   before(async () => {
-    t = await startTestService();
-    t.clock.set(new Date(T0));
-    hub = await t.partner({ type: 'hub' });
-    other = await t.partner({ type: 'hub', name: 'Outra' });
-    await registerStore(hub, 'Loja-A', { name: 'Loja <Azul> & Cia' });
-    await registerStore(hub, 'Loja-B', { name: 'Loja B' });
-    await registerStore(other, 'Loja-C', { name: 'Loja C' });
-    await registerStore(other, 'Loja-D', { name: 'Loja D' });
-    for (const [p, s] of [
-      [hub, 'Loja-A'],
-      [hub, 'Loja-B'],
-      [other, 'Loja-C'],
-      [other, 'Loja-D'],
-    ] as const) {
-      expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
-    }
-    await settle();
+    ({ t, hub, other } = await shopperWorld(T0, 'Loja <Azul> & Cia'));
   });
   after(async () => t.close());
 

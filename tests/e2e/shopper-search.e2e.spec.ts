@@ -4,9 +4,9 @@
  * matching (accents, case, prefix of the last word), query bounds and the rate brake per address.
  */
 import { expect } from 'chai';
-import { startTestService, type Partner, type TestService } from '../support/service.js';
+import type { Partner, TestService } from '../support/service.js';
 import { HOUR, putProduct, registerStore } from './commerce-support.js';
-import { getFrom, offer as makeOffer, rootOf, settle as settleAll } from './shopper-support.js';
+import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
 
 type OfferJson = {
   store: { store_id: string; name: string };
@@ -55,23 +55,7 @@ describe('shopper search over HTTP: GET /api/search', function () {
     makeOffer(t, p, store, sku, fields);
 
   before(async () => {
-    t = await startTestService();
-    t.clock.set(new Date(T0));
-    hub = await t.partner({ type: 'hub' });
-    other = await t.partner({ type: 'hub', name: 'Outra' });
-    await registerStore(hub, 'Loja-A', { name: 'Loja A' });
-    await registerStore(hub, 'Loja-B', { name: 'Loja B' });
-    await registerStore(other, 'Loja-C', { name: 'Loja C' });
-    await registerStore(other, 'Loja-D', { name: 'Loja D' });
-    for (const [p, s] of [
-      [hub, 'Loja-A'],
-      [hub, 'Loja-B'],
-      [other, 'Loja-C'],
-      [other, 'Loja-D'],
-    ] as const) {
-      expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
-    }
-    await settle();
+    ({ t, hub, other } = await shopperWorld(T0));
   });
   after(async () => t.close());
 

@@ -3,7 +3,8 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import type { Partner, TestService } from '../support/service.js';
-import { putProduct } from './commerce-support.js';
+import { startTestService } from '../support/service.js';
+import { putProduct, registerStore } from './commerce-support.js';
 
 /** The gateway's root (the public pages and search live outside `/v1`). */
 export const rootOf = (t: TestService): string => t.api.replace(/\/v1$/, '');
@@ -65,4 +66,28 @@ export function getFrom(url: string, from = '127.0.0.1', headers: Record<string,
     );
     req.on('error', reject);
   });
+}
+
+/**
+ * The shopper tests' world, at `at` on the service clock: two hubs (`hub` with Loja-A and Loja-B, `other` with
+ * Loja-C and Loja-D), every store approved in live, the projections settled. `nameA` is Loja-A's display name.
+ */
+export async function shopperWorld(
+  at: number,
+  nameA = 'Loja A',
+): Promise<{ t: TestService; hub: Partner; other: Partner }> {
+  const t = await startTestService();
+  t.clock.set(new Date(at));
+  const hub = await t.partner({ type: 'hub' });
+  const other = await t.partner({ type: 'hub', name: 'Outra' });
+  const stores = [
+    [hub, 'Loja-A', nameA],
+    [hub, 'Loja-B', 'Loja B'],
+    [other, 'Loja-C', 'Loja C'],
+    [other, 'Loja-D', 'Loja D'],
+  ] as const;
+  for (const [p, s, name] of stores) await registerStore(p, s, { name });
+  for (const [p, s] of stores) expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
+  await settle(t);
+  return { t, hub, other };
 }
