@@ -6,7 +6,7 @@
  * pt-BR, escaped partner text, phone-sized layout, links that stay on the site.
  */
 import { expect } from 'chai';
-import type { Partner, TestService } from '../support/service.js';
+import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, registerStore } from './commerce-support.js';
 import {
   getFrom,
@@ -54,7 +54,8 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     JSON.parse((await page(`/api/search?q=${encodeURIComponent(words)}`)).text) as PageJson;
 
   before(async () => {
-    ({ t, hub, other } = await shopperWorld(T0, 'Loja <Azul> & Cia'));
+    t = await startTestService();
+    ({ hub, other } = await shopperWorld(t, T0, 'Loja <Azul> & Cia'));
   });
   after(async () => t.close());
 

@@ -4,7 +4,7 @@
  * matching (accents, case, prefix of the last word), query bounds and the rate brake per address.
  */
 import { expect } from 'chai';
-import type { Partner, TestService } from '../support/service.js';
+import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, putProduct, registerStore } from './commerce-support.js';
 import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
 
@@ -55,7 +55,8 @@ describe('shopper search over HTTP: GET /api/search', function () {
     makeOffer(t, p, store, sku, fields);
 
   before(async () => {
-    ({ t, hub, other } = await shopperWorld(T0));
+    t = await startTestService();
+    ({ hub, other } = await shopperWorld(t, T0));
   });
   after(async () => t.close());
 

@@ -3,7 +3,6 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import type { Partner, TestService } from '../support/service.js';
-import { startTestService } from '../support/service.js';
 import { putProduct, registerStore } from './commerce-support.js';
 
 /** The gateway's root (the public pages and search live outside `/v1`). */
@@ -69,14 +68,15 @@ export function getFrom(url: string, from = '127.0.0.1', headers: Record<string,
 }
 
 /**
- * The shopper tests' world, at `at` on the service clock: two hubs (`hub` with Loja-A and Loja-B, `other` with
- * Loja-C and Loja-D), every store approved in live, the projections settled. `nameA` is Loja-A's display name.
+ * The shopper tests' world in a service the test started (the e2e-in-topology runner picks the files that call
+ * `startTestService` themselves), at `at` on its clock: two hubs (`hub` with Loja-A and Loja-B, `other` with Loja-C
+ * and Loja-D), every store approved in live, the projections settled. `nameA` is Loja-A's display name.
  */
 export async function shopperWorld(
+  t: TestService,
   at: number,
   nameA = 'Loja A',
-): Promise<{ t: TestService; hub: Partner; other: Partner }> {
-  const t = await startTestService();
+): Promise<{ hub: Partner; other: Partner }> {
   t.clock.set(new Date(at));
   const hub = await t.partner({ type: 'hub' });
   const other = await t.partner({ type: 'hub', name: 'Outra' });
@@ -89,5 +89,5 @@ export async function shopperWorld(
   for (const [p, s, name] of stores) await registerStore(p, s, { name });
   for (const [p, s] of stores) expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
   await settle(t);
-  return { t, hub, other };
+  return { hub, other };
 }
