@@ -91,10 +91,14 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   let current = await tx.get<ProductDoc>(PRODUCTS, id);
   if (alreadyApplied(current, recorded)) return;
   if (current && !current.removed) {
-    // The store states a fan-out in progress owes this product come before its own event.
+    // The store states a fan-out in progress owes this product come before its own event. A product whose position
+    // is past its store's last event has seen every state (a fan-out page or its own write passed it): no read.
     const storeId = storeFactsId({ env, partnerId }, current.store_id);
-    const owed = await owedStates(tx, storeId, await storeFacts(tx, storeId));
-    if (owed.length > 0) current = { ...current, published_at: publishedThrough(current, owed) };
+    const facts = await storeFacts(tx, storeId);
+    if (facts && facts.position > current.position) {
+      const owed = await owedStates(tx, storeId, facts);
+      if (owed.length > 0) current = { ...current, published_at: publishedThrough(current, owed) };
+    }
   }
   let doc: ProductDoc | null = null;
   switch (e.type) {
