@@ -188,10 +188,10 @@ export class CoverCheckReactor {
     void this.save();
   }
 
-  /** Saves the checkpoint; calls made while a save runs are folded into one more save. */
+  /** Saves the checkpoint; calls made while a save runs are folded into it (it saves until nothing is left). */
   private save(): Promise<void> {
     if (this.saving) return this.saving;
-    this.saving = (async () => {
+    const run = async (): Promise<void> => {
       try {
         while (this.watermark.safe > this.saved) {
           const position = this.watermark.safe;
@@ -200,10 +200,14 @@ export class CoverCheckReactor {
         }
       } catch (err) {
         if (!this.stopped) this.options.onError?.(err);
-      } finally {
-        this.saving = null;
       }
-    })();
-    return this.saving;
+    };
+    // Cleared in a reaction, never synchronously: a save with nothing to do returns before the assignment below,
+    // and a `finally` inside `run` would clear `saving` before it is set, leaving it set for good (no save after).
+    const saving = run().then(() => {
+      if (this.saving === saving) this.saving = null;
+    });
+    this.saving = saving;
+    return saving;
   }
 }

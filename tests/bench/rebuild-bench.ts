@@ -141,17 +141,22 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const head = existing ? 0 : await buildLog();
   if (!existing) console.log(`log: ${f(head)} events in ${f((performance.now() - t0) / 1000, 1)} s (${dir})`);
-  let { service } = await start();
+  const first = await start();
+  let { service } = first;
+  console.log(`start: ${f(first.listeningMs / 1000, 2)} s to listening, ${f(first.readyMs / 1000, 2)} s to ready`);
   if (steps.has('rebuild')) {
     for (const p of PROJECTORS) {
       if (p.collections.length === 0 || (only && !only.includes(p.name))) continue;
       const r0 = performance.now();
+      const c0 = process.cpuUsage();
       service.operations.rebuilder.start(p.name);
       const end = await service.operations.rebuilder.finished(p.name);
       const s = (performance.now() - r0) / 1000;
       if (end?.state !== 'done') throw new Error(`rebuild of ${p.name}: ${JSON.stringify(end)}`);
+      const cpu = process.cpuUsage(c0); // every thread of the process, user + system
       console.log(
-        `rebuild ${p.name}: ${f(end.events_applied)} events in ${f(s, 2)} s → ${f(end.events_applied / s)} events/s`,
+        `rebuild ${p.name}: ${f(end.events_applied)} events in ${f(s, 2)} s → ${f(end.events_applied / s)} events/s; ` +
+          `${f((cpu.user + cpu.system) / Math.max(1, end.events_applied), 1)} µs CPU per event (${f((end.events_applied / (cpu.user + cpu.system)) * 1e6)} events per CPU second)`,
       );
     }
   }

@@ -18,7 +18,7 @@
  * (a running `make run-topology`: nothing is started, BENCH_ADMIN=http://127.0.0.1:ADMIN_PORT and ADMIN_TOKEN
  * needed, BENCH_PIDS=pid,pid for RSS/CPU; phases C and the restart of D are not run), SCALE_TOPOLOGY=<n> (the same,
  * on a `make run-topology` this benchmark starts with n command-api replicas and the cover env of the run).
- * For profiles and A/B runs: SCALE_ONLY=A|P|B (stop after that phase), SCALE_PROFILE=<dir> (CPU profiles of the
+ * For profiles and A/B runs: SCALE_ONLY=A|P|B (stop after that phase), SCALE_KEEP_DIR=1 (keep the data dirs), SCALE_PROFILE=<dir> (CPU profiles of the
  * service), SCALE_MAIN=<another build's dist/infra/main.js>, SCALE_ENV_<NAME>=<value> (a setting of the service).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -579,7 +579,9 @@ async function main(): Promise<void> {
     bare.close();
     await images.close();
     cover.cleanup();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    // SCALE_KEEP_DIR=1: keep the data dirs (to start a service on them again, e.g. to time a restart).
+    if (process.env.SCALE_KEEP_DIR === '1') process.stderr.write(`bench-scale: data dirs kept: ${dirs.join(' ')}\n`);
+    else for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
   report(rows, notes);
 }

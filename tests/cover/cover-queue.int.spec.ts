@@ -181,6 +181,38 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     expect(after).to.be.greaterThan(dead);
   });
 
+  it('on the in-process queue, moves the checkpoint on after a product event that is not a send came while a send waited', async () => {
+    // A restart resumes from this checkpoint: were it stuck, every restart would queue every send of the log again.
+    const messaging = new InProcessMessaging();
+    closing.push(() => messaging.close());
+    let r: CoverCheckReactor | undefined;
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await consumer(
+      messaging,
+      async (url) => {
+        if (url.endsWith('/slow.jpg')) await held;
+        return { ok: true, reasons: [] };
+      },
+      (id, outcome) => r?.settled(id, outcome),
+    );
+    await send('slow');
+    const patched = await events.appendToStream(streams.product(tenant, 'other'), [
+      {
+        type: 'ProductPatched',
+        data: { sku: 'other', patch: { price_cents: 100 }, received_at: meta.recorded_at },
+        metadata: meta,
+      },
+    ]);
+    const later = (await send('later')).position;
+    r = await reactor(messaging);
+    // Two sends waiting (the slow one in hand, the later one queued): the reactor has read the patch between them.
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 2, 30_000, 'both sends queued');
+    release!();
+    await until(async () => (await checkpoint()) >= later, 30_000, 'the checkpoint past every settled send');
+    expect(patched.position).to.be.lessThan(later);
+  });
+
   it('on the in-process queue, holds at most maxPending sends at a time however many products are owed a check', async () => {
     const messaging = new InProcessMessaging();
     closing.push(() => messaging.close());
