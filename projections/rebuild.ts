@@ -203,7 +203,7 @@ export class ProjectionRebuilder {
         highest: next,
       } satisfies GenerationDoc);
     });
-    await this.emptyGeneration(projector, next, true);
+    await this.emptyGeneration(projector, next, 'without text indexes');
     const target = reads.pinned(name, next);
     const onStep = (step: { position: number; applied: number }) => {
       run.progress.position = step.position;
@@ -237,6 +237,10 @@ export class ProjectionRebuilder {
       if (applied >= previous) run.unpaced = true;
       previous = applied;
     }
+    // The text indexes, left out while the catch-up loaded the documents, are built now in one pass over them
+    // (about half the cost of an offers rebuild was keeping them row by row); the last pass and the live writes after
+    // the switch keep them as usual.
+    await target.ensureCollections(projectorCollections(projector));
     await this.options.beforeSwitch?.(name);
     // 3. Switch, with the live runner held between two units.
     run.progress.state = 'switching';
@@ -288,14 +292,21 @@ export class ProjectionRebuilder {
 
   /**
    * Drops the collections of one generation (documents and indexes) and resets its checkpoint. A generation about to
-   * be rebuilt into (`redeclare`) gets its collections back, empty, with their indexes; an old one stays gone.
+   * be rebuilt into (`redeclare`) gets its collections back, empty, with their indexes but not their text indexes
+   * (nothing reads those before the switch; the rebuild declares them once the documents are in); an old one stays
+   * gone.
    */
-  private async emptyGeneration(projector: Projector, generation: number, redeclare: boolean): Promise<void> {
+  private async emptyGeneration(
+    projector: Projector,
+    generation: number,
+    redeclare: false | 'without text indexes',
+  ): Promise<void> {
     if (generation === this.options.reads.generationOf(projector.name))
       throw new Error('refusing to empty the serving generation');
     const view = this.options.reads.pinned(projector.name, generation);
     for (const c of projectorCollections(projector)) await view.drop(c.name);
-    if (redeclare) await view.ensureCollections(projectorCollections(projector));
+    if (redeclare)
+      await view.ensureCollections(projectorCollections(projector).map(({ text: _text, ...spec }) => spec));
     await view.transact((tx) => tx.setCheckpoint(projector.name, 0));
   }
 

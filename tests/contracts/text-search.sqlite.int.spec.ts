@@ -42,3 +42,38 @@ describe('SQLite text search: which documents a bounded search keeps', () => {
     }
   });
 });
+
+describe('SQLite text index declared over documents already stored', () => {
+  it('takes in every document, in several units, and the writes made between those units as they stand', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-text-'));
+    dirs.push(dir);
+    const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+    try {
+      const n = 45_000; // more rows than one unit of the fill takes (20,000)
+      await store.ensureCollections([{ name: 'texts', indexes: [] }]);
+      await store.transact(async (tx) => {
+        for (let i = 0; i < n; i++) await tx.put('texts', { _id: `d${i}`, title: `word${i} common`, other: '' });
+      });
+      const declared = store.ensureCollections([{ name: 'texts', indexes: [], text: ['title', 'other'] }]);
+      // Queued behind the declaration's first unit: a row the fill has not reached yet is changed, one is removed,
+      // one is added.
+      const changed = store.transact(async (tx) => {
+        await tx.put('texts', { _id: 'd44000', title: 'renamed', other: '' });
+        await tx.delete('texts', 'd44001');
+        await tx.put('texts', { _id: 'late', title: 'late word', other: '' });
+      });
+      await Promise.all([declared, changed]);
+      const ids = async (word: string) =>
+        (await store.textSearch('texts', { words: [word], prefixLast: false, limit: 10 })).map((d) => d._id);
+      for (const i of [0, 19_999, 20_000, 20_001, 39_999, 40_000, 43_999])
+        expect(await ids(`word${i}`), `word${i}`).to.deep.equal([`d${i}`]);
+      expect(await ids('word44000')).to.deep.equal([]);
+      expect(await ids('renamed')).to.deep.equal(['d44000']);
+      expect(await ids('word44001')).to.deep.equal([]);
+      expect(await ids('late')).to.deep.equal(['late']);
+      expect(await ids('common')).to.have.length(10);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -211,6 +211,25 @@ describe('projection rebuild without downtime', function () {
     expect(verify.body.documents_compared).to.be.greaterThan(SKUS.length);
   });
 
+  it('rebuilds the offers with their text index: the same offers found after the switch, and one written after it', async () => {
+    await caughtUp();
+    const search = async (word: string) =>
+      (await t.service.operations.reads.textSearch('offers', { words: [word], prefixLast: false, limit: 100 }))
+        .map((d) => d._id)
+        .sort();
+    const before = await search('camiseta');
+    expect(before).to.have.length(SKUS.length);
+    const started = await t.admin.post('/projections/offers/rebuild', {});
+    expect(started.status).to.equal(202);
+    await until(async () => (await statusOf('offers')).rebuild?.state === 'done', 30_000, 'offers rebuild done');
+    expect((await statusOf('offers')).generation).to.equal(1);
+    expect(await search('camiseta')).to.deep.equal(before);
+    const put = await hub.api.put('/products/sku-after', productBody('loja-r', { title: 'Bermuda listrada' }));
+    expect(put.status).to.equal(200);
+    await caughtUp();
+    expect(await search('bermuda')).to.have.length(1);
+  });
+
   it('keeps the switched generation across a restart', async () => {
     await t.restart();
     const s = (await t.admin.get('/projections')).body.projections.find((p: ProjectionStatus) => p.name === 'products');
