@@ -164,6 +164,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.LIST_BENCH_ROUNDS ?? 2);
   for (const state of [undefined, 'accepted'] as const) {
     const times: number[] = [];
+    const cpus: number[] = [];
     const byDepth = new Map<number, number[]>();
     let serialize = 0;
     let bytes = 0;
@@ -181,10 +182,13 @@ async function main(): Promise<void> {
             state: { caller: { ...t, partnerName: 'x', partnerType: 'hub', scopes: [] } },
           } as unknown as DoorContext;
           const p0 = performance.now();
+          const c0 = process.cpuUsage();
           const body = (await route.handle(ctx, query, deps)) as { data: unknown[]; next_cursor: string | null };
           const s0 = performance.now();
           const json = JSON.stringify(body);
           const end = performance.now();
+          const cpu = process.cpuUsage(c0);
+          cpus.push((cpu.user + cpu.system) / 1000);
           serialize += end - s0;
           bytes += json.length;
           times.push(end - p0);
@@ -198,7 +202,8 @@ async function main(): Promise<void> {
     const total = performance.now() - t0;
     const pages = times.length;
     console.log(
-      `state=${state ?? 'any'}: ${pages} pages of ${LIMIT}, per page p50 ${f(pct(times, 50))} ms, p99 ${f(pct(times, 99))} ms, max ${f(Math.max(...times))} ms; ` +
+      `state=${state ?? 'any'}: ${pages} pages of ${LIMIT}, per page p50 ${f(pct(times, 50))} ms, p99 ${f(pct(times, 99))} ms, max ${f(Math.max(...times))} ms ` +
+        `(CPU per page p50 ${f(pct(cpus, 50))} ms, p99 ${f(pct(cpus, 99))} ms); ` +
         `mean ${f(total / pages)} ms = find ${f(spent.find / pages)} + store gets ${f(spent.get / pages)} + stringify ${f(serialize / pages)} + rest ${f((total - spent.find - spent.get - serialize) / pages)}; ${f(bytes / pages / 1024, 1)} KiB/page`,
     );
     console.log(
