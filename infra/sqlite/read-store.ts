@@ -70,6 +70,10 @@ export interface SqliteReadStoreOptions {
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
 const TEXT_FILL_ROWS = 20_000;
+/** The row of `checkpoints` holding how far the text index of a collection has taken in its stored documents. */
+const fillMark = (collection: string): string => `text-index-fill:${collection}`;
+const SET_FILL_MARK =
+  'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position';
 
 /** Runs tasks one at a time, in call order; a failed task does not block the next. */
 class Mutex {
@@ -151,7 +155,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       const fields = [...new Set(indexes.flat())].filter((f) => f !== '_id').sort();
       return { spec, indexes, fields };
     });
-    const fills: { fts: string; table: string; cols: string; values: string }[] = [];
+    const fills: { mark: string; fts: string; table: string; cols: string; values: string }[] = [];
     await this.exclusive(() => {
       const db = this.writer.db;
       db.transaction(() => {
@@ -181,13 +185,16 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             const existed =
               db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(fts) !== undefined;
             for (const sql of textIndexSql(spec.name, spec.text)) db.exec(sql);
-            if (!existed)
-              fills.push({
-                fts: ftsTableOf(spec.name),
-                table,
-                cols: spec.text.map((f) => `t_${f}`).join(', '),
-                values: spec.text.map((f) => `coalesce(json_extract(c.doc, '$.${f}'), '')`).join(', '),
-              });
+            // Documents already stored join a new text index below, in units; the mark says how far it got, so a
+            // fill cut short by a crash goes on at the next start.
+            if (!existed) db.prepare(SET_FILL_MARK).run(fillMark(spec.name), 0);
+            fills.push({
+              mark: fillMark(spec.name),
+              fts: ftsTableOf(spec.name),
+              table,
+              cols: spec.text.map((f) => `t_${f}`).join(', '),
+              values: spec.text.map((f) => `coalesce(json_extract(c.doc, '$.${f}'), '')`).join(', '),
+            });
           }
         }
       }).immediate();
@@ -199,16 +206,25 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     // older version had none) join it now, in units of TEXT_FILL_ROWS rows so that other units of the writer are not
     // held behind the whole collection. The triggers already keep the rows written meanwhile, so a row that is in
     // the text index by the time its unit comes is left alone.
-    for (const { fts, table, cols, values } of fills) {
-      const top = this.writer.db.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get();
-      for (let from = 0; typeof top === 'number' && from < top; from += TEXT_FILL_ROWS) {
-        await this.exclusive(() =>
-          this.writer.db
-            .prepare(
-              `INSERT INTO ${fts} (rowid, ${cols}) SELECT c.rowid, ${values} FROM ${table} c WHERE c.rowid > ? AND c.rowid <= ? AND NOT EXISTS (SELECT 1 FROM ${fts} f WHERE f.rowid = c.rowid)`,
-            )
-            .run(from, from + TEXT_FILL_ROWS),
-        );
+    for (const { mark, fts, table, cols, values } of fills) {
+      const db = this.writer.db;
+      const fill = db.prepare(
+        `INSERT INTO ${fts} (rowid, ${cols}) SELECT c.rowid, ${values} FROM ${table} c WHERE c.rowid > ? AND c.rowid <= ? AND NOT EXISTS (SELECT 1 FROM ${fts} f WHERE f.rowid = c.rowid)`,
+      );
+      const unit = db.transaction((): boolean => {
+        const from = db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck().get(mark);
+        if (typeof from !== 'number') return false;
+        const top = db.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get();
+        if (typeof top !== 'number' || from >= top) {
+          db.prepare('DELETE FROM checkpoints WHERE name = ?').run(mark);
+          return false;
+        }
+        fill.run(from, from + TEXT_FILL_ROWS);
+        db.prepare(SET_FILL_MARK).run(mark, from + TEXT_FILL_ROWS);
+        return true;
+      });
+      while (await this.exclusive(() => unit.immediate())) {
+        /* one unit at a time, others of the writer in between */
       }
     }
   }

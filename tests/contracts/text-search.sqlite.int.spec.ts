@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { textSearchContract } from './text-search-contract.js';
 
@@ -72,6 +73,35 @@ describe('SQLite text index declared over documents already stored', () => {
       expect(await ids('word44001')).to.deep.equal([]);
       expect(await ids('late')).to.deep.equal(['late']);
       expect(await ids('common')).to.have.length(10);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('goes on at the next start with a fill cut short (a crash between two units)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-text-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'read.db');
+    const spec = { name: 'texts', indexes: [], text: ['title', 'other'] };
+    let store = SqliteReadStore.open({ path: file, sweepIntervalMs: 0 });
+    await store.ensureCollections([{ name: 'texts', indexes: [] }]);
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 30_000; i++) await tx.put('texts', { _id: `d${i}`, title: `word${i}`, other: '' });
+    });
+    await store.ensureCollections([spec]);
+    await store.close();
+    // What a crash after the first unit leaves: the first 20,000 rows in the index and the mark saying so.
+    const raw = new Database(file);
+    raw.prepare('DELETE FROM fts_texts WHERE rowid > 20000').run();
+    raw.prepare("INSERT INTO checkpoints (name, position) VALUES ('text-index-fill:texts', 20000)").run();
+    raw.close();
+    store = SqliteReadStore.open({ path: file, sweepIntervalMs: 0 });
+    try {
+      const ids = async (word: string) =>
+        (await store.textSearch('texts', { words: [word], prefixLast: false, limit: 10 })).map((d) => d._id);
+      expect(await ids('word29999'), 'before the next start').to.deep.equal([]);
+      await store.ensureCollections([spec]);
+      for (const i of [0, 19_999, 20_000, 29_999]) expect(await ids(`word${i}`)).to.deep.equal([`d${i}`]);
     } finally {
       await store.close();
     }
