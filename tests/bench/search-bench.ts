@@ -217,6 +217,16 @@ async function call(
   return { status: r.status, json: r.text ? (JSON.parse(r.text) as unknown) : null };
 }
 
+/** CPU seconds the process has used, all its threads (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
+  } catch {
+    return NaN;
+  }
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
@@ -261,12 +271,14 @@ async function main(): Promise<void> {
     });
     // Unloaded first: the same queries one after the other, nobody writing (what one search costs here).
     const alone: number[] = [];
+    const aloneCpu0 = cpuSeconds(service.pid);
     for (let i = 0; i < 100; i++) {
       const started = performance.now();
       const reply = await send(agent, new URL(`${api}/api/search?q=${encodeURIComponent(queries[i])}`), 'GET');
       if (reply.status !== 200) throw new Error(`search: ${reply.status} ${reply.text}`);
       alone.push(performance.now() - started);
     }
+    const aloneCpu = cpuSeconds(service.pid) - aloneCpu0;
     alone.sort((a, b) => a - b);
 
     const agents = Array.from(
@@ -282,6 +294,7 @@ async function main(): Promise<void> {
     const inFlight: Promise<void>[] = [];
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    const serviceCpu0 = cpuSeconds(service.pid);
     const searches = SECONDS * RATE;
     const writesPerWriter = SECONDS * 10;
     // Searches on their schedule.
@@ -335,6 +348,7 @@ async function main(): Promise<void> {
     await Promise.all(inFlight);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const serviceCpu = cpuSeconds(service.pid) - serviceCpu0;
     latencies.sort((a, b) => a - b);
     const figures = {
       offers: OFFERS_N,
@@ -343,6 +357,8 @@ async function main(): Promise<void> {
       read_db_mb: Math.round(seededDb.bytes / 1e6),
       alone_p50_ms: Math.round(percentile(alone, 50) * 10) / 10,
       alone_p99_ms: Math.round(percentile(alone, 99) * 10) / 10,
+      // The service's CPU (every thread) per search, nobody writing: less noisy than latency on a shared machine.
+      alone_service_cpu_ms_per_search: Math.round(aloneCpu * 10),
       seconds: Math.round(elapsed * 10) / 10,
       searches: latencies.length,
       search_rate_per_s: Math.round((latencies.length / elapsed) * 10) / 10,
@@ -355,6 +371,7 @@ async function main(): Promise<void> {
       writes: Object.values(writeStatuses).reduce((a, b) => a + b, 0),
       write_rate_per_s: Math.round((Object.values(writeStatuses).reduce((a, b) => a + b, 0) / elapsed) * 10) / 10,
       write_statuses: writeStatuses,
+      service_cpu_s: Math.round(serviceCpu * 10) / 10,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       loadavg_1m: os.loadavg()[0],
     };
