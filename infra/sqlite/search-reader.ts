@@ -8,8 +8,8 @@
  * Nothing the rules need moves: the clock time is the caller's (`now`, read by the door from the injected clock),
  * and the physical names of the offers collections are resolved here, in the process that follows projection
  * generations, on every call. The thread sees what the projections have committed, like the door's own reader.
- * A search goes to the thread of the pool with the fewest in flight; if every thread has ended, searches run in this
- * process again (`rankedPage` from `reads`).
+ * A search goes to the thread of the pool with the fewest in flight (a thread starts with its first search); if
+ * every thread has ended, or the pool is closed, searches run in this process again (`rankedPage` from `reads`).
  */
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
@@ -41,20 +41,23 @@ export function startSearchReader(
   reads: ReadStore & { resolve(name: string): string },
   threads: number,
 ): SearchReader {
+  // Each thread starts with the first search it gets (a process that never searches starts none).
   const pool = Array.from({ length: threads }, () => ({
-    calls: new WorkerCalls<SearchAnswer>(
-      new URL('./search-reader-thread.js', import.meta.url),
-      { path: file },
-      'search reader thread',
-    ),
+    calls: null as WorkerCalls<SearchAnswer> | null,
     inFlight: 0,
     ended: false,
   }));
+  let closed = false;
   return {
     async search(words, now, offset, limit) {
       // The live thread with the fewest searches in flight.
-      const thread = pool.filter((t) => !t.ended).sort((a, b) => a.inFlight - b.inFlight)[0];
+      const thread = closed ? undefined : pool.filter((t) => !t.ended).sort((a, b) => a.inFlight - b.inFlight)[0];
       if (!thread) return rankedPage(reads, words, now, offset, limit);
+      thread.calls ??= new WorkerCalls<SearchAnswer>(
+        new URL('./search-reader-thread.js', import.meta.url),
+        { path: file },
+        'search reader thread',
+      );
       const request: SearchRequest = {
         words: [...words],
         now: now.getTime(),
@@ -76,7 +79,8 @@ export function startSearchReader(
       return { total: answer.total, page: answer.page };
     },
     async close() {
-      await Promise.all(pool.map((t) => t.calls.close()));
+      closed = true;
+      await Promise.all(pool.map((t) => (t.calls ? t.calls.close() : Promise.resolve())));
     },
   };
 }
