@@ -172,7 +172,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // A rebuilt partners projection serves from a new generation: forget what the old one answered.
   await messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
-  // The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file (infra/sqlite/search-reader.ts).
+  // The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file
+  // (infra/sqlite/search-reader.ts).
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
       ? startSearchReader(stores.reads.file, reads, config.searchThreads)
