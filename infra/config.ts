@@ -61,6 +61,13 @@ export interface Config {
   coverCheckConcurrency: number;
   /** COVER_CHECK_THREAD (on by default): the cover fetch runs on a thread of its own, not on the event loop. */
   coverCheckThread: boolean;
+  /**
+   * SEARCH_THREADS (0 to 8, default 2): threads that run the shopper search's reads and ranking beside the event
+   * loop when the read models are an SQLite file (infra/sqlite/search-reader.ts); 0 runs them on the event loop.
+   * Two, so that two searches run at once on a machine of two cores and a slow one does not hold the next; each
+   * thread holds two SQLite connections with their page caches (~2 MB each).
+   */
+  searchThreads: number;
   /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
@@ -181,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
+    searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -34,6 +34,8 @@ import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
 import { openStores, type StoreMode } from './wiring/stores.js';
+import { SqliteReadStore } from './sqlite/read-store.js';
+import { startSearchReader } from './sqlite/search-reader.js';
 import {
   buildAdminApp,
   buildCommandApp,
@@ -170,7 +172,23 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // A rebuilt partners projection serves from a new generation: forget what the old one answered.
   await messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
-  const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition, keyCache };
+  // The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file
+  // (infra/sqlite/search-reader.ts).
+  const searchReader =
+    stores.reads instanceof SqliteReadStore && config.searchThreads > 0
+      ? startSearchReader(stores.reads.file, reads, config.searchThreads)
+      : null;
+  const parts: DoorParts = {
+    config,
+    log,
+    clock,
+    events,
+    reads,
+    messaging,
+    waitForPosition,
+    keyCache,
+    ...(searchReader ? { productSearch: searchReader.search } : {}),
+  };
   const deps = commandDeps(parts);
   const reactors = await startReactors(REACTORS, {
     ...parts,
@@ -228,6 +246,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await runner.stop();
       await messaging.close();
       await events.close();
+      await searchReader?.close();
       await reads.close();
     },
   };

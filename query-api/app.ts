@@ -14,6 +14,7 @@ import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
+import type { ProductSearch } from './public/search.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -24,6 +25,11 @@ export interface QueryDeps {
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
   cursorSecret: CursorSecret;
+  /**
+   * The shopper search's reads and ranking on a thread of their own (the embedded default: infra/wiring/search-thread.ts),
+   * at the clock time this door passes; absent, they run here from `reads`.
+   */
+  productSearch?: ProductSearch;
 }
 
 export interface ReadRoute {

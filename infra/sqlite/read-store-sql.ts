@@ -274,6 +274,22 @@ export function ftsTableOf(collection: string): string {
   return `"fts_${checkCollection(collection)}"`;
 }
 
+/**
+ * The lengths of the text index's prefix indexes (3 = MIN_PREFIX_LENGTH, ports/text-search.ts). A prefix query of
+ * one of these lengths reads one entry of the index, lazily, and stops at the query's LIMIT like a whole word; a
+ * longer prefix merges, in memory, the document lists of every word it starts (cost ∝ their documents: 4–6 ms for
+ * a common material word at 1,000,000 offers, the most of a search when the index had only '3'). Each length adds an
+ * entry per word of at least that length: ~1.5× the index and ~1.7× its write cost (docs/decisions.md, "Search: a
+ * bounded candidate set").
+ */
+export const FTS_PREFIX_LENGTHS = [3, 4, 5, 6, 7, 8] as const;
+
+/** `USING fts5(…)` of a collection's text index, as `sqlite_master` keeps it (changed → rebuilt at start). */
+export function ftsModuleArgs(fields: readonly string[]): string {
+  const cols = fields.map((f) => `t_${f}`);
+  return `USING fts5(${cols.join(', ')}, tokenize = 'unicode61 remove_diacritics 2', prefix = '${FTS_PREFIX_LENGTHS.join(' ')}')`;
+}
+
 export function textIndexSql(collection: string, fields: readonly string[]): string[] {
   if (fields.length === 0 || fields.length > 8) throw new RangeError(`collection ${collection}: 1..8 text fields`);
   fields.forEach(checkField);
@@ -287,7 +303,7 @@ export function textIndexSql(collection: string, fields: readonly string[]): str
     .map((f) => `json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}')`)
     .join(' OR ');
   return [
-    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${cols.join(', ')}, tokenize = 'unicode61 remove_diacritics 2', prefix = '3')`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} ${ftsModuleArgs(fields)}`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ai" AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ad" AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; END`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_au" AFTER UPDATE ON ${table} WHEN ${changed} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,

@@ -33,6 +33,7 @@ import {
   fieldExpr,
   fieldOfColumn,
   ftsMatch,
+  ftsModuleArgs,
   ftsTableOf,
   indexName,
   tableOf,
@@ -66,6 +67,11 @@ export interface SqliteReadStoreOptions {
    * on to show the misuse is caught; without it such a unit hangs (tests see a timeout).
    */
   detectReentry?: boolean;
+  /**
+   * Reads only (a reader thread beside the process that writes): both connections `query_only`, nothing created nor
+   * set on the file, which the writing process has opened in WAL mode. Every write call fails.
+   */
+  readOnly?: boolean;
 }
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
@@ -90,10 +96,14 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   /** Set inside a unit of work, to refuse calls that would wait for the mutex the unit holds (`detectReentry`). */
   private readonly inUnit: AsyncLocalStorage<true> | null;
   private readonly expiring = new Set<string>();
+  /** Text index → its first column (`textSearch`); forgotten when this process changes tables. */
+  private readonly firstTextColumns = new Map<string, string>();
   private readonly sweepTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
   private constructor(
+    /** The database file. */
+    readonly file: string,
     private readonly writer: SqliteConnection,
     private readonly reader: SqliteConnection,
     private readonly clock: Clock,
@@ -120,9 +130,12 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const reader = new Database(options.path);
     try {
       writer.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
-      enableWal(writer, busyTimeout);
-      writer.pragma(`synchronous = ${synchronous}`);
-      writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+      if (options.readOnly) writer.pragma('query_only = ON');
+      else {
+        enableWal(writer, busyTimeout);
+        writer.pragma(`synchronous = ${synchronous}`);
+        writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+      }
       reader.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
       reader.pragma('query_only = ON');
     } catch (err) {
@@ -131,6 +144,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       throw err;
     }
     return new SqliteReadStore(
+      options.path,
       new SqliteConnection(writer),
       new SqliteConnection(reader),
       options.clock ?? systemClock,
@@ -182,8 +196,13 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
           }
           if (spec.text && spec.text.length > 0) {
             const fts = ftsTableOf(spec.name).slice(1, -1);
-            const existed =
-              db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(fts) !== undefined;
+            const defined = db
+              .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+              .pluck()
+              .get(fts) as string | undefined;
+            // An index made with other options (an older prefix set) is made again; its triggers stay valid.
+            const existed = defined !== undefined && defined.endsWith(ftsModuleArgs(spec.text));
+            if (defined !== undefined && !existed) db.exec(`DROP TABLE ${ftsTableOf(spec.name)}`);
             for (const sql of textIndexSql(spec.name, spec.text)) db.exec(sql);
             // Documents already stored join a new text index below, in units; the mark says how far it got, so a
             // fill cut short by a crash goes on at the next start.
@@ -200,6 +219,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       }).immediate();
       this.writer.forgetColumns();
       this.reader.forgetColumns();
+      this.firstTextColumns.clear();
       for (const { spec } of plans) if (spec.expires) this.expiring.add(spec.name);
     });
     // Documents written before the collection had a text index (a rebuild declares it once its documents are in, an
@@ -281,27 +301,35 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const fts = ftsTableOf(collection);
     const first = this.firstTextColumn(fts);
     const match = ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH);
-    const sql = `SELECT c.doc FROM ${fts} f JOIN ${tableOf(collection)} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`;
-    if (first === undefined)
-      return (this.reader.statement(sql, 'pluck').all(match, query.limit) as string[]).map(
-        (json) => JSON.parse(json) as T,
-      );
-    const inFirst = `${first} : (${match})`;
-    const read = this.reader.statement(sql, 'pluck');
-    // One read transaction: both parts see the same snapshot, so no document is in both.
-    const rows = this.reader.db.transaction(() => {
-      const found = read.all(inFirst, query.limit) as string[];
-      return found.length < query.limit
-        ? [...found, ...(read.all(`(${match}) NOT ${inFirst}`, query.limit - found.length) as string[])]
-        : found;
+    const read = this.reader.statement(
+      `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${tableOf(collection)} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`,
+    );
+    type Row = { r: number; d: string };
+    // One read transaction: both parts see the same snapshot.
+    const rows = this.reader.db.transaction((): Row[] => {
+      if (first === undefined) return read.all(match, query.limit) as Row[];
+      const found = read.all(`${first} : (${match})`, query.limit) as Row[];
+      if (found.length === query.limit) return found;
+      // Every match of the first field is in `found`, so the first `limit` matches hold at least the room left of
+      // the others, in FTS5's order: the same rows as `match NOT first : match`, without a second pass of the first.
+      const seen = new Set(found.map((row) => row.r));
+      for (const row of read.all(match, query.limit) as Row[]) {
+        if (found.length === query.limit) break;
+        if (!seen.has(row.r)) found.push(row);
+      }
+      return found;
     })();
-    return rows.map((json) => JSON.parse(json) as T);
+    return rows.map((row) => JSON.parse(row.d) as T);
   }
 
-  /** The first column of a text index (its collection's first text field), from its schema. */
+  /** The first column of a text index (its collection's first text field), from its schema, read once. */
   private firstTextColumn(fts: string): string | undefined {
+    const known = this.firstTextColumns.get(fts);
+    if (known !== undefined) return known;
     const columns = this.reader.statement(`PRAGMA table_info(${fts})`).all() as { name: string }[];
-    return columns[0]?.name;
+    const first = columns[0]?.name;
+    if (first !== undefined) this.firstTextColumns.set(fts, first);
+    return first;
   }
 
   async getCheckpoint(name: string): Promise<number> {
@@ -326,6 +354,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     return this.exclusive(() => {
       this.writer.drop(collection);
       this.reader.forgetColumns();
+      this.firstTextColumns.clear();
     });
   }
 

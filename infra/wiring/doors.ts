@@ -15,6 +15,7 @@ import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { commandDoor, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
+import type { ProductSearch } from '../../query-api/public/search.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
@@ -37,6 +38,8 @@ export interface DoorParts {
   waitForPosition: WaitForPosition;
   /** Keys remembered by both doors (only where the projections run in the same process: see KeyCache). */
   keyCache?: KeyCache;
+  /** The shopper search on a thread of its own (QueryDeps `productSearch`). */
+  productSearch?: ProductSearch;
 }
 
 export function keyLookup(reads: ReadStore, cache?: KeyCache): KeyLookup {
@@ -131,7 +134,7 @@ export function buildQueryApp(
   cursorSecret: CursorSecret,
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
-  const { reads, messaging, clock, config, waitForPosition } = parts;
+  const { reads, messaging, clock, config, waitForPosition, productSearch } = parts;
   const deps: QueryDeps = {
     reads,
     messaging,
@@ -139,6 +142,7 @@ export function buildQueryApp(
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
     cursorSecret,
+    ...(productSearch ? { productSearch } : {}),
   };
   return buildDoorApp(parts, queryDoor({ deps, routes, publicDocuments: publicDocuments(config.apiBaseUrl) }), hooks);
 }

@@ -23,7 +23,7 @@ import {
 import type { FieldError } from '../../shared-schema/problems.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { rankProducts, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
+import { rankProducts, type RankedProduct, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
 import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import type { QueryDeps } from '../app.js';
@@ -151,17 +151,34 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
   return result;
 }
 
+/** One page of the ranked products for the words, judged at `now`, and how many products the answer has. */
+export type RankedPage = { total: number; page: RankedProduct[] };
+/** Where the search's reads and ranking run: `rankedPage` in this process, or a thread of its own (QueryDeps). */
+export type ProductSearch = (words: readonly string[], now: Date, offset: number, limit: number) => Promise<RankedPage>;
+
+export async function rankedPage(
+  reads: ReadStore,
+  words: readonly string[],
+  now: Date,
+  offset: number,
+  limit: number,
+): Promise<RankedPage> {
+  const ranked = rankProducts(words, await findOffers(reads, words, now), MIN_PREFIX_LENGTH);
+  return { total: ranked.length, page: ranked.slice(offset, offset + limit) };
+}
+
 export async function search(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
-  const ranked =
+  const productSearch: ProductSearch =
+    deps.productSearch ?? ((words, now, offset, limit) => rankedPage(deps.reads, words, now, offset, limit));
+  const { total, page } =
     params.words.length === 0
-      ? []
-      : rankProducts(params.words, await findOffers(deps.reads, params.words, deps.clock.now()), MIN_PREFIX_LENGTH);
-  const page = ranked.slice(params.offset, params.offset + params.limit);
+      ? { total: 0, page: [] }
+      : await productSearch(params.words, deps.clock.now(), params.offset, params.limit);
   const end = params.offset + page.length;
   return {
     query: params.q,
     results: page.map((p) => productView(p, deps.publicBaseUrl)),
-    next_cursor: end < ranked.length ? encodeCursor(deps.cursorSecret, cursorScope(params.words), [end]) : null,
+    next_cursor: end < total ? encodeCursor(deps.cursorSecret, cursorScope(params.words), [end]) : null,
   };
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { ftsModuleArgs } from '../../infra/sqlite/read-store-sql.js';
 import { textSearchContract } from './text-search-contract.js';
 
 const dirs: string[] = [];
@@ -34,7 +35,8 @@ describe('SQLite text search: which documents a bounded search keeps', () => {
       expect((await ids(['cafe', 'azul'], 2)).sort()).to.deep.equal(['t1', 't2']);
       const three = await ids(['cafe', 'azul'], 3);
       expect(three.slice(0, 2).sort()).to.deep.equal(['t1', 't2']);
-      expect(three).to.have.length(3);
+      expect(three[2]).to.equal('o1'); // then the others in the index's order
+
       expect(new Set(await ids(['cafe', 'azul'], 10))).to.deep.equal(new Set(['o1', 'o2', 'o3', 't1', 't2']));
       expect(await ids(['cafe', 'azul'], 10)).to.have.length(5);
       expect(await ids(['cafe', 'azulado'], 1)).to.deep.equal(['t2']);
@@ -102,6 +104,47 @@ describe('SQLite text index declared over documents already stored', () => {
       expect(await ids('word29999'), 'before the next start').to.deep.equal([]);
       await store.ensureCollections([spec]);
       for (const i of [0, 19_999, 20_000, 29_999]) expect(await ids(`word${i}`)).to.deep.equal([`d${i}`]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite text search: an index made with other options', () => {
+  it('is made again at ensureCollections with every document, and keeps following writes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-text-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'read.db');
+    const spec = { name: 'texts', indexes: [], text: ['title', 'other'] };
+    let store = SqliteReadStore.open({ path: file, sweepIntervalMs: 0 });
+    await store.ensureCollections([spec]);
+    await store.transact(async (tx) => {
+      await tx.put('texts', { _id: 'a', title: 'Cafeteira elétrica', other: 'Marca' });
+      await tx.put('texts', { _id: 'b', title: 'Chaleira', other: 'inox' });
+    });
+    await store.close();
+    // The index as an older version made it (a prefix index of 3 characters only), holding one of the documents.
+    const old = new Database(file);
+    old.exec('DROP TABLE "fts_texts"');
+    old.exec(`CREATE VIRTUAL TABLE "fts_texts" USING fts5(t_title, t_other, tokenize = 'unicode61', prefix = '3')`);
+    old.exec(
+      `INSERT INTO "fts_texts" (rowid, t_title, t_other) SELECT rowid, 'Chaleira', 'inox' FROM coll_texts WHERE _id = 'b'`,
+    );
+    old.close();
+
+    store = SqliteReadStore.open({ path: file, sweepIntervalMs: 0 });
+    try {
+      await store.ensureCollections([spec]);
+      const ids = async (words: string[]) =>
+        (await store.textSearch('texts', { words, prefixLast: true, limit: 10 })).map((d) => d._id).sort();
+      expect(await ids(['eletr'])).to.deep.equal(['a']); // folded (the old index kept the accent) and re-indexed
+      expect(await ids(['inox'])).to.deep.equal(['b']);
+      await store.transact((tx) => tx.put('texts', { _id: 'c', title: 'Cafeteira italiana', other: '' }));
+      expect(await ids(['cafet'])).to.deep.equal(['a', 'c']);
+      const check = new Database(file, { readonly: true });
+      const sql = check.prepare("SELECT sql FROM sqlite_master WHERE name = 'fts_texts'").pluck().get() as string;
+      check.close();
+      expect(sql.endsWith(ftsModuleArgs(spec.text))).to.equal(true);
     } finally {
       await store.close();
     }

@@ -79,6 +79,7 @@ describe('cover fetch settings from the environment', () => {
       coverCheckConcurrency: 8,
       coverRecheckScanMs: 60_000,
       coverCheckThread: true,
+      searchThreads: 2,
       batchPasses: 4,
     });
     expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);

@@ -1,0 +1,22 @@
+/** Entry point of the search reader thread (see search-reader.ts). */
+import { parentPort, workerData } from 'node:worker_threads';
+import { MappedReadStore } from '../../projections/generations.js';
+import { rankedPage } from '../../query-api/public/search.js';
+import { SqliteReadStore } from './read-store.js';
+import type { SearchAnswer, SearchRequest } from './search-reader.js';
+
+const store = SqliteReadStore.open({ path: (workerData as { path: string }).path, readOnly: true, sweepIntervalMs: 0 });
+
+parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: true }) => {
+  if ('close' in message) {
+    void store.close().then(() => parentPort!.close());
+    return;
+  }
+  const { id, words, now, offset, limit, names } = message;
+  const reads = new MappedReadStore(store, (name) => names[name] ?? name);
+  rankedPage(reads, words, new Date(now), offset, limit).then(
+    ({ total, page }) => parentPort!.postMessage({ id, total, page } satisfies SearchAnswer),
+    (err: unknown) =>
+      parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies SearchAnswer),
+  );
+});

@@ -1,0 +1,86 @@
+/**
+ * The shopper search's reads and ranking on threads of their own (the embedded default): each thread opens the read
+ * store's file with connections of its own, read only (SQLite in WAL mode lets them read while this process writes),
+ * and answers each search with one page of ranked products (query-api/public/search.ts `rankedPage`). So a search's
+ * CPU (text index, documents, ranking: ~10 ms at 1,000,000 offers) runs beside the event loop that serves the
+ * writes and the projections instead of taking turns with them.
+ *
+ * Nothing the rules need moves: the clock time is the caller's (`now`, read by the door from the injected clock),
+ * and the physical names of the offers collections are resolved here, in the process that follows projection
+ * generations, on every call. The thread sees what the projections have committed, like the door's own reader.
+ * A search goes to the thread of the pool with the fewest in flight (a thread starts with its first search); if
+ * every thread has ended, or the pool is closed, searches run in this process again (`rankedPage` from `reads`).
+ */
+import type { ReadStore } from '../../shared-schema/ports/read-store.js';
+import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
+import type { RankedProduct } from '../../shared-schema/shopper/ranking.js';
+import { rankedPage, type ProductSearch } from '../../query-api/public/search.js';
+import { WorkerCalls } from '../worker-calls.js';
+
+/** A search sent to the thread: the words, the caller's clock time (ms), the page, the physical collection names. */
+export type SearchRequest = {
+  words: string[];
+  now: number;
+  offset: number;
+  limit: number;
+  names: Record<string, string>;
+};
+export type SearchAnswer = { id: number } & ({ total: number; page: RankedProduct[] } | { error: string });
+
+export interface SearchReader {
+  search: ProductSearch;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS). `reads` is this process's read store, through which the
+ * collection names are resolved (generations) and which answers when a thread has ended.
+ */
+export function startSearchReader(
+  file: string,
+  reads: ReadStore & { resolve(name: string): string },
+  threads: number,
+): SearchReader {
+  // Each thread starts with the first search it gets (a process that never searches starts none).
+  const pool = Array.from({ length: threads }, () => ({
+    calls: null as WorkerCalls<SearchAnswer> | null,
+    inFlight: 0,
+    ended: false,
+  }));
+  let closed = false;
+  return {
+    async search(words, now, offset, limit) {
+      // The live thread with the fewest searches in flight.
+      const thread = closed ? undefined : pool.filter((t) => !t.ended).sort((a, b) => a.inFlight - b.inFlight)[0];
+      if (!thread) return rankedPage(reads, words, now, offset, limit);
+      thread.calls ??= new WorkerCalls<SearchAnswer>(
+        new URL('./search-reader-thread.js', import.meta.url),
+        { path: file },
+        'search reader thread',
+      );
+      const request: SearchRequest = {
+        words: [...words],
+        now: now.getTime(),
+        offset,
+        limit,
+        names: { [OFFERS]: reads.resolve(OFFERS), [OFFER_STORES]: reads.resolve(OFFER_STORES) },
+      };
+      let answer: SearchAnswer;
+      thread.inFlight++;
+      try {
+        answer = await thread.calls.call(request);
+      } catch {
+        thread.ended = true; // the thread is gone (WorkerCalls fails every call after): the others, or this process
+        return rankedPage(reads, words, now, offset, limit);
+      } finally {
+        thread.inFlight--;
+      }
+      if ('error' in answer) throw new Error(`search reader thread: ${answer.error}`);
+      return { total: answer.total, page: answer.page };
+    },
+    async close() {
+      closed = true;
+      await Promise.all(pool.map((t) => (t.calls ? t.calls.close() : Promise.resolve())));
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-reader.js';
+import { GenerationalReadStore, physicalName } from '../../projections/generations.js';
+import { offersProjector } from '../../projections/projectors/offers.js';
+import { rankedPage } from '../../query-api/public/search.js';
+import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
+import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+
+const HOUR = 3600_000;
+const written = new Date('2026-03-01T12:00:00.000Z');
+
+function offer(n: number, title: string, gtin: string | null, price: number): OfferDoc {
+  const product = offerProduct({
+    store_id: 'loja',
+    title,
+    ...(gtin ? { gtin } : {}),
+    product_url: `https://loja.example/p/${n}`,
+    image_urls: [`https://loja.example/i/${n}.jpg`],
+    price_cents: price,
+    available: true,
+    updated_at: written.toISOString(),
+  });
+  return {
+    _id: `live:pt_a:sku-${n}`,
+    partner_id: 'pt_a',
+    sku: `sku-${n}`,
+    store_id: 'loja',
+    store_key: 'live:pt_a:loja',
+    gtin,
+    product,
+    removed: false,
+    cover: { url: product.image_urls[0], ok: true, reasons: [], checked_at: written.toISOString() },
+    last_write_at: written.toISOString(),
+    text_title: product.title,
+    text_other: otherText(product),
+    position: 0,
+  };
+}
+
+const storeDoc: OfferStoreDoc = {
+  _id: 'live:pt_a:loja',
+  store_id: 'loja',
+  name: 'Loja',
+  status: 'active',
+  domains: ['loja.example'],
+  domains_approved: ['loja.example'],
+  position: 0,
+};
+
+describe('the search reader thread', () => {
+  let dir: string;
+  let store: SqliteReadStore;
+  let reads: GenerationalReadStore;
+  let reader: SearchReader;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-reader-'));
+    store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+    reads = new GenerationalReadStore(store, [offersProjector]);
+    await reads.load();
+    // The offers projection serves from generation 2: the thread must read the tables the process resolves.
+    reads.setGeneration(offersProjector.name, 2);
+    await reads.ensureCollections(OFFER_COLLECTIONS);
+    await reads.transact(async (tx) => {
+      await tx.put(OFFER_STORES, storeDoc);
+      await tx.put(OFFERS, offer(1, 'Chaleira inox', '7891234567895', 10_000));
+      await tx.put(OFFERS, offer(2, 'Panela', '7891234567895', 12_000));
+      await tx.put(OFFERS, offer(3, 'Chaleira elétrica', null, 9_000));
+    });
+    reader = startSearchReader(store.file, reads, 2);
+  });
+  afterEach(async () => {
+    await reader.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const skus = (page: { page: { offers: { sku: string }[] }[] }) => page.page.map((p) => p.offers.map((o) => o.sku));
+
+  it('answers like the search in the process, from the generation the process resolves, at the caller’s clock', async () => {
+    expect(await store.count(physicalName(OFFERS, 2))).to.equal(3);
+    for (const now of [written.getTime() + HOUR, written.getTime() + 48 * HOUR, written.getTime() + 48 * HOUR + 1]) {
+      const here = await rankedPage(reads, ['chaleira'], new Date(now), 0, 20);
+      const there = await reader.search(['chaleira'], new Date(now), 0, 20);
+      expect(there).to.deep.equal(here);
+    }
+    // Rule 3 by the clock passed, to the millisecond: 48 h after the write the offers are in, 1 ms later out.
+    expect(skus(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR), 0, 20))).to.deep.equal([
+      ['sku-3'],
+      ['sku-1', 'sku-2'],
+    ]);
+    expect(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR + 1), 0, 20)).to.deep.equal({
+      total: 0,
+      page: [],
+    });
+    // Paging: the page asked for, and the count of the whole answer.
+    const second = await reader.search(['chaleira'], new Date(written.getTime() + HOUR), 1, 1);
+    expect(second.total).to.equal(2);
+    expect(skus(second)).to.deep.equal([['sku-1', 'sku-2']]);
+  });
+
+  it('sees what the process commits after it started, and searches in the process once the thread has ended', async () => {
+    const now = new Date(written.getTime() + HOUR);
+    await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
+    expect((await reader.search(['vermelha'], now, 0, 20)).total).to.equal(1);
+    await reader.close();
+    expect(skus(await reader.search(['vermelha'], now, 0, 20))).to.deep.equal([['sku-4']]);
+  });
+
+  it('opens the file read only: a write through such a store fails and changes nothing', async () => {
+    const readOnly = SqliteReadStore.open({ path: store.file, readOnly: true, sweepIntervalMs: 0 });
+    try {
+      const collection = physicalName(OFFERS, 2);
+      const failure = await readOnly
+        .transact((tx) => tx.put(collection, offer(9, 'Bule', null, 5_000)))
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(String(failure)).to.match(/readonly|read-only|query_only|attempt to write/i);
+      expect(await readOnly.count(collection)).to.equal(3);
+    } finally {
+      await readOnly.close();
+    }
+  });
+});
