@@ -133,6 +133,10 @@ export class SqliteEventStore implements EventStore {
       readStream: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
       ),
+      // One statement for a set of streams: the names come as one JSON array, so the SQL text never changes.
+      readStreams: db.prepare<[string], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE stream IN (SELECT value FROM json_each(?)) ORDER BY stream, revision`,
+      ),
       readAll: db.prepare<[number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
       ),
@@ -189,6 +193,14 @@ export class SqliteEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const rows = this.stmt.readStream.all(stream, Math.max(0, options.fromRevision ?? 0), limitOf(options.maxCount));
     return rows.map((row) => this.toRecorded(row));
+  }
+
+  async readStreams(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+    const found = new Map<string, RecordedEvent[]>(streams.map((stream) => [stream, []]));
+    if (streams.length === 0) return found;
+    for (const row of this.stmt.readStreams.all(JSON.stringify(streams)))
+      found.get(row.stream)?.push(this.toRecorded(row));
+    return found;
   }
 
   /** `categories: []` matches nothing; leave it out to read every category. */

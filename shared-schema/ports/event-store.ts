@@ -113,6 +113,11 @@ export interface EventStore {
   ): Promise<AppendResult>;
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several whole streams at once, as `readStream` would read each (an empty array for a stream that does not
+   * exist), in one round trip. Optional: an adapter without it is read stream by stream.
+   */
+  readStreams?(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>>;
   /** Events of the whole log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the log (0 when empty). */

@@ -98,6 +98,31 @@ describe('AggregateRepository (command handling loop)', () => {
     ]);
   });
 
+  it('prime: the streams not cached in one read; each then decides without reading, checked by its append', async () => {
+    const repo = new AggregateRepository(counted);
+    const other = new AggregateRepository(store); // another writer process
+    await other.handle('counter-p1', counter, always, META);
+    await repo.handle('counter-p2', counter, always, META); // cached: not read again
+    let readMany = 0;
+    const many = store.readStreams.bind(store);
+    counted.readStreams = (names) => (readMany++, many(names));
+    const before = reads;
+    await repo.prime(['counter-p1', 'counter-p2', 'counter-p3'], counter);
+    expect(readMany).to.equal(1);
+    await repo.prime(['counter-p1', 'counter-p3'], counter); // all cached now
+    expect(readMany).to.equal(1);
+    const results = await Promise.all(
+      ['counter-p1', 'counter-p2', 'counter-p3'].map((s) => repo.handle(s, counter, always, META)),
+    );
+    expect(results.map((r) => r.result)).to.deep.equal([1, 1, 0]);
+    expect(reads).to.equal(before);
+    await other.handle('counter-p3', counter, always, META); // the primed state of p3 is stale now
+    expect((await repo.handle('counter-p3', counter, always, META)).result).to.equal(2);
+    expect((await store.readStream('counter-p3')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
+      0, 1, 2,
+    ]);
+  });
+
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
     const a = new AggregateRepository(counted);
     const b = new AggregateRepository(counted);
