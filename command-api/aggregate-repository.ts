@@ -127,6 +127,14 @@ export class AggregateRepository {
   private insertions = 0;
   private bytes = 0;
   private readonly locks = new Map<string, Promise<void>>();
+  /** Stream reads asked for in this turn, made together in the next (`readAfter`), by stream. */
+  private pendingReads = new Map<
+    string,
+    {
+      fromRevision: number;
+      waiters: { fromRevision: number; resolve: (events: RecordedEvent[]) => void; reject: (err: unknown) => void }[];
+    }
+  >();
   /** Reads scheduled for the next turn of the event loop, by aggregate and stream (see `loadFresh`). */
   private readonly scheduled = new Map<string, Promise<Loaded<unknown>>>();
 
@@ -145,26 +153,50 @@ export class AggregateRepository {
     const key = `${fold.name}\u0000${stream}`;
     const cached = this.cache.get(key)?.loaded as Loaded<S> | undefined;
     const from = cached ?? { state: fold.initialState(), revision: -1 };
-    const events = await this.store.readStream(stream, { fromRevision: from.revision + 1 });
+    const events = await this.readAfter(stream, from.revision + 1);
     const loaded = folded(fold, from, events);
     this.remember(key, loaded);
     return loaded;
   }
 
   /**
-   * Folds the streams of `streams` that are not cached into the cache with one read of the store (`readStreams`),
-   * so that `handle` on each then decides without reading: a batch pass's 50 products cost one statement, not 50
-   * (most of them new, their streams empty). Nothing is checked here: each append still checks the revision the
-   * state was folded to. A stream cached meanwhile keeps its entry. A store without `readStreams` reads nothing here.
+   * The events of `stream` from `fromRevision`. With a store that reads many streams at once (`readStreams`), the
+   * reads asked for in one turn of the event loop are made together at the start of the next, in one call: a batch
+   * pass's 50 product streams, the concurrent PUTs' and cover checks' streams cost one statement, not one each (a
+   * statement's fixed cost was most of a read, issue 16). Each caller still sees the log as it stood after it asked.
    */
-  async prime<S, E>(streams: readonly string[], fold: Fold<S, E>): Promise<void> {
-    const keyOf = (stream: string) => `${fold.name}\u0000${stream}`;
-    const missing = streams.filter((stream) => !this.cache.has(keyOf(stream)));
-    if (missing.length === 0 || !this.store.readStreams) return;
-    const read = await this.store.readStreams(missing);
-    for (const [stream, events] of read) {
-      if (!this.cache.has(keyOf(stream)))
-        this.remember(keyOf(stream), folded(fold, { state: fold.initialState(), revision: -1 }, events));
+  private readAfter(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
+    if (!this.store.readStreams) return this.store.readStream(stream, { fromRevision });
+    return new Promise((resolve, reject) => {
+      let pending = this.pendingReads.get(stream);
+      if (!pending) {
+        if (this.pendingReads.size === 0) setImmediate(() => void this.readPending());
+        pending = { fromRevision, waiters: [] };
+        this.pendingReads.set(stream, pending);
+      }
+      pending.fromRevision = Math.min(pending.fromRevision, fromRevision);
+      pending.waiters.push({ fromRevision, resolve, reject });
+    });
+  }
+
+  private async readPending(): Promise<void> {
+    const batch = this.pendingReads;
+    this.pendingReads = new Map();
+    try {
+      const read = await this.store.readStreams!(
+        [...batch].map(([stream, { fromRevision }]) => ({ stream, fromRevision })),
+      );
+      for (const [stream, pending] of batch) {
+        const events = read.get(stream) ?? [];
+        for (const waiter of pending.waiters)
+          waiter.resolve(
+            waiter.fromRevision === pending.fromRevision
+              ? events
+              : events.filter((e) => e.revision >= waiter.fromRevision),
+          );
+      }
+    } catch (err) {
+      for (const pending of batch.values()) for (const waiter of pending.waiters) waiter.reject(err);
     }
   }
 

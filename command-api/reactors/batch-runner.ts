@@ -36,7 +36,7 @@ import {
 } from '../deciders/job.js';
 import { event, foldRecorded } from '../deciders/decider.js';
 import { metadata, type CommandDeps } from '../services/context.js';
-import { appliedItems, applyBatchItem, itemMetadata, primeProducts, recoveredOutcome } from '../services/batch.js';
+import { appliedItems, applyBatchItem, itemMetadata, recoveredOutcome } from '../services/batch.js';
 
 export const BATCH_RUNNER_CHECKPOINT = 'reactor:batch-runner';
 
@@ -244,11 +244,6 @@ export class BatchRunner {
       ? await appliedItems(this.deps, s.jobId, job.lastPosition)
       : new Map<number, RecordedEvent>();
     job.verify = true; // until the pass is recorded, a failure may leave some of its items applied
-    await primeProducts(
-      this.deps,
-      tenant,
-      items.filter(({ index }) => !applied.has(index)).map(({ item }) => item),
-    );
     const now = this.deps.clock.now();
     const settled = await Promise.allSettled(
       items.map(({ index, item }) => {

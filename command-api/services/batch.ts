@@ -72,17 +72,6 @@ export function outcomeOfView(index: number, sku: string, view: ProductStatusVie
   }
 }
 
-/**
- * Reads the product streams of a pass's items in one read of the store (in a first load most are new, their
- * streams empty): each item's write then decides on its cached state, checked by its append, without a read of its own.
- */
-export function primeProducts(deps: CommandDeps, tenant: Tenant, items: readonly BatchItem[]): Promise<void> {
-  return deps.repo.prime(
-    items.map((item) => streams.product(tenant, item.sku)),
-    productDecider,
-  );
-}
-
 /** Applies one item as a single write would; a refusal (a problem of the item) is an outcome, anything else throws. */
 export async function applyBatchItem(
   deps: CommandDeps,

@@ -24,6 +24,7 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
+  type StreamRead,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -75,6 +76,7 @@ interface QueuedAppend extends PendingAppend {
 }
 
 const COLUMNS = 'position, id, stream, revision, type, data, metadata';
+const PREFIXED_COLUMNS = 'e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata';
 
 export class SqliteEventStore implements EventStore {
   private queue: QueuedAppend[] = [];
@@ -133,9 +135,12 @@ export class SqliteEventStore implements EventStore {
       readStream: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
       ),
-      // One statement for a set of streams: the names come as one JSON array, so the SQL text never changes.
+      // One statement for a set of streams: `[stream, fromRevision]` pairs come as one JSON array (the SQL text
+      // never changes); each pair is one range of the (stream, revision) index.
       readStreams: db.prepare<[string], Row>(
-        `SELECT ${COLUMNS} FROM events WHERE stream IN (SELECT value FROM json_each(?)) ORDER BY stream, revision`,
+        `SELECT ${PREFIXED_COLUMNS} FROM json_each(?) AS j JOIN events AS e ` +
+          "ON e.stream = json_extract(j.value, '$[0]') AND e.revision >= json_extract(j.value, '$[1]') " +
+          'ORDER BY e.stream, e.revision',
       ),
       readAll: db.prepare<[number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
@@ -195,11 +200,13 @@ export class SqliteEventStore implements EventStore {
     return rows.map((row) => this.toRecorded(row));
   }
 
-  async readStreams(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
-    const found = new Map<string, RecordedEvent[]>(streams.map((stream) => [stream, []]));
-    if (streams.length === 0) return found;
-    for (const row of this.stmt.readStreams.all(JSON.stringify(streams)))
-      found.get(row.stream)?.push(this.toRecorded(row));
+  async readStreams(reads: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>> {
+    const found = new Map<string, RecordedEvent[]>(reads.map(({ stream }) => [stream, []]));
+    if (found.size !== reads.length) throw new RangeError('readStreams: a stream is named twice');
+    if (reads.length === 0) return found;
+    const pairs = reads.map(({ stream, fromRevision }) => [stream, Math.max(0, fromRevision ?? 0)]);
+    for (const row of this.stmt.readStreams.all(JSON.stringify(pairs)))
+      found.get(row.stream)!.push(this.toRecorded(row));
     return found;
   }
 

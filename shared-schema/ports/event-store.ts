@@ -105,6 +105,12 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** One stream of a `readStreams` call: its events from `fromRevision` (default 0). */
+export interface StreamRead {
+  stream: string;
+  fromRevision?: number;
+}
+
 export interface EventStore {
   appendToStream(
     stream: string,
@@ -114,10 +120,10 @@ export interface EventStore {
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**
-   * Several whole streams at once, as `readStream` would read each (an empty array for a stream that does not
-   * exist), in one round trip. Optional: an adapter without it is read stream by stream.
+   * Several streams at once (each named once), each as `readStream(stream, { fromRevision })` would read it (an
+   * empty array for a stream that does not exist), in one round trip. Optional: without it, read one by one.
    */
-  readStreams?(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>>;
+  readStreams?(reads: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>>;
   /** Events of the whole log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the log (0 when empty). */

@@ -37,10 +37,15 @@ describe('AggregateRepository (command handling loop)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-repo-'));
     store = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
     reads = 0;
+    // A read is one call to the store, of one stream or of several at once.
     counted = Object.assign(Object.create(store) as EventStore, {
       readStream: (...args: Parameters<EventStore['readStream']>) => {
         reads++;
         return store.readStream(...args);
+      },
+      readStreams: (...args: Parameters<NonNullable<EventStore['readStreams']>>) => {
+        reads++;
+        return store.readStreams(...args);
       },
     });
   });
@@ -66,6 +71,7 @@ describe('AggregateRepository (command handling loop)', () => {
     let release!: () => void;
     let slow = false;
     const gated = Object.assign(Object.create(store) as EventStore, {
+      readStreams: undefined, // one read per stream, each waiting at the gate
       readStream: async (...args: Parameters<EventStore['readStream']>) => {
         reads++;
         const rows = await store.readStream(...args);
@@ -98,29 +104,31 @@ describe('AggregateRepository (command handling loop)', () => {
     ]);
   });
 
-  it('prime: the streams not cached in one read; each then decides without reading, checked by its append', async () => {
+  it('reads asked for in one turn are made together, each from its own revision', async () => {
     const repo = new AggregateRepository(counted);
     const other = new AggregateRepository(store); // another writer process
-    await other.handle('counter-p1', counter, always, META);
-    await repo.handle('counter-p2', counter, always, META); // cached: not read again
-    let readMany = 0;
-    const many = store.readStreams.bind(store);
-    counted.readStreams = (names) => (readMany++, many(names));
+    await other.handle('counter-b1', counter, always, META);
+    await repo.handle('counter-b2', counter, always, META);
+    await other.handle('counter-b2', counter, always, META); // repo's cached b2 (revision 0) is one behind
     const before = reads;
-    await repo.prime(['counter-p1', 'counter-p2', 'counter-p3'], counter);
-    expect(readMany).to.equal(1);
-    await repo.prime(['counter-p1', 'counter-p3'], counter); // all cached now
-    expect(readMany).to.equal(1);
-    const results = await Promise.all(
-      ['counter-p1', 'counter-p2', 'counter-p3'].map((s) => repo.handle(s, counter, always, META)),
+    const loaded = await Promise.all(
+      ['counter-b1', 'counter-b2', 'counter-b3', 'counter-b2'].map((s) => repo.load(s, counter)),
     );
-    expect(results.map((r) => r.result)).to.deep.equal([1, 1, 0]);
-    expect(reads).to.equal(before);
-    await other.handle('counter-p3', counter, always, META); // the primed state of p3 is stale now
-    expect((await repo.handle('counter-p3', counter, always, META)).result).to.equal(2);
-    expect((await store.readStream('counter-p3')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
-      0, 1, 2,
+    expect(reads - before).to.equal(1);
+    expect(loaded.map((l) => [l.state.count, l.revision])).to.deep.equal([
+      [1, 0],
+      [2, 1],
+      [0, -1],
+      [2, 1],
     ]);
+    // 50 new streams decided at once (a batch pass): one read in all, every append checked.
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => repo.handle(`counter-n${i}`, counter, always, META)),
+    );
+    expect(reads - before).to.equal(2);
+    expect(results.every((r) => r.result === 0)).to.equal(true);
+    await other.handle('counter-b1', counter, always, META);
+    expect((await repo.load('counter-b1', counter)).state.count).to.equal(2); // asked after: sees it
   });
 
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
