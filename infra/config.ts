@@ -3,7 +3,7 @@
  * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
  * the contract says; raise them only for load tests or a deployment that agreed other limits), and
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
- * SQLITE_MAX_GROUP_EVENTS (default 32 with the writer thread, 5000 without): the events of one group commit at most.
+ * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
  * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
  */
 import path from 'node:path';
@@ -37,10 +37,11 @@ export interface Config {
   /** SQLITE_WRITER_THREAD=on|off (default on): the event store commits in a worker thread, off the event loop. */
   sqliteWriterThread: boolean;
   /**
-   * SQLITE_MAX_GROUP_EVENTS (default 32 with the writer thread, 5000 without): the events of one group commit at most.
+   * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
    * Bounded, the next group commits while the event loop answers the last one; one unbounded group took every
-   * waiting write and the loop idled through its fsync (measured in one process, alternating: neutral at 32
-   * connections, +6 to 9 % at 64, +11 % at 128; a bound of 16 lost, each group's fixed costs outweighing the overlap).
+   * waiting write and the loop idled through its fsync. Each group has fixed costs (a commit and its fsync, a message
+   * each way, a wake-up of every subscription, which then reads): 128 rather than 32 cut the CPU per batch item by
+   * ~15 % and per PUT of the scale benchmark by ~7 %, neutral in `make bench` (docs/decisions.md).
    */
   sqliteMaxGroupEvents: number;
   eventstoreUrl: string | undefined;
@@ -177,7 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
     sqliteWriterThread,
-    sqliteMaxGroupEvents: integer('SQLITE_MAX_GROUP_EVENTS', sqliteWriterThread ? 32 : 5000, 1, 100_000),
+    sqliteMaxGroupEvents: integer('SQLITE_MAX_GROUP_EVENTS', sqliteWriterThread ? 128 : 5000, 1, 100_000),
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     eventstoreStreamPrefix: name('EVENTSTORE_STREAM_PREFIX', 0) ?? '',
     mongoUrl: url('MONGO_URL', undefined),

@@ -52,7 +52,12 @@ export interface CoverFetcherOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   /** Replaces the address rule entirely (tests that allow one loopback address and refuse another). */
   addressAllowed?: (ip: string) => boolean;
+  /** TLS sessions kept for resumption, one per host, address and port (`TLS_SESSIONS_KEPT` by default). */
+  tlsSessions?: number;
 }
+
+/** The bound of the fetcher's TLS session cache: 1,000 servers, a ticket of a few hundred bytes each. */
+export const TLS_SESSIONS_KEPT = 1_000;
 
 export type CoverFetcher = (url: string, allowedHosts: readonly string[]) => Promise<CoverCheckResult>;
 
@@ -101,6 +106,17 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
   // One TLS context for every check: built per connection (what https.request does by default) it parsed every
   // trusted CA again, 3 ms of the event loop per cover with a CA list (profile of the scale benchmark, issue 16).
   const secureContext = tls.createSecureContext(options.ca === undefined ? {} : { ca: options.ca });
+  // The last TLS session of each server (host, pinned address, port): the next check to it resumes the session
+  // instead of a full handshake, which verified and parsed the server's certificate chain again each time (a third
+  // of the cover thread under a batch load, issue 16). Only sessions of connections whose certificate passed are
+  // kept, and a resumed session is one that passed for this very host name. Oldest dropped past the bound.
+  const sessions = new Map<string, Buffer>();
+  const sessionsKept = Math.max(0, options.tlsSessions ?? TLS_SESSIONS_KEPT);
+  const keepSession = (key: string, session: Buffer) => {
+    sessions.delete(key);
+    sessions.set(key, session);
+    if (sessions.size > sessionsKept) sessions.delete(sessions.keys().next().value!);
+  };
 
   async function resolve(host: string, deadline: number): Promise<string[]> {
     const mapped = hostMap.get(host);
@@ -193,11 +209,14 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
           rejectPromise(connected || final ? asFailure(err) : new NotConnected('not connected', { cause: err })),
         );
 
-      // `secureContext` reaches tls.connect (no agent), which @types/node does not say of https.request.
-      const request: https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext'> = {
+      const port = url.port === '' ? 443 : Number(url.port);
+      const sessionKey = `${host}\u0000${address}\u0000${port}`;
+      const session = sessions.get(sessionKey);
+      // `secureContext` and `session` reach tls.connect (no agent), which @types/node does not say of https.request.
+      const request: https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext' | 'session'> = {
         hostname: host,
         servername: host,
-        port: url.port === '' ? 443 : Number(url.port),
+        port,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: {
@@ -208,6 +227,7 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
         agent: false,
         secureContext,
         lookup: pinnedLookup(address),
+        ...(session ? { session } : {}),
       };
       const req = https.request(request);
       timers.push(
@@ -225,6 +245,12 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       req.on('socket', (socket) => {
         socket.once('connect', () => (connected = true));
         socket.once('secureConnect', () => clearTimeout(timers[1]));
+        // TLS 1.2 may hand over a session before the certificate is checked: keep it only once it passed.
+        const tlsSocket = socket as tls.TLSSocket;
+        tlsSocket.on('session', (s: Buffer) => {
+          if (tlsSocket.authorized) keepSession(sessionKey, s);
+          else tlsSocket.once('secureConnect', () => tlsSocket.authorized && keepSession(sessionKey, s));
+        });
       });
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {

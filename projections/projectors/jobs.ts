@@ -10,6 +10,7 @@ export const jobsProjector: Projector = {
   collections: JOB_COLLECTIONS,
   categories: ['job'],
   async apply(recorded, tx) {
+    if (recorded.type === 'BatchPartStored') return; // parts alone are no job (and their items are not read here)
     const e = asUnion<JobEvent>(recorded);
     const { env, partnerId } = streamScope(recorded.stream);
     const id = jobDocId({ env, partnerId }, e.data.job_id);
@@ -17,8 +18,6 @@ export const jobsProjector: Projector = {
     if (alreadyApplied(current, recorded)) return;
     let next: JobDoc | null = null;
     switch (e.type) {
-      case 'BatchPartStored':
-        return; // parts alone are no job
       case 'BatchQueued':
         next = {
           _id: id,

@@ -105,6 +105,12 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** One stream of a `readStreams` call: its events from `fromRevision` (default 0). */
+export interface StreamRead {
+  stream: string;
+  fromRevision?: number;
+}
+
 export interface EventStore {
   appendToStream(
     stream: string,
@@ -113,6 +119,11 @@ export interface EventStore {
   ): Promise<AppendResult>;
   /** Events of one stream in revision order; an empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several streams at once (each named once), each as `readStream(stream, { fromRevision })` would read it (an
+   * empty array for a stream that does not exist), in one round trip. Optional: without it, read one by one.
+   */
+  readStreams?(reads: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>>;
   /** Events of the whole log in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the log (0 when empty). */

@@ -421,7 +421,7 @@ function writeReport(
     '  without reordering its Map on every command; `hostOf` parses each address once while it stays in use; the',
     '  command door reads bodies with stream events instead of an async iterator; writes that need one store stream in',
     '  one event-loop turn share one read of it.',
-    '- A group commit in the writer thread takes at most 32 events (`SQLITE_MAX_GROUP_EVENTS`): the next group commits',
+    '- A group commit in the writer thread takes at most 128 events (`SQLITE_MAX_GROUP_EVENTS`): the next group commits',
     '  while the event loop answers the last one, where one unbounded group left the loop idle through its fsync and',
     '  the writer idle through the answers (+6 to 9 % at 64 connections, measured by alternating in one process).',
     "- A read-model put that keeps a row's indexed columns rewrites its document alone: SQLite rewrites the index",

@@ -103,6 +103,21 @@ export function eventStoreContract(
         expect(await store.readStream(newStream())).to.deep.equal([]);
       });
 
+      it('readStreams (where the adapter has it): each stream as readStream reads it from its revision', async function () {
+        if (!store.readStreams) return this.skip();
+        const [a, b, missing] = [newStream(), newStream(), newStream()];
+        await store.appendToStream(a, [ev('A0'), ev('A1')]);
+        await store.appendToStream(b, [ev('B0')]);
+        await store.appendToStream(a, [ev('A2')]);
+        const read = await store.readStreams([{ stream: a, fromRevision: 1 }, { stream: missing }, { stream: b }]);
+        expect([...read.keys()]).to.have.members([a, b, missing]);
+        expect(read.get(a)).to.deep.equal(await store.readStream(a, { fromRevision: 1 }));
+        expect(read.get(b)).to.deep.equal(await store.readStream(b));
+        expect(read.get(missing)).to.deep.equal([]);
+        expect((await store.readStreams([{ stream: a, fromRevision: 3 }])).get(a)).to.deep.equal([]);
+        expect((await store.readStreams([])).size).to.equal(0);
+      });
+
       it('gives strictly increasing positions across streams, matching readAll and the head', async () => {
         const cat = newCategory();
         const start = await store.headPosition();

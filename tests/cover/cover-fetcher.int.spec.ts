@@ -203,6 +203,42 @@ describe('cover fetcher (local HTTPS servers)', function () {
       expectReason(result, 'image_unreachable');
       expect(connections).to.equal(1);
     });
+
+    /** Runs the checks of `urls` one after the other with one fetcher; the sessions `main` resumed meanwhile. */
+    async function resumedDuring(f: ReturnType<typeof fetcher>, urls: [host: string, allowed: string[]][]) {
+      const before = servers.main.resumed();
+      for (const [host, allowed] of urls)
+        expect(await f(servers.url(host, '/img/800x600.jpg'), allowed)).to.include({ ok: true, width: 800 });
+      return servers.main.resumed() - before;
+    }
+
+    it('resumes the TLS session of an earlier check of the same host, never across hosts', async () => {
+      const f = fetcher();
+      expect(await resumedDuring(f, [['shop.test', STORE]])).to.equal(0);
+      expect(await resumedDuring(f, [['shop.test', STORE]])).to.equal(1);
+      expect(await resumedDuring(f, [['cdn.shop.test', STORE]])).to.equal(0);
+    });
+
+    it('never keeps the session of a certificate that failed: the next check is refused again', async () => {
+      const f = fetcher();
+      const wrong = servers.url('wrong.test', '/img/800x600.jpg');
+      expectReason(await f(wrong, ['wrong.test']), 'image_unreachable', /ALTNAME/);
+      const before = servers.main.resumed();
+      expectReason(await f(wrong, ['wrong.test']), 'image_unreachable', /ALTNAME/);
+      expect(servers.main.resumed() - before).to.equal(0);
+    });
+
+    it('keeps at most tlsSessions sessions, dropping the oldest', async () => {
+      const cycle: [string, string[]][] = [
+        ['shop.test', STORE],
+        ['cdn.shop.test', STORE],
+        ['img.shop.test', STORE],
+        ['shop.test', STORE],
+      ];
+      // Two kept: shop.test's session was dropped for img.shop.test's before it came back.
+      expect(await resumedDuring(fetcher({ tlsSessions: 2 }), cycle)).to.equal(0);
+      expect(await resumedDuring(fetcher({ tlsSessions: 3 }), cycle)).to.equal(1);
+    });
   });
 
   describe('which hosts: HTTPS on a domain or image host of the store', () => {

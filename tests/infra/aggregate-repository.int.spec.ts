@@ -37,10 +37,15 @@ describe('AggregateRepository (command handling loop)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-repo-'));
     store = SqliteEventStore.open({ path: path.join(dir, 'events.db') });
     reads = 0;
+    // A read is one call to the store, of one stream or of several at once.
     counted = Object.assign(Object.create(store) as EventStore, {
       readStream: (...args: Parameters<EventStore['readStream']>) => {
         reads++;
         return store.readStream(...args);
+      },
+      readStreams: (...args: Parameters<NonNullable<EventStore['readStreams']>>) => {
+        reads++;
+        return store.readStreams(...args);
       },
     });
   });
@@ -66,6 +71,7 @@ describe('AggregateRepository (command handling loop)', () => {
     let release!: () => void;
     let slow = false;
     const gated = Object.assign(Object.create(store) as EventStore, {
+      readStreams: undefined, // one read per stream, each waiting at the gate
       readStream: async (...args: Parameters<EventStore['readStream']>) => {
         reads++;
         const rows = await store.readStream(...args);
@@ -96,6 +102,33 @@ describe('AggregateRepository (command handling loop)', () => {
     expect((await store.readStream('counter-1')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
       0, 1, 2, 3, 4, 5,
     ]);
+  });
+
+  it('reads asked for in one turn are made together, each from its own revision', async () => {
+    const repo = new AggregateRepository(counted);
+    const other = new AggregateRepository(store); // another writer process
+    await other.handle('counter-b1', counter, always, META);
+    await repo.handle('counter-b2', counter, always, META);
+    await other.handle('counter-b2', counter, always, META); // repo's cached b2 (revision 0) is one behind
+    const before = reads;
+    const loaded = await Promise.all(
+      ['counter-b1', 'counter-b2', 'counter-b3', 'counter-b2'].map((s) => repo.load(s, counter)),
+    );
+    expect(reads - before).to.equal(1);
+    expect(loaded.map((l) => [l.state.count, l.revision])).to.deep.equal([
+      [1, 0],
+      [2, 1],
+      [0, -1],
+      [2, 1],
+    ]);
+    // 50 new streams decided at once (a batch pass): one read in all, every append checked.
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => repo.handle(`counter-n${i}`, counter, always, META)),
+    );
+    expect(reads - before).to.equal(2);
+    expect(results.every((r) => r.result === 0)).to.equal(true);
+    await other.handle('counter-b1', counter, always, META);
+    expect((await repo.load('counter-b1', counter)).state.count).to.equal(2); // asked after: sees it
   });
 
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {

@@ -17,6 +17,7 @@
 // Every listener counts requests by path (query string dropped): `requests(path)`.
 import https from 'node:https';
 import net from 'node:net';
+import type tls from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { makeTestCertificates } from './test-certificates.js';
 import { makeTestImages, pngClaiming } from './test-images.js';
@@ -37,6 +38,8 @@ export interface CountingListener {
   readonly address: string;
   readonly port: number;
   connections(): number;
+  /** TLS connections that resumed an earlier session (no certificate sent or checked). */
+  resumed(): number;
 }
 
 export interface ImageServers {
@@ -167,7 +170,11 @@ export async function startImageServers(): Promise<ImageServers> {
 
 async function listen(server: net.Server, address: string): Promise<Started> {
   let count = 0;
+  let resumed = 0;
   const sockets = new Set<net.Socket>();
+  server.on('secureConnection', (socket: tls.TLSSocket) => {
+    if (socket.isSessionReused()) resumed += 1;
+  });
   server.on('connection', (socket: net.Socket) => {
     count += 1;
     sockets.add(socket);
@@ -182,6 +189,7 @@ async function listen(server: net.Server, address: string): Promise<Started> {
     address,
     port,
     connections: () => count,
+    resumed: () => resumed,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
