@@ -66,7 +66,16 @@ export interface SqliteReadStoreOptions {
    * on to show the misuse is caught; without it such a unit hangs (tests see a timeout).
    */
   detectReentry?: boolean;
+  /**
+   * Another thread of this process writes the same file (the projection thread): a write of this store that finds
+   * the write lock taken tries again on a timer, for at most `busyTimeoutMs`, instead of SQLite's busy wait, which
+   * would stop this thread's event loop for as long as the other one's unit lasts. Default false.
+   */
+  yieldWhenBusy?: boolean;
 }
+
+const isBusy = (err: unknown): boolean => String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY');
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs tasks one at a time, in call order; a failed task does not block the next. */
 class Mutex {
@@ -92,6 +101,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     private readonly clock: Clock,
     sweepIntervalMs: number,
     detectReentry: boolean,
+    /** Milliseconds a write waits for the lock on a timer (`yieldWhenBusy`); undefined: SQLite's busy wait. */
+    private readonly busyYieldMs: number | undefined,
   ) {
     this.inUnit = detectReentry ? new AsyncLocalStorage<true>() : null;
     if (sweepIntervalMs > 0) {
@@ -112,7 +123,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const writer = new Database(options.path);
     const reader = new Database(options.path);
     try {
-      writer.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
+      writer.pragma(`busy_timeout = ${options.yieldWhenBusy ? 0 : Math.floor(busyTimeout)}`);
       enableWal(writer, busyTimeout);
       writer.pragma(`synchronous = ${synchronous}`);
       writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
@@ -129,6 +140,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       options.clock ?? systemClock,
       options.sweepIntervalMs ?? 60_000,
       options.detectReentry ?? false,
+      options.yieldWhenBusy ? busyTimeout : undefined,
     );
   }
 
@@ -148,9 +160,9 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       const fields = [...new Set(indexes.flat())].filter((f) => f !== '_id').sort();
       return { spec, indexes, fields };
     });
-    await this.exclusive(() => {
+    await this.exclusive(async () => {
       const db = this.writer.db;
-      db.transaction(() => {
+      const create = db.transaction(() => {
         for (const { spec, indexes, fields } of plans) {
           const table = tableOf(spec.name);
           db.exec(
@@ -185,7 +197,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             }
           }
         }
-      }).immediate();
+      });
+      await this.whenFree(() => create.immediate());
       this.writer.forgetColumns();
       this.reader.forgetColumns();
       for (const { spec } of plans) if (spec.expires) this.expiring.add(spec.name);
@@ -195,7 +208,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
     const unit = async (): Promise<T> => {
       const db = this.writer.db;
-      db.exec('BEGIN IMMEDIATE');
+      await this.whenFree(() => db.exec('BEGIN IMMEDIATE'));
       const tx = new SqliteTx(this.writer);
       let result: T;
       try {
@@ -273,23 +286,25 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   }
 
   insertIfAbsent(collection: string, doc: Doc): Promise<boolean> {
-    return this.exclusive(() => this.writer.insertIfAbsent(collection, doc));
+    return this.exclusive(() => this.whenFree(() => this.writer.insertIfAbsent(collection, doc)));
   }
 
   replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean> {
-    return this.exclusive(() => this.writer.replaceIf(collection, doc, match));
+    return this.exclusive(() => this.whenFree(() => this.writer.replaceIf(collection, doc, match)));
   }
 
   remove(collection: string, id: string): Promise<void> {
-    return this.exclusive(() => this.writer.delete(collection, id));
+    return this.exclusive(() => this.whenFree(() => this.writer.delete(collection, id)));
   }
 
   /** Drops the collection's table and indexes; `ensureCollections` declares it again (rebuilds drop old generations). */
   drop(collection: string): Promise<void> {
-    return this.exclusive(() => {
-      this.writer.drop(collection);
-      this.reader.forgetColumns();
-    });
+    return this.exclusive(() =>
+      this.whenFree(() => {
+        this.writer.drop(collection);
+        this.reader.forgetColumns();
+      }),
+    );
   }
 
   /**
@@ -297,23 +312,25 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
    * a time, any offset) is in the past. Runs on a timer; callable directly. Returns how many were deleted.
    */
   sweepExpired(): Promise<number> {
-    return this.exclusive(() => {
-      const now = this.clock.now();
-      const ms = now.getTime();
-      // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
-      const textBound = new Date(ms + 86_400_000).toISOString();
-      let deleted = 0;
-      for (const name of this.expiring) {
-        const table = tableOf(name);
-        const x = fieldExpr('expires_at', this.writer.columnsOf(name).set);
-        deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
-        deleted += this.writer.run(
-          `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,
-          [textBound, now.toISOString()],
-        );
-      }
-      return deleted;
-    });
+    return this.exclusive(() =>
+      this.whenFree(() => {
+        const now = this.clock.now();
+        const ms = now.getTime();
+        // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
+        const textBound = new Date(ms + 86_400_000).toISOString();
+        let deleted = 0;
+        for (const name of this.expiring) {
+          const table = tableOf(name);
+          const x = fieldExpr('expires_at', this.writer.columnsOf(name).set);
+          deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
+          deleted += this.writer.run(
+            `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,
+            [textBound, now.toISOString()],
+          );
+        }
+        return deleted;
+      }),
+    );
   }
 
   /** EXPLAIN QUERY PLAN details of a read on the reader connection (adapter-specific: diagnosis and tests). */
@@ -334,6 +351,23 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
 
   private assertOpen(): void {
     if (this.closing) throw new Error('the read store is closed');
+  }
+
+  /**
+   * Runs `write` (one statement or one transaction: it wrote nothing when it failed busy), trying it again on a
+   * timer while another connection holds the write lock, with `yieldWhenBusy`; at once otherwise.
+   */
+  private async whenFree<T>(write: () => T): Promise<T> {
+    if (this.busyYieldMs === undefined) return write();
+    const deadline = Date.now() + this.busyYieldMs;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
+      try {
+        return write();
+      } catch (err) {
+        if (!isBusy(err) || this.writer.db.inTransaction || Date.now() >= deadline) throw err;
+      }
+      await pause(wait);
+    }
   }
 
   /** Runs `task` holding the writer: after every unit and write queued before it, before those queued after. */
