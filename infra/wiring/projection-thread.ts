@@ -128,6 +128,7 @@ export class ProjectionThread implements LiveProjections {
             return;
           case 'start_failed':
             reject(fromWire(m.error));
+            void worker.terminate();
             return;
           case 'committed':
             hooks.onCommitted?.(m.partner);
