@@ -4,6 +4,7 @@
  * the contract says; raise them only for load tests or a deployment that agreed other limits), and
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
  * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
+ * PROJECTION_THREAD=on|off (default on: the embedded service runs its projections on a thread of their own).
  * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
  */
 import path from 'node:path';
@@ -36,6 +37,11 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** SQLITE_WRITER_THREAD=on|off (default on): the event store commits in a worker thread, off the event loop. */
   sqliteWriterThread: boolean;
+  /**
+   * PROJECTION_THREAD=on|off (default on): the embedded service (SQLite event and read stores) runs the live
+   * projections on a thread of their own (infra/wiring/projection-thread.ts); off, on the event loop.
+   */
+  projectionThread: boolean;
   /**
    * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
    * Bounded, the next group commits while the event loop answers the last one; one unbounded group took every
@@ -178,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
     sqliteWriterThread,
+    projectionThread: oneOf('PROJECTION_THREAD', ['on', 'off'] as const, 'on') === 'on',
     sqliteMaxGroupEvents: integer('SQLITE_MAX_GROUP_EVENTS', sqliteWriterThread ? 128 : 5000, 1, 100_000),
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     eventstoreStreamPrefix: name('EVENTSTORE_STREAM_PREFIX', 0) ?? '',

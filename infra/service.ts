@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
-import { ManualClock, systemClock, type Clock } from '../shared-schema/ports/clock.js';
+import { systemClock, type Clock } from '../shared-schema/ports/clock.js';
 import { categoryOf, type EventStore } from '../shared-schema/ports/event-store.js';
 import { CATEGORIES } from '../shared-schema/streams.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
@@ -17,23 +17,18 @@ import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
 import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
 import type { ReadRoute } from '../query-api/app.js';
 import { catalogReadRoutes } from '../query-api/routes/catalog.js';
-import { ProjectionRunner } from '../projections/runner.js';
+import { ProjectionRunner, type LiveProjections } from '../projections/runner.js';
 import { GENERATION_SWITCHED } from '../projections/generations.js';
-import type { Projector } from '../projections/projector.js';
-import { partnersProjector } from '../projections/projectors/partners.js';
-import { storesProjector } from '../projections/projectors/stores.js';
-import { productsProjector } from '../projections/projectors/products.js';
-import { jobsProjector } from '../projections/projectors/jobs.js';
 import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
-import { clicksProjector } from '../projections/projectors/clicks.js';
-import { ordersProjector } from '../projections/projectors/orders.js';
-import { reportProjector } from '../projections/projectors/report.js';
-import { offersProjector } from '../projections/projectors/offers.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
-import { openStores, type StoreMode } from './wiring/stores.js';
+import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
+import { ProjectionThread } from './wiring/projection-thread.js';
+import { SharedMemoryClock } from './wiring/shared-clock.js';
+import { SqliteEventStore } from './sqlite/event-store.js';
+import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
 import {
@@ -63,7 +58,8 @@ export interface Service {
   events: EventStore;
   reads: ReadStore;
   messaging: Messaging;
-  runner: ProjectionRunner;
+  /** The live projections: a ProjectionRunner, or the proxy of the one on the projection thread. */
+  runner: LiveProjections;
   gateway: http.Server;
   admin: http.Server;
   adminToken: string;
@@ -72,16 +68,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const PROJECTORS: Projector[] = [
-  partnersProjector,
-  storesProjector,
-  productsProjector,
-  jobsProjector,
-  clicksProjector,
-  ordersProjector,
-  reportProjector,
-  offersProjector,
-];
+export { PROJECTORS };
 
 /** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
 export const WRITE_ROUTES: Record<string, WriteHandler> = {
@@ -141,8 +128,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
-  const clock: Clock = config.clock === 'manual' ? new ManualClock() : systemClock;
-  const stores = await openStores(config, options.storeMode ?? 'embedded', clock, log);
+  // A manual clock in shared memory: the projection thread stamps parked events with it.
+  const clock: Clock = config.clock === 'manual' ? new SharedMemoryClock() : systemClock;
+  const mode = options.storeMode ?? 'embedded';
+  const choice = adapterChoice(config, mode);
+  // The projections run on a thread of their own when both stores are SQLite files it can open too, unless a test
+  // wraps the event store (fault injection must reach every reader of the log).
+  const thread =
+    config.projectionThread && choice.events === 'sqlite' && choice.reads === 'sqlite' && !options.eventStore
+      ? new ProjectionThread(sqliteFiles(config), clock, log)
+      : undefined;
+  const stores = await openStores(config, mode, clock, log, { yieldWhenBusy: thread !== undefined });
   const events = options.eventStore ? options.eventStore(stores.events) : stores.events;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
@@ -156,19 +152,30 @@ export async function startService(config: Config, options: StartOptions = {}): 
     messaging,
     projectors: PROJECTORS,
     settings: options.operations ?? {},
+    ...(thread ? { gate: thread.gate } : {}),
   });
   const reads = operations.reads;
   await reads.ensureCollections(ALL_COLLECTIONS());
 
   const keyCache = new KeyCache();
-  const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
-    ...operations.runnerHooks(),
-    onError: (err) => operations.subscriptionStopped('projections', err),
-    onCommitted: (batch) => {
-      if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();
-    },
-  });
-  await runner.start();
+  const onError = (err: unknown) => operations.subscriptionStopped('projections', err);
+  let runner: LiveProjections;
+  let stopWaking = (): void => undefined;
+  if (thread) {
+    await thread.start({ onCommitted: (partner) => partner && keyCache.clear(), onError });
+    if (events instanceof SqliteEventStore) stopWaking = events.onAppended(() => thread.notifyAppended());
+    runner = thread;
+  } else {
+    const inProcess = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
+      ...operations.runnerHooks(),
+      onError,
+      onCommitted: (batch) => {
+        if (batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner)) keyCache.clear();
+      },
+    });
+    await inProcess.start();
+    runner = inProcess;
+  }
   // A rebuilt partners projection serves from a new generation: forget what the old one answered.
   await messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
@@ -243,6 +250,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await Promise.all([drainServer(gateway, drainMs), drainServer(admin, drainMs)]);
       await reactors.stop();
       await operations.close();
+      stopWaking();
       await runner.stop();
       await messaging.close();
       await events.close();

@@ -25,7 +25,7 @@ import {
   type GenerationDoc,
   type GenerationalReadStore,
 } from './generations.js';
-import type { UnitGate } from './unit-gate.js';
+import type { RunnerGate } from './unit-gate.js';
 
 /** A catch-up pass with at most this many events to apply is the last one before the switch. */
 const SWITCH_BACKLOG = 500;
@@ -58,7 +58,7 @@ export interface RebuilderOptions {
   /** The live store (maps each projector's names to its current generation). */
   reads: GenerationalReadStore;
   /** The gate in front of the live runner's units. */
-  gate: UnitGate;
+  gate: RunnerGate;
   clock: Clock;
   messaging?: Messaging;
   /** Events per unit of the catch-up (default 10,000). */

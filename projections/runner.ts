@@ -40,7 +40,16 @@ export interface RunnerOptions {
 
 const TICK = Symbol('tick');
 
-export class ProjectionRunner {
+/** What the rest of a service uses of its live projections (a runner here, or one on a thread of its own). */
+export interface LiveProjections {
+  /** Position up to which every projector has committed its work. */
+  readonly position: number;
+  /** Resolves true once `position` is committed, false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export class ProjectionRunner implements LiveProjections {
   private committed = 0;
   private subscription: Subscription | null = null;
   private loop: Promise<void> | null = null;

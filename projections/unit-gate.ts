@@ -7,7 +7,47 @@
 import type { ReadStore, ReadTx } from '../shared-schema/ports/read-store.js';
 import { MappedReadStoreBase } from './generations.js';
 
-export class UnitGate extends MappedReadStoreBase {
+/**
+ * What holds the live runner between two units: a `UnitGate` in front of a runner of this thread, or the gate of a
+ * runner on a thread of its own (infra/wiring/projection-thread.ts), held over a message round trip.
+ */
+export interface RunnerGate {
+  /** Resolves once no unit runs, with the function that lets units run again. Holds queue one after another. */
+  hold(): Promise<() => void>;
+  /** Runs `work` while the gate is held. */
+  whileHeld<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** Runs `work` while `gate` is held. */
+export async function whileHeld<T>(gate: RunnerGate, work: () => Promise<T>): Promise<T> {
+  const release = await gate.hold();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * A store whose units of work each hold `gate` while they run: writes outside the live runner (a parked event's
+ * retry) that must not interleave with its units, when that runner is not in this thread.
+ */
+export class GatedReadStore extends MappedReadStoreBase {
+  constructor(
+    inner: ReadStore,
+    private readonly gate: RunnerGate,
+  ) {
+    super(inner);
+  }
+  protected mapName(name: string): string {
+    return name;
+  }
+  override transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
+    return this.gate.whileHeld(() => this.inner.transact(work));
+  }
+}
+
+export class UnitGate extends MappedReadStoreBase implements RunnerGate {
   private held: Promise<void> | null = null;
   private active = 0;
   private idle: (() => void)[] = [];
@@ -18,10 +58,6 @@ export class UnitGate extends MappedReadStoreBase {
 
   protected mapName(name: string): string {
     return name;
-  }
-
-  get isHeld(): boolean {
-    return this.held !== null;
   }
 
   override async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
@@ -35,7 +71,6 @@ export class UnitGate extends MappedReadStoreBase {
     }
   }
 
-  /** Resolves once no unit runs, with the function that lets units run again. Holds queue one after another. */
   async hold(): Promise<() => void> {
     while (this.held) await this.held;
     let release!: () => void;
@@ -54,13 +89,7 @@ export class UnitGate extends MappedReadStoreBase {
     };
   }
 
-  /** Runs `work` while the gate is held. */
-  async whileHeld<T>(work: () => Promise<T>): Promise<T> {
-    const release = await this.hold();
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+  whileHeld<T>(work: () => Promise<T>): Promise<T> {
+    return whileHeld(this, work);
   }
 }

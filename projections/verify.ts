@@ -12,7 +12,7 @@ import type { Doc, ReadStore, ReadView } from '../shared-schema/ports/read-store
 import type { Projector } from './projector.js';
 import { projectorCollections } from './parking.js';
 import { replay } from './replay.js';
-import type { UnitGate } from './unit-gate.js';
+import type { RunnerGate } from './unit-gate.js';
 
 export interface Difference {
   collection: string;
@@ -43,7 +43,7 @@ export interface VerifyOptions {
   /** An empty store the replay writes into. */
   scratch: ReadStore;
   projectors: readonly Projector[];
-  gate: UnitGate;
+  gate: RunnerGate;
   pageSize?: number;
 }
 

@@ -9,7 +9,7 @@ import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Environment } from '../../shared-schema/streams.js';
 import type { Projector } from '../../projections/projector.js';
-import type { UnitGate } from '../../projections/unit-gate.js';
+import type { RunnerGate } from '../../projections/unit-gate.js';
 import { verifyReadModels, type VerifyReport } from '../../projections/verify.js';
 import { SqliteReadStore } from '../sqlite/read-store.js';
 
@@ -93,7 +93,7 @@ export async function sqliteScratch(): Promise<ScratchStore> {
 export async function auditVerify(options: {
   events: EventStore;
   live: ReadStore;
-  gate: UnitGate;
+  gate: RunnerGate;
   projectors: readonly Projector[];
   scratch: () => Promise<ScratchStore>;
 }): Promise<VerifyReport> {

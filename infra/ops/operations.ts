@@ -17,7 +17,7 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
 import type { Projector } from '../../projections/projector.js';
 import { GenerationalReadStore } from '../../projections/generations.js';
-import { UnitGate } from '../../projections/unit-gate.js';
+import { GatedReadStore, UnitGate, type RunnerGate } from '../../projections/unit-gate.js';
 import { ProjectionRebuilder } from '../../projections/rebuild.js';
 import type { VerifyReport } from '../../projections/verify.js';
 import {
@@ -28,6 +28,7 @@ import {
   type ParkedView,
   type RetryResult,
 } from '../../projections/parking.js';
+import { parkedLog, runnerLogHooks } from './projection-logs.js';
 import { HistoryWriter, type HistoryInput, type HistoryStore } from './history.js';
 import { newServiceMetrics, type Door, type ServiceMetrics } from './metrics.js';
 import { eventsAfter, projectionStatuses, type ProjectionStatus } from './projection-status.js';
@@ -48,6 +49,11 @@ export interface OperationsDeps {
   /** The read-model projectors the live runner applies (no reactors: a rebuild replays `apply`). */
   projectors: readonly Projector[];
   settings?: Partial<OperationsSettings>;
+  /**
+   * The gate of a live runner that does not run in this thread (infra/wiring/projection-thread.ts). Without it, the
+   * live runner is given `runnerReads`, whose units pass a UnitGate.
+   */
+  gate?: RunnerGate;
   /** Scratch stores for `audit verify` (default: a temporary SQLite file). */
   scratch?: () => Promise<ScratchStore>;
   metrics?: ServiceMetrics;
@@ -75,9 +81,10 @@ export class Operations {
   readonly settings: OperationsSettings;
   /** Every reader and writer of read models uses this (logical names, current generation). */
   readonly reads: GenerationalReadStore;
-  /** Give this to the live ProjectionRunner (its units pass the gate). */
-  readonly runnerReads: UnitGate;
-  readonly gate: UnitGate;
+  /** Give this to a live ProjectionRunner of this thread (its units pass the gate); parked retries write through it. */
+  readonly runnerReads: ReadStore;
+  /** Holds the live runner between two units (rebuild switches, audits, parked retries). */
+  readonly gate: RunnerGate;
   readonly history: HistoryWriter;
   /** What the admin history route reads. */
   readonly historyReads: ReadStore;
@@ -90,8 +97,14 @@ export class Operations {
   private constructor(private readonly deps: OperationsDeps) {
     this.settings = { ...DEFAULT_OPERATIONS_SETTINGS, ...(deps.settings ?? {}) };
     this.reads = new GenerationalReadStore(deps.reads, deps.projectors);
-    this.gate = new UnitGate(this.reads);
-    this.runnerReads = this.gate;
+    if (deps.gate) {
+      this.gate = deps.gate;
+      this.runnerReads = new GatedReadStore(this.reads, deps.gate);
+    } else {
+      const gate = new UnitGate(this.reads);
+      this.gate = gate;
+      this.runnerReads = gate;
+    }
     this.metrics = deps.metrics ?? newServiceMetrics();
     this.history = new HistoryWriter(
       deps.history.sink,
@@ -178,16 +191,7 @@ export class Operations {
     onStoreRetry: (err: unknown, attempt: number) => void;
     now: () => Date;
   } {
-    return {
-      onParked: (parked, err) =>
-        this.deps.log.error(
-          { err, ...parkedLog(parked) },
-          'projection parked an event it cannot apply; the other projections and later events go on',
-        ),
-      onStoreRetry: (err, attempt) =>
-        this.deps.log.warn({ err, attempt }, 'read store failed during a projection unit; trying the unit again'),
-      now: () => this.deps.clock.now(),
-    };
+    return { ...runnerLogHooks(this.deps.log), now: () => this.deps.clock.now() };
   }
 
   /** The parked events of the serving generations, oldest first. */
@@ -295,21 +299,6 @@ export class Operations {
     await this.history.flush();
     await this.reads.stopFollowing();
   }
-}
-
-/** The fields of a parked event worth a log line (no event data: it may hold partner content). */
-function parkedLog(
-  p: Pick<ParkedEvent, '_id' | 'projection' | 'event_id' | 'stream' | 'position' | 'type' | 'error'>,
-): Record<string, unknown> {
-  return {
-    parked_id: p._id,
-    projection: p.projection,
-    event_id: p.event_id,
-    stream: p.stream,
-    position: p.position,
-    event_type: p.type,
-    error: p.error,
-  };
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

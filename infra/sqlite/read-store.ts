@@ -72,6 +72,12 @@ export interface SqliteReadStoreOptions {
    * set on the file, which the writing process has opened in WAL mode. Every write call fails.
    */
   readOnly?: boolean;
+  /**
+   * Another thread of this process writes the same file (the projection thread): a write of this store that finds
+   * the write lock taken tries again on a timer, for at most `busyTimeoutMs`, instead of SQLite's busy wait, which
+   * would stop this thread's event loop for as long as the other one's unit lasts. Default false.
+   */
+  yieldWhenBusy?: boolean;
 }
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
@@ -80,6 +86,9 @@ const TEXT_FILL_ROWS = 20_000;
 const fillMark = (collection: string): string => `text-index-fill:${collection}`;
 const SET_FILL_MARK =
   'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position';
+
+const isBusy = (err: unknown): boolean => String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY');
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs tasks one at a time, in call order; a failed task does not block the next. */
 class Mutex {
@@ -109,6 +118,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     private readonly clock: Clock,
     sweepIntervalMs: number,
     detectReentry: boolean,
+    /** Milliseconds a write waits for the lock on a timer (`yieldWhenBusy`); undefined: SQLite's busy wait. */
+    private readonly busyYieldMs: number | undefined,
   ) {
     this.inUnit = detectReentry ? new AsyncLocalStorage<true>() : null;
     if (sweepIntervalMs > 0) {
@@ -129,7 +140,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const writer = new Database(options.path);
     const reader = new Database(options.path);
     try {
-      writer.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
+      writer.pragma(`busy_timeout = ${options.yieldWhenBusy ? 0 : Math.floor(busyTimeout)}`);
       if (options.readOnly) writer.pragma('query_only = ON');
       else {
         enableWal(writer, busyTimeout);
@@ -150,6 +161,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       options.clock ?? systemClock,
       options.sweepIntervalMs ?? 60_000,
       options.detectReentry ?? false,
+      options.yieldWhenBusy ? busyTimeout : undefined,
     );
   }
 
@@ -170,9 +182,9 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       return { spec, indexes, fields };
     });
     const fills: { mark: string; fts: string; table: string; cols: string; values: string }[] = [];
-    await this.exclusive(() => {
+    await this.exclusive(async () => {
       const db = this.writer.db;
-      db.transaction(() => {
+      const create = db.transaction(() => {
         for (const { spec, indexes, fields } of plans) {
           const table = tableOf(spec.name);
           db.exec(
@@ -216,7 +228,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             });
           }
         }
-      }).immediate();
+      });
+      await this.whenFree(() => create.immediate());
       this.writer.forgetColumns();
       this.reader.forgetColumns();
       this.firstTextColumns.clear();
@@ -243,7 +256,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
         db.prepare(SET_FILL_MARK).run(mark, from + TEXT_FILL_ROWS);
         return true;
       });
-      while (await this.exclusive(() => unit.immediate())) {
+      while (await this.exclusive(() => this.whenFree(() => unit.immediate()))) {
         /* one unit at a time, others of the writer in between */
       }
     }
@@ -252,7 +265,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
     const unit = async (): Promise<T> => {
       const db = this.writer.db;
-      db.exec('BEGIN IMMEDIATE');
+      await this.whenFree(() => db.exec('BEGIN IMMEDIATE'));
       const tx = new SqliteTx(this.writer);
       let result: T;
       try {
@@ -338,24 +351,26 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   }
 
   insertIfAbsent(collection: string, doc: Doc): Promise<boolean> {
-    return this.exclusive(() => this.writer.insertIfAbsent(collection, doc));
+    return this.exclusive(() => this.whenFree(() => this.writer.insertIfAbsent(collection, doc)));
   }
 
   replaceIf(collection: string, doc: Doc, match: Record<string, Scalar>): Promise<boolean> {
-    return this.exclusive(() => this.writer.replaceIf(collection, doc, match));
+    return this.exclusive(() => this.whenFree(() => this.writer.replaceIf(collection, doc, match)));
   }
 
   remove(collection: string, id: string): Promise<void> {
-    return this.exclusive(() => this.writer.delete(collection, id));
+    return this.exclusive(() => this.whenFree(() => this.writer.delete(collection, id)));
   }
 
   /** Drops the collection's table and indexes; `ensureCollections` declares it again (rebuilds drop old generations). */
   drop(collection: string): Promise<void> {
-    return this.exclusive(() => {
-      this.writer.drop(collection);
-      this.reader.forgetColumns();
-      this.firstTextColumns.clear();
-    });
+    return this.exclusive(() =>
+      this.whenFree(() => {
+        this.writer.drop(collection);
+        this.reader.forgetColumns();
+        this.firstTextColumns.clear();
+      }),
+    );
   }
 
   /**
@@ -363,23 +378,25 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
    * a time, any offset) is in the past. Runs on a timer; callable directly. Returns how many were deleted.
    */
   sweepExpired(): Promise<number> {
-    return this.exclusive(() => {
-      const now = this.clock.now();
-      const ms = now.getTime();
-      // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
-      const textBound = new Date(ms + 86_400_000).toISOString();
-      let deleted = 0;
-      for (const name of this.expiring) {
-        const table = tableOf(name);
-        const x = fieldExpr('expires_at', this.writer.columnsOf(name).set);
-        deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
-        deleted += this.writer.run(
-          `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,
-          [textBound, now.toISOString()],
-        );
-      }
-      return deleted;
-    });
+    return this.exclusive(() =>
+      this.whenFree(() => {
+        const now = this.clock.now();
+        const ms = now.getTime();
+        // ISO strings are first narrowed by text (a day of slack covers offsets), then compared as times.
+        const textBound = new Date(ms + 86_400_000).toISOString();
+        let deleted = 0;
+        for (const name of this.expiring) {
+          const table = tableOf(name);
+          const x = fieldExpr('expires_at', this.writer.columnsOf(name).set);
+          deleted += this.writer.run(`DELETE FROM ${table} WHERE ${x} < ?`, [ms]); // numbers only: text sorts above
+          deleted += this.writer.run(
+            `DELETE FROM ${table} WHERE ${x} >= '' AND ${x} < ? AND julianday(${x}) < julianday(?)`,
+            [textBound, now.toISOString()],
+          );
+        }
+        return deleted;
+      }),
+    );
   }
 
   /** EXPLAIN QUERY PLAN details of a read on the reader connection (adapter-specific: diagnosis and tests). */
@@ -400,6 +417,23 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
 
   private assertOpen(): void {
     if (this.closing) throw new Error('the read store is closed');
+  }
+
+  /**
+   * Runs `write` (one statement or one transaction: it wrote nothing when it failed busy), trying it again on a
+   * timer while another connection holds the write lock, with `yieldWhenBusy`; at once otherwise.
+   */
+  private async whenFree<T>(write: () => T): Promise<T> {
+    if (this.busyYieldMs === undefined) return write();
+    const deadline = Date.now() + this.busyYieldMs;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
+      try {
+        return write();
+      } catch (err) {
+        if (!isBusy(err) || this.writer.db.inTransaction || Date.now() >= deadline) throw err;
+      }
+      await pause(wait);
+    }
   }
 
   /** Runs `task` holding the writer: after every unit and write queued before it, before those queued after. */

@@ -59,3 +59,45 @@ export class SharedFileClock extends ManualClock {
 export function processClock(config: Config): Clock {
   return config.clock === 'manual' ? new SharedFileClock(path.join(config.dataDir, CLOCK_FILE)) : systemClock;
 }
+
+/**
+ * `CLOCK=manual` across the threads of one process (the projection thread stamps parked events): the time is one
+ * cell of shared memory, so a move by any thread is seen by the very next `now()` of every other.
+ */
+export class SharedMemoryClock extends ManualClock {
+  private readonly cell: BigInt64Array;
+
+  /** A new clock at `start`, or (`buffer` of another thread's clock) the same clock. */
+  constructor(start: Date | number = Date.now(), buffer?: SharedArrayBuffer) {
+    super(start);
+    this.cell = new BigInt64Array(buffer ?? new SharedArrayBuffer(8));
+    if (!buffer) this.write(typeof start === 'number' ? start : start.getTime());
+  }
+
+  static attach(buffer: SharedArrayBuffer): SharedMemoryClock {
+    return new SharedMemoryClock(0, buffer);
+  }
+
+  /** What another thread passes to `attach`. */
+  get buffer(): SharedArrayBuffer {
+    return this.cell.buffer as SharedArrayBuffer;
+  }
+
+  override now(): Date {
+    return new Date(Number(Atomics.load(this.cell, 0)));
+  }
+
+  override advance(ms: number): Date {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance takes a non-negative number of milliseconds');
+    Atomics.add(this.cell, 0, BigInt(Math.round(ms)));
+    return this.now();
+  }
+
+  override set(at: Date): void {
+    this.write(at.getTime());
+  }
+
+  private write(ms: number): void {
+    Atomics.store(this.cell, 0, BigInt(Math.round(ms)));
+  }
+}

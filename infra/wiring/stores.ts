@@ -60,6 +60,12 @@ export function requireSharedMessaging(config: Config): void {
   if (!config.natsUrl) throw new ConfigError(['NATS_URL is required to run the services as separate processes']);
 }
 
+/** The files of the embedded adapters in DATA_DIR. */
+export const sqliteFiles = (config: Config): { events: string; reads: string } => ({
+  events: path.join(config.dataDir, 'events.db'),
+  reads: path.join(config.dataDir, 'read.db'),
+});
+
 /**
  * `log` hears every dropped EventStoreDB subscription connection (a warning per attempt to resubscribe); errors that
  * are not a lost connection end the subscription, and its consumer reports them (e.g. 'projection stopped').
@@ -78,7 +84,7 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   return SqliteEventStore.open({
-    path: path.join(config.dataDir, 'events.db'),
+    path: sqliteFiles(config).events,
     synchronous: config.sqliteSynchronous,
     writerThread: config.sqliteWriterThread,
     maxGroupEvents: config.sqliteMaxGroupEvents,
@@ -89,14 +95,25 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
  * `clock` drives the SQLite store's expiry sweep (idempotency records), like every other time rule. The SQLite read
  * store commits without fsync (WAL, synchronous NORMAL): its documents and checkpoints commit together, so a power
  * loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps SQLITE_SYNCHRONOUS.
+ * `yieldWhenBusy`: another thread of this process writes the SQLite file too (sqlite/read-store.ts).
  */
-export async function openReadStore(config: Config, mode: StoreMode, clock: Clock): Promise<ReadStore> {
+export async function openReadStore(
+  config: Config,
+  mode: StoreMode,
+  clock: Clock,
+  options: { yieldWhenBusy?: boolean } = {},
+): Promise<ReadStore> {
   if (adapterChoice(config, mode).reads === 'mongo') {
     const { MongoReadStore } = await import('../mongo/read-store.js');
     return MongoReadStore.connect(config.mongoUrl!, config.mongoDb);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  return SqliteReadStore.open({ path: path.join(config.dataDir, 'read.db'), synchronous: 'NORMAL', clock });
+  return SqliteReadStore.open({
+    path: sqliteFiles(config).reads,
+    synchronous: 'NORMAL',
+    clock,
+    yieldWhenBusy: options.yieldWhenBusy ?? false,
+  });
 }
 
 /**
@@ -135,12 +152,13 @@ export async function openStores(
   mode: StoreMode,
   clock: Clock,
   log?: Pick<Logger, 'warn'>,
+  readStore: { yieldWhenBusy?: boolean } = {},
 ): Promise<Stores> {
   const opened: { close(): Promise<void> }[] = [];
   try {
     const events = await openEventStore(config, mode, log);
     opened.push(events);
-    const reads = await openReadStore(config, mode, clock);
+    const reads = await openReadStore(config, mode, clock, readStore);
     opened.push(reads);
     const history = await openHistory(config, mode, reads);
     opened.push(history);

@@ -204,6 +204,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     RATE_LIMIT_WRITES: '1000000000',
     COVER_CHECK: 'off',
+    // PROJECTION_THREAD=off|on in the environment: an A/B of where the projections run.
+    ...(process.env.PROJECTION_THREAD ? { PROJECTION_THREAD: process.env.PROJECTION_THREAD } : {}),
   });
   const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const service = await startService(config, { log });

@@ -2,7 +2,8 @@
  * Parked projection events through the operator surface of the embedded service: the admin routes
  * (GET /admin/v1/projections/parked, POST /admin/v1/projections/parked/retry), `ops projections parked` and
  * `ops projections retry-parked`, readiness (200, degraded) and the gauge. The products projector of the running
- * service is made to throw on one product's events (in this process: embedded only), then "fixed".
+ * service is made to throw on one product's events (in this process: embedded only, with the projections on the
+ * event loop, PROJECTION_THREAD=off), then "fixed".
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,7 @@ describe('parked projection events: admin API and ops command', function () {
       if (poisoned !== '' && event.stream.endsWith(poisoned)) throw new Error(FAILURE);
       return original(event, tx);
     };
-    t = await startTestService({});
+    t = await startTestService({ PROJECTION_THREAD: 'off' }); // the patched projector must be the one that runs
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
     hub = await t.partner({ type: 'hub' });
     expect((await hub.api.put('/stores/s', storeBody())).status).to.equal(200);
