@@ -22,7 +22,9 @@
  * Text search (`textSearch`, for collections that declare `text` fields): the folded words of those fields in a
  * side field `_text` with a multikey index, written with the document in the same unit (text.ts says why not `$text`).
  * The fields are learnt from `ensureCollections`, which every process writing a collection calls at start; it also
- * gives the words to documents written before the collection declared them.
+ * gives the words to documents written before the collection declared them. A query's `sharing` documents are a
+ * second read by that field (an index of the collection serves it, e.g. the offers' `gtin`), after the matches: not
+ * the same snapshot as theirs outside a unit (the reads of a search answer are not one snapshot on MongoDB).
  */
 import { BSON, MongoClient, MongoError, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb';
@@ -38,7 +40,7 @@ import type {
   SumRow,
   Where,
 } from '../../shared-schema/ports/read-store.js';
-import type { TextQuery, TextSearchable } from '../../shared-schema/ports/text-search.js';
+import { sharedValues, type TextQuery, type TextSearchable } from '../../shared-schema/ports/text-search.js';
 import { TEXT_FIELD, TEXT_INDEX, TEXT_INDEX_NAME, textFilter, textWordsOf } from './text.js';
 import {
   EXPIRES_FIELD,
@@ -197,7 +199,10 @@ export class MongoReadStore implements ReadStore, TextSearchable {
     await send();
   }
 
-  /** Documents whose text fields hold every word (the last as a prefix when asked), at most `limit`, in no promised order. */
+  /**
+   * Documents whose text fields hold every word (the last as a prefix when asked), at most `limit`, in no promised
+   * order; then those sharing their `sharing` field's values.
+   */
   textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
     return this.outside.textSearch<T>(collection, query);
   }
@@ -383,13 +388,20 @@ class SessionView implements ReadView {
 
   async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
     const filter = textFilter(query);
-    return this.op(async () =>
-      (
-        await coll(this.db, collection)
-          .find(filter, { ...this.opts(), limit: query.limit })
-          .toArray()
-      ).map((d) => fromMongoDoc<T>(d)),
-    );
+    return this.op(async () => {
+      const c = coll(this.db, collection);
+      const docs = (await c.find(filter, { ...this.opts(), limit: query.limit }).toArray()).map((d) =>
+        fromMongoDoc<T>(d),
+      );
+      const values = query.sharing === undefined ? [] : sharedValues(docs, query.sharing);
+      if (query.sharing === undefined || values.length === 0) return docs;
+      // The documents sharing a value, those already found left out by the server (`$nin` on `_id`).
+      const sharing = andFilters(whereToFilter({ [query.sharing]: { in: values } }), {
+        _id: { $nin: docs.map((d) => d._id) },
+      });
+      for (const d of await c.find(sharing, this.opts()).toArray()) docs.push(fromMongoDoc<T>(d));
+      return docs;
+    });
   }
 }
 

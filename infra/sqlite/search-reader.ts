@@ -17,6 +17,15 @@ import type { RankedProduct } from '../../shared-schema/shopper/ranking.js';
 import { rankedPage, type ProductSearch } from '../../query-api/public/search.js';
 import { WorkerCalls } from '../worker-calls.js';
 
+/**
+ * What each thread's read connection maps of the read store's file (`mmapBytes`; SQLite caps it at its own maximum,
+ * 2 GiB in better-sqlite3's build): the search's reads are B-tree lookups spread over the whole file (the text index,
+ * the offers of ~60 gtins, ~280 stores per search at 1,000,000 offers), and through a map they copy no page into
+ * SQLite's small cache. Measured ~10 % of a search's CPU in-process at 1,000,000 offers (docs/benchmarks.md). The
+ * map is the kernel's page cache itself: address space, not memory of the process.
+ */
+export const SEARCH_READER_MMAP_BYTES = 2 ** 31;
+
 /** A search sent to the thread: the words, the caller's clock time (ms), the page, the physical collection names. */
 export type SearchRequest = {
   words: string[];

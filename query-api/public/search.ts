@@ -40,9 +40,8 @@ export const CANDIDATES = 200;
 /** Searches per minute per client address (`/api/search` and `/busca` count together). */
 export const PUBLIC_SEARCHES_PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
-/** Keys per `in` read (gtins, stores). */
-const GTIN_CHUNK = 200;
-const PRODUCT_OFFERS_PAGE = 1000;
+/** Keys per `in` read of the stores. */
+const STORE_CHUNK = 200;
 
 export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
@@ -114,29 +113,20 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
 /** The searchable offers for the words: text matches, then the other offers of their gtins. */
 export async function findOffers(reads: ReadStore, words: readonly string[], now: Date): Promise<SearchOffer[]> {
   if (!isTextSearchable(reads)) throw new TextSearchUnavailable();
+  // Every offer of the products found, each once (rule 5 compares an offer with all the others of its product).
   const found = new Map<string, OfferDoc>();
-  for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, { words, prefixLast: true, limit: CANDIDATES }))
+  for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, {
+    words,
+    prefixLast: true,
+    limit: CANDIDATES,
+    sharing: 'gtin',
+  }))
     found.set(d._id, d);
-  const gtins = [...new Set([...found.values()].map((d) => d.gtin).filter((g): g is string => g !== null))];
-  // Every offer of those products (rule 5 compares an offer with all the others of its product), page by page.
-  for (let i = 0; i < gtins.length; i += GTIN_CHUNK) {
-    const where = { gtin: { in: gtins.slice(i, i + GTIN_CHUNK) } };
-    let page: (OfferDoc & Doc)[] = [];
-    do {
-      const last = page[page.length - 1];
-      page = await reads.find<OfferDoc & Doc>(OFFERS, {
-        where,
-        limit: PRODUCT_OFFERS_PAGE,
-        ...(last ? { after: [last._id] } : {}),
-      });
-      for (const d of page) found.set(d._id, d);
-    } while (page.length === PRODUCT_OFFERS_PAGE);
-  }
   // The stores' facts in a few reads (one per chunk), not one read per store.
   const stores = new Map<string, OfferStoreDoc>();
   const storeKeys = [...new Set([...found.values()].map((d) => d.store_key))];
-  for (let i = 0; i < storeKeys.length; i += GTIN_CHUNK) {
-    const chunk = storeKeys.slice(i, i + GTIN_CHUNK);
+  for (let i = 0; i < storeKeys.length; i += STORE_CHUNK) {
+    const chunk = storeKeys.slice(i, i + STORE_CHUNK);
     for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
       where: { _id: { in: chunk } },
       limit: chunk.length,

@@ -26,11 +26,28 @@ export interface TextQuery {
    * those whose first text field alone holds every word first; MongoDB: its index's order).
    */
   limit: number;
+  /**
+   * Also every document whose field `sharing` (a top-level field holding strings) holds the value of one found by the
+   * words (for the offers, `gtin`: every offer of the products found), read with them in one snapshot where the
+   * engine has one. Each document once, those found by the words first; `limit` bounds the words' matches only, the
+   * others are as many as share their values. Documents without a string there bring none.
+   */
+  sharing?: string;
 }
 
 /** A read store that can search the text fields of a collection (`CollectionSpec.text`). */
 export interface TextSearchable {
   textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]>;
+}
+
+/** The distinct string values of `field` in `docs` (the values a `sharing` query looks for). */
+export function sharedValues(docs: readonly Doc[], field: string): string[] {
+  const values = new Set<string>();
+  for (const d of docs) {
+    const v = d[field];
+    if (typeof v === 'string') values.add(v);
+  }
+  return [...values];
 }
 
 /** Folds like the index: NFD, combining marks removed, lower case. */
@@ -57,6 +74,8 @@ export function checkTextQuery(q: TextQuery): void {
   }
   if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > MAX_TEXT_LIMIT)
     throw new RangeError(`limit: 1..${MAX_TEXT_LIMIT}`);
+  if (q.sharing !== undefined && (typeof q.sharing !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(q.sharing)))
+    throw new RangeError('sharing: a plain field name');
 }
 
 export function isTextSearchable(x: object): x is TextSearchable {

@@ -64,7 +64,7 @@ const BRANDS = Array.from(
 );
 
 /** A small deterministic generator (the same data on every run). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -80,6 +80,17 @@ function gtinOf(n: number): string {
   const body = `789${String(n).padStart(9, '0')}`;
   const sum = [...body].reduce((acc, d, i) => acc + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
   return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/** The bench's searches (one to three words, the last a 4-letter prefix at times), from the generator `r`. */
+export function benchQueries(r: () => number): string[] {
+  return Array.from({ length: 997 }, () => {
+    const kind = r();
+    const noun = pick(r, NOUNS).replace(/-.*/, '');
+    if (kind < 0.4) return noun;
+    if (kind < 0.8) return `${noun} ${pick(r, ADJECTIVES)}`;
+    return `${noun} ${pick(r, ADJECTIVES)} ${pick(r, MATERIALS).slice(0, 4)}`;
+  });
 }
 
 export async function seed(dataDir: string, now: Date): Promise<{ ms: number; bytes: number }> {
@@ -262,13 +273,7 @@ async function main(): Promise<void> {
     }
 
     const r = rng(99);
-    const queries = Array.from({ length: 997 }, () => {
-      const kind = r();
-      const noun = pick(r, NOUNS).replace(/-.*/, '');
-      if (kind < 0.4) return noun;
-      if (kind < 0.8) return `${noun} ${pick(r, ADJECTIVES)}`;
-      return `${noun} ${pick(r, ADJECTIVES)} ${pick(r, MATERIALS).slice(0, 4)}`;
-    });
+    const queries = benchQueries(r);
     // Unloaded first: the same queries one after the other, nobody writing (what one search costs here).
     // Four searches first, not counted (a service may start its search threads with its first searches).
     for (let i = 0; i < 4; i++) await send(agent, new URL(`${api}/api/search?q=warm${i}`), 'GET');

@@ -73,6 +73,37 @@ export function textSearchContract(name: string, open: () => Promise<ReadStore>)
         (err: Error) => expect(err).to.be.instanceOf(RangeError),
       );
     });
+    it("with `sharing`, also every document holding a found one's value of that field, each once, matches first", async () => {
+      const text = store;
+      if (!isTextSearchable(text)) throw new Error('not text searchable');
+      await store.transact(async (tx) => {
+        await tx.put(C, { _id: 'a', title: 'Café Torrado', other: 'Marca Boa', g: 'g1' });
+        await tx.put(C, { _id: 'c', title: 'Cafeteira', other: null, g: 'g2' });
+        await tx.put(C, { _id: 's1', title: 'Moedor', other: '', g: 'g1' });
+        await tx.put(C, { _id: 's2', title: 'Cafe moído', other: '', g: 'g1' });
+        await tx.put(C, { _id: 's3', title: 'Filtro', other: '', g: 'g3' });
+        await tx.put(C, { _id: 's4', title: 'Coador', other: '', g: 7 });
+        await tx.put(C, { _id: 'n', title: 'Café solúvel', other: '', g: null });
+      });
+      const search = (words: string[], limit: number, sharing?: string) =>
+        text.textSearch<Doc>(C, { words, prefixLast: false, limit, ...(sharing ? { sharing } : {}) });
+      const all = await search(['cafe'], 10, 'g');
+      const ids = all.map((d) => d._id);
+      expect(ids.slice(0, 3).sort()).to.deep.equal(['a', 'n', 's2']); // the matches first
+      expect(ids.slice(3)).to.deep.equal(['s1']); // then g1's other offer; `n` (null) brings nothing
+      expect(all.find((d) => d._id === 's1')).to.deep.include({ title: 'Moedor', g: 'g1' });
+      // The limit bounds the matches only; a match left out by it does not bring its value.
+      const one = await search(['cafeteira'], 1, 'g');
+      expect(one.map((d) => d._id)).to.deep.equal(['c']);
+      await store.transact(async (tx) => tx.put(C, { _id: 's5', title: 'Jarra', other: '', g: 'g2' }));
+      expect((await search(['cafeteira'], 1, 'g')).map((d) => d._id)).to.deep.equal(['c', 's5']);
+      // Without `sharing`, the matches only; a field name that is not plain is refused.
+      expect((await search(['cafe'], 10)).map((d) => d._id).sort()).to.deep.equal(['a', 'n', 's2']);
+      await search(['cafe'], 10, 'g.x').then(
+        () => expect.fail('accepted a dotted field'),
+        (err: Error) => expect(err).to.be.instanceOf(RangeError),
+      );
+    });
     it('drop removes the index; declaring again indexes documents already there', async () => {
       await store.drop(C);
       await store.ensureCollections([{ name: C, indexes: [] }]);
