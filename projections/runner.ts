@@ -17,6 +17,7 @@ import { categoryOf } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
 import { CATEGORIES } from '../shared-schema/streams.js';
+import { PositionWaiters } from './position-waiters.js';
 import { applyInUnits, finishWork, projectorCollections, type ParkedEvent } from './parking.js';
 
 export interface RunnerOptions {
@@ -50,10 +51,9 @@ export interface LiveProjections {
 }
 
 export class ProjectionRunner implements LiveProjections {
-  private committed = 0;
+  private readonly committed = new PositionWaiters();
   private subscription: Subscription | null = null;
   private loop: Promise<void> | null = null;
-  private waiters: { position: number; resolve: (ok: boolean) => void }[] = [];
   private stopped = false;
   private readonly checkpoints = new Map<string, number>();
 
@@ -66,7 +66,7 @@ export class ProjectionRunner implements LiveProjections {
 
   /** Position up to which every projector has committed its work. */
   get position(): number {
-    return this.committed;
+    return this.committed.position;
   }
 
   async start(): Promise<void> {
@@ -80,11 +80,11 @@ export class ProjectionRunner implements LiveProjections {
       ...(o.onStoreRetry ? { onStoreRetry: o.onStoreRetry } : {}),
       stopped: () => this.stopped,
     });
-    this.committed = Math.min(...this.checkpoints.values());
+    this.committed.advance(Math.min(...this.checkpoints.values()));
     // Follow every category of ours, not only the projectors' ones, so that the committed position passes every
     // position a write answer can carry (read-your-writes waits on it).
     const categories = Object.values(CATEGORIES);
-    this.subscription = this.events.subscribeToAll({ afterPosition: this.committed, categories });
+    this.subscription = this.events.subscribeToAll({ afterPosition: this.committed.position, categories });
     this.loop = this.consume(this.subscription).catch((err) => {
       if (!this.stopped) this.options.onError?.(err);
     });
@@ -94,26 +94,12 @@ export class ProjectionRunner implements LiveProjections {
     this.stopped = true;
     await this.subscription?.close();
     await this.loop;
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters = [];
+    this.committed.endAll();
   }
 
   /** Resolves true once `position` is committed, false after `timeoutMs`. */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    if (this.committed >= position) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const waiter: { position: number; resolve: (ok: boolean) => void } = { position, resolve };
-      this.waiters.push(waiter);
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      timer.unref();
-      waiter.resolve = (ok: boolean) => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
-    });
+    return this.committed.wait(position, timeoutMs);
   }
 
   private async consume(subscription: Subscription): Promise<void> {
@@ -169,11 +155,9 @@ export class ProjectionRunner implements LiveProjections {
 
   private unitCommitted(events: readonly RecordedEvent[], through: number): void {
     for (const p of this.projectors) this.checkpoints.set(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));
-    this.committed = Math.max(this.committed, through);
+    const committed = Math.max(this.committed.position, through);
     this.options.onCommitted?.(events);
-    this.options.onAdvanced?.(this.committed);
-    const ready = this.waiters.filter((w) => w.position <= this.committed);
-    this.waiters = this.waiters.filter((w) => w.position > this.committed);
-    for (const w of ready) w.resolve(true);
+    this.options.onAdvanced?.(committed);
+    this.committed.advance(committed);
   }
 }

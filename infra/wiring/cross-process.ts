@@ -14,6 +14,7 @@ import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Messaging, Unsubscribe } from '../../shared-schema/ports/messaging.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { SqliteEventStore } from '../sqlite/event-store.js';
+import { PositionWaiters } from '../../projections/position-waiters.js';
 
 export const SUBJECT_APPENDED = 'appended';
 export const SUBJECT_PROJECTED = 'projected';
@@ -37,11 +38,6 @@ export function announceProjected(messaging: Messaging, position: number): void 
   messaging.publish(SUBJECT_PROJECTED, String(position)).catch(() => undefined);
 }
 
-interface Waiter {
-  position: number;
-  resolve: (ok: boolean) => void;
-}
-
 export interface PositionWatcherOptions {
   reads: ReadStore;
   messaging: Messaging;
@@ -56,8 +52,7 @@ export interface PositionWatcherOptions {
  * meaning of `ProjectionRunner.waitFor`.
  */
 export class PositionWatcher {
-  private known = 0;
-  private waiters: Waiter[] = [];
+  private readonly known = new PositionWaiters();
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private unsubscribe: Unsubscribe | undefined;
@@ -69,65 +64,41 @@ export class PositionWatcher {
     const watcher = new PositionWatcher(options);
     watcher.unsubscribe = await options.messaging.subscribe(SUBJECT_PROJECTED, (payload) => {
       const position = Number(payload);
-      if (Number.isFinite(position)) watcher.advance(position);
+      if (Number.isFinite(position)) watcher.known.advance(position);
     });
-    watcher.advance(await watcher.readCheckpoints());
+    watcher.known.advance(await watcher.readCheckpoints());
     return watcher;
   }
 
   /** Highest committed position seen so far. */
   get position(): number {
-    return this.known;
+    return this.known.position;
   }
 
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    if (this.known >= position) return Promise.resolve(true);
+    if (this.known.position >= position) return Promise.resolve(true);
     if (this.closed) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        this.schedule();
-        resolve(false);
-      }, timeoutMs);
-      timer.unref();
-      const waiter: Waiter = {
-        position,
-        resolve: (ok) => {
-          clearTimeout(timer);
-          resolve(ok);
-        },
-      };
-      this.waiters.push(waiter);
-      this.schedule();
-      void this.poll(); // the message may have come before we subscribed to it, or been lost
-    });
+    const waited = this.known.wait(position, timeoutMs);
+    this.schedule();
+    void this.poll(); // the message may have come before we subscribed to it, or been lost
+    void waited.then(() => this.schedule()); // polls only while someone waits
+    return waited;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters = [];
+    this.known.endAll();
     await this.unsubscribe?.();
-  }
-
-  private advance(position: number): void {
-    if (position <= this.known) return;
-    this.known = position;
-    const ready = this.waiters.filter((w) => w.position <= position);
-    if (ready.length === 0) return;
-    this.waiters = this.waiters.filter((w) => w.position > position);
-    for (const w of ready) w.resolve(true);
-    this.schedule();
   }
 
   /** Polls only while someone waits. */
   private schedule(): void {
-    if (this.waiters.length > 0 && !this.timer && !this.closed) {
+    if (this.known.pending > 0 && !this.timer && !this.closed) {
       this.timer = setInterval(() => void this.poll(), this.options.pollIntervalMs ?? 25);
       this.timer.unref();
-    } else if (this.waiters.length === 0 && this.timer) {
+    } else if (this.known.pending === 0 && this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
     }
@@ -137,7 +108,7 @@ export class PositionWatcher {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      this.advance(await this.readCheckpoints());
+      this.known.advance(await this.readCheckpoints());
     } catch {
       /* the next tick tries again */
     } finally {

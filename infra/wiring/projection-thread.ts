@@ -22,6 +22,7 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import { whileHeld, type RunnerGate } from '../../projections/unit-gate.js';
 import type { LiveProjections } from '../../projections/runner.js';
 import { SharedMemoryClock } from './shared-clock.js';
+import { PositionWaiters } from '../../projections/position-waiters.js';
 
 export interface ProjectionThreadData {
   eventsPath: string;
@@ -76,11 +77,6 @@ export interface ProjectionThreadHooks {
   onError?: (err: unknown) => void;
 }
 
-interface Waiter {
-  position: number;
-  resolve: (ok: boolean) => void;
-}
-
 export class ProjectionThread implements LiveProjections {
   readonly gate: RunnerGate = {
     hold: () => this.hold(),
@@ -88,8 +84,7 @@ export class ProjectionThread implements LiveProjections {
   };
   private worker: Worker | undefined;
   private running = false;
-  private committed = 0;
-  private waiters: Waiter[] = [];
+  private readonly committed = new PositionWaiters();
   private readonly held = new Map<number, () => void>();
   private nextHold = 1;
   private closed: (() => void) | undefined;
@@ -103,7 +98,7 @@ export class ProjectionThread implements LiveProjections {
   ) {}
 
   get position(): number {
-    return this.committed;
+    return this.committed.position;
   }
 
   /** Starts the thread; resolves once its runner has caught up with the work a crash left and follows the log. */
@@ -123,7 +118,7 @@ export class ProjectionThread implements LiveProjections {
             started = true;
             this.running = true;
             worker.unref(); // the servers keep the process alive; a forgotten close must not
-            this.advance(m.position);
+            this.committed.advance(m.position);
             resolve();
             return;
           case 'start_failed':
@@ -132,7 +127,7 @@ export class ProjectionThread implements LiveProjections {
             return;
           case 'committed':
             hooks.onCommitted?.(m.partner);
-            this.advance(m.position);
+            this.committed.advance(m.position);
             return;
           case 'held':
             this.held.get(m.id)?.();
@@ -173,23 +168,8 @@ export class ProjectionThread implements LiveProjections {
 
   /** Resolves true once `position` is committed, false after `timeoutMs` (or once the thread has stopped). */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    if (this.committed >= position) return Promise.resolve(true);
-    if (!this.running) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      timer.unref();
-      const waiter: Waiter = {
-        position,
-        resolve: (ok) => {
-          clearTimeout(timer);
-          resolve(ok);
-        },
-      };
-      this.waiters.push(waiter);
-    });
+    if (!this.running && this.committed.position < position) return Promise.resolve(false);
+    return this.committed.wait(position, timeoutMs);
   }
 
   /** Stops the runner after its unit in progress, closes the thread's connections, and waits for it to end. */
@@ -229,19 +209,9 @@ export class ProjectionThread implements LiveProjections {
     this.worker?.postMessage(message);
   }
 
-  private advance(position: number): void {
-    if (position <= this.committed) return;
-    this.committed = position;
-    const ready = this.waiters.filter((w) => w.position <= position);
-    if (ready.length === 0) return;
-    this.waiters = this.waiters.filter((w) => w.position > position);
-    for (const w of ready) w.resolve(true);
-  }
-
   /** The thread is gone: no position will come, and nothing can be held. */
   private endWaits(): void {
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters = [];
+    this.committed.endAll();
     for (const grant of this.held.values()) grant();
     this.held.clear();
   }
