@@ -128,15 +128,7 @@ export class AggregateRepository {
   private bytes = 0;
   private readonly locks = new Map<string, Promise<void>>();
   /** Stream reads asked for in this turn, made together in the next (`readAfter`), by stream. */
-  private pendingReads = new Map<
-    string,
-    {
-      fromRevision: number;
-      waiters: { fromRevision: number; resolve: (events: RecordedEvent[]) => void; reject: (err: unknown) => void }[];
-    }
-  >();
-  /** Reads scheduled for the next turn of the event loop, by aggregate and stream (see `loadFresh`). */
-  private readonly scheduled = new Map<string, Promise<Loaded<unknown>>>();
+  private pendingReads = new Map<string, PendingRead>();
 
   constructor(
     private readonly store: EventStore,
@@ -149,6 +141,13 @@ export class AggregateRepository {
     return { entries: this.cache.size, bytes: this.bytes };
   }
 
+  /**
+   * The stream's state as read after this call: the cached state with the events appended after its revision. The
+   * reads asked for in one turn of the event loop are made together at the start of the next (`readAfter`), so
+   * callers asking for one stream in one turn share one read (a burst of writes to the products of one store reads
+   * the store stream once, not once per write). A caller only joins a read not yet made, so every caller sees what
+   * the log held at some moment after it asked, as if it had read alone.
+   */
   async load<S, E>(stream: string, fold: Fold<S, E>): Promise<Loaded<S>> {
     const key = `${fold.name}\u0000${stream}`;
     const cached = this.cache.get(key)?.loaded as Loaded<S> | undefined;
@@ -160,13 +159,12 @@ export class AggregateRepository {
   }
 
   /**
-   * The events of `stream` from `fromRevision`. With a store that reads many streams at once (`readStreams`), the
-   * reads asked for in one turn of the event loop are made together at the start of the next, in one call: a batch
-   * pass's 50 product streams, the concurrent PUTs' and cover checks' streams cost one statement, not one each (a
-   * statement's fixed cost was most of a read, issue 16). Each caller still sees the log as it stood after it asked.
+   * The events of `stream` from `fromRevision`, read at the start of the next turn of the event loop together with
+   * every other read asked for in this one: one read per stream, and with a store that reads many streams at once
+   * (`readStreams`) one call for all of them — a batch pass's 50 product streams, the concurrent PUTs' and cover
+   * checks' streams cost one statement, not one each (a statement's fixed cost was most of a read, issue 16).
    */
-  private readAfter(stream: string, fromRevision: number): Promise<RecordedEvent[]> {
-    if (!this.store.readStreams) return this.store.readStream(stream, { fromRevision });
+  private readAfter(stream: string, fromRevision: number): Promise<readonly RecordedEvent[]> {
     return new Promise((resolve, reject) => {
       let pending = this.pendingReads.get(stream);
       if (!pending) {
@@ -182,41 +180,36 @@ export class AggregateRepository {
   private async readPending(): Promise<void> {
     const batch = this.pendingReads;
     this.pendingReads = new Map();
-    try {
-      const read = await this.store.readStreams!(
-        [...batch].map(([stream, { fromRevision }]) => ({ stream, fromRevision })),
+    const settle = (pending: PendingRead, events: readonly RecordedEvent[]) => {
+      for (const waiter of pending.waiters)
+        waiter.resolve(
+          waiter.fromRevision === pending.fromRevision
+            ? events
+            : events.filter((e) => e.revision >= waiter.fromRevision),
+        );
+    };
+    const fail = (pending: PendingRead, err: unknown) => {
+      for (const waiter of pending.waiters) waiter.reject(err);
+    };
+    const readStreams = this.store.readStreams?.bind(this.store);
+    if (!readStreams) {
+      // One read per stream; a failed read fails only its own callers.
+      await Promise.all(
+        [...batch].map(([stream, pending]) =>
+          this.store.readStream(stream, { fromRevision: pending.fromRevision }).then(
+            (events) => settle(pending, events),
+            (err: unknown) => fail(pending, err),
+          ),
+        ),
       );
-      for (const [stream, pending] of batch) {
-        const events = read.get(stream) ?? [];
-        for (const waiter of pending.waiters)
-          waiter.resolve(
-            waiter.fromRevision === pending.fromRevision
-              ? events
-              : events.filter((e) => e.revision >= waiter.fromRevision),
-          );
-      }
+      return;
+    }
+    try {
+      const read = await readStreams([...batch].map(([stream, { fromRevision }]) => ({ stream, fromRevision })));
+      for (const [stream, pending] of batch) settle(pending, read.get(stream) ?? []);
     } catch (err) {
-      for (const pending of batch.values()) for (const waiter of pending.waiters) waiter.reject(err);
+      for (const pending of batch.values()) fail(pending, err);
     }
-  }
-
-  /**
-   * The stream's state as read after this call: callers that ask for the same stream in one turn of the event loop
-   * share one read, made in the next turn (a burst of writes to the products of one store reads the store stream
-   * once, not once per write). A caller only joins a read not yet made, so every caller sees what the log held at
-   * some moment after it asked, as if it had read alone.
-   */
-  loadFresh<S, E>(stream: string, fold: Fold<S, E>): Promise<Loaded<S>> {
-    const key = `${fold.name}\u0000${stream}`;
-    let read = this.scheduled.get(key);
-    if (!read) {
-      read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        this.scheduled.delete(key); // later callers wait for a read made after they asked
-        return this.load(stream, fold);
-      });
-      this.scheduled.set(key, read);
-    }
-    return read as Promise<Loaded<S>>;
   }
 
   /**
@@ -337,6 +330,16 @@ export class AggregateRepository {
       this.bytes -= oldest[1].bytes;
     }
   }
+}
+
+/** The read of one stream asked for in this turn: from the lowest revision any of its callers wants. */
+interface PendingRead {
+  fromRevision: number;
+  waiters: {
+    fromRevision: number;
+    resolve: (events: readonly RecordedEvent[]) => void;
+    reject: (err: unknown) => void;
+  }[];
 }
 
 /** `from` with `events` (read from its stream after its revision) folded in. */

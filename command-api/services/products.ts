@@ -106,7 +106,7 @@ export async function upsertProduct(
   input: ProductInput,
   meta: EventMetadata,
 ): Promise<ProductWrite> {
-  const store = await deps.repo.loadFresh(streams.store(tenant, input.store_id), storeDecider);
+  const store = await deps.repo.load(streams.store(tenant, input.store_id), storeDecider);
   const errors = storeRuleErrors(input, store.state);
   if (errors.length > 0) {
     // The SKU's store cannot change, even to a store that does not exist: that answer wins.
@@ -126,7 +126,7 @@ export async function patchProduct(
   meta: EventMetadata,
 ): Promise<ProductWrite> {
   const current = await deps.repo.load(streams.product(tenant, sku), productDecider);
-  const store = await deps.repo.loadFresh(streams.store(tenant, current.state.storeId || '-'), storeDecider);
+  const store = await deps.repo.load(streams.store(tenant, current.state.storeId || '-'), storeDecider);
   return decideOnProduct(deps, tenant, store.state, { type: 'PatchProduct', sku, patch, now: meta.recorded_at }, meta);
 }
 

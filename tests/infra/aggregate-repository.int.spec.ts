@@ -54,20 +54,20 @@ describe('AggregateRepository (command handling loop)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('loadFresh: callers asking in one turn share one read, and each sees every append made before it asked', async () => {
+  it('load: callers asking in one turn share one read, and each sees every append made before it asked', async () => {
     const repo = new AggregateRepository(counted);
     const other = new AggregateRepository(store); // another writer process
     await other.handle('counter-f', counter, always, META);
     const before = reads;
-    const together = await Promise.all(Array.from({ length: 20 }, () => repo.loadFresh('counter-f', counter)));
+    const together = await Promise.all(Array.from({ length: 20 }, () => repo.load('counter-f', counter)));
     expect(reads - before).to.equal(1);
     expect(together.map((l) => l.state.count)).to.deep.equal(Array(20).fill(1));
     await other.handle('counter-f', counter, always, META); // appended after the shared read: the next caller must see it
-    expect((await repo.loadFresh('counter-f', counter)).state.count).to.equal(2);
+    expect((await repo.load('counter-f', counter)).state.count).to.equal(2);
     expect(reads - before).to.equal(2);
   });
 
-  it('loadFresh: a caller never joins a read already made before it asked (slow, asynchronous store)', async () => {
+  it('load: a caller never joins a read already made before it asked (slow, asynchronous store)', async () => {
     let release!: () => void;
     let slow = false;
     const gated = Object.assign(Object.create(store) as EventStore, {
@@ -82,12 +82,12 @@ describe('AggregateRepository (command handling loop)', () => {
     const repo = new AggregateRepository(gated);
     const other = new AggregateRepository(store);
     slow = true;
-    const first = repo.loadFresh('counter-g', counter);
+    const first = repo.load('counter-g', counter);
     await new Promise((resolve) => setImmediate(resolve)); // the read has been made, its answer not yet arrived
     await new Promise((resolve) => setImmediate(resolve));
     await other.handle('counter-g', counter, always, META); // appended after the first read was made
     slow = false;
-    const second = repo.loadFresh('counter-g', counter);
+    const second = repo.load('counter-g', counter);
     release();
     expect((await first).state.count).to.equal(0);
     expect((await second).state.count).to.equal(1);
