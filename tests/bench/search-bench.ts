@@ -7,10 +7,12 @@
  *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, without the
  *    2 × N events behind them, which would take hours to send through the API here.
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
- * 3. For SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one to three words, the last
- *    one a prefix at times; from 100 loopback addresses, under the per-address brake), while SEARCH_WRITERS partners
- *    send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates, projected into the same
- *    read model. A search's latency runs from its scheduled start to its answer's end (no coordinated omission).
+ * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
+ *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake), while
+ *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates,
+ *    projected into the same read model. A search's latency runs from its scheduled start to its answer's end (no
+ *    coordinated omission). The figures count the SEARCH_SECONDS after the warm-up (a steady state: the writers
+ *    writing, every connection open); the warm-up's own p99 and max are reported apart.
  *
  * `SEARCH_DATA_DIR` (optional): a directory kept between runs holding a seeded `read.db` for SEARCH_OFFERS (seeded
  * there on the first run). Each run then copies it into a fresh DATA_DIR instead of seeding, so A/B runs of two
@@ -39,6 +41,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const OFFERS_N = env('SEARCH_OFFERS', 1_000_000);
 const SECONDS = env('SEARCH_SECONDS', 60);
+const WARMUP = env('SEARCH_WARMUP', 5);
 const RATE = env('SEARCH_RATE', 50);
 const WRITERS = env('SEARCH_WRITERS', 30);
 const PORT = env('SEARCH_PORT', 18480);
@@ -293,46 +296,49 @@ async function main(): Promise<void> {
       (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` }),
     );
     const latencies: number[] = [];
+    const warmupLatencies: number[] = [];
     // SEARCH_TRACE=<file>: each search's [scheduled start from t0, latency] in ms, to see when a queue built up.
     const trace: [number, number][] | null = process.env.SEARCH_TRACE ? [] : null;
     const searchStatuses: Record<string, number> = {};
     const writeStatuses: Record<string, number> = {};
     let resultsSeen = 0;
-    const inFlight: Promise<void>[] = [];
-    const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const serviceCpu0 = cpuSeconds(service.pid);
-    const searches = SECONDS * RATE;
-    const writesPerWriter = SECONDS * 10;
-    // Searches on their schedule.
+    // The whole schedule, built before its first due time (t0 is taken after): a search's latency runs from its due
+    // time, so time the generator spent building the schedule would count against the service.
+    type Job = { due: number; run: (due: number) => Promise<void> };
+    const jobs: Job[] = [];
+    const searches = (WARMUP + SECONDS) * RATE;
+    const warmupSearches = WARMUP * RATE;
+    const writesPerWriter = (WARMUP + SECONDS) * 10;
+    // Searches on their schedule (those of the warm-up seconds sent the same, counted apart).
     for (let i = 0; i < searches; i++) {
-      const due = t0 + (i * 1000) / RATE;
-      inFlight.push(
-        (async () => {
-          const wait = due - performance.now();
-          if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      jobs.push({
+        due: (i * 1000) / RATE,
+        run: async (due) => {
           const q = queries[i % queries.length];
           const reply = await send(
             agents[i % agents.length],
             new URL(`${api}/api/search?q=${encodeURIComponent(q)}`),
             'GET',
           );
-          latencies.push(performance.now() - due);
-          trace?.push([Math.round(due - t0), Math.round(performance.now() - due)]);
+          const latency = performance.now() - due;
+          if (i < warmupSearches) {
+            warmupLatencies.push(latency);
+            return;
+          }
+          latencies.push(latency);
+          trace?.push([Math.round(due - t0), Math.round(latency)]);
           searchStatuses[reply.status] = (searchStatuses[reply.status] ?? 0) + 1;
           if (reply.status === 200)
             resultsSeen += (JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0;
-        })(),
-      );
+        },
+      });
     }
     // Writes on theirs: 10 a second per partner (its brake is 600 a minute), half new SKUs, half updates.
     writers.forEach((w, wi) => {
       for (let i = 0; i < writesPerWriter; i++) {
-        const due = t0 + i * 100 + (wi * 100) / WRITERS;
-        inFlight.push(
-          (async () => {
-            const wait = due - performance.now();
-            if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+        jobs.push({
+          due: i * 100 + (wi * 100) / WRITERS,
+          run: async () => {
             const sku = `w-${i % 2 === 0 ? i : Math.floor(i / 4)}`;
             const body = {
               store_id: 'loja-w',
@@ -346,17 +352,66 @@ async function main(): Promise<void> {
             const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
               Authorization: `Bearer ${w.key}`,
             });
-            writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
+            if (i >= WARMUP * 10) writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
             w.n++;
-          })(),
-        );
+          },
+        });
       }
+    });
+    jobs.sort((a, b) => a.due - b.due);
+    const inFlight: Promise<void>[] = [];
+    const start = performance.now() + 100;
+    const t0 = start + WARMUP * 1000; // the measured seconds start here
+    let cpu0 = process.cpuUsage();
+    let serviceCpu0 = cpuSeconds(service.pid);
+    let measuring = false;
+    // The offers projection keeping up: its lag (events of its categories after its checkpoint) sampled twice a
+    // second through the admin API while the load runs, then how long after the last write it is caught up.
+    const offersLag = async (): Promise<number> => {
+      const r = (await call('GET', `${admin}/projections`, undefined, auth)).json as {
+        projections: { name: string; lag_events: number }[];
+      };
+      return r.projections.find((p) => p.name === 'offers')?.lag_events ?? NaN;
+    };
+    const lagSamples: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        if (measuring) lagSamples.push(await offersLag());
+        await new Promise((res) => setTimeout(res, 500));
+      }
+    })();
+    // One timer at a time: each turn starts every job whose due time has come.
+    await new Promise<void>((done) => {
+      let next = 0;
+      const turn = (): void => {
+        const nowMs = performance.now();
+        if (!measuring && nowMs >= t0) {
+          measuring = true;
+          cpu0 = process.cpuUsage();
+          serviceCpu0 = cpuSeconds(service!.pid);
+        }
+        while (next < jobs.length && start + jobs[next].due <= nowMs) {
+          const job = jobs[next++];
+          inFlight.push(job.run(start + job.due));
+        }
+        if (next === jobs.length) done();
+        else setTimeout(turn, Math.max(0, start + jobs[next].due - performance.now()));
+      };
+      setTimeout(turn, Math.max(0, start - performance.now()));
     });
     await Promise.all(inFlight);
     const elapsed = (performance.now() - t0) / 1000;
+    sampling = false;
+    await sampler;
+    const lastWriteAnswered = performance.now();
+    while ((await offersLag()) > 0) await new Promise((res) => setTimeout(res, 20));
+    const caughtUpMs = performance.now() - lastWriteAnswered;
+    lagSamples.sort((a, b) => a - b);
     const cpu = process.cpuUsage(cpu0);
     const serviceCpu = cpuSeconds(service.pid) - serviceCpu0;
     latencies.sort((a, b) => a - b);
+    warmupLatencies.sort((a, b) => a - b);
     const figures = {
       offers: OFFERS_N,
       seed_seconds: Math.round(seededDb.ms / 1000),
@@ -366,6 +421,11 @@ async function main(): Promise<void> {
       alone_p99_ms: Math.round(percentile(alone, 99) * 10) / 10,
       // The service's CPU (every thread) per search, nobody writing: less noisy than latency on a shared machine.
       alone_service_cpu_ms_per_search: Math.round(aloneCpu * 10),
+      // The warm-up seconds (writers and searches both started, nothing counted above): the service's first
+      // seconds under this load, reported apart.
+      warmup_seconds: WARMUP,
+      warmup_p99_ms: Math.round(percentile(warmupLatencies, 99) * 10) / 10,
+      warmup_max_ms: Math.round((warmupLatencies[warmupLatencies.length - 1] ?? NaN) * 10) / 10,
       seconds: Math.round(elapsed * 10) / 10,
       searches: latencies.length,
       search_rate_per_s: Math.round((latencies.length / elapsed) * 10) / 10,
@@ -378,6 +438,11 @@ async function main(): Promise<void> {
       writes: Object.values(writeStatuses).reduce((a, b) => a + b, 0),
       write_rate_per_s: Math.round((Object.values(writeStatuses).reduce((a, b) => a + b, 0) / elapsed) * 10) / 10,
       write_statuses: writeStatuses,
+      // The offers projection under these writes: its lag in events, sampled every 500 ms, and the time from the
+      // last answer to its checkpoint at the head.
+      offers_lag_events_p50: percentile(lagSamples, 50),
+      offers_lag_events_max: lagSamples[lagSamples.length - 1] ?? NaN,
+      offers_caught_up_ms_after_last_answer: Math.round(caughtUpMs),
       service_cpu_s: Math.round(serviceCpu * 10) / 10,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       loadavg_1m: os.loadavg()[0],
