@@ -146,11 +146,17 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
     const values = cond.in.map((v, i) => bindScalar(v, `${what}.in[${i}]`));
     const present = values.filter((v): v is string | number => v !== null);
     const alternatives: string[] = [];
-    if (present.length > 0) alternatives.push(`${x} IN (${present.map(() => '?').join(', ')})`);
+    // A long list of strings is one JSON parameter: the statement's text, and so its prepared plan, is the same
+    // whatever the number of values (a `?` per value made a new statement for each count).
+    const asJson = present.length > IN_LIST_INLINE_MAX && present.every((v) => typeof v === 'string');
+    if (present.length > 0)
+      alternatives.push(
+        asJson ? `${x} IN (SELECT value FROM json_each(?))` : `${x} IN (${present.map(() => '?').join(', ')})`,
+      );
     if (present.length < values.length) alternatives.push(`${x} IS NULL`);
     const sql =
       alternatives.length === 0 ? '0' : alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
-    parts.push({ sql, params: present });
+    parts.push({ sql, params: asJson ? [JSON.stringify(present)] : present });
   }
   if (cond.ne !== undefined) {
     const ne = bindScalar(cond.ne, `${what}.ne`);
@@ -161,6 +167,9 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
 }
 
 /** The conditions of `where`, ANDed; `sql` is empty when there are none. */
+/** Up to this many values an `in` list is bound one `?` each; more, and strings only, as one JSON array. */
+const IN_LIST_INLINE_MAX = 8;
+
 export function whereParts(where: Where | undefined, columns: Columns = NO_COLUMNS): Fragment[] {
   if (where === undefined) return [];
   if (where === null || typeof where !== 'object') throw new TypeError('where: expected an object');

@@ -236,6 +236,23 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(await where({ where: { opt: { in: ['y', null] } } })).to.deep.equal(['b', 'c', 'd']);
         expect(await where({ where: { s: { in: [] } } })).to.deep.equal([]);
       });
+      it('in, with a long list (on _id, indexed and other fields, with null, a limit, in order)', async () => {
+        const others = Array.from({ length: 300 }, (_, i) => `none-${i}`);
+        expect(await where({ where: { _id: { in: [...others, 'e', 'b', 'c'] } } })).to.deep.equal(['b', 'c', 'e']);
+        expect(await where({ where: { s: { in: ['date', ...others, 'apple'] } } })).to.deep.equal(['a', 'd']);
+        expect(await where({ where: { opt: { in: [...others, 'y', null] } } })).to.deep.equal(['b', 'c', 'd']);
+        expect(await where({ where: { v: { in: [...others, 'five', ''] } } })).to.deep.equal(['b', 'd']);
+        expect(await where({ where: { _id: { in: [...others, 'e', 'b', 'c'] }, n: { gt: 2 } } })).to.deep.equal([
+          'c',
+          'e',
+        ]);
+        expect(await where({ where: { _id: { in: [...others, 'e', 'b', 'c'] } }, limit: 2 })).to.deep.equal(['b', 'c']);
+        expect(
+          await where({ where: { _id: { in: [...others, 'a', 'b', 'c'] } }, orderBy: [{ field: 'n', dir: 'desc' }] }),
+        ).to.deep.equal(['c', 'b', 'a']);
+        // A number of the list never matches a string of the same digits, nor the other way round.
+        expect(await where({ where: { v: { in: [...others, '5', '50'] } } })).to.deep.equal([]);
+      });
       it('ne matches documents where the field is missing or null, ne null only present values', async () => {
         expect(await where({ where: { opt: { ne: 'x' } } })).to.deep.equal(['b', 'c', 'd']);
         expect(await where({ where: { opt: { ne: null } } })).to.deep.equal(['a', 'd', 'e']);
