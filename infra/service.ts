@@ -122,6 +122,11 @@ export interface StartOptions {
   coverChecker?: CoverChecker;
   /** Tests only: wraps the event store that every part of the service uses (fault injection). */
   eventStore?: (opened: EventStore) => EventStore;
+  /**
+   * Tests only: how often the projection thread looks for commits it was not told of (default 50 ms); a long one
+   * leaves the wake-ups of this process's appends as the only thing that moves it.
+   */
+  projectionThreadPollMs?: number;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
@@ -136,7 +141,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // wraps the event store (fault injection must reach every reader of the log).
   const thread =
     config.projectionThread && choice.events === 'sqlite' && choice.reads === 'sqlite' && !options.eventStore
-      ? new ProjectionThread(sqliteFiles(config), clock, log)
+      ? new ProjectionThread(sqliteFiles(config), clock, log, options.projectionThreadPollMs)
       : undefined;
   const stores = await openStores(config, mode, clock, log, { yieldWhenBusy: thread !== undefined });
   const events = options.eventStore ? options.eventStore(stores.events) : stores.events;

@@ -17,6 +17,7 @@ const port = parentPort!;
 const data = workerData as ProjectionThreadData;
 const post = (message: FromThread) => port.postMessage(message);
 const clock = data.clock ? SharedMemoryClock.attach(data.clock) : systemClock;
+const wake = new Int32Array(data.wake);
 
 /** A logger for the runner's hooks whose lines are written by the service's logger, on the main thread. */
 const forward =
@@ -26,7 +27,11 @@ const forward =
 const log = { error: forward('error'), warn: forward('warn') };
 
 async function main(): Promise<void> {
-  const events = SqliteEventStore.open({ path: data.eventsPath, readOnly: true });
+  const events = SqliteEventStore.open({
+    path: data.eventsPath,
+    readOnly: true,
+    ...(data.pollIntervalMs !== undefined ? { pollIntervalMs: data.pollIntervalMs } : {}),
+  });
   // The expiry sweep stays with the main thread's store: this one only runs units.
   const store = SqliteReadStore.open({ path: data.readsPath, synchronous: 'NORMAL', clock, sweepIntervalMs: 0 });
   const reads = new GenerationalReadStore(store, PROJECTORS);
@@ -49,6 +54,7 @@ async function main(): Promise<void> {
   port.on('message', (m: ToThread) => {
     switch (m.type) {
       case 'appended':
+        Atomics.store(wake, 0, 0); // before the read it wakes: a commit from now on posts again
         events.notifyAppended();
         return;
       case 'hold':

@@ -29,6 +29,13 @@ export interface ProjectionThreadData {
   readsPath: string;
   /** The manual clock's shared cell (`SharedMemoryClock`), or null for the system clock. */
   clock: SharedArrayBuffer | null;
+  /**
+   * One Int32 cell: 1 while an `appended` message is on its way to the thread, set to 0 by the thread as it takes
+   * it (before its subscription reads the log again). The side that appends posts only when it finds 0.
+   */
+  wake: SharedArrayBuffer;
+  /** How often the thread's reader looks for commits it was not told of (SqliteEventStore's default: 50 ms). */
+  pollIntervalMs?: number;
 }
 
 /** An error as it crosses between threads. */
@@ -86,6 +93,7 @@ export class ProjectionThread implements LiveProjections {
   private running = false;
   private readonly committed = new PositionWaiters();
   private readonly held = new Map<number, () => void>();
+  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
   private nextHold = 1;
   private closed: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
@@ -95,6 +103,7 @@ export class ProjectionThread implements LiveProjections {
     private readonly files: { events: string; reads: string },
     private readonly clock: Clock,
     private readonly log: Pick<Logger, 'error' | 'warn'>,
+    private readonly pollIntervalMs?: number,
   ) {}
 
   get position(): number {
@@ -107,7 +116,10 @@ export class ProjectionThread implements LiveProjections {
       eventsPath: this.files.events,
       readsPath: this.files.reads,
       clock: this.clock instanceof SharedMemoryClock ? this.clock.buffer : null,
+      wake: this.wake.buffer,
+      ...(this.pollIntervalMs !== undefined ? { pollIntervalMs: this.pollIntervalMs } : {}),
     };
+    Atomics.store(this.wake, 0, 0);
     const worker = new Worker(new URL('./projection-thread-entry.js', import.meta.url), { workerData });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
@@ -161,9 +173,13 @@ export class ProjectionThread implements LiveProjections {
     });
   }
 
-  /** A commit through this process's event store: the thread reads it now rather than at its next poll. */
+  /**
+   * A commit through this process's event store: the thread reads it now rather than at its next poll. One message
+   * at a time: while one is on its way, the thread's read after taking it sees this commit too (it clears the cell
+   * before it reads), so the commits of a burst cost the event loop one post, not one each.
+   */
   notifyAppended(): void {
-    if (this.running) this.post({ type: 'appended' });
+    if (this.running && Atomics.compareExchange(this.wake, 0, 0, 1) === 0) this.post({ type: 'appended' });
   }
 
   /** Resolves true once `position` is committed, false after `timeoutMs` (or once the thread has stopped). */

@@ -65,3 +65,27 @@ for (const mode of ['on', 'off'] as const) {
     });
   });
 }
+
+describe('the projection thread woken by the appends of its process', function () {
+  this.timeout(60_000);
+  let t: TestService;
+
+  before(async function () {
+    if (process.env.TOPOLOGY === 'multi') this.skip();
+    // Its own look for commits slowed to ten minutes: only the wake-ups of the appends can move it in this test.
+    t = await startTestService({ PROJECTION_THREAD: 'on' }, undefined, { projectionThreadPollMs: 600_000 });
+  });
+  after(async () => t?.close());
+
+  it('reads back every write of a burst (commits coalesced into fewer wake-ups lose none)', async () => {
+    const hub = await t.partner({ type: 'hub' });
+    expect((await hub.api.put('/stores/s', storeBody())).status).to.equal(200);
+    for (let round = 0; round < 3; round++) {
+      const skus = Array.from({ length: 40 }, (_, i) => `sku-${round}-${i}`);
+      const puts = await Promise.all(skus.map((sku) => hub.api.put(`/products/${sku}`, productBody('s'))));
+      expect(puts.map((r) => r.status)).to.deep.equal(skus.map(() => 200));
+      const gets = await Promise.all(skus.map((sku) => hub.api.get(`/products/${sku}`)));
+      expect(gets.map((r) => r.status)).to.deep.equal(skus.map(() => 200));
+    }
+  });
+});

@@ -163,6 +163,8 @@ export interface TestServiceOptions {
   coverChecker?: CoverChecker;
   /** Embedded only: the service's logger (default: silent, or TEST_LOG_LEVEL). */
   log?: pino.Logger;
+  /** Embedded only: the projection thread's poll interval (StartOptions.projectionThreadPollMs). */
+  projectionThreadPollMs?: number;
   /** Embedded only: wraps the event store of each start (fault injection). */
   eventStore?: (opened: EventStore) => EventStore;
 }
