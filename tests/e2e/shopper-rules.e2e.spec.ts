@@ -323,6 +323,30 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect((await test.api.get('/clicks')).body.data).to.deep.equal([]);
   });
 
+  it('the offer page and the redirector find a searchable offer whatever the number of partners using its SKU', async () => {
+    // 101 partners send SKU "1"; the one whose offer comes last in the model's own order (its id) is made searchable.
+    const partners: { p: Partner; offerId: string }[] = [];
+    for (let i = 0; i < 101; i++) {
+      const p = await t.partner({ type: 'hub', name: `Parceiro ${i}` });
+      await registerStore(p, `Casa-${i}`, { name: `Casa ${i}` });
+      await putProduct(t, p, `Casa-${i}`, '1', { title: `Cuia ${i}`, product_url: `https://shop.test/cuia/${i}` });
+      partners.push({ p, offerId: `live:${p.partnerId}:1` });
+    }
+    const last = partners.reduce((a, b) => (b.offerId > a.offerId ? b : a));
+    const i = partners.indexOf(last);
+    expect((await t.approveStore(last.p, `Casa-${i}`, 'live')).status).to.equal(200);
+    await publish(t, last.p, 'live', `Casa-${i}`, '1');
+    await settle();
+    expect(await stateOf(last.p, '1')).to.equal('accepted');
+    expect(await heads(`cuia ${i}`)).to.deep.equal(['1']);
+    expect((await raw(`/p/casa-${i}/1`)).status).to.equal(200);
+    const r = await visit(redirectUrl(t, `casa-${i}`, '1'));
+    expect(r.status).to.equal(302);
+    expect(r.headers.get('location')).to.match(new RegExp(`^https://shop\\.test/cuia/${i}\\?svc_click=ic_`));
+    const j = i === 0 ? 1 : 0;
+    expect((await raw(`/p/casa-${j}/1`)).status, 'another partner, not searchable').to.equal(404);
+  });
+
   it('answers exactly the fields of SearchPage, Product and Offer; image_url is the cover, offer_url the svc_url, buy_url the absolute /r/ address', async () => {
     const gtin = '7891000800807';
     const sentAt = t.clock.now().toISOString();
