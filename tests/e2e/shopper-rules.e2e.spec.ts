@@ -72,6 +72,7 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     await settle();
     for (const words of ['arcticus', 'VX900', 'climatizacao', 'grafite', 'bivolt', '7891000400401'])
       expect(await heads(words), words).to.deep.equal(['vent-1']);
+    expect(await heads('voltagem'), 'an attribute name is not searched').to.deep.equal([]);
     expect(await heads('ventilador arcticus'), 'title and brand together').to.deep.equal(['vent-1']);
     expect(await heads('ventilador zeppelin'), 'every word must match').to.deep.equal([]);
     expect(await heads('mesa venti'), 'the last word as a prefix').to.deep.equal(['vent-1']);
@@ -321,6 +322,27 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     }
     t.clock.advance(1);
     expect((await test.api.get('/clicks')).body.data).to.deep.equal([]);
+  });
+
+  it('rule 1 at the store level: a store default commission changes no answer, order included', async () => {
+    const storeF = storeBody({ name: 'Loja F' });
+    expect((await other.api.put('/stores/Loja-F', storeF)).status).to.equal(200);
+    expect((await t.approveStore(other, 'Loja-F', 'live')).status).to.equal(200);
+    const gtin = '7891000900905';
+    await offer(other, 'Loja-F', 'fruteira-f', { title: 'Fruteira de bambu', gtin, price_cents: 7000 });
+    await offer(hub, 'Loja-A', 'fruteira-a', { title: 'Fruteira de bambu', gtin, price_cents: 6500 });
+    await offer(hub, 'Loja-B', 'fruteira-b', { title: 'Fruteira de metal', price_cents: 4000 });
+    await settle();
+    const before = await q('fruteira');
+    expect(before.results).to.have.length(2);
+    const changed = await other.api.put('/stores/Loja-F', {
+      ...storeF,
+      default_commission: { type: 'percentage', rate: 95 },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
+    await settle();
+    expect((await other.api.get('/products/fruteira-f')).body.commission_source).to.equal('store');
+    expect(await q('fruteira')).to.deep.equal(before);
   });
 
   it('the offer page and the redirector find a searchable offer whatever the number of partners using its SKU', async () => {
