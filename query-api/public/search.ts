@@ -70,7 +70,8 @@ export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
   let words: string[] = [];
   if (rawQ === undefined) errors.push(fieldError('q', 'required', 'Send `q`, the words to search for.'));
   else if (q.length === 0) errors.push(fieldError('q', 'invalid', '`q` is empty.'));
-  else if (q.length > MAX_Q_LENGTH)
+  // Characters are code points (as `maxLength` counts them in /v1), not UTF-16 units: an emoji is one.
+  else if ([...q].length > MAX_Q_LENGTH)
     errors.push(fieldError('q', 'too_long', `\`q\` takes at most ${MAX_Q_LENGTH} characters.`));
   else {
     words = textWords(q);

@@ -15,8 +15,11 @@ import { isSearchable, type OfferDoc, type OfferStoreDoc } from './offer-facts.j
 
 export type FoundOffer = { offer: OfferDoc; store: OfferStoreDoc };
 
-/** Offers sharing one SKU read for an address: more would take more partners publishing the same SKU. */
-const SAME_SKU_LIMIT = 100;
+/**
+ * Offers sharing one SKU read per page. Every page is read: many partners may use the same SKU ("1"), and the offer
+ * at the address may come after any number of theirs (the model has no index by store address).
+ */
+const SAME_SKU_PAGE = 100;
 
 /** The two decoded segments of `{prefix}/{address}/{sku}` (e.g. `/p/loja-a/sku-1`), or null. */
 export function parseOfferPath(path: string, prefix: '/p' | '/r'): { address: string; sku: string } | null {
@@ -36,12 +39,20 @@ export async function findSearchableOffer(
   sku: string,
   now: Date,
 ): Promise<FoundOffer | null> {
-  const docs = await reads.find<OfferDoc & Doc>(OFFERS, { where: { sku }, limit: SAME_SKU_LIMIT });
   const found: FoundOffer[] = [];
-  for (const offer of docs) {
-    if (storeAddress(offer.store_id) !== address) continue;
-    const store = await reads.get<OfferStoreDoc & Doc>(OFFER_STORES, offer.store_key);
-    if (store && isSearchable(offer, store, now)) found.push({ offer, store });
+  for (let after: string | null = null; ;) {
+    const docs: (OfferDoc & Doc)[] = await reads.find<OfferDoc & Doc>(OFFERS, {
+      where: { sku },
+      limit: SAME_SKU_PAGE,
+      ...(after !== null ? { after: [after] } : {}),
+    });
+    for (const offer of docs) {
+      if (storeAddress(offer.store_id) !== address) continue;
+      const store = await reads.get<OfferStoreDoc & Doc>(OFFER_STORES, offer.store_key);
+      if (store && isSearchable(offer, store, now)) found.push({ offer, store });
+    }
+    if (docs.length < SAME_SKU_PAGE) break;
+    after = docs[docs.length - 1]._id;
   }
   if (found.length <= 1) return found[0] ?? null;
   const publishedAt = new Map<string, string>();

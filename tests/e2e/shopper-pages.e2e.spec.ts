@@ -189,8 +189,8 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     const gtin = '7891000300305';
     await offer(hub, 'Loja-A', 'mixer-a', { title: 'Mixer de mão', gtin, price_cents: 20000 });
     await offer(hub, 'Loja-B', 'mixer-b', { title: 'Mixer de mão', gtin, price_cents: 22000 });
-    await offer(other, 'Loja-C', 'mixer-c', { title: 'Mixer de mão', gtin, price_cents: 10500 }); // others' median 21000: exactly half, stays
-    await offer(other, 'Loja-D', 'mixer-d', { title: 'Mixer de mão', gtin, price_cents: 9999 }); // others' median 20000: below half, out
+    await offer(other, 'Loja-C', 'mixer-c', { title: 'Mixer de mão', gtin, price_cents: 10000 }); // others 9999, 20000, 22000: exactly half, stays
+    await offer(other, 'Loja-D', 'mixer-d', { title: 'Mixer de mão', gtin, price_cents: 9999 }); // others 10000, 20000, 22000: below half, out
     await settle();
     expect(buyLinks(await busca('mixer'))).to.deep.equal([
       '/r/loja-c/mixer-c',

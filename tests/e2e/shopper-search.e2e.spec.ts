@@ -139,14 +139,14 @@ describe('shopper search over HTTP: GET /api/search', function () {
     const gtin = '7891234567895';
     await offer(hub, 'Loja-A', 'melao-a', { title: 'Melão amarelo', gtin, price_cents: 10000 });
     await offer(hub, 'Loja-B', 'melao-b', { title: 'Melão amarelo', gtin, price_cents: 12000 });
-    await offer(other, 'Loja-C', 'melao-c', { title: 'Melão amarelo', gtin, price_cents: 5500 }); // median of others 11000: half 5500, stays
-    await offer(other, 'Loja-D', 'melao-d', { title: 'Melão amarelo', gtin, price_cents: 4000 }); // median of others 10000: out
+    await offer(other, 'Loja-C', 'melao-c', { title: 'Melão amarelo', gtin, price_cents: 5000 }); // others 4000, 10000, 12000: exactly half, stays
+    await offer(other, 'Loja-D', 'melao-d', { title: 'Melão amarelo', gtin, price_cents: 4000 }); // others 5000, 10000, 12000: below half, out
     await settle();
     const [product, ...rest] = (await q('melao')).results;
     expect(rest).to.deep.equal([]);
     expect(product.gtin).to.equal(gtin);
     expect(product.offers.map((o) => o.sku)).to.deep.equal(['melao-c', 'melao-a', 'melao-b']);
-    expect(product.price_from_cents).to.equal(5500);
+    expect(product.price_from_cents).to.equal(5000);
     // The left-out product keeps its state for its partner.
     const status = await other.api.get('/products/melao-d');
     expect(status.body.state).to.equal('accepted');
@@ -229,6 +229,8 @@ describe('shopper search over HTTP: GET /api/search', function () {
     for (let i = 0; i < 120; i++) expect((await search('q=cafe', from)).status).to.equal(200);
     const refused = await search('q=cafe', from);
     expect(refused.status).to.equal(429);
+    expect(refused.headers.get('content-type')).to.contain('application/problem+json');
+    expect(refused.body).to.include({ status: 429 });
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
     // A client cannot pick its address: an X-Forwarded-For it writes itself is not believed.
     expect(
