@@ -387,7 +387,8 @@ class SessionView implements ReadView {
   }
 
   async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
-    const filter = textFilter(query);
+    const filter =
+      query.where === undefined ? textFilter(query) : andFilters(textFilter(query), whereToFilter(query.where));
     return this.op(async () => {
       const c = coll(this.db, collection);
       const docs = (await c.find(filter, { ...this.opts(), limit: query.limit }).toArray()).map((d) =>

@@ -32,6 +32,8 @@ import {
   docFieldExpr,
   fieldExpr,
   fieldOfColumn,
+  and,
+  whereParts,
   ftsMatch,
   ftsModuleArgs,
   ftsTableOf,
@@ -41,6 +43,7 @@ import {
 } from './read-store-sql.js';
 import {
   checkTextQuery,
+  MAX_TEXT_SCAN,
   MIN_PREFIX_LENGTH,
   sharedValues,
   type TextQuery,
@@ -323,18 +326,23 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const first = this.firstTextColumn(fts);
     const match = ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH);
     const table = tableOf(collection);
+    // `where` on the document's row, applied as the index's entries stream by (at most MAX_TEXT_SCAN of them).
+    const where = and(whereParts(query.where, this.reader.columnsOf(collection).set));
     const read = this.reader.statement(
-      `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`,
+      query.where === undefined
+        ? `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`
+        : `SELECT c.rowid AS r, c.doc AS d FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${MAX_TEXT_SCAN}) f JOIN ${table} c ON c.rowid = f.rowid WHERE ${where.sql} LIMIT ?`,
     );
     type Row = { r: number; d: string };
+    const all = (text: string): Row[] => read.all(text, ...where.params, query.limit) as Row[];
     const matches = (): Row[] => {
-      if (first === undefined) return read.all(match, query.limit) as Row[];
-      const found = read.all(`${first} : (${match})`, query.limit) as Row[];
+      if (first === undefined) return all(match);
+      const found = all(`${first} : (${match})`);
       if (found.length === query.limit) return found;
       // Every match of the first field is in `found`, so the first `limit` matches hold at least the room left of
       // the others, in FTS5's order: the same rows as `match NOT first : match`, without a second pass of the first.
       const seen = new Set(found.map((row) => row.r));
-      for (const row of read.all(match, query.limit) as Row[]) {
+      for (const row of all(match)) {
         if (found.length === query.limit) break;
         if (!seen.has(row.r)) found.push(row);
       }

@@ -16,6 +16,7 @@ import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
 import {
   isTextSearchable,
   MAX_QUERY_WORDS,
+  MAX_TEXT_LIMIT,
   MIN_PREFIX_LENGTH,
   TextSearchUnavailable,
   textWords,
@@ -26,6 +27,7 @@ import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-sc
 import { rankProducts, type RankedProduct, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
 import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
+import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
 import type { QueryDeps } from '../app.js';
 
 export const SEARCH_PATH = '/api/search';
@@ -37,6 +39,11 @@ export const MAX_SEARCH_LIMIT = 50;
  * can page through): four pages of the largest `limit`.
  */
 export const CANDIDATES = 200;
+/**
+ * The candidates of the one second read of a search whose first read was full but held fewer than CANDIDATES
+ * searchable offers (the text index's limit, MAX_TEXT_LIMIT).
+ */
+export const RETRY_CANDIDATES = MAX_TEXT_LIMIT;
 /** Searches per minute per client address (`/api/search` and `/busca` count together). */
 export const PUBLIC_SEARCHES_PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
@@ -111,16 +118,39 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
   }
 }
 
-/** The searchable offers for the words: text matches, then the other offers of their gtins. */
+/**
+ * The searchable offers for the words: text matches, then the other offers of their gtins.
+ *
+ * The matches are read with the offers' own 48-hour rule as a condition of the text query (`last_write_at` at most
+ * 48 h before `now`), so stale offers, which pile up as partners stop sending, never take a candidate's place; the
+ * exact judgment (`isSearchable`, to the millisecond, with the store's facts) is made here on what comes back. When
+ * a full set of candidates still holds fewer than CANDIDATES searchable ones (offers pending, unavailable, of a
+ * suspended store…), the matches are read once more with room for RETRY_CANDIDATES: a bounded second read, so that
+ * such offers cannot hide the searchable ones behind them (docs/decisions.md, "Search: a bounded candidate set").
+ */
 export async function findOffers(reads: ReadStore, words: readonly string[], now: Date): Promise<SearchOffer[]> {
+  const first = await searchableOffers(reads, words, now, CANDIDATES);
+  // Fewer documents than CANDIDATES (matches and their gtins' offers together): every match was read.
+  if (first.read < CANDIDATES || first.offers.length >= CANDIDATES) return first.offers;
+  return (await searchableOffers(reads, words, now, RETRY_CANDIDATES)).offers;
+}
+
+/** The offers of up to `limit` text matches and of their gtins that are searchable at `now`; how many were read. */
+async function searchableOffers(
+  reads: ReadStore,
+  words: readonly string[],
+  now: Date,
+  limit: number,
+): Promise<{ offers: SearchOffer[]; read: number }> {
   if (!isTextSearchable(reads)) throw new TextSearchUnavailable();
   // Every offer of the products found, each once (rule 5 compares an offer with all the others of its product).
   const found = new Map<string, OfferDoc>();
   for (const d of await reads.textSearch<OfferDoc & Doc>(OFFERS, {
     words,
     prefixLast: true,
-    limit: CANDIDATES,
+    limit,
     sharing: 'gtin',
+    where: { last_write_at: { gte: new Date(now.getTime() - STALE_AFTER_MS).toISOString() } },
   }))
     found.set(d._id, d);
   // The stores' facts in a few reads (one per chunk), not one read per store.
@@ -134,12 +164,12 @@ export async function findOffers(reads: ReadStore, words: readonly string[], now
     }))
       stores.set(s._id, s);
   }
-  const result: SearchOffer[] = [];
+  const offers: SearchOffer[] = [];
   for (const doc of found.values()) {
     const store = stores.get(doc.store_key);
-    if (store && isSearchable(doc, store, now)) result.push(searchOfferOf(doc, store));
+    if (store && isSearchable(doc, store, now)) offers.push(searchOfferOf(doc, store));
   }
-  return result;
+  return { offers, read: found.size };
 }
 
 /** One page of the ranked products for the words, judged at `now`, and how many products the answer has. */

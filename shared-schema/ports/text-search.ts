@@ -10,11 +10,13 @@
  * most `MAX_QUERY_WORDS` words, a prefix only on the last word and only from `MIN_PREFIX_LENGTH` characters, and at
  * most `limit` documents back.
  */
-import type { Doc } from './read-store.js';
+import type { Doc, Where } from './read-store.js';
 
 export const MAX_QUERY_WORDS = 12;
 export const MIN_PREFIX_LENGTH = 3;
 export const MAX_TEXT_LIMIT = 2000;
+/** The most entries of the text index one statement of a query looks at (the bound on a `where`'s cost). */
+export const MAX_TEXT_SCAN = 20_000;
 
 export interface TextQuery {
   /** Every word must match a word of one of the collection's text fields (AND). Folded words (`textWords`). */
@@ -26,6 +28,14 @@ export interface TextQuery {
    * those whose first text field alone holds every word first; MongoDB: its index's order).
    */
   limit: number;
+  /**
+   * Only documents that also meet these conditions (the read store's `Where`, on top-level fields) are matches: they
+   * are applied before `limit`, so documents left out by them never take a place of the limit (the documents that
+   * `sharing` brings are not filtered by them). The cost stays bounded: an adapter may look at a bounded number of
+   * index entries for one query (SQLite: MAX_TEXT_SCAN per pass), so with more entries failing `where` than that,
+   * fewer than `limit` may come back.
+   */
+  where?: Where;
   /**
    * Also every document whose field `sharing` (a top-level field holding strings) holds the value of one found by the
    * words (for the offers, `gtin`: every offer of the products found), read with them in one snapshot where the
@@ -82,7 +92,7 @@ export function isTextSearchable(x: object): x is TextSearchable {
   return typeof (x as Partial<TextSearchable>).textSearch === 'function';
 }
 
-/** The read store in use has no text index (e.g. the MongoDB adapter, which does not offer one yet). */
+/** The read store in use has no text index. */
 export class TextSearchUnavailable extends Error {
   constructor() {
     super('this read store offers no text search');
