@@ -159,6 +159,17 @@ describe('MongoReadStore text search through a stand-in driver', () => {
     expect(calls.map((c) => [c.op, c.args[0], (c.args[1] as { limit: number }).limit])).to.deep.equal([
       ['find', { $and: [{ [TEXT_FIELD]: { $all: ['cha'] } }, { [TEXT_FIELD]: { $regex: '^ver' } }] }, 7],
     ]);
+    // `where` goes in the same filter as the words, so the server applies it before the limit.
+    calls.length = 0;
+    await store.textSearch('texts', {
+      words: ['cha'],
+      prefixLast: false,
+      limit: 7,
+      where: { at: { gte: '2026-01-01' } },
+    });
+    expect(calls.map((c) => [c.op, c.args[0], (c.args[1] as { limit: number }).limit])).to.deep.equal([
+      ['find', { $and: [{ [TEXT_FIELD]: { $all: ['cha'] } }, { at: { $gte: '2026-01-01' } }] }, 7],
+    ]);
     await store.textSearch('texts', { words: ['Chá'], prefixLast: false, limit: 7 }).then(
       () => expect.fail('accepted an unfolded word'),
       (err: Error) => expect(err).to.be.instanceOf(RangeError),
