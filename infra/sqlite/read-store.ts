@@ -82,12 +82,6 @@ export interface SqliteReadStoreOptions {
    * would stop this thread's event loop for as long as the other one's unit lasts. Default false.
    */
   yieldWhenBusy?: boolean;
-  /**
-   * Bytes of the file the reader connection reads through a memory map (PRAGMA mmap_size; default 0: none, SQLite's
-   * own default). A page read then costs no copy into the connection's cache: the search reader threads map the read
-   * store (search-reader.ts says how much that saves).
-   */
-  mmapBytes?: number;
 }
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
@@ -159,7 +153,6 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       }
       reader.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
       reader.pragma('query_only = ON');
-      if (options.mmapBytes) reader.pragma(`mmap_size = ${Math.floor(options.mmapBytes)}`);
     } catch (err) {
       writer.close();
       reader.close();

@@ -3,13 +3,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { MappedReadStore } from '../../projections/generations.js';
 import { rankedPage } from '../../query-api/public/search.js';
 import { SqliteReadStore } from './read-store.js';
-import { SEARCH_READER_MMAP_BYTES, type SearchAnswer, type SearchRequest } from './search-reader.js';
+import type { SearchAnswer, SearchRequest } from './search-reader.js';
 
 const store = SqliteReadStore.open({
   path: (workerData as { path: string }).path,
   readOnly: true,
   sweepIntervalMs: 0,
-  mmapBytes: SEARCH_READER_MMAP_BYTES,
 });
 
 parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: true }) => {

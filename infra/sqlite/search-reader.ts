@@ -10,21 +10,16 @@
  * generations, on every call. The thread sees what the projections have committed, like the door's own reader.
  * A search goes to the thread of the pool with the fewest in flight (a thread starts with its first search); if
  * every thread has ended, or the pool is closed, searches run in this process again (`rankedPage` from `reads`).
+ *
+ * The threads read through SQLite's page cache, not a memory map of the file: with the projections writing, a map
+ * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
+ * (docs/benchmarks.md, 2026-11-25 02:30).
  */
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import type { RankedProduct } from '../../shared-schema/shopper/ranking.js';
 import { rankedPage, type ProductSearch } from '../../query-api/public/search.js';
 import { WorkerCalls } from '../worker-calls.js';
-
-/**
- * What each thread's read connection maps of the read store's file (`mmapBytes`; SQLite caps it at its own maximum,
- * 2 GiB in better-sqlite3's build): the search's reads are B-tree lookups spread over the whole file (the text index,
- * the offers of ~60 gtins, ~280 stores per search at 1,000,000 offers), and through a map they copy no page into
- * SQLite's small cache. Measured ~10 % of a search's CPU in-process at 1,000,000 offers (docs/benchmarks.md). The
- * map is the kernel's page cache itself: address space, not memory of the process.
- */
-export const SEARCH_READER_MMAP_BYTES = 2 ** 31;
 
 /** A search sent to the thread: the words, the caller's clock time (ms), the page, the physical collection names. */
 export type SearchRequest = {

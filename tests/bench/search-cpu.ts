@@ -11,7 +11,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { SEARCH_READER_MMAP_BYTES } from '../../infra/sqlite/search-reader.js';
 import { rankedPage } from '../../query-api/public/search.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';
 import { productView } from '../../shared-schema/shopper/search-view.js';
@@ -22,13 +21,8 @@ if (!dir) throw new Error('usage: search-cpu.js <dir holding read.db>');
 const SEARCHES = Number(process.env.SEARCH_CPU_SEARCHES ?? 300);
 const ROUNDS = Number(process.env.SEARCH_CPU_ROUNDS ?? 3);
 
-// Opened as a search reader thread opens it (SEARCH_CPU_MMAP=0: without the memory map).
-const store = SqliteReadStore.open({
-  path: path.join(dir, 'read.db'),
-  readOnly: true,
-  sweepIntervalMs: 0,
-  mmapBytes: process.env.SEARCH_CPU_MMAP === '0' ? 0 : SEARCH_READER_MMAP_BYTES,
-});
+// Opened as a search reader thread opens it.
+const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), readOnly: true, sweepIntervalMs: 0 });
 const queries = benchQueries(rng(99)).map((q) => textWords(q));
 // Judged at the clock of this run (a template is reseeded by search-bench.ts when a day old: inside the 48 hours).
 const now = new Date();
