@@ -102,8 +102,8 @@ bench-scale: build deps-system
 	node dist/tests/bench/scale.js
 
 # Search under load (issue 17; not part of make test): SEARCH_OFFERS searchable offers (default 1 000 000), 50
-# searches/s while partners write, measured after SEARCH_WARMUP seconds (default 5); SEARCH_DATA_DIR keeps a seeded
-# read.db between runs; figures in docs/benchmarks.md.
+# searches/s while partners write (their covers checked; SEARCH_COVERS=off: not), measured after SEARCH_WARMUP seconds
+# (default 5); SEARCH_DATA_DIR keeps a seeded read.db between runs; figures in docs/benchmarks.md.
 bench-search: build
 	node dist/tests/bench/search-bench.js
 

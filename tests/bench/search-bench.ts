@@ -9,7 +9,8 @@
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
  *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake), while
- *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates,
+ *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates
+ *    whose covers the service checks against loopback HTTPS image servers (SEARCH_COVERS=off: no cover checks),
  *    projected into the same read model. A search's latency runs from its scheduled start to its answer's end (no
  *    coordinated omission). The figures count the SEARCH_SECONDS after the warm-up (a steady state: the writers
  *    writing, every connection open); the warm-up's own p99 and max are reported apart.
@@ -35,6 +36,8 @@ import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js'
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { send } from '../support/keep-alive.js';
+import { startImageServers } from '../support/https-image-server.js';
+import { coverTestEnv } from '../support/cover-env.js';
 import { nextCnpj } from '../support/service.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -194,7 +197,7 @@ async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reu
   return { ...figures, reused };
 }
 
-function startServiceProcess(dataDir: string): Promise<ChildProcess> {
+function startServiceProcess(dataDir: string, coverEnv: Record<string, string>): Promise<ChildProcess> {
   // SEARCH_NODE_OPTIONS: node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeOptions = (process.env.SEARCH_NODE_OPTIONS ?? '').split(' ').filter((o) => o.length > 0);
   const main = process.env.SEARCH_MAIN ?? path.join(ROOT, 'dist/infra/main.js');
@@ -207,6 +210,7 @@ function startServiceProcess(dataDir: string): Promise<ChildProcess> {
       ADMIN_TOKEN,
       COVER_CHECK: 'off',
       LOG_LEVEL: 'warn',
+      ...coverEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -247,10 +251,20 @@ const percentile = (sorted: number[], p: number) =>
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-bench-'));
   let service: ChildProcess | undefined;
+  // The writers' covers are checked (SEARCH_COVERS=off: not), against loopback HTTPS image servers as in the scale
+  // bench: every new SKU's cover is fetched and judged while the searches run, and becomes searchable once accepted.
+  const covers = process.env.SEARCH_COVERS === 'off' ? null : await startImageServers();
+  const coverSetup = covers ? coverTestEnv(covers) : null;
   try {
     const now = new Date();
     const seededDb = await seeded(dataDir);
-    service = await startServiceProcess(dataDir);
+    // The re-check scan at the service's default period (the tests' 100 ms would scan the catalog ten times a second).
+    const { COVER_RECHECK_SCAN_MS: _scan, ...coverEnv } = coverSetup?.env ?? {};
+    service = await startServiceProcess(
+      dataDir,
+      coverSetup ? { ...coverEnv, NODE_EXTRA_CA_CERTS: coverSetup.env.COVER_FETCH_CA_FILE } : {},
+    );
+    const imageBase = covers ? `https://cdn.shop.test:${covers.main.port}` : null;
     const api = `http://127.0.0.1:${PORT}`;
     const admin = `http://127.0.0.1:${ADMIN_PORT}/admin/v1`;
     const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -268,6 +282,7 @@ async function main(): Promise<void> {
         cnpj: nextCnpj(),
         website_url: `https://w${w}.example`,
         domains: [`w${w}.example`],
+        ...(imageBase ? { image_hosts: ['cdn.shop.test'] } : {}),
       };
       const reg = await call('PUT', `${api}/v1/stores/loja-w`, storeBody, { Authorization: `Bearer ${k.api_key}` });
       if (reg.status !== 200) throw new Error(`store: ${reg.status} ${JSON.stringify(reg.json)}`);
@@ -344,7 +359,12 @@ async function main(): Promise<void> {
               store_id: 'loja-w',
               title: `${pick(r, NOUNS)} ${pick(r, ADJECTIVES)} escritor ${wi}`,
               product_url: `https://w${wi}.example/p/${sku}`,
-              image_urls: [`https://w${wi}.example/i/${sku}.jpg`],
+              // One cover in ten too small (rejected: never searchable), the others accepted.
+              image_urls: [
+                imageBase
+                  ? `${imageBase}/img/${i % 20 === 0 ? '500x500' : '800x600'}.jpg`
+                  : `https://w${wi}.example/i/${sku}.jpg`,
+              ],
               price_cents: 1000 + i,
               available: true,
               updated_at: new Date(now.getTime() + i).toISOString(),
@@ -408,6 +428,18 @@ async function main(): Promise<void> {
     while ((await offersLag()) > 0) await new Promise((res) => setTimeout(res, 20));
     const caughtUpMs = performance.now() - lastWriteAnswered;
     lagSamples.sort((a, b) => a - b);
+    // With covers checked: how many of the first writer's new SKUs are accepted once their checks are done.
+    let coversAccepted: number | null = null;
+    if (covers) {
+      const key = { Authorization: `Bearer ${writers[0].key}` };
+      const state = async (sku: string) =>
+        ((await call('GET', `${api}/v1/products/${sku}`, undefined, key)).json as { state?: string }).state;
+      const skus = Array.from({ length: 10 }, (_, k) => `w-${k * 2 * 10 + 2}`); // even i: new SKUs, i % 20 ≠ 0
+      const deadline = Date.now() + 60_000;
+      while ((await Promise.all(skus.map(state))).some((st) => st === 'pending') && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 200));
+      coversAccepted = (await Promise.all(skus.map(state))).filter((st) => st === 'accepted').length;
+    }
     const cpu = process.cpuUsage(cpu0);
     const serviceCpu = cpuSeconds(service.pid) - serviceCpu0;
     latencies.sort((a, b) => a - b);
@@ -443,6 +475,9 @@ async function main(): Promise<void> {
       offers_lag_events_p50: percentile(lagSamples, 50),
       offers_lag_events_max: lagSamples[lagSamples.length - 1] ?? NaN,
       offers_caught_up_ms_after_last_answer: Math.round(caughtUpMs),
+      covers_checked: covers !== null,
+      // Of 10 of the first writer's new SKUs with a good cover: accepted once checked (null: covers not checked).
+      covers_accepted_of_10: coversAccepted,
       service_cpu_s: Math.round(serviceCpu * 10) / 10,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       loadavg_1m: os.loadavg()[0],
@@ -456,6 +491,8 @@ async function main(): Promise<void> {
       await exited;
     }
     agent.destroy();
+    await covers?.close();
+    coverSetup?.cleanup();
     fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
