@@ -348,11 +348,22 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
   it('the offer page and the redirector find a searchable offer whatever the number of partners using its SKU', async () => {
     // 101 partners send SKU "1"; the one whose offer comes last in the model's own order (its id) is made searchable.
     const partners: { p: Partner; offerId: string }[] = [];
-    for (let i = 0; i < 101; i++) {
-      const p = await t.partner({ type: 'hub', name: `Parceiro ${i}` });
-      await registerStore(p, `Casa-${i}`, { name: `Casa ${i}` });
-      await putProduct(t, p, `Casa-${i}`, '1', { title: `Cuia ${i}`, product_url: `https://shop.test/cuia/${i}` });
-      partners.push({ p, offerId: `live:${p.partnerId}:1` });
+    // Twenty partners at a time (each one's calls in order).
+    for (let from = 0; from < 101; from += 20) {
+      const group = Array.from({ length: Math.min(20, 101 - from) }, (_, k) => from + k);
+      partners.push(
+        ...(await Promise.all(
+          group.map(async (i) => {
+            const p = await t.partner({ type: 'hub', name: `Parceiro ${i}` });
+            await registerStore(p, `Casa-${i}`, { name: `Casa ${i}` });
+            await putProduct(t, p, `Casa-${i}`, '1', {
+              title: `Cuia ${i}`,
+              product_url: `https://shop.test/cuia/${i}`,
+            });
+            return { p, offerId: `live:${p.partnerId}:1` };
+          }),
+        )),
+      );
     }
     const last = partners.reduce((a, b) => (b.offerId > a.offerId ? b : a));
     const i = partners.indexOf(last);
