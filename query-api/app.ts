@@ -26,7 +26,7 @@ export interface QueryDeps {
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
   cursorSecret: CursorSecret;
   /**
-   * The shopper search's reads and ranking on a thread of their own (the embedded default: infra/wiring/search-thread.ts),
+   * The shopper search's reads and ranking on threads of their own (the embedded default: infra/sqlite/search-reader.ts),
    * at the clock time this door passes; absent, they run here from `reads`.
    */
   productSearch?: ProductSearch;

@@ -310,7 +310,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
    * Documents of `collection` whose text fields hold every word (the last one as a prefix when asked), at most
    * `limit`: first those whose FIRST text field alone holds every word (for the offers, the title: the best relevance
    * tier of the shopper ranking), then the others, each part in FTS5's order. The cost is bounded by the limit, not
-   * by the matches; the second part is read only when the first leaves room.
+   * by the matches; the second part is read only when the first leaves room. With `where`, the index's entries are
+   * joined to their rows and tested as they stream by, at most MAX_TEXT_SCAN of them per part.
    */
   async textSearch<T extends Doc = Doc>(collection: string, query: TextQuery): Promise<T[]> {
     this.assertOpen();

@@ -4,7 +4,8 @@
  * (routes.ts).
  *
  * The answer: the offers whose text holds every word of `q` (text index of the offers model, at most
- * CANDIDATES of them, those whose title holds every word first; plus the offers sharing a gtin with those), kept
+ * CANDIDATES of them — RETRY_CANDIDATES when those hold too few searchable ones —, those whose title holds every
+ * word first; plus the offers sharing a gtin with those), kept
  * while searchable at the service clock's now, grouped, filtered by rule 5 and the condition rule, ranked
  * (shared-schema/shopper/), then paged by a signed cursor. Why a bound of CANDIDATES and what it guarantees:
  * docs/decisions.md, "Search: a bounded candidate set".
@@ -47,8 +48,6 @@ export const RETRY_CANDIDATES = MAX_TEXT_LIMIT;
 /** Searches per minute per client address (`/api/search` and `/busca` count together). */
 export const PUBLIC_SEARCHES_PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
-/** Keys per `in` read of the stores. */
-const STORE_CHUNK = 200;
 
 export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
@@ -153,17 +152,14 @@ async function searchableOffers(
     where: { last_write_at: { gte: new Date(now.getTime() - STALE_AFTER_MS).toISOString() } },
   }))
     found.set(d._id, d);
-  // The stores' facts in a few reads (one per chunk), not one read per store.
+  // The stores' facts in one read, not one read per store.
   const stores = new Map<string, OfferStoreDoc>();
   const storeKeys = [...new Set([...found.values()].map((d) => d.store_key))];
-  for (let i = 0; i < storeKeys.length; i += STORE_CHUNK) {
-    const chunk = storeKeys.slice(i, i + STORE_CHUNK);
-    for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
-      where: { _id: { in: chunk } },
-      limit: chunk.length,
-    }))
-      stores.set(s._id, s);
-  }
+  for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
+    where: { _id: { in: storeKeys } },
+    limit: storeKeys.length,
+  }))
+    stores.set(s._id, s);
   const offers: SearchOffer[] = [];
   for (const doc of found.values()) {
     const store = stores.get(doc.store_key);
