@@ -8,6 +8,8 @@
 //    SNI, certificate check and Host stay the hostname — no second DNS answer can slip in (DNS rebinding).
 // 5. At most `maxRedirects` redirects; each new URL goes through 1–4 again. A loop, or one more, is refused.
 // 6. Connect (TCP + TLS) timeout, one total deadline for the whole check, a byte cap on the body.
+//    A connection is kept open for the next check of the same (host, checked address, port) only, and only after a
+//    complete 200 answer: never across host names, never to an address the check of that request did not pass.
 // 7. Type and size come from the BYTES: a magic-number sniff first (only JPEG, PNG, WebP ever reach libvips),
 //    then sharp's header-only `metadata()` with a pixel cap. Content-Type is never read. The verdict on them is the
 //    contract's rule, `judgeCover` (shared-schema/product-rules.ts).
@@ -54,10 +56,16 @@ export interface CoverFetcherOptions {
   addressAllowed?: (ip: string) => boolean;
   /** TLS sessions kept for resumption, one per host, address and port (`TLS_SESSIONS_KEPT` by default). */
   tlsSessions?: number;
+  /** Idle connections kept per host, address and port (`IDLE_CONNECTIONS_KEPT` by default; 0: none kept). */
+  idleConnections?: number;
 }
 
 /** The bound of the fetcher's TLS session cache: 1,000 servers, a ticket of a few hundred bytes each. */
 export const TLS_SESSIONS_KEPT = 1_000;
+/** Idle connections kept per server for the next checks; each is closed after `IDLE_CONNECTION_MS` unused. */
+export const IDLE_CONNECTIONS_KEPT = 4;
+/** Below the 5 s most servers (Node's default among them) keep an idle connection, so we close it first. */
+export const IDLE_CONNECTION_MS = 4_000;
 
 export type CoverFetcher = (url: string, allowedHosts: readonly string[]) => Promise<CoverCheckResult>;
 
@@ -83,6 +91,23 @@ class CoverFailure extends Error {
 }
 /** The socket never connected: the next resolved address may be tried. */
 class NotConnected extends Error {}
+/** A kept connection failed before any answer (the server closed it meanwhile): ask once more on a new one. */
+class StaleConnection extends Error {}
+
+/** The request options of one check: the address the check passed rides along, to name the connection's pool. */
+type PinnedRequest = https.RequestOptions &
+  Pick<tls.ConnectionOptions, 'secureContext' | 'session'> & { pinnedAddress: string };
+
+/**
+ * Node's agent names a pool of kept connections by host, port and TLS options; the address the check pinned is
+ * added, so a kept connection serves only requests whose resolved address is the one it was opened to. The agent's
+ * own session cache is off: the fetcher keeps only sessions whose certificate passed.
+ */
+class PinnedAgent extends https.Agent {
+  override getName(options?: https.RequestOptions & { pinnedAddress?: string }): string {
+    return `${super.getName(options)}:${options?.pinnedAddress ?? ''}`;
+  }
+}
 
 const unreachable = (message: string) => new CoverFailure('image_unreachable', message);
 
@@ -117,6 +142,19 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     sessions.set(key, session);
     if (sessions.size > sessionsKept) sessions.delete(sessions.keys().next().value!);
   };
+  // Kept connections: a new TLS connection per check was most of the cover thread's CPU (creating the socket,
+  // setting the session, the handshake; profile of the search benchmark, issue 17). Unlimited connections in use,
+  // at most `idleConnections` idle per pool, each closed after IDLE_CONNECTION_MS.
+  const idleKept = Math.max(0, options.idleConnections ?? IDLE_CONNECTIONS_KEPT);
+  const agent =
+    idleKept === 0
+      ? false
+      : new PinnedAgent({
+          keepAlive: true,
+          maxFreeSockets: idleKept,
+          timeout: IDLE_CONNECTION_MS,
+          maxCachedSessions: 0,
+        });
 
   async function resolve(host: string, deadline: number): Promise<string[]> {
     const mapped = hostMap.get(host);
@@ -171,7 +209,10 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        return await requestOnce(url, host, address, deadline);
+        return await requestOnce(url, host, address, deadline, agent).catch((err) => {
+          if (err instanceof StaleConnection) return requestOnce(url, host, address, deadline, false);
+          throw err;
+        });
       } catch (err) {
         if (!(err instanceof NotConnected)) throw err;
         lastError = err.cause ?? err;
@@ -187,33 +228,44 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     host: string,
     address: string,
     deadline: number,
+    via: https.Agent | false,
   ): Promise<Buffer | { location: string }> {
     const remaining = deadline - Date.now();
     if (remaining <= 0)
       return Promise.reject(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`));
     return new Promise((resolvePromise, rejectPromise) => {
       let connected = false;
+      let answered = false;
       let settled = false;
       const timers: NodeJS.Timeout[] = [];
-      const finish = (outcome: () => void) => {
+      /** Settles once. The connection is closed unless `keep`: a complete 200 leaves it to the agent's pool. */
+      const finish = (outcome: () => void, keep = false) => {
         if (settled) return;
         settled = true;
         timers.forEach(clearTimeout);
         outcome();
-        req.destroy();
+        if (!keep) req.destroy();
       };
       // Before the TCP connection exists a failure lets the caller try the next address; after it, or at the
-      // total deadline, it is the answer.
+      // total deadline, it is the answer. A kept connection that fails before any answer is asked again.
       const fail = (err: unknown, final = false) =>
         finish(() =>
-          rejectPromise(connected || final ? asFailure(err) : new NotConnected('not connected', { cause: err })),
+          rejectPromise(
+            final
+              ? asFailure(err)
+              : req.reusedSocket && !answered
+                ? new StaleConnection('kept connection failed', { cause: err })
+                : connected
+                  ? asFailure(err)
+                  : new NotConnected('not connected', { cause: err }),
+          ),
         );
 
       const port = url.port === '' ? 443 : Number(url.port);
       const sessionKey = `${host}\u0000${address}\u0000${port}`;
       const session = sessions.get(sessionKey);
-      // `secureContext` and `session` reach tls.connect (no agent), which @types/node does not say of https.request.
-      const request: https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext' | 'session'> = {
+      // `secureContext` and `session` reach tls.connect, which @types/node does not say of https.request.
+      const request: PinnedRequest = {
         hostname: host,
         servername: host,
         port,
@@ -224,7 +276,8 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
           accept: 'image/jpeg, image/png, image/webp',
           'accept-encoding': 'identity',
         },
-        agent: false,
+        agent: via,
+        pinnedAddress: address,
         secureContext,
         lookup: pinnedLookup(address),
         ...(session ? { session } : {}),
@@ -243,6 +296,12 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
         ),
       );
       req.on('socket', (socket) => {
+        if (req.reusedSocket) {
+          // A kept connection: connected, its certificate passed for this host when it was opened.
+          connected = true;
+          clearTimeout(timers[1]);
+          return;
+        }
         socket.once('connect', () => (connected = true));
         socket.once('secureConnect', () => clearTimeout(timers[1]));
         // TLS 1.2 may hand over a session before the certificate is checked: keep it only once it passed.
@@ -254,6 +313,7 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       });
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {
+        answered = true;
         res.on('error', fail);
         res.on('close', () => fail(unreachable('the connection closed before the cover was complete')));
         const status = res.statusCode ?? 0;
@@ -272,7 +332,7 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
           if (size > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
           chunks.push(chunk);
         });
-        res.on('end', () => finish(() => resolvePromise(Buffer.concat(chunks, size))));
+        res.on('end', () => finish(() => resolvePromise(Buffer.concat(chunks, size)), true));
       });
       req.end();
     });

@@ -207,8 +207,10 @@ describe('cover fetcher (local HTTPS servers)', function () {
     /** Runs the checks of `urls` one after the other with one fetcher; the sessions `main` resumed meanwhile. */
     async function resumedDuring(f: ReturnType<typeof fetcher>, urls: [host: string, allowed: string[]][]) {
       const before = servers.main.resumed();
-      for (const [host, allowed] of urls)
+      for (const [host, allowed] of urls) {
+        servers.main.dropConnections(); // the server closed the kept connection: a new one is opened
         expect(await f(servers.url(host, '/img/800x600.jpg'), allowed)).to.include({ ok: true, width: 800 });
+      }
       return servers.main.resumed() - before;
     }
 
@@ -223,9 +225,12 @@ describe('cover fetcher (local HTTPS servers)', function () {
       const f = fetcher();
       const wrong = servers.url('wrong.test', '/img/800x600.jpg');
       expectReason(await f(wrong, ['wrong.test']), 'image_unreachable', /ALTNAME/);
-      const before = servers.main.resumed();
+      const before = { resumed: servers.main.resumed(), connections: servers.main.connections() };
       expectReason(await f(wrong, ['wrong.test']), 'image_unreachable', /ALTNAME/);
-      expect(servers.main.resumed() - before).to.equal(0);
+      expect(servers.main.resumed() - before.resumed).to.equal(0);
+      expect(servers.main.connections() - before.connections, 'a new connection, certificate checked again').to.equal(
+        1,
+      );
     });
 
     it('keeps at most tlsSessions sessions, dropping the oldest', async () => {
@@ -238,6 +243,52 @@ describe('cover fetcher (local HTTPS servers)', function () {
       // Two kept: shop.test's session was dropped for img.shop.test's before it came back.
       expect(await resumedDuring(fetcher({ tlsSessions: 2 }), cycle)).to.equal(0);
       expect(await resumedDuring(fetcher({ tlsSessions: 3 }), cycle)).to.equal(1);
+    });
+  });
+
+  describe('kept connections', () => {
+    const ok = (f: ReturnType<typeof fetcher>, host: string, path = '/img/800x600.jpg', allowed = STORE) =>
+      connectionsDuring(servers.main, () => f(servers.url(host, path), allowed));
+
+    it('checks the next cover of the same host on the connection of the last one, never on another host', async () => {
+      const f = fetcher();
+      servers.main.dropConnections();
+      expect(await ok(f, 'shop.test')).to.deep.include({ connections: 1 });
+      const again = await ok(f, 'shop.test', '/img/500x500.png');
+      expect(again.result).to.include({ ok: true, format: 'png', width: 500 });
+      expect(again.connections).to.equal(0);
+      // Same address and port, another name: its own connection (its own certificate check).
+      expect(await ok(f, 'cdn.shop.test')).to.deep.include({ connections: 1 });
+      expect(await ok(f, 'cdn.shop.test')).to.deep.include({ connections: 0 });
+    });
+
+    it('keeps a connection only after a complete 200: a refusal of the server closes it', async () => {
+      const f = fetcher({ maxBytes: 1024 * 1024 });
+      servers.main.dropConnections();
+      for (const path of ['/status/404', '/oversized']) {
+        expect((await ok(f, 'shop.test', path)).result, path).to.include({ ok: false });
+        const next = await ok(f, 'shop.test');
+        expect(next.result).to.include({ ok: true });
+        expect(next.connections, `after ${path}`).to.equal(1);
+      }
+    });
+
+    it('asks again on a new connection when the server closed the kept one meanwhile', async () => {
+      const f = fetcher();
+      servers.main.dropConnections();
+      const path = '/first-only/img/800x600.jpg';
+      expect(await ok(f, 'shop.test', path)).to.deep.include({ connections: 1 });
+      const again = await ok(f, 'shop.test', path);
+      expect(again.result).to.include({ ok: true, width: 800 });
+      expect(again.connections, 'the kept connection was reset, a new one answered').to.equal(1);
+      expect(servers.requests(path)).to.be.at.least(3);
+    });
+
+    it('opens a new connection per check with idleConnections: 0', async () => {
+      const f = fetcher({ idleConnections: 0 });
+      servers.main.dropConnections();
+      expect(await ok(f, 'shop.test')).to.deep.include({ connections: 1 });
+      expect(await ok(f, 'shop.test')).to.deep.include({ connections: 1 });
     });
   });
 

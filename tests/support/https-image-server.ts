@@ -40,6 +40,8 @@ export interface CountingListener {
   connections(): number;
   /** TLS connections that resumed an earlier session (no certificate sent or checked). */
   resumed(): number;
+  /** Closes every open connection, as a server closes the idle ones it keeps. */
+  dropConnections(): void;
 }
 
 export interface ImageServers {
@@ -92,8 +94,21 @@ export async function startImageServers(): Promise<ImageServers> {
     if (!g) gates.set(name, (g = { open: false, waiting: new Set() }));
     return g;
   };
-  /** Answers `path` (counted once, by the handler); a gate or a delay answers its inner route later. */
+  const served = new WeakMap<net.Socket, number>();
+  /**
+   * Answers `path` (counted once, by the handler); a gate or a delay answers its inner route later.
+   * `/first-only/{path}` answers the first request of a connection and resets the connection on any later one,
+   * without an answer: what a client sees when it reuses a kept connection the server has just closed.
+   */
   const serve = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const firstOnly = /^\/first-only(\/.*)$/.exec(path);
+    if (firstOnly) {
+      const count = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, count);
+      if (count > 1) return void req.socket.destroy();
+      req.url = firstOnly[1];
+      return serve(req, res, firstOnly[1]);
+    }
     const gated = /^\/gate\/([^/]+)(\/.*)$/.exec(path);
     if (gated) {
       const g = gateNamed(gated[1]);
@@ -190,6 +205,7 @@ async function listen(server: net.Server, address: string): Promise<Started> {
     port,
     connections: () => count,
     resumed: () => resumed,
+    dropConnections: () => sockets.forEach((socket) => socket.destroy()),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
