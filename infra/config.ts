@@ -167,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push((err as Error).message);
   }
   const sqliteWriterThread = oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on';
+  const coverCheckConcurrency = integer('COVER_CHECK_CONCURRENCY', 8, 1, 64);
   const config: Config = {
     host,
     port: p,
@@ -192,8 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongoDb: name('MONGO_DB', 1),
     natsUrl: url('NATS_URL', undefined),
     coverCheck,
-    coverFetch,
-    coverCheckConcurrency: integer('COVER_CHECK_CONCURRENCY', 8, 1, 64),
+    // As many idle connections per image server as checks run at once: a burst to one host leaves them all for
+    // the next checks, where keeping fewer closed and reopened the surplus every time.
+    coverFetch: { idleConnections: coverCheckConcurrency, ...coverFetch },
+    coverCheckConcurrency,
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),

@@ -62,7 +62,7 @@ export interface CoverFetcherOptions {
 
 /** The bound of the fetcher's TLS session cache: 1,000 servers, a ticket of a few hundred bytes each. */
 export const TLS_SESSIONS_KEPT = 1_000;
-/** Idle connections kept per server for the next checks; each is closed after `IDLE_CONNECTION_MS` unused. */
+/** Idle connections kept per server when not configured (the service passes COVER_CHECK_CONCURRENCY); each is closed after `IDLE_CONNECTION_MS` unused. */
 export const IDLE_CONNECTIONS_KEPT = 4;
 /** Below the 5 s most servers (Node's default among them) keep an idle connection, so we close it first. */
 export const IDLE_CONNECTION_MS = 4_000;
@@ -315,7 +315,8 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       req.on('response', (res: IncomingMessage) => {
         answered = true;
         res.on('error', fail);
-        res.on('close', () => fail(unreachable('the connection closed before the cover was complete')));
+        // Every answer closes, the complete ones after `end`: the error (its stack) is built only when it is one.
+        res.on('close', () => settled || fail(unreachable('the connection closed before the cover was complete')));
         const status = res.statusCode ?? 0;
         if (REDIRECTS.has(status)) {
           const location = res.headers.location;

@@ -70,9 +70,12 @@ describe('cover fetch settings from the environment', () => {
   });
 
   it('the service configuration carries them, and refuses COVER_CHECK=off or a bad value in production', () => {
+    // As many idle connections kept per image server as checks run at once.
     expect(loadConfig({ COVER_FETCH_HOSTS: 'shop.test=127.0.0.1' }).coverFetch).to.deep.equal({
       hostMap: { 'shop.test': '127.0.0.1' },
+      idleConnections: 8,
     });
+    expect(loadConfig({ COVER_CHECK_CONCURRENCY: '3' }).coverFetch).to.deep.equal({ idleConnections: 3 });
     const defaults = loadConfig({});
     expect(defaults).to.include({
       coverCheck: true,
