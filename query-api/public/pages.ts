@@ -40,7 +40,6 @@ function html(ctx: DoorContext, status: number, body: string): void {
 function fieldMessage(e: FieldError): string {
   if (e.field === 'q') {
     if (e.code === 'too_long') return `A busca aceita até ${MAX_Q_LENGTH} caracteres.`;
-    if (e.code === 'too_many_words') return 'A busca tem palavras demais.';
     return 'Digite o que você procura.';
   }
   if (e.field === 'cursor') return 'Esta página de resultados não vale mais; faça a busca de novo.';

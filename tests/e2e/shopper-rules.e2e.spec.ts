@@ -471,6 +471,29 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(used.alternatives[0]).to.include({ installments: null, rating: null });
   });
 
+  it('takes a query of any number of words within 200 characters: every word must still match, the last as a prefix', async () => {
+    // Fourteen distinct words: more than the text index takes in one query (MAX_QUERY_WORDS, 12).
+    const title = 'Kit jardim regador pá ancinho luva tesoura vaso adubo semente mangueira esguicho balde rastelo';
+    await offer(hub, 'Loja-A', 'jardim-1', { title, gtin: '7891000400418' });
+    // The same gtin without every word: an offer of the product found (rule 5's set), brought by the gtin.
+    await offer(other, 'Loja-C', 'jardim-2', { title: 'Kit jardim', gtin: '7891000400418' });
+    // Every word but the shortest, the one a 12-word ask of the index leaves out (`pa`).
+    await offer(hub, 'Loja-B', 'jardim-3', { title: title.replace(' pá ', ' ') });
+    await settle();
+    const all = 'kit jardim regador pa ancinho luva tesoura vaso adubo semente mangueira esguicho balde rastelo';
+    expect(all.split(' ')).to.have.length(14);
+    const found = await q(all);
+    expect(found.results.map((p) => p.offers.map((o) => o.sku).sort())).to.deep.equal([['jardim-1', 'jardim-2']]);
+    expect(await heads(all.replace('rastelo', 'rast')), 'the last word as a prefix').to.deep.equal(['jardim-1']);
+    expect(await heads(all.replace('rastelo', 'ras')), 'three characters are a prefix too').to.deep.equal(['jardim-1']);
+    expect(await heads(all.replace('kit', 'ki')), 'a word before the last is whole').to.deep.equal([]);
+    expect(await heads(`${all} zeppelin`), 'a word no offer holds').to.deep.equal([]);
+    expect(await heads(`${all} kit jardim kit`), 'words asked again change nothing').to.deep.equal(['jardim-1']);
+    const page = await raw(`/busca?q=${encodeURIComponent(all)}`);
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('jardim-1');
+  });
+
   it('measures q in characters (code points), not UTF-16 units: 200 characters are fine, 201 are too long', async () => {
     const emoji = '\u{1F375}'; // one character, two UTF-16 units
     expect((await raw(`/api/search?q=${encodeURIComponent(emoji.repeat(200))}`)).status).to.equal(200);
