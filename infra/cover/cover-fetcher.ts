@@ -62,7 +62,10 @@ export interface CoverFetcherOptions {
 
 /** The bound of the fetcher's TLS session cache: 1,000 servers, a ticket of a few hundred bytes each. */
 export const TLS_SESSIONS_KEPT = 1_000;
-/** Idle connections kept per server when not configured (the service passes COVER_CHECK_CONCURRENCY); each is closed after `IDLE_CONNECTION_MS` unused. */
+/**
+ * Idle connections kept per server when not configured (the service passes COVER_CHECK_CONCURRENCY); each is closed
+ * after `IDLE_CONNECTION_MS` unused.
+ */
 export const IDLE_CONNECTIONS_KEPT = 4;
 /** Below the 5 s most servers (Node's default among them) keep an idle connection, so we close it first. */
 export const IDLE_CONNECTION_MS = 4_000;
@@ -248,18 +251,12 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       };
       // Before the TCP connection exists a failure lets the caller try the next address; after it, or at the
       // total deadline, it is the answer. A kept connection that fails before any answer is asked again.
-      const fail = (err: unknown, final = false) =>
-        finish(() =>
-          rejectPromise(
-            final
-              ? asFailure(err)
-              : req.reusedSocket && !answered
-                ? new StaleConnection('kept connection failed', { cause: err })
-                : connected
-                  ? asFailure(err)
-                  : new NotConnected('not connected', { cause: err }),
-          ),
-        );
+      const failure = (err: unknown, final: boolean): Error => {
+        if (final) return asFailure(err);
+        if (req.reusedSocket && !answered) return new StaleConnection('kept connection failed', { cause: err });
+        return connected ? asFailure(err) : new NotConnected('not connected', { cause: err });
+      };
+      const fail = (err: unknown, final = false) => finish(() => rejectPromise(failure(err, final)));
 
       const port = url.port === '' ? 443 : Number(url.port);
       const sessionKey = `${host}\u0000${address}\u0000${port}`;

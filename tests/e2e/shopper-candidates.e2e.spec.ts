@@ -91,6 +91,17 @@ describe('shopper search over HTTP: a searchable offer is found behind any numbe
     await settle(t);
   };
 
+  /** A hub whose store `name` is approved with shop.test, then also lists `domain`, which nobody approved. */
+  const partnerWithUnapprovedDomain = async (name: string, domain: string) => {
+    const p = await t.partner({ type: 'hub', name });
+    const store = storeBody({ name });
+    expect((await p.api.put(`/stores/${name}`, store)).status).to.equal(200);
+    expect((await t.approveStore(p, name, 'live')).status).to.equal(200);
+    const added = await p.api.put(`/stores/${name}`, { ...store, domains: ['shop.test', domain] });
+    expect(added.status, JSON.stringify(added.body)).to.equal(200);
+    return p;
+  };
+
   before(async () => {
     t = await startTestService();
     t.clock.set(new Date('2026-09-01T08:00:00.000Z'));
@@ -98,12 +109,7 @@ describe('shopper search over HTTP: a searchable offer is found behind any numbe
   after(async () => t.close());
 
   it('250 offers pending on a domain not approved, then one accepted offer: the search answers that one alone', async () => {
-    const p = await t.partner({ type: 'hub', name: 'Horta' });
-    const store = storeBody({ name: 'Horta' });
-    expect((await p.api.put('/stores/Horta', store)).status).to.equal(200);
-    expect((await t.approveStore(p, 'Horta', 'live')).status).to.equal(200);
-    const added = await p.api.put('/stores/Horta', { ...store, domains: ['shop.test', 'feira.test'] });
-    expect(added.status, JSON.stringify(added.body)).to.equal(200);
+    const p = await partnerWithUnapprovedDomain('Horta', 'feira.test');
     await crowd(p, 'Horta', 'abx', (i) => ({
       title: `Abacaxi perola ${i}`,
       product_url: `https://feira.test/abacaxi/${i}`,
@@ -179,12 +185,7 @@ describe('shopper search over HTTP: a searchable offer is found behind any numbe
   });
 
   it('behind 250 non-searchable title matches, a title match still ranks above a match in the brand or category only', async () => {
-    const p = await t.partner({ type: 'hub', name: 'Sitio' });
-    const store = storeBody({ name: 'Sitio' });
-    expect((await p.api.put('/stores/Sitio', store)).status).to.equal(200);
-    expect((await t.approveStore(p, 'Sitio', 'live')).status).to.equal(200);
-    const added = await p.api.put('/stores/Sitio', { ...store, domains: ['shop.test', 'roca.test'] });
-    expect(added.status, JSON.stringify(added.body)).to.equal(200);
+    const p = await partnerWithUnapprovedDomain('Sitio', 'roca.test');
     await crowd(p, 'Sitio', 'gra', (i) => ({
       title: `Graviola fresca ${i}`,
       product_url: `https://roca.test/g/${i}`,

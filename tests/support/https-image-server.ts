@@ -200,15 +200,16 @@ async function listen(server: net.Server, address: string): Promise<Started> {
     server.listen({ port: 0, host: address, ipv6Only: address.includes(':') }, () => resolve());
   });
   const { port } = server.address() as net.AddressInfo;
+  const dropConnections = () => sockets.forEach((socket) => socket.destroy());
   return {
     address,
     port,
     connections: () => count,
     resumed: () => resumed,
-    dropConnections: () => sockets.forEach((socket) => socket.destroy()),
+    dropConnections,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        dropConnections();
         server.close(() => resolve());
       }),
   };
