@@ -33,6 +33,7 @@ import {
 import { openConnection } from './event-store-schema.js';
 import { AppendWaker, SqliteSubscription } from './event-store-subscription.js';
 import { GroupWriter, WriterThread, type Outcome, type PendingAppend } from './event-store-writer.js';
+import { LIMIT_BOUND } from './limit.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -133,7 +134,7 @@ export class SqliteEventStore implements EventStore {
     this.writer = writer;
     this.stmt = {
       readStream: db.prepare<[string, number, number], Row>(
-        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ${LIMIT_BOUND}`,
       ),
       // One statement for a set of streams: `[stream, fromRevision]` pairs come as one JSON array (the SQL text
       // never changes); each pair is one range of the (stream, revision) index.
@@ -143,10 +144,10 @@ export class SqliteEventStore implements EventStore {
           'ORDER BY e.stream, e.revision',
       ),
       readAll: db.prepare<[number, number], Row>(
-        `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ${LIMIT_BOUND}`,
       ),
       readCategory: db.prepare<[string, number, number], Row>(
-        `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position ${LIMIT_BOUND}`,
       ),
       head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
       dataVersion: db.prepare<[], { data_version: number }>('PRAGMA data_version'),

@@ -22,6 +22,7 @@ import {
   type Columns,
   type Fragment,
 } from './read-store-sql.js';
+import { LIMIT_BOUND } from './limit.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 type Mode = 'rows' | 'pluck' | 'exact';
@@ -255,7 +256,10 @@ function findSql(collection: string, query: Query, columns: Columns): { statemen
   const order = orderByClause(keys);
   const statements = keysetSegments(keys, query.after).map((segment) => {
     const where = and(segment.sql === '1' ? base : [...base, segment]);
-    return { sql: `SELECT doc FROM ${table} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`, params: where.params };
+    return {
+      sql: `SELECT doc FROM ${table} WHERE ${where.sql} ORDER BY ${order} ${LIMIT_BOUND}`,
+      params: where.params,
+    };
   });
   return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit) };
 }

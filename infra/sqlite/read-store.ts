@@ -25,6 +25,7 @@ import type {
   Where,
 } from '../../shared-schema/ports/read-store.js';
 import { SqliteConnection, type ReadShape } from './read-store-connection.js';
+import { LIMIT_BOUND } from './limit.js';
 import { enableWal } from './wal.js';
 import {
   checkField,
@@ -324,8 +325,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const where = and(whereParts(query.where, this.reader.columnsOf(collection).set));
     const read = this.reader.statement(
       query.where === undefined
-        ? `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? LIMIT ?`
-        : `SELECT c.rowid AS r, c.doc AS d FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${MAX_TEXT_SCAN}) f JOIN ${table} c ON c.rowid = f.rowid WHERE ${where.sql} LIMIT ?`,
+        ? `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? ${LIMIT_BOUND}`
+        : `SELECT c.rowid AS r, c.doc AS d FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${MAX_TEXT_SCAN}) f JOIN ${table} c ON c.rowid = f.rowid WHERE ${where.sql} ${LIMIT_BOUND}`,
     );
     type Row = { r: number; d: string };
     const all = (text: string): Row[] => read.all(text, ...where.params, query.limit) as Row[];
