@@ -171,7 +171,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   }
 
   /**
-   * Creates each collection's table and indexes. The fields its indexes name get columns of their own (read-store-sql.ts);
+   * Creates each collection's table and indexes. The fields its indexes and `filtered` name get columns of their own
+   * (read-store-sql.ts);
    * a table written by an earlier version (indexes on json_extract expressions) gains the columns, filled from the
    * documents, and loses the expression indexes, in the same transaction.
    */
@@ -183,7 +184,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
         fields.forEach(checkField);
         return !(fields.length === 1 && fields[0] === '_id'); // the primary key
       });
-      const fields = [...new Set(indexes.flat())].filter((f) => f !== '_id').sort();
+      (spec.filtered ?? []).forEach(checkField);
+      const fields = [...new Set([...indexes.flat(), ...(spec.filtered ?? [])])].filter((f) => f !== '_id').sort();
       return { spec, indexes, fields };
     });
     const fills: { mark: string; fts: string; table: string; cols: string; values: string }[] = [];
@@ -321,14 +323,15 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     const first = this.firstTextColumn(fts);
     const match = ftsMatch(query.words, query.prefixLast, MIN_PREFIX_LENGTH);
     const table = tableOf(collection);
-    // `where` on the document's row, applied as the index's entries stream by (at most MAX_TEXT_SCAN of them).
     const where = and(whereParts(query.where, this.reader.columnsOf(collection).set));
-    const read = this.reader.statement(
+    // The matching rows of the table: the index's entries joined to their rows (`where` tested as they stream by, at
+    // most MAX_TEXT_SCAN of them), up to the limit; `out` is what is read of each row.
+    const matching = (out: string): string =>
       query.where === undefined
-        ? `SELECT c.rowid AS r, c.doc AS d FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? ${LIMIT_BOUND}`
-        : `SELECT c.rowid AS r, c.doc AS d FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${MAX_TEXT_SCAN}) f JOIN ${table} c ON c.rowid = f.rowid WHERE ${where.sql} ${LIMIT_BOUND}`,
-    );
+        ? `SELECT ${out} FROM ${fts} f JOIN ${table} c ON c.rowid = f.rowid WHERE ${fts} MATCH ? ${LIMIT_BOUND}`
+        : `SELECT ${out} FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${MAX_TEXT_SCAN}) f JOIN ${table} c ON c.rowid = f.rowid WHERE ${where.sql} ${LIMIT_BOUND}`;
     type Row = { r: number; d: string };
+    const read = this.reader.statement(matching('c.rowid AS r, c.doc AS d'));
     const all = (text: string): Row[] => read.all(text, ...where.params, query.limit) as Row[];
     const matches = (): Row[] => {
       if (first === undefined) return all(match);
@@ -336,11 +339,22 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       if (found.length === query.limit) return found;
       // Every match of the first field is in `found`, so the first `limit` matches hold at least the room left of
       // the others, in FTS5's order: the same rows as `match NOT first : match`, without a second pass of the first.
+      // Their rowids first: the documents of the rows not in `found` only are read (most are, when titles match).
       const seen = new Set(found.map((row) => row.r));
-      for (const row of all(match)) {
-        if (found.length === query.limit) break;
-        if (!seen.has(row.r)) found.push(row);
+      const others: number[] = [];
+      for (const r of this.reader.statement(matching('c.rowid'), 'pluck').all(match, ...where.params, query.limit)) {
+        if (found.length + others.length === query.limit) break;
+        if (!seen.has(r as number)) others.push(r as number);
       }
+      if (others.length === 0) return found;
+      const docs = new Map(
+        (
+          this.reader
+            .statement(`SELECT rowid AS r, doc AS d FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`)
+            .all(JSON.stringify(others)) as Row[]
+        ).map((row) => [row.r, row.d]),
+      );
+      for (const r of others) found.push({ r, d: docs.get(r)! });
       return found;
     };
     // One read transaction: every part sees the same snapshot.

@@ -34,6 +34,12 @@ export interface CollectionSpec {
    * ignore it. Plain identifiers, at most 8.
    */
   text?: readonly string[];
+  /**
+   * Top-level scalar fields that queries test often without an index of their own (the search's freshness bound):
+   * a store may keep them beside the document so that a test reads no JSON (SQLite: a column, like an indexed
+   * field's, with no index); others ignore it. Plain identifiers.
+   */
+  filtered?: readonly string[];
 }
 
 /** A condition on one top-level field: equality, or a range / set. */

@@ -10,6 +10,7 @@ export const OFFER_STORES = 'offer_stores';
 
 export const OFFER_COLLECTIONS: readonly CollectionSpec[] = [
   // gtin: the other offers of a product; sku: the offer behind an address (offer page, redirector).
-  { name: OFFERS, indexes: [['gtin'], ['sku']], text: ['text_title', 'text_other'] },
+  // last_write_at: the search's 48-hour bound is tested on every text match (query-api/public/search.ts).
+  { name: OFFERS, indexes: [['gtin'], ['sku']], filtered: ['last_write_at'], text: ['text_title', 'text_other'] },
   { name: OFFER_STORES, indexes: [] },
 ];

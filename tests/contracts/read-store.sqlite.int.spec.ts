@@ -155,11 +155,13 @@ describe('SqliteReadStore', () => {
     expect(plans[2].slice(0, secondStatement).join(' | ')).to.match(/USE TEMP B-TREE FOR LAST TERM OF ORDER BY$/);
   });
 
-  it('answers a filter or an order on an indexed field (own column) exactly as on the same field unindexed', async () => {
+  it('answers a filter or an order on an indexed or `filtered` field (own column) exactly as on the same field in the document only', async () => {
     const store = open();
     await store.ensureCollections([
       { name: 'indexed', indexes: [['v']] },
+      { name: 'filtered', indexes: [], filtered: ['v'] },
       { name: 'plain', indexes: [] },
+      { name: 'later', indexes: [] },
     ]);
     const values: unknown[] = [
       'b',
@@ -179,10 +181,12 @@ describe('SqliteReadStore', () => {
       NaN,
     ];
     const docs = values.map((v, i) => ({ _id: `d${String(i).padStart(2, '0')}`, v, i }));
-    for (const name of ['indexed', 'plain'])
+    for (const name of ['indexed', 'filtered', 'plain', 'later'])
       await store.transact(async (tx) => {
         for (const doc of docs) await tx.put(name, doc);
       });
+    // Declared `filtered` once its documents are there: the column is filled from them.
+    await store.ensureCollections([{ name: 'later', indexes: [], filtered: ['v'] }]);
     const ids = async (name: string, query: Parameters<SqliteReadStore['find']>[1]) =>
       (await store.find(name, query)).map((d) => d._id);
     const queries: Parameters<SqliteReadStore['find']>[1][] = [
@@ -199,9 +203,27 @@ describe('SqliteReadStore', () => {
       { where: { v: { ne: 'a' } } },
       { where: { v: '2024-01-02T03:04:05.000Z' } },
     ];
-    for (const query of queries)
-      expect(await ids('indexed', query), JSON.stringify(query)).to.deep.equal(await ids('plain', query));
-    expect(await store.count('indexed', { v: { gte: 0 } })).to.equal(await store.count('plain', { v: { gte: 0 } }));
+    for (const name of ['indexed', 'filtered', 'later']) {
+      for (const query of queries)
+        expect(await ids(name, query), `${name} ${JSON.stringify(query)}`).to.deep.equal(await ids('plain', query));
+      expect(await store.count(name, { v: { gte: 0 } })).to.equal(await store.count('plain', { v: { gte: 0 } }));
+    }
+    // The field has a column of its own where declared (no JSON read to test it), and no index.
+    const { default: Database } = await import('better-sqlite3');
+    const check = new Database(path.join(dir, 'read.db'), { readonly: true });
+    const columns = (table: string) =>
+      (check.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+    expect(columns('coll_filtered')).to.include('f_v');
+    expect(columns('coll_later')).to.include('f_v');
+    expect(columns('coll_plain')).not.to.include('f_v');
+    const indexes = check
+      .prepare(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'coll_filtered' AND sql IS NOT NULL",
+      )
+      .pluck()
+      .get();
+    check.close();
+    expect(indexes).to.equal(0);
     // A replaced document moves in the index; a conditional replace and an insert-if-absent keep the column too.
     await store.transact(async (tx) => tx.put('indexed', { _id: 'd00', v: 'zz' }));
     expect(await ids('indexed', { where: { v: 'zz' } })).to.deep.equal(['d00']);

@@ -104,40 +104,46 @@ export function textSearchContract(name: string, open: () => Promise<ReadStore>)
         (err: Error) => expect(err).to.be.instanceOf(RangeError),
       );
     });
-    it('with `where`, only documents meeting it are matches, before the limit; their values still bring others', async () => {
-      const text = store;
-      if (!isTextSearchable(text)) throw new Error('not text searchable');
-      await store.transact(async (tx) => {
-        // Written first, so an adapter reading in write order meets them first.
-        for (let i = 0; i < 30; i++)
-          await tx.put(C, { _id: `old${i}`, title: 'Chaleira', other: '', at: '2026-01-01', g: 'g1' });
-        await tx.put(C, { _id: 'new1', title: 'Chaleira', other: '', at: '2026-03-01', g: 'g2' });
-        await tx.put(C, { _id: 'new2', title: 'Marca', other: 'chaleira', at: '2026-03-02' });
-        await tx.put(C, { _id: 'sib', title: 'Tampa', other: '', at: '2026-01-01', g: 'g2' });
-        await tx.put(C, { _id: 'none', title: 'Chaleira', other: '' });
-      });
-      const search = (limit: number, where: TextQuery['where'], sharing?: string) =>
-        text.textSearch<Doc>(C, {
-          words: ['chaleira'],
-          prefixLast: false,
-          limit,
-          where,
-          ...(sharing ? { sharing } : {}),
+    // The same answers whether the tested field is in the document only or also `filtered` (SQLite: a column).
+    for (const filtered of [undefined, ['at']])
+      it(`with \`where\`${filtered ? ' on a `filtered` field' : ''}, only documents meeting it are matches, before the limit; their values still bring others`, async () => {
+        const text = store;
+        if (!isTextSearchable(text)) throw new Error('not text searchable');
+        if (filtered) {
+          await store.drop(C);
+          await store.ensureCollections([{ name: C, indexes: [], filtered, text: ['title', 'other'] }]);
+        }
+        await store.transact(async (tx) => {
+          // Written first, so an adapter reading in write order meets them first.
+          for (let i = 0; i < 30; i++)
+            await tx.put(C, { _id: `old${i}`, title: 'Chaleira', other: '', at: '2026-01-01', g: 'g1' });
+          await tx.put(C, { _id: 'new1', title: 'Chaleira', other: '', at: '2026-03-01', g: 'g2' });
+          await tx.put(C, { _id: 'new2', title: 'Marca', other: 'chaleira', at: '2026-03-02' });
+          await tx.put(C, { _id: 'sib', title: 'Tampa', other: '', at: '2026-01-01', g: 'g2' });
+          await tx.put(C, { _id: 'none', title: 'Chaleira', other: '' });
         });
-      const fresh = { at: { gte: '2026-02-01' } };
-      // Thirty older matches do not take the places of a limit of 2.
-      expect((await search(2, fresh)).map((d) => d._id).sort()).to.deep.equal(['new1', 'new2']);
-      // The title tier still comes first among the matches meeting `where`.
-      expect((await search(1, fresh)).map((d) => d._id)).to.deep.equal(['new1']);
-      // `where` selects the matches; a document sharing a match's value comes whatever its own fields.
-      expect((await search(2, fresh, 'g')).map((d) => d._id)).to.deep.equal(['new1', 'new2', 'sib']);
-      expect((await search(5, { at: { gte: '2027-01-01' } })).map((d) => d._id)).to.deep.equal([]);
-      expect((await search(50, { at: null })).map((d) => d._id)).to.deep.equal(['none']);
-      await search(2, { 'a b': 1 }).then(
-        () => expect.fail('accepted a bad field name'),
-        (err: Error) => expect(err).to.be.instanceOf(Error),
-      );
-    });
+        const search = (limit: number, where: TextQuery['where'], sharing?: string) =>
+          text.textSearch<Doc>(C, {
+            words: ['chaleira'],
+            prefixLast: false,
+            limit,
+            where,
+            ...(sharing ? { sharing } : {}),
+          });
+        const fresh = { at: { gte: '2026-02-01' } };
+        // Thirty older matches do not take the places of a limit of 2.
+        expect((await search(2, fresh)).map((d) => d._id).sort()).to.deep.equal(['new1', 'new2']);
+        // The title tier still comes first among the matches meeting `where`.
+        expect((await search(1, fresh)).map((d) => d._id)).to.deep.equal(['new1']);
+        // `where` selects the matches; a document sharing a match's value comes whatever its own fields.
+        expect((await search(2, fresh, 'g')).map((d) => d._id)).to.deep.equal(['new1', 'new2', 'sib']);
+        expect((await search(5, { at: { gte: '2027-01-01' } })).map((d) => d._id)).to.deep.equal([]);
+        expect((await search(50, { at: null })).map((d) => d._id)).to.deep.equal(['none']);
+        await search(2, { 'a b': 1 }).then(
+          () => expect.fail('accepted a bad field name'),
+          (err: Error) => expect(err).to.be.instanceOf(Error),
+        );
+      });
     it('drop removes the index; declaring again indexes documents already there', async () => {
       await store.drop(C);
       await store.ensureCollections([{ name: C, indexes: [] }]);
