@@ -2,6 +2,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { MappedReadStore } from '../../projections/generations.js';
 import { rankedPage } from '../../query-api/public/search.js';
+import { StoreFactsCopy, type StoreFacts } from '../../query-api/public/store-facts.js';
+import { OFFER_STORES } from '../../shared-schema/read-models/offers.js';
 import { SqliteReadStore } from './read-store.js';
 import type { SearchAnswer, SearchRequest } from './search-reader.js';
 
@@ -11,6 +13,14 @@ const store = SqliteReadStore.open({
   sweepIntervalMs: 0,
 });
 
+// The stores' facts kept in this thread, for the collection that serves now (a rebuild's generation gets a copy of
+// its own, and the older one is let go).
+let storeCopy: { name: string; copy: StoreFactsCopy } | null = null;
+function storeFactsOf(name: string): StoreFacts {
+  if (storeCopy?.name !== name) storeCopy = { name, copy: new StoreFactsCopy() };
+  return storeCopy.copy.facts;
+}
+
 parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: true }) => {
   if ('close' in message) {
     void store.close().then(() => parentPort!.close());
@@ -18,7 +28,7 @@ parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: 
   }
   const { id, words, now, offset, limit, names } = message;
   const reads = new MappedReadStore(store, (name) => names[name] ?? name);
-  rankedPage(reads, words, new Date(now), offset, limit).then(
+  rankedPage(reads, words, new Date(now), offset, limit, storeFactsOf(names[OFFER_STORES] ?? OFFER_STORES)).then(
     ({ total, page }) => parentPort!.postMessage({ id, total, page } satisfies SearchAnswer),
     (err: unknown) =>
       parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies SearchAnswer),

@@ -24,10 +24,11 @@ import {
 } from '../../shared-schema/ports/text-search.js';
 import type { FieldError } from '../../shared-schema/problems.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
-import { isSearchable, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { isSearchable, type OfferDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { rankProducts, type RankedProduct, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
 import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
-import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
+import { OFFERS } from '../../shared-schema/read-models/offers.js';
+import { readStoreFacts, type StoreFacts } from './store-facts.js';
 import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
 import type { QueryDeps } from '../app.js';
 
@@ -123,11 +124,16 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
  * suspended store…), the matches are read once more with room for RETRY_CANDIDATES: a bounded second read, so that
  * such offers cannot hide the searchable ones behind them (docs/decisions.md, "Search: a bounded candidate set").
  */
-export async function findOffers(reads: ReadStore, words: readonly string[], now: Date): Promise<SearchOffer[]> {
-  const first = await searchableOffers(reads, words, now, CANDIDATES);
+export async function findOffers(
+  reads: ReadStore,
+  words: readonly string[],
+  now: Date,
+  storeFacts: StoreFacts = readStoreFacts,
+): Promise<SearchOffer[]> {
+  const first = await searchableOffers(reads, words, now, CANDIDATES, storeFacts);
   // Fewer documents than CANDIDATES (matches and their gtins' offers together): every match was read.
   if (first.read < CANDIDATES || first.offers.length >= CANDIDATES) return first.offers;
-  return (await searchableOffers(reads, words, now, RETRY_CANDIDATES)).offers;
+  return (await searchableOffers(reads, words, now, RETRY_CANDIDATES, storeFacts)).offers;
 }
 
 /**
@@ -166,6 +172,7 @@ async function searchableOffers(
   words: readonly string[],
   now: Date,
   limit: number,
+  storeFacts: StoreFacts,
 ): Promise<{ offers: SearchOffer[]; read: number }> {
   if (!isTextSearchable(reads)) throw new TextSearchUnavailable();
   const asked = textQueryOf(words);
@@ -181,14 +188,8 @@ async function searchableOffers(
     found.set(d._id, d);
   const read = found.size;
   if (asked.holdsAll) keepHoldingAll(found, asked.holdsAll);
-  // The stores' facts in one read, not one read per store.
-  const stores = new Map<string, OfferStoreDoc>();
-  const storeKeys = [...new Set([...found.values()].map((d) => d.store_key))];
-  for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
-    where: { _id: { in: storeKeys } },
-    limit: storeKeys.length,
-  }))
-    stores.set(s._id, s);
+  // The stores' facts in one read (or from a copy kept up to date), not one read per store.
+  const stores = await storeFacts(reads, [...new Set([...found.values()].map((d) => d.store_key))]);
   const offers: SearchOffer[] = [];
   for (const doc of found.values()) {
     const store = stores.get(doc.store_key);
@@ -223,8 +224,9 @@ export async function rankedPage(
   now: Date,
   offset: number,
   limit: number,
+  storeFacts: StoreFacts = readStoreFacts,
 ): Promise<RankedPage> {
-  const ranked = rankProducts(words, await findOffers(reads, words, now), MIN_PREFIX_LENGTH);
+  const ranked = rankProducts(words, await findOffers(reads, words, now, storeFacts), MIN_PREFIX_LENGTH);
   return { total: ranked.length, page: ranked.slice(offset, offset + limit) };
 }
 

@@ -12,5 +12,6 @@ export const OFFER_COLLECTIONS: readonly CollectionSpec[] = [
   // gtin: the other offers of a product; sku: the offer behind an address (offer page, redirector).
   // last_write_at: the search's 48-hour bound is tested on every text match (query-api/public/search.ts).
   { name: OFFERS, indexes: [['gtin'], ['sku']], filtered: ['last_write_at'], text: ['text_title', 'text_other'] },
-  { name: OFFER_STORES, indexes: [] },
+  // position: a search reader's copy of the stores reads what was written since its newest (store-facts.ts).
+  { name: OFFER_STORES, indexes: [['position']] },
 ];

@@ -4,9 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-reader.js';
-import { GenerationalReadStore, physicalName } from '../../projections/generations.js';
+import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { rankedPage } from '../../query-api/public/search.js';
+import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 
@@ -108,6 +109,47 @@ describe('the search reader thread', () => {
     expect((await reader.search(['vermelha'], now, 0, 20)).total).to.equal(1);
     await reader.close();
     expect(skus(await reader.search(['vermelha'], now, 0, 20))).to.deep.equal([['sku-4']]);
+  });
+
+  it("follows the stores' facts the process commits: a suspension, a reinstatement, another generation", async () => {
+    const now = new Date(written.getTime() + HOUR);
+    const found = async () => (await reader.search(['chaleira'], now, 0, 20)).total;
+    // Every thread of the pool has searched once (and so holds its copy of the stores) before the store changes.
+    expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([2, 2, 2, 2]);
+    await reads.transact((tx) => tx.put(OFFER_STORES, { ...storeDoc, status: 'suspended', position: 10 }));
+    expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([0, 0, 0, 0]);
+    await reads.transact((tx) => tx.put(OFFER_STORES, { ...storeDoc, status: 'active', position: 11 }));
+    expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([2, 2, 2, 2]);
+    // A rebuilt generation whose store document is older than the copy's newest: read anew, not missed.
+    reads.setGeneration(offersProjector.name, 3);
+    await reads.ensureCollections(OFFER_COLLECTIONS);
+    await reads.transact(async (tx) => {
+      await tx.put(OFFER_STORES, { ...storeDoc, status: 'suspended', position: 5 });
+      await tx.put(OFFERS, offer(1, 'Chaleira inox', '7891234567895', 10_000));
+    });
+    expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([0, 0, 0, 0]);
+  });
+
+  it('a copy of the stores made anew in place (older newest document) is read again', async () => {
+    const copy = new StoreFactsCopy();
+    const C = physicalName(OFFER_STORES, 2);
+    const plain = new MappedReadStore(store, (name) => (name === OFFER_STORES ? C : name));
+    const key = storeDoc._id;
+    const other = { ...storeDoc, _id: 'live:pt_b:loja', position: 3 };
+    expect((await copy.facts(plain, [key, other._id])).get(key)?.status).to.equal('active');
+    await store.transact(async (tx) => {
+      await tx.put(C, other);
+      await tx.put(C, { ...storeDoc, status: 'suspended', position: 4 });
+    });
+    const later = await copy.facts(plain, [key, other._id, 'live:pt_c:none']);
+    expect([...later.keys()].sort()).to.deep.equal([other._id, key].sort());
+    expect(later.get(key)?.status).to.equal('suspended');
+    await store.drop(C);
+    await store.ensureCollections([{ name: C, indexes: [['position']] }]);
+    await store.transact((tx) => tx.put(C, { ...storeDoc, name: 'Loja nova', position: 1 }));
+    const anew = await copy.facts(plain, [key, other._id]);
+    expect([...anew.keys()]).to.deep.equal([key]);
+    expect(anew.get(key)?.name).to.equal('Loja nova');
   });
 
   it('opens the file read only: a write through such a store fails and changes nothing', async () => {
