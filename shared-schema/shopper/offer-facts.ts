@@ -9,8 +9,17 @@ import type { ProductInput } from '../events/product.js';
 import type { StoreStatus } from '../events/store.js';
 import { deriveBaseState, withClock, type CoverFacts, type ProductState } from '../product-status.js';
 
-/** What the partner sent, without its commission (search never reads one). */
-export type OfferProduct = Omit<ProductInput, 'commission'>;
+/**
+ * What the shopper side reads of what the partner sent: no commission (search never reads one), and none of what no
+ * search, page or redirect shows (description, stock, variant grouping), and of the photos only the cover (a PATCH
+ * cannot change photos). Every search parses each offer it ranks, a few hundred of them: a 5,000-character
+ * description and ten photo addresses per offer would be read for nothing (docs/decisions.md, "Search: a bounded
+ * candidate set").
+ */
+export type OfferProduct = Omit<
+  ProductInput,
+  'commission' | 'description' | 'stock_quantity' | 'group_id' | 'variant_attributes'
+>;
 
 export type OfferDoc = {
   _id: string;
@@ -42,10 +51,17 @@ export type OfferStoreDoc = {
   position: number;
 };
 
-/** Strips the commission: the offers model never holds one. */
+/** The product as the offers model keeps it (OfferProduct): the offers model never holds a commission. */
 export function offerProduct(product: ProductInput): OfferProduct {
-  const { commission: _omitted, ...rest } = product;
-  return rest;
+  const {
+    commission: _commission,
+    description: _description,
+    stock_quantity: _stock,
+    group_id: _group,
+    variant_attributes: _variant,
+    ...rest
+  } = product;
+  return { ...rest, image_urls: rest.image_urls.slice(0, 1) };
 }
 
 /** The words of the offer that are not its title: brand, model, category, attribute values, gtin. */

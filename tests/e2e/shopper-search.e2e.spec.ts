@@ -26,6 +26,7 @@ type OfferJson = {
 type ProductJson = {
   title: string;
   gtin: string | null;
+  image_url: string;
   price_from_cents: number | null;
   offers: OfferJson[];
   alternatives: OfferJson[];
@@ -198,6 +199,42 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
     expect(await q('limao')).to.deep.equal(before);
+  });
+
+  it('an offer sent with a description, stock, variant fields and several photos: found by its attributes after a PATCH, shown with its cover', async () => {
+    t.clock.set(new Date(T0));
+    await offer(hub, 'Loja-A', 'manga-1', {
+      title: 'Manga palmer',
+      description: 'Doce e sem fiapos. '.repeat(200),
+      attributes: { origem: 'Petrolina' },
+      group_id: 'mangas',
+      variant_attributes: { tamanho: 'G' },
+      stock_quantity: 7,
+      image_urls: ['https://cdn.shop.test/manga.jpg', 'https://cdn.shop.test/manga-2.jpg'],
+      commission: { type: 'percentage', rate: 12 },
+    });
+    const patch = await hub.api.patch('/products/manga-1', {
+      price_cents: 1990,
+      updated_at: t.clock.now().toISOString(),
+    });
+    expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
+    await settle();
+    const [found] = (await q('petrolina')).results;
+    expect(found.offers.map((o) => [o.sku, o.price_cents])).to.deep.equal([['manga-1', 1990]]);
+    expect(found.image_url).to.equal('https://cdn.shop.test/manga.jpg');
+  });
+
+  it('the offers model keeps what the shopper side shows: no commission, description, stock or variant fields, the cover of the photos', async function () {
+    if (process.env.TOPOLOGY === 'multi') this.skip(); // the read model is read in the process (embedded only)
+    const doc = await t.service.operations.reads.get<{ _id: string; product: Record<string, unknown> }>(
+      'offers',
+      `live:${hub.partnerId}:manga-1`,
+    );
+    expect(Object.keys(doc!.product)).to.include.members(['title', 'attributes', 'price_cents', 'image_urls']);
+    for (const field of ['commission', 'description', 'group_id', 'variant_attributes', 'stock_quantity'])
+      expect(doc!.product, field).not.to.have.property(field);
+    expect(doc!.product.image_urls).to.deep.equal(['https://cdn.shop.test/manga.jpg']);
+    expect(doc!.product.price_cents).to.equal(1990);
   });
 
   it('refuses a bad query with a 422 Problem listing the fields, and pages with a signed cursor', async () => {
