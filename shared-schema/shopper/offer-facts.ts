@@ -14,7 +14,7 @@ import { deriveBaseState, withClock, type CoverFacts, type ProductState } from '
  * search, page or redirect shows (description, stock, variant grouping), and of the photos only the cover (a PATCH
  * cannot change photos). Every search parses each offer it ranks, a few hundred of them: a 5,000-character
  * description and ten photo addresses per offer would be read for nothing (docs/decisions.md, "Search: a bounded
- * candidate set").
+ * candidate set", sixth pass).
  */
 export type OfferProduct = Omit<
   ProductInput,

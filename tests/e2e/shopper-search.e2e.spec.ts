@@ -201,39 +201,45 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect(await q('limao')).to.deep.equal(before);
   });
 
-  it('an offer sent with a description, stock, variant fields and several photos: found by its attributes after a PATCH, shown with its cover', async () => {
+  /** An offer sent with every field no shopper sees, then a PATCH of its price (each test sends its own). */
+  const fullOffer = async (sku: string, origin: string) => {
     t.clock.set(new Date(T0));
-    await offer(hub, 'Loja-A', 'manga-1', {
+    await offer(hub, 'Loja-A', sku, {
       title: 'Manga palmer',
       description: 'Doce e sem fiapos. '.repeat(200),
-      attributes: { origem: 'Petrolina' },
+      attributes: { origem: origin },
       group_id: 'mangas',
       variant_attributes: { tamanho: 'G' },
       stock_quantity: 7,
-      image_urls: ['https://cdn.shop.test/manga.jpg', 'https://cdn.shop.test/manga-2.jpg'],
+      image_urls: [`https://cdn.shop.test/${sku}.jpg`, `https://cdn.shop.test/${sku}-2.jpg`],
       commission: { type: 'percentage', rate: 12 },
     });
-    const patch = await hub.api.patch('/products/manga-1', {
+    const patch = await hub.api.patch(`/products/${sku}`, {
       price_cents: 1990,
       updated_at: t.clock.now().toISOString(),
     });
     expect(patch.status, JSON.stringify(patch.body)).to.equal(200);
     await settle();
+  };
+
+  it('an offer sent with a description, stock, variant fields and several photos: found by its attributes after a PATCH, shown with its cover', async () => {
+    await fullOffer('manga-1', 'Petrolina');
     const [found] = (await q('petrolina')).results;
     expect(found.offers.map((o) => [o.sku, o.price_cents])).to.deep.equal([['manga-1', 1990]]);
-    expect(found.image_url).to.equal('https://cdn.shop.test/manga.jpg');
+    expect(found.image_url).to.equal('https://cdn.shop.test/manga-1.jpg');
   });
 
   it('the offers model keeps what the shopper side shows: no commission, description, stock or variant fields, the cover of the photos', async function () {
     if (process.env.TOPOLOGY === 'multi') this.skip(); // the read model is read in the process (embedded only)
+    await fullOffer('manga-2', 'Juazeiro');
     const doc = await t.service.operations.reads.get<{ _id: string; product: Record<string, unknown> }>(
       'offers',
-      `live:${hub.partnerId}:manga-1`,
+      `live:${hub.partnerId}:manga-2`,
     );
     expect(Object.keys(doc!.product)).to.include.members(['title', 'attributes', 'price_cents', 'image_urls']);
     for (const field of ['commission', 'description', 'group_id', 'variant_attributes', 'stock_quantity'])
       expect(doc!.product, field).not.to.have.property(field);
-    expect(doc!.product.image_urls).to.deep.equal(['https://cdn.shop.test/manga.jpg']);
+    expect(doc!.product.image_urls).to.deep.equal(['https://cdn.shop.test/manga-2.jpg']);
     expect(doc!.product.price_cents).to.equal(1990);
   });
 
