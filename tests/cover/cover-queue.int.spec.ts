@@ -237,6 +237,37 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     expect(mostQueued).to.be.within(1, 3);
   });
 
+  it('saves the checkpoint once for the sends passed within saveDelayMs, and at once on flush', async () => {
+    const messaging = await natsMessaging();
+    let saves = 0;
+    const transact = reads.transact.bind(reads);
+    reads.transact = (work) => {
+      saves += 1;
+      return transact(work);
+    };
+    // A delay no test waits for: only flush() saves here.
+    const r = new CoverCheckReactor({ events, reads, messaging, saveDelayMs: 3_600_000 });
+    await r.start();
+    closing.push(() => r.stop());
+    const heads: number[] = [];
+    for (const sku of ['a', 'b', 'c', 'd']) heads.push((await send(sku)).position);
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 4, 30_000, 'the four sends queued');
+    expect(saves, 'sends passed, nothing saved yet').to.equal(0);
+    expect(await checkpoint()).to.equal(0);
+    // The last enqueue's answer may still be on its way to the reactor: flush until the checkpoint is past it.
+    let flushes = 0;
+    await until(
+      async () => {
+        flushes += 1;
+        await r.flush();
+        return (await checkpoint()) === heads[3];
+      },
+      30_000,
+      'the checkpoint at the last send',
+    );
+    expect(saves, 'a write per flush at most, not one per send').to.be.at.most(flushes);
+  });
+
   it('spreads the checks over every consumer of the queue: the projections process and a worker', async () => {
     const prefix = `cq${++prefixes}`;
     const log = pino({ level: 'silent' });
