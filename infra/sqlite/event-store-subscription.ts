@@ -6,10 +6,12 @@ export const SUBSCRIPTION_PAGE_SIZE = 500;
 /**
  * Wakes waiting subscriptions: at once after an append through this store or `notifyAppended()`, and by polling
  * `changedElsewhere()` (a cheap check for commits by other connections) every `pollIntervalMs` while anyone waits.
- * A wake-up only means "read again"; a spurious one costs one indexed query.
+ * A wake-up only means "read again"; a spurious one costs one indexed query. An append through this store wakes
+ * only the waits whose categories it wrote to (a wait without categories wants every append): a subscription to
+ * the batch jobs need not read after each product write. Polls and `notifyAppended()` wake every wait.
  */
 export class AppendWaker {
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Map<() => void, ReadonlySet<string> | undefined>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -17,8 +19,8 @@ export class AppendWaker {
     private readonly changedElsewhere: () => boolean,
   ) {}
 
-  /** A one-shot wait; `release()` resolves it early (used by `close()`). */
-  wait(): { promise: Promise<void>; release: () => void } {
+  /** A one-shot wait for appends to `categories` (all when undefined); `release()` resolves it early (`close()`). */
+  wait(categories?: ReadonlySet<string>): { promise: Promise<void>; release: () => void } {
     let release!: () => void;
     const promise = new Promise<void>((resolve) => {
       release = () => {
@@ -27,14 +29,17 @@ export class AppendWaker {
         resolve();
       };
     });
-    this.waiters.add(release);
+    this.waiters.set(release, categories);
     // The timer keeps the process alive while a subscriber waits, as a socket would.
     this.timer ??= setInterval(() => this.poll(), this.pollIntervalMs);
     return { promise, release };
   }
 
-  wakeAll(): void {
-    for (const release of [...this.waiters]) release();
+  /** Wakes every wait, or with `written`, the waits for any of those categories and those for all. */
+  wakeAll(written?: ReadonlySet<string>): void {
+    for (const [release, wanted] of [...this.waiters]) {
+      if (written === undefined || wanted === undefined || [...wanted].some((c) => written.has(c))) release();
+    }
   }
 
   private poll(): void {
@@ -63,10 +68,11 @@ export type PageReader = (
 export class SqliteSubscription implements Subscription, AsyncIterator<RecordedEvent> {
   private buffer: RecordedEvent[] = [];
   private closed = false;
-  private pending: { release: () => void } | undefined;
+  private pending: { promise: Promise<void>; release: () => void } | undefined;
   private chain: Promise<unknown> = Promise.resolve();
 
   private afterRow: number | undefined;
+  private readonly wanted: ReadonlySet<string> | undefined;
 
   constructor(
     /** The row after which to start; throws when the store refuses the start (the first next() rejects). */
@@ -75,7 +81,9 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
     private readonly readPage: PageReader,
     private readonly waker: AppendWaker,
     private readonly onClose: (subscription: SqliteSubscription) => void,
-  ) {}
+  ) {
+    this.wanted = categories === undefined ? undefined : new Set(categories);
+  }
 
   [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
     return this;
@@ -107,24 +115,27 @@ export class SqliteSubscription implements Subscription, AsyncIterator<RecordedE
     this.onClose(this);
   }
 
+  /**
+   * The next event: from the page in hand, else from a new read once something may have been appended. A read that
+   * found fewer events than a page reached the end of the log as it was: the wait for the next append is registered
+   * with it, in the same synchronous turn (no wake-up, local commit or poll tick, can fall between them, so an event
+   * committed after the read always wakes us), and the next read waits for that wake instead of finding nothing.
+   */
   private async pull(): Promise<IteratorResult<RecordedEvent>> {
     for (;;) {
       if (this.closed) return { value: undefined, done: true };
       const next = this.buffer.shift();
       if (next) return { value: next, done: false };
-      // The read and the registration of the wait happen in the same synchronous turn: no wake-up (local commit
-      // or poll tick) can fall between them, so an event committed after this read always wakes us.
-      this.afterRow ??= this.start();
-      const page = this.readPage(this.afterRow, this.categories, SUBSCRIPTION_PAGE_SIZE);
-      if (page.events.length > 0) {
-        this.buffer = page.events;
-        this.afterRow = page.lastRow;
+      if (this.pending) {
+        await this.pending.promise;
+        this.pending = undefined;
         continue;
       }
-      const wait = this.waker.wait();
-      this.pending = wait;
-      await wait.promise;
-      this.pending = undefined;
+      this.afterRow ??= this.start();
+      const page = this.readPage(this.afterRow, this.categories, SUBSCRIPTION_PAGE_SIZE);
+      if (page.events.length < SUBSCRIPTION_PAGE_SIZE) this.pending = this.waker.wait(this.wanted);
+      this.buffer = page.events;
+      this.afterRow = page.lastRow;
     }
   }
 }

@@ -28,6 +28,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  categoryOf,
   startOf,
 } from '../../shared-schema/ports/event-store.js';
 import { openConnection } from './event-store-schema.js';
@@ -369,16 +370,20 @@ export class SqliteEventStore implements EventStore {
   /** Settles each append's promise, then wakes subscribers and tells listeners the highest position written. */
   private settle(group: QueuedAppend[], outcomes: Outcome[]): void {
     let written = 0;
+    const categories = new Set<string>();
     group.forEach((append, i) => {
       const outcome = outcomes[i];
       if (outcome.ok) {
         const result = { nextRevision: outcome.result.nextRevision, position: outcome.result.position * this.spacing };
-        if (append.events.length > 0) written = Math.max(written, result.position);
+        if (append.events.length > 0) {
+          written = Math.max(written, result.position);
+          categories.add(categoryOf(append.stream));
+        }
         append.resolve(result);
       } else append.reject(outcome.error);
     });
     if (written > 0) {
-      this.waker.wakeAll();
+      this.waker.wakeAll(categories);
       for (const listener of this.listeners) {
         try {
           listener(written);
