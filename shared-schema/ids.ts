@@ -1,5 +1,5 @@
 /** Identifiers of DECISIONS.md. Random bytes come from node:crypto; nothing here does I/O. */
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes, randomFillSync, createHash } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -17,35 +17,49 @@ function randomFrom(alphabet: string, length: number): string {
   return out;
 }
 
-let lastUlidMs = -1;
-let lastUlidRandom: number[] = [];
+/** Random bytes drawn 4 kB at a time (a ULID is made for every request and every history entry). */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
 
-/** A monotonic ULID (time-ordered, so unique indexes stay append-friendly). */
-export function ulid(nowMs: number = Date.now()): string {
-  let random: number[];
-  if (nowMs <= lastUlidMs) {
-    random = lastUlidRandom.slice();
-    for (let i = random.length - 1; i >= 0; i--) {
-      if (random[i] < 31) {
-        random[i] += 1;
-        break;
+/**
+ * A generator of monotonic ULIDs (time-ordered, so unique indexes stay append-friendly): within one millisecond, or
+ * when the clock goes back, each one is the previous plus one. The service uses one, `ulid`.
+ */
+export function monotonicUlids(): (nowMs?: number) => string {
+  let lastMs = -1;
+  const random = new Uint8Array(16);
+  return (nowMs = Date.now()) => {
+    if (nowMs <= lastMs) {
+      for (let i = random.length - 1; i >= 0; i--) {
+        if (random[i] < 31) {
+          random[i] += 1;
+          break;
+        }
+        random[i] = 0;
       }
-      random[i] = 0;
+      nowMs = lastMs;
+    } else {
+      if (poolAt + 16 > pool.length) {
+        randomFillSync(pool);
+        poolAt = 0;
+      }
+      for (let i = 0; i < 16; i++) random[i] = pool[poolAt++] & 31;
     }
-    nowMs = lastUlidMs;
-  } else {
-    random = Array.from(randomBytes(16), (b) => b & 31);
-  }
-  lastUlidMs = nowMs;
-  lastUlidRandom = random;
-  let time = '';
-  let t = nowMs;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  return time + random.map((n) => CROCKFORD[n]).join('');
+    lastMs = nowMs;
+    let time = '';
+    let t = nowMs;
+    for (let i = 0; i < 10; i++) {
+      time = CROCKFORD[t % 32] + time;
+      t = Math.floor(t / 32);
+    }
+    let out = time;
+    for (let i = 0; i < 16; i++) out += CROCKFORD[random[i]];
+    return out;
+  };
 }
+
+/** The process's ULIDs. */
+export const ulid = monotonicUlids();
 
 export const newPartnerId = (): string => `pt_${randomFrom(CROCKFORD, 20)}`;
 export const newJobId = (nowMs?: number): string => `job_${ulid(nowMs)}`;
