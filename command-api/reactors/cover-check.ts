@@ -209,13 +209,16 @@ export class CoverCheckReactor {
     this.saveTimer.unref();
   }
 
-  /** Saves the checkpoint; calls made while a save runs are folded into it (it saves until nothing is left). */
+  /**
+   * Saves the checkpoint until nothing is left to save. A call made while a save runs saves again after it: a move
+   * made after that save's last look is not left to a timer that `flush` has just cancelled.
+   */
   private save(): Promise<void> {
     if (this.saveTimer !== null) {
       clearTimeout(this.saveTimer);
       this.saveTimer = null;
     }
-    if (this.saving) return this.saving;
+    if (this.saving) return this.saving.then(() => this.save());
     const run = async (): Promise<void> => {
       try {
         while (this.watermark.safe > this.saved) {

@@ -86,7 +86,14 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     (await events.readStream(streams.product(tenant, sku))).filter((e) => e.type === 'CoverChecked').length;
   const checkpoint = () => reads.getCheckpoint(COVER_REACTOR_CHECKPOINT);
   const reactor = async (messaging: Messaging, maxPending?: number) => {
-    const r = new CoverCheckReactor({ events, reads, messaging, ...(maxPending ? { maxPending } : {}) });
+    // Saved as soon as it moves (saveDelayMs 0): these tests look at where the checkpoint stands, not when.
+    const r = new CoverCheckReactor({
+      events,
+      reads,
+      messaging,
+      saveDelayMs: 0,
+      ...(maxPending ? { maxPending } : {}),
+    });
     await r.start();
     closing.push(() => r.stop());
     return r;
@@ -251,7 +258,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     closing.push(() => r.stop());
     const heads: number[] = [];
     for (const sku of ['a', 'b', 'c', 'd']) heads.push((await send(sku)).position);
-    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 4, 30_000, 'the four sends queued');
+    await until(async () => (await messaging.queueStats(COVER_QUEUE)).pending === 4, 15_000, 'the four sends queued');
     expect(saves, 'sends passed, nothing saved yet').to.equal(0);
     expect(await checkpoint()).to.equal(0);
     // The last enqueue's answer may still be on its way to the reactor: flush until the checkpoint is past it.
@@ -262,7 +269,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
         await r.flush();
         return (await checkpoint()) === heads[3];
       },
-      30_000,
+      15_000,
       'the checkpoint at the last send',
     );
     expect(saves, 'a write per flush at most, not one per send').to.be.at.most(flushes);
