@@ -35,10 +35,10 @@ export class AppendWaker {
     return { promise, release };
   }
 
-  /** Wakes every wait, or with `written`, the waits for any of those categories and those for all. */
-  wakeAll(written?: ReadonlySet<string>): void {
+  /** Wakes every wait; with `written` (the categories of an append), only the waits for one of them or for all. */
+  wake(written?: ReadonlySet<string>): void {
     for (const [release, wanted] of [...this.waiters]) {
-      if (written === undefined || wanted === undefined || [...wanted].some((c) => written.has(c))) release();
+      if (written === undefined || wanted === undefined || intersects(wanted, written)) release();
     }
   }
 
@@ -49,13 +49,18 @@ export class AppendWaker {
     } catch {
       changed = true; // let the subscribers read, and surface the error through next()
     }
-    if (changed) this.wakeAll();
+    if (changed) this.wake();
   }
 
   private stopPolling(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const x of a) if (b.has(x)) return true;
+  return false;
 }
 
 /** Events after row `afterRow` (the adapter's own dense row numbers), and the row of the last one. */

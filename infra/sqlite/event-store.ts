@@ -236,7 +236,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Another process appended to the file (infra calls this on a cross-process wake-up message). */
   notifyAppended(): void {
-    this.waker.wakeAll();
+    this.waker.wake();
   }
 
   /** Called after each commit through this store with the highest position written. Listeners must not throw. */
@@ -383,7 +383,7 @@ export class SqliteEventStore implements EventStore {
       } else append.reject(outcome.error);
     });
     if (written > 0) {
-      this.waker.wakeAll(categories);
+      this.waker.wake(categories);
       for (const listener of this.listeners) {
         try {
           listener(written);

@@ -5,7 +5,7 @@
  * no poll in the way (an interval of an hour).
  */
 import { expect } from 'chai';
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { categoryOf, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import {
   AppendWaker,
   SqliteSubscription,
@@ -34,7 +34,7 @@ function memoryLog() {
   const readPage: PageReader = (afterRow, categories, maxCount) => {
     reads += 1;
     const events = rows
-      .filter((e) => e.position > afterRow && (!categories || categories.includes(e.stream.split('-')[0])))
+      .filter((e) => e.position > afterRow && (!categories || categories.includes(categoryOf(e.stream))))
       .slice(0, maxCount);
     return { events, lastRow: events.length > 0 ? events[events.length - 1].position : afterRow };
   };
@@ -82,7 +82,7 @@ describe('SQLite subscription: when it reads again', () => {
     await settle();
     expect(log.reads, 'one read for both events, none after them before a wake-up').to.equal(1);
     log.append('product-c');
-    waker.wakeAll(new Set(['product']));
+    waker.wake(new Set(['product']));
     expect((await third).value.stream).to.equal('product-c');
     expect(log.reads).to.equal(2);
   });
@@ -93,7 +93,7 @@ describe('SQLite subscription: when it reads again', () => {
     const s = subscribe(log);
     expect((await s.next()).value.stream).to.equal('product-a'); // read done, the page was short
     log.append('product-b'); // committed while the consumer works on product-a
-    waker.wakeAll(new Set(['product']));
+    waker.wake(new Set(['product']));
     expect((await s.next()).value.stream).to.equal('product-b');
   });
 
@@ -116,24 +116,24 @@ describe('SQLite subscription: when it reads again', () => {
     expect(before).to.equal(2);
 
     log.append('product-a');
-    waker.wakeAll(new Set(['product']));
+    waker.wake(new Set(['product']));
     expect((await nextAny).value.stream).to.equal('product-a');
     await settle();
     expect(log.reads - before, 'the subscription to every category read; the one to jobs did not').to.equal(1);
 
     log.append('job-1');
-    waker.wakeAll(new Set(['product', 'job']));
+    waker.wake(new Set(['product', 'job']));
     expect((await nextJob).value.stream).to.equal('job-1');
 
     // A wake-up without categories (a poll that saw another connection commit, notifyAppended) wakes every wait.
     const afterJob = jobs.next();
     await settle();
     const reads = log.reads;
-    waker.wakeAll();
+    waker.wake();
     await settle();
     expect(log.reads).to.be.greaterThan(reads);
     log.append('job-2');
-    waker.wakeAll(new Set(['job']));
+    waker.wake(new Set(['job']));
     expect((await afterJob).value.stream).to.equal('job-2');
   });
 
