@@ -75,6 +75,13 @@ export interface Config {
    * thread holds two SQLite connections with their page caches (~2 MB each).
    */
   searchThreads: number;
+  /**
+   * SEARCH_NICE (-20 to 19, default -10; 0 leaves it alone): the search threads' nice value (Linux). When the cores
+   * are busy a search then runs before the writes' work on the other threads, which waits: a shopper waits for a
+   * search, a partner's write is answered without waiting for its projection. Below 0 needs CAP_SYS_NICE; without
+   * it the threads run at the process's priority and a warning is logged once (docs/decisions.md).
+   */
+  searchNice: number;
   /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
@@ -200,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
+    searchNice: integer('SEARCH_NICE', -10, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -188,7 +188,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // (infra/sqlite/search-reader.ts).
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
-      ? startSearchReader(stores.reads.file, reads, config.searchThreads)
+      ? startSearchReader(stores.reads.file, reads, config.searchThreads, { nice: config.searchNice, log })
       : null;
   const parts: DoorParts = {
     config,

@@ -5,10 +5,14 @@ import { rankedPage } from '../../query-api/public/search.js';
 import { StoreFactsCopy, type StoreFacts } from '../../query-api/public/store-facts.js';
 import { OFFER_STORES } from '../../shared-schema/read-models/offers.js';
 import { SqliteReadStore } from './read-store.js';
-import type { SearchAnswer, SearchRequest } from './search-reader.js';
+import { setThreadNice } from '../thread-priority.js';
+import type { SearchAnswer, SearchRequest, SearchThreadData } from './search-reader.js';
 
+const data = workerData as SearchThreadData;
+// This thread's priority (SEARCH_NICE); why it could not be set goes back with the first answer, to be logged.
+let priorityRefused = data.nice === 0 ? null : setThreadNice(data.nice);
 const store = SqliteReadStore.open({
-  path: (workerData as { path: string }).path,
+  path: data.path,
   readOnly: true,
   sweepIntervalMs: 0,
 });
@@ -29,7 +33,11 @@ parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: 
   const { id, words, now, offset, limit, names } = message;
   const reads = new MappedReadStore(store, (name) => names[name] ?? name);
   rankedPage(reads, words, new Date(now), offset, limit, storeFactsOf(names[OFFER_STORES] ?? OFFER_STORES)).then(
-    ({ total, page }) => parentPort!.postMessage({ id, total, page } satisfies SearchAnswer),
+    ({ total, page }) => {
+      const answer: SearchAnswer = { id, total, page, ...(priorityRefused ? { priorityRefused } : {}) };
+      priorityRefused = null;
+      parentPort!.postMessage(answer);
+    },
     (err: unknown) =>
       parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies SearchAnswer),
   );

@@ -15,6 +15,7 @@
  * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
  * (docs/benchmarks.md, 2026-11-25 02:30).
  */
+import type { Logger } from 'pino';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import type { RankedProduct } from '../../shared-schema/shopper/ranking.js';
@@ -29,7 +30,16 @@ export type SearchRequest = {
   limit: number;
   names: Record<string, string>;
 };
-export type SearchAnswer = { id: number } & ({ total: number; page: RankedProduct[] } | { error: string });
+export type SearchAnswer = { id: number } & (
+  | {
+      total: number;
+      page: RankedProduct[];
+      /** why the thread's priority could not be set (first answer) */ priorityRefused?: string;
+    }
+  | { error: string }
+);
+/** What a search thread starts with: the read store's file and its nice value (SEARCH_NICE; 0: unchanged). */
+export type SearchThreadData = { path: string; nice: number };
 
 export interface SearchReader {
   search: ProductSearch;
@@ -37,14 +47,19 @@ export interface SearchReader {
 }
 
 /**
- * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS). `reads` is this process's read store, through which the
- * collection names are resolved (generations) and which answers when a thread has ended.
+ * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS) at the nice value `nice`
+ * (SEARCH_NICE; 0 leaves the process's). `reads` is this process's read store, through which the collection names
+ * are resolved (generations) and which answers when a thread has ended. `log` is told once when a thread could not
+ * take its priority (it then searches at the process's).
  */
 export function startSearchReader(
   file: string,
   reads: ReadStore & { resolve(name: string): string },
   threads: number,
+  options: { nice?: number; log?: Pick<Logger, 'warn'> } = {},
 ): SearchReader {
+  const threadData: SearchThreadData = { path: file, nice: options.nice ?? 0 };
+  let refusalLogged = false;
   // Each thread starts with the first search it gets (a process that never searches starts none).
   const pool = Array.from({ length: threads }, () => ({
     calls: null as WorkerCalls<SearchAnswer> | null,
@@ -59,7 +74,7 @@ export function startSearchReader(
       if (!thread) return rankedPage(reads, words, now, offset, limit);
       thread.calls ??= new WorkerCalls<SearchAnswer>(
         new URL('./search-reader-thread.js', import.meta.url),
-        { path: file },
+        threadData,
         'search reader thread',
       );
       const request: SearchRequest = {
@@ -80,6 +95,13 @@ export function startSearchReader(
         thread.inFlight--;
       }
       if ('error' in answer) throw new Error(`search reader thread: ${answer.error}`);
+      if (answer.priorityRefused !== undefined && !refusalLogged) {
+        refusalLogged = true;
+        options.log?.warn(
+          { nice: threadData.nice, reason: answer.priorityRefused },
+          'search threads run at the process priority: SEARCH_NICE could not be set',
+        );
+      }
       return { total: answer.total, page: answer.page };
     },
     async close() {
