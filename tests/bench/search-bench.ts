@@ -8,7 +8,8 @@
  *    2 × N events behind them, which would take hours to send through the API here.
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
- *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake), while
+ *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake; sent and
+ *    read by a thread of their own, search-shoppers.ts, so that the writers' load on this process is not counted), while
  *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates
  *    whose covers the service checks against loopback HTTPS image servers (SEARCH_COVERS=off: no cover checks),
  *    projected into the same read model. A search's latency runs from its scheduled start to its answer's end (no
@@ -30,6 +31,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ALL_COLLECTIONS } from '../../infra/service.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
@@ -39,6 +41,7 @@ import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
 import { nextCnpj } from '../support/service.js';
+import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -306,49 +309,13 @@ async function main(): Promise<void> {
     const aloneCpu = cpuSeconds(service.pid) - aloneCpu0;
     alone.sort((a, b) => a - b);
 
-    const agents = Array.from(
-      { length: 100 },
-      (_, i) => new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: `127.0.0.${i + 2}` }),
-    );
-    const latencies: number[] = [];
-    const warmupLatencies: number[] = [];
-    // SEARCH_TRACE=<file>: each search's [scheduled start from t0, latency] in ms, to see when a queue built up.
-    const trace: [number, number][] | null = process.env.SEARCH_TRACE ? [] : null;
-    const searchStatuses: Record<string, number> = {};
     const writeStatuses: Record<string, number> = {};
-    let resultsSeen = 0;
-    // The whole schedule, built before its first due time (t0 is taken after): a search's latency runs from its due
-    // time, so time the generator spent building the schedule would count against the service.
+    // Writes on the bench's own event loop, one timer at a time; the searches from a thread of their own
+    // (search-shoppers.ts), so that a search is sent and read on time whatever the writers and image servers do here.
     type Job = { due: number; run: (due: number) => Promise<void> };
     const jobs: Job[] = [];
-    const searches = (WARMUP + SECONDS) * RATE;
-    const warmupSearches = WARMUP * RATE;
     const writesPerWriter = (WARMUP + SECONDS) * 10;
-    // Searches on their schedule (those of the warm-up seconds sent the same, counted apart).
-    for (let i = 0; i < searches; i++) {
-      jobs.push({
-        due: (i * 1000) / RATE,
-        run: async (due) => {
-          const q = queries[i % queries.length];
-          const reply = await send(
-            agents[i % agents.length],
-            new URL(`${api}/api/search?q=${encodeURIComponent(q)}`),
-            'GET',
-          );
-          const latency = performance.now() - due;
-          if (i < warmupSearches) {
-            warmupLatencies.push(latency);
-            return;
-          }
-          latencies.push(latency);
-          trace?.push([Math.round(due - t0), Math.round(latency)]);
-          searchStatuses[reply.status] = (searchStatuses[reply.status] ?? 0) + 1;
-          if (reply.status === 200)
-            resultsSeen += (JSON.parse(reply.text) as { results: unknown[] }).results.length > 0 ? 1 : 0;
-        },
-      });
-    }
-    // Writes on theirs: 10 a second per partner (its brake is 600 a minute), half new SKUs, half updates.
+    // The writes: 10 a second per partner (its brake is 600 a minute), half new SKUs, half updates.
     writers.forEach((w, wi) => {
       for (let i = 0; i < writesPerWriter; i++) {
         jobs.push({
@@ -380,8 +347,23 @@ async function main(): Promise<void> {
     });
     jobs.sort((a, b) => a.due - b.due);
     const inFlight: Promise<void>[] = [];
-    const start = performance.now() + 100;
+    const start = performance.now() + 200;
     const t0 = start + WARMUP * 1000; // the measured seconds start here
+    const plan: ShopperPlan = {
+      api,
+      queries,
+      rate: RATE,
+      warmupSeconds: WARMUP,
+      seconds: SECONDS,
+      startAt: performance.timeOrigin + start,
+      trace: process.env.SEARCH_TRACE !== undefined,
+    };
+    const shoppers = new Worker(new URL('./search-shoppers.js', import.meta.url), { workerData: plan });
+    const shopped = new Promise<ShopperResult>((resolve, reject) => {
+      shoppers.once('message', resolve);
+      shoppers.once('error', reject);
+      shoppers.once('exit', (code) => reject(new Error(`the shoppers' thread exited (${code})`)));
+    });
     let cpu0 = process.cpuUsage();
     let serviceCpu0 = cpuSeconds(service.pid);
     let measuring = false;
@@ -421,6 +403,7 @@ async function main(): Promise<void> {
       setTimeout(turn, Math.max(0, start - performance.now()));
     });
     await Promise.all(inFlight);
+    const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
