@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import os from 'node:os';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../shared-schema/ports/clock.js';
@@ -31,6 +32,7 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
+import { niceFrom } from './thread-priority.js';
 import {
   buildAdminApp,
   buildCommandApp,
@@ -131,6 +133,8 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
+  // The process's nice value as it started: the search threads' (SEARCH_NICE) is counted from it.
+  const processNice = os.getPriority(process.pid);
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   // A manual clock in shared memory: the projection thread stamps parked events with it.
@@ -188,7 +192,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // (infra/sqlite/search-reader.ts).
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
-      ? startSearchReader(stores.reads.file, reads, config.searchThreads, { nice: config.searchNice, log })
+      ? startSearchReader(stores.reads.file, reads, config.searchThreads, {
+          nice: niceFrom(processNice, config.searchNice),
+          log,
+        })
       : null;
   const parts: DoorParts = {
     config,

@@ -6,6 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 
+/** A nice value `offset` from `base`, kept in the range every system takes (-20 to 19). */
+export function niceFrom(base: number, offset: number): number {
+  return Math.max(-20, Math.min(19, base + offset));
+}
+
 /** Sets the calling thread's nice value; null when set, else why not (not Linux, not permitted). */
 export function setThreadNice(nice: number): string | null {
   try {

@@ -10,7 +10,7 @@ import type { SearchAnswer, SearchRequest, SearchThreadData } from './search-rea
 
 const data = workerData as SearchThreadData;
 // This thread's priority (SEARCH_NICE); why it could not be set goes back with the first answer, to be logged.
-let priorityRefused = data.nice === 0 ? null : setThreadNice(data.nice);
+let priorityRefused = data.nice === undefined ? null : setThreadNice(data.nice);
 const store = SqliteReadStore.open({
   path: data.path,
   readOnly: true,

@@ -38,8 +38,8 @@ export type SearchAnswer = { id: number } & (
     }
   | { error: string }
 );
-/** What a search thread starts with: the read store's file and its nice value (SEARCH_NICE; 0: unchanged). */
-export type SearchThreadData = { path: string; nice: number };
+/** What a search thread starts with: the read store's file and the nice value it sets (none: it keeps its own). */
+export type SearchThreadData = { path: string; nice?: number };
 
 export interface SearchReader {
   search: ProductSearch;
@@ -47,8 +47,8 @@ export interface SearchReader {
 }
 
 /**
- * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS) at the nice value `nice`
- * (SEARCH_NICE; 0 leaves the process's). `reads` is this process's read store, through which the collection names
+ * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS), each setting its nice value
+ * to `nice` (from SEARCH_NICE; none: a thread keeps the one it started with). `reads` is this process's read store, through which the collection names
  * are resolved (generations) and which answers when a thread has ended. `log` is told once when a thread could not
  * take its priority (it then searches at the process's).
  */
@@ -58,7 +58,7 @@ export function startSearchReader(
   threads: number,
   options: { nice?: number; log?: Pick<Logger, 'warn'> } = {},
 ): SearchReader {
-  const threadData: SearchThreadData = { path: file, nice: options.nice ?? 0 };
+  const threadData: SearchThreadData = { path: file, ...(options.nice === undefined ? {} : { nice: options.nice }) };
   let refusalLogged = false;
   // Each thread starts with the first search it gets (a process that never searches starts none).
   const pool = Array.from({ length: threads }, () => ({

@@ -1,0 +1,65 @@
+/**
+ * The threads' priorities of the service process (`node dist/infra/main.js`, Linux): the event loop at
+ * EVENT_LOOP_NICE, the search threads at SEARCH_NICE, both counted from the process's own nice value, every other
+ * thread at the process's. Read from /proc, as an operator would (`ps -L -o tid,nice,comm`). Values above the
+ * process's are used: raising a nice value needs no privilege.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnService, type ChildService } from '../support/child-service.js';
+
+/** Each thread's nice value by thread id (field 19 of stat, counted after the command name). */
+function threadNice(pid: number): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended while we read
+    }
+  }
+  return values;
+}
+
+describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let service: ChildService | undefined;
+
+  before(function () {
+    if (process.platform !== 'linux') this.skip();
+  });
+  afterEach(async () => {
+    if (service && service.process.exitCode === null) {
+      service.process.kill('SIGTERM');
+      await service.exited;
+    }
+    service = undefined;
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the event loop and the search threads at their values from the process’s, the other threads at its own', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-priority-'));
+    const base = os.getPriority(process.pid); // the child starts with this process's nice value
+    service = await spawnService({ DATA_DIR: dir, EVENT_LOOP_NICE: '3', SEARCH_NICE: '6', SEARCH_THREADS: '2' });
+    const pid = service.process.pid!;
+    const origin = new URL(service.api).origin;
+    // Both search threads started (a thread starts with its first search): four searches at once.
+    const statuses = await Promise.all(
+      [1, 2, 3, 4].map(async () => (await fetch(`${origin}/api/search?q=chaleira`)).status),
+    );
+    expect(statuses).to.deep.equal([200, 200, 200, 200]);
+    const nice = threadNice(pid);
+    expect(nice.get(pid), 'the event loop (the main thread)').to.equal(Math.min(19, base + 3));
+    const others = [...nice].filter(([tid]) => tid !== pid).map(([, n]) => n);
+    expect(others.filter((n) => n === Math.min(19, base + 6))).to.have.length(2);
+    expect(
+      others.filter((n) => n !== Math.min(19, base + 6)).every((n) => n === base),
+      `threads: ${others.join(', ')}`,
+    ).to.equal(true);
+    expect(others.length).to.be.greaterThan(4); // the projection, event store writer, history, libuv and V8 threads
+  });
+});
