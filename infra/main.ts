@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   if (refused)
     service.log.warn(
       { nice: config.eventLoopNice, reason: refused },
-      'the event loop runs at the process priority: EVENT_LOOP_NICE could not be set',
+      'EVENT_LOOP_NICE could not be set: the event loop keeps the process priority',
     );
   const api = `http://${config.host}:${portOf(service.gateway)}/v1`;
   const admin = `http://${config.adminHost}:${portOf(service.admin)}/admin/v1`;

@@ -34,7 +34,8 @@ export type SearchAnswer = { id: number } & (
   | {
       total: number;
       page: RankedProduct[];
-      /** why the thread's priority could not be set (first answer) */ priorityRefused?: string;
+      /** Why the thread's nice value could not be set (its first answer only). */
+      priorityRefused?: string;
     }
   | { error: string }
 );
@@ -48,9 +49,9 @@ export interface SearchReader {
 
 /**
  * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS), each setting its nice value
- * to `nice` (from SEARCH_NICE; none: a thread keeps the one it started with). `reads` is this process's read store, through which the collection names
- * are resolved (generations) and which answers when a thread has ended. `log` is told once when a thread could not
- * take its priority (it then searches at the process's).
+ * to `nice` (from SEARCH_NICE; none: a thread keeps the one it started with). `reads` is this process's read store,
+ * through which the collection names are resolved (generations) and which answers when a thread has ended. `log` is
+ * told once when a thread could not set its nice value (it then keeps the one it started with).
  */
 export function startSearchReader(
   file: string,
@@ -99,7 +100,7 @@ export function startSearchReader(
         refusalLogged = true;
         options.log?.warn(
           { nice: threadData.nice, reason: answer.priorityRefused },
-          'search threads run at the process priority: SEARCH_NICE could not be set',
+          'SEARCH_NICE could not be set: the search threads keep the nice value they started with',
         );
       }
       return { total: answer.total, page: answer.page };
