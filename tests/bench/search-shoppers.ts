@@ -89,12 +89,6 @@ async function run(plan: ShopperPlan): Promise<ShopperResult> {
   return result;
 }
 
-if (parentPort) {
-  const port = parentPort;
-  run(workerData as ShopperPlan).then(
-    (result) => port.postMessage(result),
-    (err: unknown) => {
-      throw err;
-    },
-  );
-}
+// A failure is an unhandled rejection: it ends the thread, and the bench's `error` listener rejects the run.
+const port = parentPort;
+if (port) void run(workerData as ShopperPlan).then((result) => port.postMessage(result));

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-reader.js';
+import { threadNiceValues } from '../support/thread-nice.js';
 import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { rankedPage } from '../../query-api/public/search.js';
@@ -154,15 +155,7 @@ describe('the search reader thread', () => {
 
   it('runs its threads at the nice value it is given (SEARCH_NICE), the rest of the process unchanged', async function () {
     if (process.platform !== 'linux') this.skip();
-    // Each thread's nice value, from /proc (field 19 of stat, counted after the command name).
-    const niceValues = (): number[] =>
-      fs.readdirSync('/proc/self/task').flatMap((tid) => {
-        try {
-          return [Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16])];
-        } catch {
-          return []; // the thread ended while we read
-        }
-      });
+    const niceValues = () => [...threadNiceValues().values()];
     const own = os.getPriority(process.pid);
     const nice = Math.min(19, own + 7); // raising a nice value needs no privilege
     const before = niceValues().filter((n) => n === nice).length;

@@ -9,20 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnService, type ChildService } from '../support/child-service.js';
-
-/** Each thread's nice value by thread id (field 19 of stat, counted after the command name). */
-function threadNice(pid: number): Map<number, number> {
-  const values = new Map<number, number>();
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]));
-    } catch {
-      // the thread ended while we read
-    }
-  }
-  return values;
-}
+import { threadNiceValues } from '../support/thread-nice.js';
 
 describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)', function () {
   this.timeout(60_000);
@@ -52,7 +39,7 @@ describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)'
       [1, 2, 3, 4].map(async () => (await fetch(`${origin}/api/search?q=chaleira`)).status),
     );
     expect(statuses).to.deep.equal([200, 200, 200, 200]);
-    const nice = threadNice(pid);
+    const nice = threadNiceValues(pid);
     expect(nice.get(pid), 'the event loop (the main thread)').to.equal(Math.min(19, base + 3));
     const others = [...nice].filter(([tid]) => tid !== pid).map(([, n]) => n);
     expect(others.filter((n) => n === Math.min(19, base + 6))).to.have.length(2);
