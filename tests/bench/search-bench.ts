@@ -9,7 +9,8 @@
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
  *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake; sent and
- *    read by a thread of their own, search-shoppers.ts, so that the writers' load on this process is not counted), while
+ *    read by a thread of their own, search-shoppers.ts, at nice −15 from this process's (SEARCH_SHOPPER_NICE, `keep`:
+ *    unchanged), so that neither the writers' load on this process nor the machine's run queue is counted), while
  *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates
  *    whose covers the service checks against loopback HTTPS image servers (SEARCH_COVERS=off: no cover checks),
  *    projected into the same read model. A search's latency runs from its scheduled start to its answer's end (no
@@ -41,6 +42,7 @@ import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
 import { nextCnpj } from '../support/service.js';
+import { niceFrom } from '../../infra/thread-priority.js';
 import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -52,6 +54,9 @@ const RATE = env('SEARCH_RATE', 50);
 const WRITERS = env('SEARCH_WRITERS', 30);
 const PORT = env('SEARCH_PORT', 18480);
 const ADMIN_PORT = PORT + 1;
+// The shoppers' thread's nice value: SEARCH_SHOPPER_NICE (default −15) counted from this process's, `keep` for none.
+const SHOPPER_NICE =
+  process.env.SEARCH_SHOPPER_NICE === 'keep' ? null : niceFrom(os.getPriority(), env('SEARCH_SHOPPER_NICE', -15));
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 const NOUNS = (
@@ -357,6 +362,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       startAt: performance.timeOrigin + start,
       trace: process.env.SEARCH_TRACE !== undefined,
+      nice: SHOPPER_NICE,
     };
     const shoppers = new Worker(new URL('./search-shoppers.js', import.meta.url), { workerData: plan });
     const shopped = new Promise<ShopperResult>((resolve, reject) => {
@@ -403,7 +409,14 @@ async function main(): Promise<void> {
       setTimeout(turn, Math.max(0, start - performance.now()));
     });
     await Promise.all(inFlight);
-    const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
+    const {
+      latencies,
+      warmupLatencies,
+      statuses: searchStatuses,
+      withResults: resultsSeen,
+      trace,
+      niceRefused,
+    } = await shopped;
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
@@ -463,6 +476,9 @@ async function main(): Promise<void> {
       covers_accepted_of_10: coversAccepted,
       service_cpu_s: Math.round(serviceCpu * 10) / 10,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+      // The shoppers' thread's nice value, and why it could not be set (then it kept the bench's).
+      shopper_nice: SHOPPER_NICE,
+      shopper_nice_refused: niceRefused,
       loadavg_1m: os.loadavg()[0],
     };
     console.log(JSON.stringify(figures));
