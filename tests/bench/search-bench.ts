@@ -22,7 +22,9 @@
  * builds cost minutes less; the workload is the same (the copy is the same documents, the writers start from an
  * empty event store). `SEARCH_MAIN` (optional): the service's entry to run (default this build's dist/infra/main.js),
  * e.g. /work/base/dist/infra/main.js for an A/B against another build on the same seeded data; `SEARCH_NODE_OPTIONS`:
- * node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). `SEARCH_MONITOR=1`: the service
+ * also records its event loop's late turns and its collections (service-monitor.ts: a 5 ms timer, a little work of
+ * its own), and the figures add them for the measured seconds, with how many of the slow searches overlapped one.
  *
  * Prints one JSON line with the figures. Loopback only.
  */
@@ -31,6 +33,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
@@ -44,6 +47,7 @@ import { coverTestEnv } from '../support/cover-env.js';
 import { nextCnpj } from '../support/service.js';
 import { niceFrom } from '../../infra/thread-priority.js';
 import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
+import type { MonitorRecord } from './service-monitor.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -58,6 +62,9 @@ const ADMIN_PORT = PORT + 1;
 const SHOPPER_NICE =
   process.env.SEARCH_SHOPPER_NICE === 'keep' ? null : niceFrom(os.getPriority(), env('SEARCH_SHOPPER_NICE', -15));
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const MONITOR = process.env.SEARCH_MONITOR === '1';
+/** A search slower than this counts as slow in the monitor's figures (the target's p99). */
+const SLOW_MS = 50;
 
 const NOUNS = (
   'camiseta calca tenis bota sandalia jaqueta vestido saia bermuda meia bone mochila bolsa carteira relogio oculos ' +
@@ -208,6 +215,7 @@ async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reu
 function startServiceProcess(dataDir: string, coverEnv: Record<string, string>): Promise<ChildProcess> {
   // SEARCH_NODE_OPTIONS: node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeOptions = (process.env.SEARCH_NODE_OPTIONS ?? '').split(' ').filter((o) => o.length > 0);
+  if (MONITOR) nodeOptions.push('--import', fileURLToPath(new URL('./service-monitor.js', import.meta.url)));
   const main = process.env.SEARCH_MAIN ?? path.join(ROOT, 'dist/infra/main.js');
   const child = spawn(process.execPath, [...nodeOptions, main], {
     env: {
@@ -218,6 +226,7 @@ function startServiceProcess(dataDir: string, coverEnv: Record<string, string>):
       ADMIN_TOKEN,
       COVER_CHECK: 'off',
       LOG_LEVEL: 'warn',
+      ...(MONITOR ? { SERVICE_MONITOR_FILE: monitorFile(dataDir) } : {}),
       ...coverEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -243,6 +252,14 @@ async function call(
   return { status: r.status, json: r.text ? (JSON.parse(r.text) as unknown) : null };
 }
 
+/** Stops the service (SIGTERM: it ends gracefully) and waits for it to exit. */
+async function stopService(service: ChildProcess): Promise<void> {
+  if (service.exitCode !== null || service.signalCode !== null) return;
+  const exited = new Promise((res) => service.once('exit', res));
+  service.kill('SIGTERM');
+  await exited;
+}
+
 /** CPU seconds the process has used, all its threads (Linux /proc; NaN elsewhere). */
 function cpuSeconds(pid: number | undefined): number {
   try {
@@ -255,6 +272,44 @@ function cpuSeconds(pid: number | undefined): number {
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+const monitorFile = (dataDir: string) => path.join(dataDir, 'service-monitor.json');
+
+/**
+ * The monitor's figures for the measured seconds (from `start`, epoch ms): the event loop's late turns and
+ * collections, and how many searches (each [due from `start`, latency]) overlapped a late turn or a collection of
+ * 8 ms or more — the slow ones and all of them, so that a pause every search meets is not taken for a cause.
+ */
+function monitorFigures(record: MonitorRecord, start: number, trace: [number, number][]): Record<string, unknown> {
+  const end = start + SECONDS * 1000;
+  const inWindow = ([at]: [number, ...number[]]) => at >= start && at < end;
+  const gaps = record.gaps.filter(inWindow);
+  const gcs = record.gcs.filter(inWindow);
+  const byKind = (kind: number) =>
+    gcs
+      .filter((g) => g[2] === kind)
+      .map((g) => g[1])
+      .sort((a, b) => a - b);
+  const minor = byKind(constants.NODE_PERFORMANCE_GC_MINOR);
+  const major = byKind(constants.NODE_PERFORMANCE_GC_MAJOR);
+  const pauses = [...gaps, ...gcs.filter((g) => g[1] >= 8)];
+  const overlaps = ([due, latency]: [number, number]) =>
+    pauses.some(([at, ms]) => at < start + due + latency && at + ms > start + due);
+  const slow = trace.filter(([, latency]) => latency > SLOW_MS);
+  return {
+    loop_late_turns_over_25ms: gaps.length,
+    loop_late_turn_max_ms: round1(Math.max(0, ...gaps.map((g) => g[1]))),
+    loop_minor_gcs: minor.length,
+    loop_minor_gc_p50_ms: round1(percentile(minor, 50)),
+    loop_minor_gc_max_ms: round1(minor[minor.length - 1] ?? NaN),
+    loop_major_gcs: major.length,
+    loop_major_gc_max_ms: round1(major[major.length - 1] ?? NaN),
+    searches_over_50ms: slow.length,
+    of_them_overlapping_a_pause: slow.filter(overlaps).length,
+    all_searches_overlapping_a_pause: trace.filter(overlaps).length,
+  };
+}
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-bench-'));
@@ -361,7 +416,7 @@ async function main(): Promise<void> {
       warmupSeconds: WARMUP,
       seconds: SECONDS,
       startAt: performance.timeOrigin + start,
-      trace: process.env.SEARCH_TRACE !== undefined,
+      trace: process.env.SEARCH_TRACE !== undefined || MONITOR,
       nice: SHOPPER_NICE,
     };
     const shoppers = new Worker(new URL('./search-shoppers.js', import.meta.url), { workerData: plan });
@@ -481,14 +536,17 @@ async function main(): Promise<void> {
       shopper_nice_refused: niceRefused,
       loadavg_1m: os.loadavg()[0],
     };
-    console.log(JSON.stringify(figures));
-    if (trace) fs.writeFileSync(process.env.SEARCH_TRACE!, JSON.stringify(trace));
-  } finally {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((res) => service!.once('exit', res));
-      service.kill('SIGTERM');
-      await exited;
+    // The monitor writes its record when the service exits: stopped here, before the figures are printed.
+    let monitored: Record<string, unknown> = {};
+    if (MONITOR && trace) {
+      await stopService(service);
+      const record = JSON.parse(fs.readFileSync(monitorFile(dataDir), 'utf8')) as MonitorRecord;
+      monitored = monitorFigures(record, performance.timeOrigin + t0, trace);
     }
+    console.log(JSON.stringify({ ...figures, ...monitored }));
+    if (trace && process.env.SEARCH_TRACE) fs.writeFileSync(process.env.SEARCH_TRACE, JSON.stringify(trace));
+  } finally {
+    if (service) await stopService(service);
     agent.destroy();
     await covers?.close();
     coverSetup?.cleanup();
