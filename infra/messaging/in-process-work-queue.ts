@@ -33,7 +33,13 @@ interface Delivery {
 
 export class InProcessWorkQueue {
   private readonly pending = new Map<string, Pending>();
+  /**
+   * The items waiting for a consumer, oldest first, from `readyHead` on. An item acked late (after its ack wait ran
+   * out and it was queued again) stays here and is skipped when its turn comes: removing it on the ack would copy
+   * the whole backlog on every ack.
+   */
   private ready: Pending[] = [];
+  private readyHead = 0;
   private readonly dead: WorkItem[] = [];
   private readonly consumers: Consumer[] = [];
   private turn = 0;
@@ -84,13 +90,28 @@ export class InProcessWorkQueue {
   }
 
   private dispatch(): void {
-    while (this.ready.length > 0) {
+    while (this.readyHead < this.ready.length) {
       const consumer = this.freeConsumer();
       if (!consumer) return;
-      const item = this.ready.shift()!;
+      const item = this.takeReady();
+      if (this.pending.get(item.id) !== item) continue; // acked late while it waited
       if (item.deliveries >= consumer.maxDeliveries) this.bury(item);
       else this.deliver(item, consumer);
     }
+  }
+
+  /** The oldest waiting item; the array is compacted once half of it has been taken (amortized O(1)). */
+  private takeReady(): Pending {
+    const item = this.ready[this.readyHead];
+    this.readyHead += 1;
+    if (this.readyHead === this.ready.length) {
+      this.ready = [];
+      this.readyHead = 0;
+    } else if (this.readyHead >= 1024 && this.readyHead * 2 >= this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    }
+    return item;
   }
 
   /** Round robin over the consumers with a free slot. */
@@ -127,8 +148,7 @@ export class InProcessWorkQueue {
     const stillPending = this.pending.get(item.id) === item;
     if (stillPending && outcome === 'ack') {
       // A late ack (after the ack wait ran out) still counts: the work was done.
-      this.pending.delete(item.id);
-      this.ready = this.ready.filter((other) => other !== item);
+      this.pending.delete(item.id); // if it was queued again, dispatch skips it
     } else if (stillPending && item.delivery === delivery) {
       item.delivery = undefined;
       item.lastError = outcome === 'expired' ? ACK_WAIT_RAN_OUT : error;
