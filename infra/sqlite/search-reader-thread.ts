@@ -1,7 +1,7 @@
 /** Entry point of the search reader thread (see search-reader.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MappedReadStore } from '../../projections/generations.js';
-import { rankedPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/search.js';
 import { StoreFactsCopy, type StoreFacts } from '../../query-api/public/store-facts.js';
 import { OFFER_STORES } from '../../shared-schema/read-models/offers.js';
 import { SqliteReadStore } from './read-store.js';
@@ -30,11 +30,12 @@ parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: 
     void store.close().then(() => parentPort!.close());
     return;
   }
-  const { id, words, now, offset, limit, names } = message;
+  const { id, words, now, offset, limit, publicBase, names } = message;
   const reads = new MappedReadStore(store, (name) => names[name] ?? name);
-  rankedPage(reads, words, new Date(now), offset, limit, storeFactsOf(names[OFFER_STORES] ?? OFFER_STORES)).then(
-    ({ total, page }) => {
-      const answer: SearchAnswer = { id, total, page, ...(priorityRefused ? { priorityRefused } : {}) };
+  const facts = storeFactsOf(names[OFFER_STORES] ?? OFFER_STORES);
+  resultsPage(reads, words, new Date(now), offset, limit, publicBase, facts).then(
+    (page) => {
+      const answer: SearchAnswer = { id, ...page, ...(priorityRefused ? { priorityRefused } : {}) };
       priorityRefused = null;
       parentPort!.postMessage(answer);
     },

@@ -1,15 +1,16 @@
 /**
  * The shopper search's reads and ranking on threads of their own (the embedded default): each thread opens the read
  * store's file with connections of its own, read only (SQLite in WAL mode lets them read while this process writes),
- * and answers each search with one page of ranked products (query-api/public/search.ts `rankedPage`). So a search's
- * CPU (text index, documents, ranking: ~10 ms at 1,000,000 offers) runs beside the event loop that serves the
- * writes and the projections instead of taking turns with them.
+ * and answers each search with one page of ranked products, as the JSON text of their views (query-api/public/search.ts
+ * `resultsPage`). So a search's CPU (text index, documents, ranking, views: ~12 ms at 1,000,000 offers) runs beside
+ * the event loop that serves the writes and the projections instead of taking turns with them, and the loop gets
+ * one string to send.
  *
  * Nothing the rules need moves: the clock time is the caller's (`now`, read by the door from the injected clock),
  * and the physical names of the offers collections are resolved here, in the process that follows projection
  * generations, on every call. The thread sees what the projections have committed, like the door's own reader.
  * A search goes to the thread of the pool with the fewest in flight (a thread starts with its first search); if
- * every thread has ended, or the pool is closed, searches run in this process again (`rankedPage` from `reads`).
+ * every thread has ended, or the pool is closed, searches run in this process again (`resultsPage` from `reads`).
  *
  * The threads read through SQLite's page cache, not a memory map of the file: with the projections writing, a map
  * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
@@ -18,25 +19,26 @@
 import type { Logger } from 'pino';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
-import type { RankedProduct } from '../../shared-schema/shopper/ranking.js';
-import { rankedPage, type ProductSearch } from '../../query-api/public/search.js';
+import { resultsPage, type ProductSearch, type ResultsPage } from '../../query-api/public/search.js';
 import { WorkerCalls } from '../worker-calls.js';
 
-/** A search sent to the thread: the words, the caller's clock time (ms), the page, the physical collection names. */
+/**
+ * A search sent to the thread: the words, the caller's clock time (ms), the page, the service's public address (for
+ * the views' links), the physical collection names.
+ */
 export type SearchRequest = {
   words: string[];
   now: number;
   offset: number;
   limit: number;
+  publicBase: string;
   names: Record<string, string>;
 };
 export type SearchAnswer = { id: number } & (
-  | {
-      total: number;
-      page: RankedProduct[];
+  | (ResultsPage & {
       /** Why the thread's nice value could not be set (its first answer only). */
       priorityRefused?: string;
-    }
+    })
   | { error: string }
 );
 /** What a search thread starts with: the read store's file and the nice value it sets (none: it keeps its own). */
@@ -69,10 +71,10 @@ export function startSearchReader(
   }));
   let closed = false;
   return {
-    async search(words, now, offset, limit) {
+    async search(words, now, offset, limit, publicBase) {
       // The live thread with the fewest searches in flight.
       const thread = closed ? undefined : pool.filter((t) => !t.ended).sort((a, b) => a.inFlight - b.inFlight)[0];
-      if (!thread) return rankedPage(reads, words, now, offset, limit);
+      if (!thread) return resultsPage(reads, words, now, offset, limit, publicBase);
       thread.calls ??= new WorkerCalls<SearchAnswer>(
         new URL('./search-reader-thread.js', import.meta.url),
         threadData,
@@ -83,6 +85,7 @@ export function startSearchReader(
         now: now.getTime(),
         offset,
         limit,
+        publicBase,
         names: { [OFFERS]: reads.resolve(OFFERS), [OFFER_STORES]: reads.resolve(OFFER_STORES) },
       };
       let answer: SearchAnswer;
@@ -91,7 +94,7 @@ export function startSearchReader(
         answer = await thread.calls.call(request);
       } catch {
         thread.ended = true; // the thread is gone (WorkerCalls fails every call after): the others, or this process
-        return rankedPage(reads, words, now, offset, limit);
+        return resultsPage(reads, words, now, offset, limit, publicBase);
       } finally {
         thread.inFlight--;
       }
@@ -103,7 +106,7 @@ export function startSearchReader(
           'SEARCH_NICE could not be set: the search threads keep the nice value they started with',
         );
       }
-      return { total: answer.total, page: answer.page };
+      return { total: answer.total, count: answer.count, results: answer.results };
     },
     async close() {
       closed = true;

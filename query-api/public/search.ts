@@ -26,7 +26,12 @@ import type { FieldError } from '../../shared-schema/problems.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { isSearchable, type OfferDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { rankProducts, type RankedProduct, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
-import { productView, searchOfferOf, type SearchPage } from '../../shared-schema/shopper/search-view.js';
+import {
+  productView,
+  searchOfferOf,
+  type ProductView,
+  type SearchPage,
+} from '../../shared-schema/shopper/search-view.js';
 import { OFFERS } from '../../shared-schema/read-models/offers.js';
 import { readStoreFacts, type StoreFacts } from './store-facts.js';
 import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
@@ -215,8 +220,21 @@ function keepHoldingAll(found: Map<string, OfferDoc>, holdsAll: (doc: OfferDoc) 
 
 /** One page of the ranked products for the words, judged at `now`, and how many products the answer has. */
 export type RankedPage = { total: number; page: RankedProduct[] };
-/** Where the search's reads and ranking run: `rankedPage` in this process, or a thread of its own (QueryDeps). */
-export type ProductSearch = (words: readonly string[], now: Date, offset: number, limit: number) => Promise<RankedPage>;
+/**
+ * One page of a search's answer, ready to send: `results` is its `Product[]` (SHOPPER.md) as JSON text, `count` how
+ * many products it holds, `total` how many the whole answer has. Made where the search ran: a search thread sends the
+ * event loop one string, not a tree of objects that the loop would copy, turn into views and serialize again
+ * (docs/decisions.md, "The search answer leaves its thread as JSON").
+ */
+export type ResultsPage = { total: number; count: number; results: string };
+/** Where the search's reads and ranking run: `resultsPage` in this process, or a thread of its own (QueryDeps). */
+export type ProductSearch = (
+  words: readonly string[],
+  now: Date,
+  offset: number,
+  limit: number,
+  publicBase: string,
+) => Promise<ResultsPage>;
 
 export async function rankedPage(
   reads: ReadStore,
@@ -230,36 +248,55 @@ export async function rankedPage(
   return { total: ranked.length, page: ranked.slice(offset, offset + limit) };
 }
 
-export async function search(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
-  const productSearch: ProductSearch =
-    deps.productSearch ?? ((words, now, offset, limit) => rankedPage(deps.reads, words, now, offset, limit));
-  const { total, page } =
-    params.words.length === 0
-      ? { total: 0, page: [] }
-      : await productSearch(params.words, deps.clock.now(), params.offset, params.limit);
-  const end = params.offset + page.length;
-  return {
-    query: params.q,
-    results: page.map((p) => productView(p, deps.publicBaseUrl)),
-    next_cursor: end < total ? encodeCursor(deps.cursorSecret, cursorScope(params.words), [end]) : null,
-  };
+export async function resultsPage(
+  reads: ReadStore,
+  words: readonly string[],
+  now: Date,
+  offset: number,
+  limit: number,
+  publicBase: string,
+  storeFacts: StoreFacts = readStoreFacts,
+): Promise<ResultsPage> {
+  const { total, page } = await rankedPage(reads, words, now, offset, limit, storeFacts);
+  return { total, count: page.length, results: JSON.stringify(page.map((p) => productView(p, publicBase))) };
 }
 
-/** `GET /api/search`: the JSON SearchPage. */
-export async function searchApi(ctx: DoorContext, deps: QueryDeps): Promise<void> {
-  await brake(ctx, deps);
-  const params = parseSearch(ctx, deps);
-  ctx.body = await searchOrUnavailable(deps, params);
-  ctx.set('Cache-Control', 'no-store');
-}
-
-/** `search`, with a deployment whose read store has no text index answering 503. */
-export async function searchOrUnavailable(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
+/** The page of the answer the params ask for (its products as JSON text) and the cursor of the next one. */
+async function searchResults(
+  deps: QueryDeps,
+  params: SearchParams,
+): Promise<{ results: string; next_cursor: string | null }> {
+  const productSearch: ProductSearch = deps.productSearch ?? ((...asked) => resultsPage(deps.reads, ...asked));
   try {
-    return await search(deps, params);
+    const { total, count, results } =
+      params.words.length === 0
+        ? { total: 0, count: 0, results: '[]' }
+        : await productSearch(params.words, deps.clock.now(), params.offset, params.limit, deps.publicBaseUrl);
+    const end = params.offset + count;
+    return {
+      results,
+      next_cursor: end < total ? encodeCursor(deps.cursorSecret, cursorScope(params.words), [end]) : null,
+    };
   } catch (err) {
+    // A deployment whose read store has no text index.
     if (err instanceof TextSearchUnavailable)
       throw new ProblemError(503, [], 'Search is not available on this deployment.');
     throw err;
   }
+}
+
+/** The SearchPage of the params (for the results page). */
+export async function searchOrUnavailable(deps: QueryDeps, params: SearchParams): Promise<SearchPage> {
+  const { results, next_cursor } = await searchResults(deps, params);
+  return { query: params.q, results: JSON.parse(results) as ProductView[], next_cursor };
+}
+
+/** `GET /api/search`: the JSON SearchPage, its products sent as they came from the search (compact JSON). */
+export async function searchApi(ctx: DoorContext, deps: QueryDeps): Promise<void> {
+  await brake(ctx, deps);
+  const params = parseSearch(ctx, deps);
+  const { results, next_cursor } = await searchResults(deps, params);
+  ctx.type = 'application/json';
+  ctx.body = `{"query":${JSON.stringify(params.q)},"results":${results},"next_cursor":${JSON.stringify(next_cursor)}}`;
+  ctx.set('Cache-Control', 'no-store');
 }

@@ -1,6 +1,6 @@
 /**
- * CPU per search in this process (issue 17; not part of make test): the search's reads, rules, ranking and views
- * (`rankedPage` + `productView`, what a search reader thread does) over the bench's queries on a `read.db` seeded by
+ * CPU per search in this process (issue 17; not part of make test): the search's reads, rules, ranking, views and
+ * their JSON (`resultsPage`, what a search reader thread does) over the bench's queries on a `read.db` seeded by
  * search-bench.ts, with no HTTP and nobody writing. The figure the search's code changes move, less noisy on a shared
  * machine than a latency.
  *
@@ -11,10 +11,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { rankedPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/search.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';
-import { productView } from '../../shared-schema/shopper/search-view.js';
 import { benchQueries, rng } from './search-bench.js';
 
 const dir = process.argv[2];
@@ -31,8 +30,16 @@ let i = 0;
 // The stores' facts as a search reader thread keeps them (a copy brought up to date at each search).
 const storeFacts = new StoreFactsCopy();
 async function one(): Promise<number> {
-  const { page } = await rankedPage(store, queries[i++ % queries.length], now, 0, 20, storeFacts.facts);
-  return page.map((p) => productView(p, 'http://127.0.0.1')).length;
+  const page = await resultsPage(
+    store,
+    queries[i++ % queries.length],
+    now,
+    0,
+    20,
+    'http://127.0.0.1',
+    storeFacts.facts,
+  );
+  return page.count;
 }
 for (let w = 0; w < 50; w++) await one();
 for (let round = 0; round < ROUNDS; round++) {

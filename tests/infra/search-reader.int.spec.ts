@@ -7,12 +7,15 @@ import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-
 import { threadNiceValues } from '../support/thread-nice.js';
 import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
-import { rankedPage } from '../../query-api/public/search.js';
+import { resultsPage, type ResultsPage } from '../../query-api/public/search.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import type { ProductView } from '../../shared-schema/shopper/search-view.js';
 
 const HOUR = 3600_000;
+/** The service's public address, for the views' links. */
+const BASE = 'http://127.0.0.1:8080';
 const written = new Date('2026-03-01T12:00:00.000Z');
 
 function offer(n: number, title: string, gtin: string | null, price: number): OfferDoc {
@@ -80,41 +83,52 @@ describe('the search reader thread', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const skus = (page: { page: { offers: { sku: string }[] }[] }) => page.page.map((p) => p.offers.map((o) => o.sku));
+  const skus = (page: ResultsPage) =>
+    (JSON.parse(page.results) as ProductView[]).map((p) => p.offers.map((o) => o.sku));
 
   it('answers like the search in the process, from the generation the process resolves, at the caller’s clock', async () => {
     expect(await store.count(physicalName(OFFERS, 2))).to.equal(3);
     for (const now of [written.getTime() + HOUR, written.getTime() + 48 * HOUR, written.getTime() + 48 * HOUR + 1]) {
-      const here = await rankedPage(reads, ['chaleira'], new Date(now), 0, 20);
-      const there = await reader.search(['chaleira'], new Date(now), 0, 20);
+      const here = await resultsPage(reads, ['chaleira'], new Date(now), 0, 20, BASE);
+      const there = await reader.search(['chaleira'], new Date(now), 0, 20, BASE);
       expect(there).to.deep.equal(here);
     }
-    // Rule 3 by the clock passed, to the millisecond: 48 h after the write the offers are in, 1 ms later out.
-    expect(skus(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR), 0, 20))).to.deep.equal([
-      ['sku-3'],
-      ['sku-1', 'sku-2'],
+    // The views' links are made with the address the caller passed.
+    const views = JSON.parse(
+      (await reader.search(['chaleira'], new Date(written.getTime() + HOUR), 0, 20, BASE)).results,
+    );
+    expect((views as ProductView[]).flatMap((p) => p.offers.map((o) => o.buy_url))).to.deep.equal([
+      `${BASE}/r/loja/sku-3`,
+      `${BASE}/r/loja/sku-1`,
+      `${BASE}/r/loja/sku-2`,
     ]);
-    expect(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR + 1), 0, 20)).to.deep.equal({
+    // Rule 3 by the clock passed, to the millisecond: 48 h after the write the offers are in, 1 ms later out.
+    expect(skus(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR), 0, 20, BASE))).to.deep.equal(
+      [['sku-3'], ['sku-1', 'sku-2']],
+    );
+    expect(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR + 1), 0, 20, BASE)).to.deep.equal({
       total: 0,
-      page: [],
+      count: 0,
+      results: '[]',
     });
     // Paging: the page asked for, and the count of the whole answer.
-    const second = await reader.search(['chaleira'], new Date(written.getTime() + HOUR), 1, 1);
+    const second = await reader.search(['chaleira'], new Date(written.getTime() + HOUR), 1, 1, BASE);
     expect(second.total).to.equal(2);
+    expect(second.count).to.equal(1);
     expect(skus(second)).to.deep.equal([['sku-1', 'sku-2']]);
   });
 
   it('sees what the process commits after it started, and searches in the process once the thread has ended', async () => {
     const now = new Date(written.getTime() + HOUR);
     await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
-    expect((await reader.search(['vermelha'], now, 0, 20)).total).to.equal(1);
+    expect((await reader.search(['vermelha'], now, 0, 20, BASE)).total).to.equal(1);
     await reader.close();
-    expect(skus(await reader.search(['vermelha'], now, 0, 20))).to.deep.equal([['sku-4']]);
+    expect(skus(await reader.search(['vermelha'], now, 0, 20, BASE))).to.deep.equal([['sku-4']]);
   });
 
   it("follows the stores' facts the process commits: a suspension, a reinstatement, another generation", async () => {
     const now = new Date(written.getTime() + HOUR);
-    const found = async () => (await reader.search(['chaleira'], now, 0, 20)).total;
+    const found = async () => (await reader.search(['chaleira'], now, 0, 20, BASE)).total;
     // Every thread of the pool has searched once (and so holds its copy of the stores) before the store changes.
     expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([2, 2, 2, 2]);
     await reads.transact((tx) => tx.put(OFFER_STORES, { ...storeDoc, status: 'suspended', position: 10 }));
@@ -164,7 +178,7 @@ describe('the search reader thread', () => {
     try {
       const now = new Date(written.getTime() + HOUR);
       // Both threads started (a thread starts with its first search), each answering like the process.
-      const answers = await Promise.all([1, 2, 3, 4].map(() => lowered.search(['chaleira'], now, 0, 20)));
+      const answers = await Promise.all([1, 2, 3, 4].map(() => lowered.search(['chaleira'], now, 0, 20, BASE)));
       expect(answers.map((a) => a.total)).to.deep.equal([2, 2, 2, 2]);
       expect(niceValues().filter((n) => n === nice).length - before).to.equal(2);
       expect(os.getPriority(process.pid)).to.equal(own);
@@ -183,7 +197,7 @@ describe('the search reader thread', () => {
     });
     try {
       const now = new Date(written.getTime() + HOUR);
-      for (let i = 0; i < 3; i++) expect((await refused.search(['chaleira'], now, 0, 20)).total).to.equal(2);
+      for (let i = 0; i < 3; i++) expect((await refused.search(['chaleira'], now, 0, 20, BASE)).total).to.equal(2);
       expect(warnings).to.have.length(1);
       expect(warnings[0]).to.have.property('nice', 20);
     } finally {
