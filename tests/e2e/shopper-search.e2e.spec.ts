@@ -105,6 +105,16 @@ describe('shopper search over HTTP: GET /api/search', function () {
     expect((await q('ca')).results).to.deep.equal([]); // a prefix needs 3 characters
   });
 
+  it('answers JSON that is not kept by caches, echoing the query as sent (quotes, backslashes, accents)', async () => {
+    const query = '  café "moído" \\ 100% </script>  ';
+    const r = await search(`q=${encodeURIComponent(query)}`);
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    expect(r.headers.get('cache-control')).to.equal('no-store');
+    expect(r.body.query).to.equal(query.trim());
+    expect(r.body).to.have.all.keys('query', 'results', 'next_cursor');
+  });
+
   it('leaves out what is not searchable: pending (no cover verdict), unavailable, the test area; stock 0 with available true stays', async () => {
     await putProduct(t, hub, 'Loja-A', 'kiwi-pending', { title: 'Kiwi pendente' }); // no cover check: pending
     await offer(hub, 'Loja-A', 'kiwi-off', { title: 'Kiwi esgotado', available: false });
