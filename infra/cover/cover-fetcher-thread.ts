@@ -4,8 +4,10 @@
  * headers of the checks never hold the service's event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThread } from '../thread-priority.js';
 import { createCoverFetcher, type CoverFetcherOptions } from './cover-fetcher.js';
 
+nameThread('pc-cover-fetch');
 const check = createCoverFetcher(workerData as CoverFetcherOptions);
 
 parentPort!.on('message', (message: { id: number; url: string; hosts: string[] } | { close: true }) => {

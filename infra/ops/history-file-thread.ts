@@ -1,5 +1,6 @@
 /** Entry point of the history file's writer thread (see history-file.ts `SqliteHistoryFile`). */
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThread } from '../thread-priority.js';
 import { storeSink, type HistoryEntry } from './history.js';
 import {
   openHistoryStore,
@@ -8,6 +9,7 @@ import {
   type HistoryThreadCall,
 } from './history-file.js';
 
+nameThread('pc-history');
 const store = openHistoryStore(workerData as HistoryFileOptions);
 const sink = storeSink(store);
 let tail: Promise<void> = Promise.resolve();

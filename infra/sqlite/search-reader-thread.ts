@@ -5,9 +5,10 @@ import { resultsPage } from '../../query-api/public/search.js';
 import { StoreFactsCopy, type StoreFacts } from '../../query-api/public/store-facts.js';
 import { OFFER_STORES } from '../../shared-schema/read-models/offers.js';
 import { SqliteReadStore } from './read-store.js';
-import { setThreadNice } from '../thread-priority.js';
+import { nameThread, setThreadNice } from '../thread-priority.js';
 import type { SearchAnswer, SearchRequest, SearchThreadData } from './search-reader.js';
 
+nameThread('pc-search');
 const data = workerData as SearchThreadData;
 // This thread's priority (SEARCH_NICE); why it could not be set goes back with the first answer, to be logged.
 let priorityRefused = data.nice === undefined ? null : setThreadNice(data.nice);

@@ -1,5 +1,6 @@
 /** Entry point of the projection thread (see projection-thread.ts `ProjectionThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThread } from '../thread-priority.js';
 import { systemClock } from '../../shared-schema/ports/clock.js';
 import { categoryOf } from '../../shared-schema/ports/event-store.js';
 import { CATEGORIES } from '../../shared-schema/streams.js';
@@ -13,6 +14,7 @@ import { PROJECTORS } from './projectors.js';
 import { SharedMemoryClock } from './shared-clock.js';
 import { toWire, type FromThread, type ProjectionThreadData, type ToThread } from './projection-thread.js';
 
+nameThread('pc-projection');
 const port = parentPort!;
 const data = workerData as ProjectionThreadData;
 const post = (message: FromThread) => port.postMessage(message);

@@ -270,6 +270,46 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** Per thread of the process (by tid): its name and its seconds on a CPU and runnable but waiting for one. */
+type ThreadTimes = Map<string, { name: string; run: number; wait: number }>;
+
+/**
+ * Each thread's time on a CPU and on the run queue (Linux `/proc/<pid>/task/<tid>/schedstat`, in ns; empty
+ * elsewhere). The main thread is the event loop; the service's own threads name themselves `pc-…`
+ * (infra/thread-priority.ts); V8's and libuv's helpers keep the process's name.
+ */
+function threadTimes(pid: number | undefined): ThreadTimes {
+  const times: ThreadTimes = new Map();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const comm = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+        const name = tid === String(pid) ? 'event loop' : comm.startsWith('pc-') ? comm : 'other (V8, libuv)';
+        times.set(tid, { name, run: run / 1e9, wait: wait / 1e9 });
+      } catch {
+        /* the thread ended meanwhile */
+      }
+    }
+  } catch {
+    /* not Linux */
+  }
+  return times;
+}
+
+/** Seconds on a CPU and waiting for one between two readings, summed per thread name: `{ name: [run, wait] }`. */
+function threadSeconds(before: ThreadTimes, after: ThreadTimes): Record<string, [number, number]> {
+  const sums: Record<string, [number, number]> = {};
+  for (const [tid, t] of after) {
+    const b = before.get(tid) ?? { run: 0, wait: 0 };
+    const sum = (sums[t.name] ??= [0, 0]);
+    sum[0] += t.run - b.run;
+    sum[1] += t.wait - b.wait;
+  }
+  for (const sum of Object.values(sums)) sum.forEach((x, i) => (sum[i] = Math.round(x * 10) / 10));
+  return sums;
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -427,6 +467,7 @@ async function main(): Promise<void> {
     });
     let cpu0 = process.cpuUsage();
     let serviceCpu0 = cpuSeconds(service.pid);
+    let threads0 = threadTimes(service.pid);
     let measuring = false;
     // The offers projection keeping up: its lag (events of its categories after its checkpoint) sampled twice a
     // second through the admin API while the load runs, then how long after the last write it is caught up.
@@ -453,6 +494,7 @@ async function main(): Promise<void> {
           measuring = true;
           cpu0 = process.cpuUsage();
           serviceCpu0 = cpuSeconds(service!.pid);
+          threads0 = threadTimes(service!.pid);
         }
         while (next < jobs.length && start + jobs[next].due <= nowMs) {
           const job = jobs[next++];
@@ -493,6 +535,7 @@ async function main(): Promise<void> {
     }
     const cpu = process.cpuUsage(cpu0);
     const serviceCpu = cpuSeconds(service.pid) - serviceCpu0;
+    const threads = threadSeconds(threads0, threadTimes(service.pid));
     latencies.sort((a, b) => a - b);
     warmupLatencies.sort((a, b) => a - b);
     const figures = {
@@ -530,6 +573,9 @@ async function main(): Promise<void> {
       // Of 10 of the first writer's new SKUs with a good cover: accepted once checked (null: covers not checked).
       covers_accepted_of_10: coversAccepted,
       service_cpu_s: Math.round(serviceCpu * 10) / 10,
+      // Per thread name, seconds on a CPU and seconds runnable but waiting for one, over the measured seconds: when
+      // the cores are short, who waited (the event loop's wait delays every search it serves).
+      service_threads_run_wait_s: threads,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       // The shoppers' thread's nice value, and why it could not be set (then it kept the bench's).
       shopper_nice: SHOPPER_NICE,

@@ -1,15 +1,15 @@
 /**
- * The threads' priorities of the service process (`node dist/infra/main.js`, Linux): the event loop at
+ * The threads' priorities and names of the service process (`node dist/infra/main.js`, Linux): the event loop at
  * EVENT_LOOP_NICE, the search threads at SEARCH_NICE, both counted from the process's own nice value, every other
- * thread at the process's. Read from /proc, as an operator would (`ps -L -o tid,nice,comm`). Values above the
- * process's are used: raising a nice value needs no privilege.
+ * thread at the process's; the service's own threads named `pc-…`. Read from /proc, as an operator would
+ * (`ps -L -o tid,nice,comm`). Values above the process's are used: raising a nice value needs no privilege.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnService, type ChildService } from '../support/child-service.js';
-import { threadNiceValues } from '../support/thread-nice.js';
+import { threadNames, threadNiceValues } from '../support/thread-nice.js';
 
 describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)', function () {
   this.timeout(60_000);
@@ -48,5 +48,15 @@ describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)'
       `threads: ${others.join(', ')}`,
     ).to.equal(true);
     expect(others.length).to.be.greaterThan(4); // the projection, event store writer, history, libuv and V8 threads
+    // The search threads are the two named so; the projection, the event store's writer and the history file's
+    // thread name themselves too (the main thread keeps the process's name).
+    const names = threadNames(pid);
+    const searchThreads = [...names].filter(([, name]) => name === 'pc-search').map(([tid]) => tid);
+    expect(searchThreads).to.have.length(2);
+    for (const tid of searchThreads) expect(nice.get(tid)).to.equal(Math.min(19, base + 6));
+    const named = new Set(names.values());
+    for (const name of ['pc-projection', 'pc-event-writer', 'pc-history'])
+      expect(named.has(name), `${name} in ${[...named].join(', ')}`).to.equal(true);
+    expect(names.get(pid)).to.not.match(/^pc-/);
   });
 });
