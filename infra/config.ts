@@ -76,6 +76,12 @@ export interface Config {
    */
   searchThreads: number;
   /**
+   * SEARCHES_IN_FLIGHT (1 to 10,000, default 32): shopper searches one query door answers at once; one more is
+   * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~15 ms
+   * on two search threads are ~0.25 s of work queued: beyond that a shopper is better told to try again.
+   */
+  searchesInFlight: number;
+  /**
    * SEARCH_NICE (-20 to 19, default -10): the search threads' nice value, counted from the process's own (Linux).
    * When the cores are busy a search then runs before the writes' work on the other threads, which waits: a shopper
    * waits for a search, a partner's write is answered without waiting for its projection. Below the process's own
@@ -213,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
+    searchesInFlight: integer('SEARCHES_IN_FLIGHT', 32, 1, 10_000),
     searchNice: integer('SEARCH_NICE', -10, -20, 19),
     eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),

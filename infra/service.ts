@@ -32,6 +32,7 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
+import { searchHere, type ProductSearch } from '../query-api/public/search.js';
 import { niceFrom } from './thread-priority.js';
 import {
   buildAdminApp,
@@ -129,6 +130,8 @@ export interface StartOptions {
    * leaves the wake-ups of this process's appends as the only thing that moves it.
    */
   projectionThreadPollMs?: number;
+  /** Tests only: wraps the shopper search the query door calls (to hold searches in flight). */
+  wrapSearch?: (search: ProductSearch) => ProductSearch;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
@@ -206,7 +209,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     messaging,
     waitForPosition,
     keyCache,
-    ...(searchReader ? { productSearch: searchReader.search } : {}),
+    ...(options.wrapSearch
+      ? { productSearch: options.wrapSearch(searchReader?.search ?? searchHere(reads)) }
+      : searchReader
+        ? { productSearch: searchReader.search }
+        : {}),
   };
   const deps = commandDeps(parts);
   const reactors = await startReactors(REACTORS, {

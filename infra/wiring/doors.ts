@@ -15,7 +15,7 @@ import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { commandDoor, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
-import type { ProductSearch } from '../../query-api/public/search.js';
+import { limitInFlight, searchHere, type ProductSearch } from '../../query-api/public/search.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
@@ -142,7 +142,7 @@ export function buildQueryApp(
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
     cursorSecret,
-    ...(productSearch ? { productSearch } : {}),
+    productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };
   return buildDoorApp(parts, queryDoor({ deps, routes, publicDocuments: publicDocuments(config.apiBaseUrl) }), hooks);
 }

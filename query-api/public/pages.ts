@@ -21,7 +21,7 @@ import {
 import { findSearchableOffer, parseOfferPath } from '../../shared-schema/shopper/offer-lookup.js';
 import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import type { QueryDeps } from '../app.js';
-import { brake, MAX_Q_LENGTH, parseSearch, searchOrUnavailable } from './search.js';
+import { brake, MAX_Q_LENGTH, parseSearch, SearchesBusy, searchOrUnavailable } from './search.js';
 
 const links = (deps: QueryDeps): PageLinks => pageLinks(deps.publicBaseUrl);
 
@@ -56,6 +56,17 @@ function refuse(ctx: DoorContext, deps: QueryDeps, err: ProblemError, query = ''
       ctx,
       404,
       messagePage(links(deps), 'Oferta indisponível', ['Esta oferta não está disponível no momento.']),
+    );
+  if (err instanceof SearchesBusy)
+    return html(
+      ctx,
+      429,
+      messagePage(
+        links(deps),
+        'Muitas buscas agora',
+        ['O serviço está recebendo muitas buscas neste momento. Tente de novo em alguns segundos.'],
+        query,
+      ),
     );
   if (err.status === 429)
     return html(

@@ -261,12 +261,46 @@ export async function resultsPage(
   return { total, count: page.length, results: JSON.stringify(page.map((p) => productView(p, publicBase))) };
 }
 
+/**
+ * Searches in flight per query door (config SEARCHES_IN_FLIGHT): one more is refused at once with 429 and
+ * `Retry-After: 1`, where it would wait behind the others. A burst of searches from many addresses (each under its
+ * brake) then gets quick refusals instead of answers that take seconds, and holds no more sockets and memory than
+ * the bound (docs/decisions.md, "Searches in flight").
+ */
+export class SearchesBusy extends ProblemError {
+  constructor() {
+    super(429, [], 'The service is answering as many searches as it takes at once; try again in a second.', {
+      'Retry-After': '1',
+    });
+  }
+}
+
+/** `search`, refusing (SearchesBusy) a search that would be one more than `max` in flight. */
+export function limitInFlight(search: ProductSearch, max: number): ProductSearch {
+  let inFlight = 0;
+  return async (...asked) => {
+    if (inFlight >= max) throw new SearchesBusy();
+    inFlight++;
+    try {
+      return await search(...asked);
+    } finally {
+      inFlight--;
+    }
+  };
+}
+
+/** The search of a door whose deps name none: its reads and ranking here, from `reads`. */
+export const searchHere =
+  (reads: ReadStore): ProductSearch =>
+  (...asked) =>
+    resultsPage(reads, ...asked);
+
 /** The page of the answer the params ask for (its products as JSON text) and the cursor of the next one. */
 async function searchResults(
   deps: QueryDeps,
   params: SearchParams,
 ): Promise<{ results: string; next_cursor: string | null }> {
-  const productSearch: ProductSearch = deps.productSearch ?? ((...asked) => resultsPage(deps.reads, ...asked));
+  const productSearch = deps.productSearch ?? searchHere(deps.reads);
   try {
     const { total, count, results } =
       params.words.length === 0

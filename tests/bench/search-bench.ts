@@ -226,6 +226,9 @@ function startServiceProcess(dataDir: string, coverEnv: Record<string, string>):
       ADMIN_TOKEN,
       COVER_CHECK: 'off',
       LOG_LEVEL: 'warn',
+      // Every search is served and timed: the bound on searches in flight would answer some of a stall's searches
+      // 429 at once, which the latencies would count as fast (SEARCHES_IN_FLIGHT set by the caller: kept).
+      SEARCHES_IN_FLIGHT: process.env.SEARCHES_IN_FLIGHT ?? '10000',
       ...(MONITOR ? { SERVICE_MONITOR_FILE: monitorFile(dataDir) } : {}),
       ...coverEnv,
     },

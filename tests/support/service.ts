@@ -9,7 +9,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../infra/config.js';
 import { engineEnv } from './engines.js';
-import { startService, type Service } from '../../infra/service.js';
+import { startService, type Service, type StartOptions } from '../../infra/service.js';
 import { portOf } from '../../infra/gateway.js';
 import type { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { OperationsSettings } from '../../infra/ops/settings.js';
@@ -167,6 +167,8 @@ export interface TestServiceOptions {
   projectionThreadPollMs?: number;
   /** Embedded only: wraps the event store of each start (fault injection). */
   eventStore?: (opened: EventStore) => EventStore;
+  /** Embedded only: wraps the shopper search the query door calls (StartOptions.wrapSearch). */
+  wrapSearch?: StartOptions['wrapSearch'];
 }
 
 export async function startTestService(
