@@ -3,12 +3,13 @@
  * its own well under its brake, is answered at once with 429 and `Retry-After: 1` — a Problem on `/api/search`, a
  * page for people on `/busca` — and the searches held are answered 200 once they finish. The searches are held in
  * flight by a gate the test opens (the service's search wrapped through `startService`'s test seam), so nothing
- * depends on the machine's speed. One process only: the seam does not reach the topology's processes.
+ * depends on the machine's speed. One process only: the seam does not reach the topology's processes (so this file
+ * is not in tests/e2e/, whose files e2e-in-topology.e2e.spec.ts also runs in the topology).
  */
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import type { ProductSearch } from '../../query-api/public/search.js';
-import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
+import { getFrom, offer, rootOf, settle, shopperWorld } from '../e2e/shopper-support.js';
 
 describe('shopper search: searches in flight are bounded (SEARCHES_IN_FLIGHT)', function () {
   let t: TestService;
