@@ -264,8 +264,8 @@ export async function resultsPage(
 /**
  * Searches in flight per query door (config SEARCHES_IN_FLIGHT): one more is refused at once with 429 and
  * `Retry-After: 1`, where it would wait behind the others. A burst of searches from many addresses (each under its
- * brake) then gets quick refusals instead of answers that take seconds, and holds no more sockets and memory than
- * the bound (docs/decisions.md, "Searches in flight").
+ * brake) then gets quick refusals instead of answers that take seconds, and no more searches than the bound wait
+ * with their requests held (docs/decisions.md, "Searches in flight").
  */
 export class SearchesBusy extends ProblemError {
   constructor() {
