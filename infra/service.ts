@@ -200,6 +200,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
           log,
         })
       : null;
+  const threaded = searchReader?.search;
+  const productSearch = options.wrapSearch ? options.wrapSearch(threaded ?? searchHere(reads)) : threaded;
   const parts: DoorParts = {
     config,
     log,
@@ -209,11 +211,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     messaging,
     waitForPosition,
     keyCache,
-    ...(options.wrapSearch
-      ? { productSearch: options.wrapSearch(searchReader?.search ?? searchHere(reads)) }
-      : searchReader
-        ? { productSearch: searchReader.search }
-        : {}),
+    ...(productSearch ? { productSearch } : {}),
   };
   const deps = commandDeps(parts);
   const reactors = await startReactors(REACTORS, {

@@ -1,13 +1,12 @@
 /** Each thread's nice value and name of a process, as an operator reads them (`ps -L -o tid,nice,comm`): Linux's /proc. */
 import fs from 'node:fs';
 
-/** Thread id → nice value (field 19 of `/proc/<pid>/task/<tid>/stat`, counted after the command name). */
-export function threadNiceValues(pid: number = process.pid): Map<number, number> {
-  const values = new Map<number, number>();
+/** Thread id → what `read` makes of the thread's `/proc/<pid>/task/<tid>/<file>` (threads that ended meanwhile left out). */
+function perThread<T>(pid: number, file: string, read: (text: string) => T): Map<number, T> {
+  const values = new Map<number, T>();
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]));
+      values.set(Number(tid), read(fs.readFileSync(`/proc/${pid}/task/${tid}/${file}`, 'utf8')));
     } catch {
       // the thread ended while we read
     }
@@ -15,15 +14,12 @@ export function threadNiceValues(pid: number = process.pid): Map<number, number>
   return values;
 }
 
+/** Thread id → nice value (field 19 of `/proc/<pid>/task/<tid>/stat`, counted after the command name). */
+export function threadNiceValues(pid: number = process.pid): Map<number, number> {
+  return perThread(pid, 'stat', (stat) => Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]));
+}
+
 /** Thread id → name (`/proc/<pid>/task/<tid>/comm`). */
 export function threadNames(pid: number = process.pid): Map<number, string> {
-  const names = new Map<number, string>();
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      names.set(Number(tid), fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
-    } catch {
-      // the thread ended while we read
-    }
-  }
-  return names;
+  return perThread(pid, 'comm', (comm) => comm.trim());
 }
