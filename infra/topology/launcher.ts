@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.js';
 import { renderNginxConf } from '../deploy/render-nginx.js';
+import { freePort } from './ports.js';
 
 export type Role = 'command-api' | 'query-api' | 'projections';
 
@@ -440,18 +441,6 @@ export function natsGreets(port: number): Promise<boolean> {
     socket.setTimeout(1000, () => done(false));
     socket.once('error', () => done(false));
     socket.once('data', (chunk: Buffer) => done(chunk.toString().startsWith('INFO')));
-  });
-}
-
-export function freePort(host = LOOPBACK): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, host, () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
   });
 }
 

@@ -25,7 +25,6 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +32,7 @@ import { client, storeBody, type Client } from '../support/service.js';
 import { spawnService, type ChildService } from '../support/child-service.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
+import { freePort } from '../../infra/topology/ports.js';
 import {
   SCALE_WORKER_FLAG,
   type Mix,
@@ -640,17 +640,6 @@ async function stopTopology(launcher: ChildProcess, rows: Row[], notes: string[]
   launcher.kill('SIGTERM');
   await exited;
   report(rows, notes);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function mixPhase(

@@ -9,13 +9,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { client, productBody, storeBody, type Client } from '../support/service.js';
 import { startMultiTestService } from '../support/topology-service.js';
 import { TOPOLOGY_ADMIN_TOKEN, topologyAvailable } from '../support/topology.js';
+import { freePort } from '../../infra/topology/ports.js';
 
 export interface PutFigures {
   requests: number;
@@ -162,17 +162,6 @@ async function startEmbeddedProcess(extraEnv: Record<string, string>): Promise<T
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function request(agent: http.Agent, base: URL, path: string, key: string, body: string): Promise<number> {

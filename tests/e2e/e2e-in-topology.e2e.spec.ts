@@ -144,7 +144,7 @@ if (process.env.TOPOLOGY === 'multi') {
           (f) => f.file === full || (f.file === undefined && run.report!.passes.every((p) => p.file !== full)),
         );
         const failed = failures.map((f) => `${f.fullTitle}\n${f.err.stack ?? f.err.message ?? ''}`).join('\n\n');
-        expect(failures, failed).to.have.length(0);
+        expect(failures, `${failed}\n\nthe run's last output:\n${run.output.slice(-4000)}`).to.have.length(0);
         expect(
           run.report!.passes.filter((p) => p.file === full).length,
           `no test of ${file} passed:\n${run.output}`,

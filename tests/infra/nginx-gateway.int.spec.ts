@@ -8,13 +8,14 @@ import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { createServer as createTcpServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { renderNginxConf, templatePath } from '../../infra/deploy/render-nginx.js';
+import { freePort } from '../../infra/topology/ports.js';
 import { upload } from '../support/upload.js';
 
 interface Seen {
@@ -51,17 +52,6 @@ function upstream(side: Seen['side'], seen: Seen[], connections: { count: number
   server.keepAliveTimeout = 30_000;
   server.on('connection', () => connections.count++);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createTcpServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, deadlineMs: number): Promise<void> {

@@ -4,9 +4,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { natsGreets } from '../../infra/topology/launcher.js';
+import { freePort } from '../../infra/topology/ports.js';
 import { delimiter, join } from 'node:path';
 
 const HOST = '127.0.0.1';
@@ -67,18 +67,6 @@ function findBinary(): string {
     if (dir && existsSync(join(dir, 'nats-server'))) return join(dir, 'nats-server');
   }
   throw new Error('nats-server is not installed: run `make deps-system` (infra/scripts/install-system-deps.sh)');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, HOST, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 /** Ready when a client connection gets the server's INFO line. Polls until a deadline. */

@@ -66,6 +66,15 @@ export function client(base: string, bearer?: string): Client {
       ...(options.body !== undefined
         ? { body: typeof options.body === 'string' ? options.body : new Uint8Array(options.body) }
         : {}),
+    }).catch((err: unknown) => {
+      // undici says only "fetch failed": name the request and the socket's own error (ECONNREFUSED, a reset…).
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(
+        `${method} ${base + p}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? 'no cause'})`,
+        {
+          cause: err,
+        },
+      );
     });
     const text = await res.text();
     let body: unknown = text;

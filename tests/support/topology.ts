@@ -76,9 +76,15 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       nginxWorkers: options.nginxWorkers ?? 1,
       ...(options.commandReplicas !== undefined ? { commandReplicas: options.commandReplicas } : {}),
       ...(options.queryReplicas !== undefined ? { queryReplicas: options.queryReplicas } : {}),
-      ...(process.env.TEST_TOPOLOGY_OUTPUT
-        ? { onLine: (source: string, _stream: string, line: string) => process.stderr.write(`[${source}] ${line}\n`) }
-        : {}),
+      // Every line with TEST_TOPOLOGY_OUTPUT; else nginx's (its error log) and nats-server's errors, and why a
+      // process went away, so that a run that failed because the topology did says so.
+      onLine: (source: string, _stream: string, line: string) => {
+        if (process.env.TEST_TOPOLOGY_OUTPUT || source === 'nginx' || (source === 'nats' && /\[(ERR|FTL)\]/.test(line)))
+          process.stderr.write(`[${source}] ${line}\n`);
+      },
+      onUnexpectedExit: (source, code, signal) =>
+        process.stderr.write(`[topology] ${source} exited by itself (${code ?? signal})\n`),
+      onFatal: (reason) => process.stderr.write(`[topology] ${reason}\n`),
     });
   } catch (err) {
     cleanUp();
