@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.js';
 import { renderNginxConf } from '../deploy/render-nginx.js';
-import { freePort } from './ports.js';
+import { freePort, holdsListener } from './ports.js';
 
 export type Role = 'command-api' | 'query-api' | 'projections';
 
@@ -455,6 +455,9 @@ async function waitForPort(
     await waitUntil(async () => {
       if (proc.exitCode !== null || proc.signalCode !== null)
         throw new Error(`nginx exited with ${proc.exitCode ?? proc.signalCode}`);
+      // nginx itself, not whatever else answers on the port (nginx retries a bind that failed, then exits).
+      const held = proc.pid === undefined ? undefined : holdsListener(proc.pid, port);
+      if (held !== undefined) return held;
       return new Promise<boolean>((resolve) => {
         const socket = net.connect(port, host);
         socket.once('connect', () => {

@@ -65,3 +65,37 @@ function kernelPort(host: string): Promise<number> {
     });
   });
 }
+
+/**
+ * Whether process `pid` holds a socket listening on TCP `port` (any address), read from `/proc/net/tcp{,6}` and the
+ * process's descriptors; undefined where `/proc` cannot tell (not Linux, or another user's process). A probe that
+ * only connects cannot tell which program answered: a server that could not bind the port (nginx retries for
+ * seconds before it exits) looks ready while another program listens there.
+ */
+export function holdsListener(pid: number, port: number): boolean | undefined {
+  const inodes = new Set<string>();
+  try {
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      if (!fs.existsSync(table)) continue;
+      for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const f = line.trim().split(/\s+/);
+        // local_address is HEXADDR:HEXPORT, st 0A is LISTEN, the inode is the tenth field.
+        if (f.length > 9 && f[3] === '0A' && parseInt(f[1].split(':')[1] ?? '', 16) === port) inodes.add(f[9]);
+      }
+    }
+    if (inodes.size === 0) return false;
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      let target: string;
+      try {
+        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue; // closed meanwhile
+      }
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode !== undefined && inodes.has(inode)) return true;
+    }
+    return false;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +193,46 @@ if (!available.ok || !onLinux) {
         throw new Error(`${err.message}: still running ${everything.filter(alive).join(', ')}\n${output()}`);
       });
       expect(stderr).to.include('[topology] stopped');
+    });
+
+    it('never says ready when another program listens on PORT: nginx cannot bind it, and the launcher exits 1', async () => {
+      // Another program on the gateway's port answers a probe that only connects, while nginx retries its bind and
+      // gives up; the launcher must see that nginx holds no socket there.
+      const squatter = net.createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+      const port = (squatter.address() as net.AddressInfo).port;
+      const taken = path.join(dataDir, 'taken');
+      let out = '';
+      let err = '';
+      try {
+        const proc = spawn(process.execPath, [LAUNCHER], {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ADMIN_PORT: '0',
+            DATA_DIR: taken,
+            ADMIN_TOKEN: TOKEN,
+            COVER_CHECK: 'off',
+            LOG_LEVEL: 'warn',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        launcher = proc;
+        proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+        const code = await within(exited, 90_000, 'the launcher to give up');
+        const output = `stdout:\n${out.slice(-4000)}\nstderr:\n${err.slice(-4000)}`;
+        expect(code, output).to.equal(1);
+        expect(out, output).not.to.include('"ready":"topology"');
+        expect(err, output).not.to.include('ready: partner API');
+        expect(err, output).to.include(`bind() to 127.0.0.1:${port} failed`);
+        expect(err, output).to.include('nginx did not listen');
+      } finally {
+        await new Promise((resolve) => squatter.close(resolve));
+      }
     });
   });
 }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
-import { freePort, unassignedSpans } from '../../infra/topology/ports.js';
+import { spawn } from 'node:child_process';
+import { freePort, holdsListener, unassignedSpans } from '../../infra/topology/ports.js';
 
 describe('free ports for servers started later (infra/topology/ports.ts)', () => {
   it('reads the spans the kernel does not hand out from ip_local_port_range', () => {
@@ -46,6 +47,26 @@ describe('free ports for servers started later (infra/topology/ports.ts)', () =>
       expect(fallback).to.be.greaterThan(0);
     } finally {
       await new Promise((resolve) => held.close(resolve));
+    }
+  });
+
+  it('tells which process holds the socket listening on a port', async () => {
+    const port = await freePort();
+    expect(holdsListener(process.pid, port)).to.equal(false); // nobody listens
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('net').createServer().listen(${port}, '127.0.0.1', () => console.log('up'))`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`the listener exited (${code})`)));
+      });
+      expect(holdsListener(child.pid!, port)).to.equal(true);
+      expect(holdsListener(process.pid, port)).to.equal(false); // it answers a connect, but this process holds nothing
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });
