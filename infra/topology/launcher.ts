@@ -376,7 +376,7 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
 }
 
 /** Sends each signal in turn, waiting up to STOP_DEADLINE_MS after each for the process to exit. */
-async function stopProcess(proc: ChildProcess | undefined, signals: NodeJS.Signals[]): Promise<void> {
+export async function stopProcess(proc: ChildProcess | undefined, signals: NodeJS.Signals[]): Promise<void> {
   if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   for (const signal of signals) {
@@ -387,7 +387,11 @@ async function stopProcess(proc: ChildProcess | undefined, signals: NodeJS.Signa
   await exited;
 }
 
-async function startNats(
+/**
+ * A nats-server with JetStream on a free loopback port (ports.ts), storing in `storeDir`, ready once a client gets
+ * its INFO line; a few ports are tried if one was taken. The caller stops it (`stopProcess`).
+ */
+export async function startNats(
   storeDir: string,
   detached: boolean,
   onLine: (line: string, stream: OutputStream) => void,
