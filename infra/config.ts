@@ -76,6 +76,13 @@ export interface Config {
    */
   searchThreads: number;
   /**
+   * SEARCH_HELD_OFFERS (on by default): each search thread keeps, off V8's heap, the ranking facts of the offers its
+   * searches read (at most 256 MB of records a thread), exact through the offers model's change log, and a search
+   * reads only the whole documents of the page it answers (infra/sqlite/held-offers.ts). `off` reads every
+   * candidate's document at every search, as before.
+   */
+  searchHeldOffers: boolean;
+  /**
    * SEARCHES_IN_FLIGHT (1 to 10,000, default 32): shopper searches one query door answers at once; one more is
    * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~15 ms
    * on two search threads are ~0.25 s of work queued: beyond that a shopper is better told to try again.
@@ -219,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
     coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
+    searchHeldOffers: oneOf('SEARCH_HELD_OFFERS', ['on', 'off'] as const, 'on') === 'on',
     searchesInFlight: integer('SEARCHES_IN_FLIGHT', 32, 1, 10_000),
     searchNice: integer('SEARCH_NICE', -10, -20, 19),
     eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),

@@ -197,6 +197,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
       ? startSearchReader(stores.reads.file, reads, config.searchThreads, {
           nice: niceFrom(processNice, config.searchNice),
+          held: config.searchHeldOffers,
           log,
         })
       : null;

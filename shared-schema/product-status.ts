@@ -55,8 +55,29 @@ export function deriveBaseState(
   facts: ProductFacts,
   store: StoreFacts | null,
 ): { state: BaseState; reasons: RejectionReason[] } {
+  return baseState(
+    { removed: facts.removed, cover: currentCover(facts), page_host: urlHost(facts.product.product_url) },
+    store,
+  );
+}
+
+/**
+ * What the base state reads of a product: its removal, the verdict of the check of its current cover (null: none
+ * yet), the host of its page (`urlHost` of `product_url`). The shopper search keeps these for the offers it has read (infra/sqlite/
+ * held-offers.ts) and judges them here, with the partner API's own derivation.
+ */
+export interface StateFacts {
+  removed: boolean;
+  cover: Pick<CoverFacts, 'ok' | 'reasons'> | null;
+  page_host: string;
+}
+
+export function baseState(
+  facts: StateFacts,
+  store: StoreFacts | null,
+): { state: BaseState; reasons: RejectionReason[] } {
   if (facts.removed) return { state: 'removed', reasons: [] };
-  const cover = currentCover(facts);
+  const cover = facts.cover;
   if (cover && !cover.ok) return { state: 'rejected', reasons: cover.reasons };
   const reasons: RejectionReason[] = [];
   if (!store || store.status !== 'active') {
@@ -67,7 +88,7 @@ export function deriveBaseState(
     });
   }
   // The page is on an approved domain when any declared domain it stands on is approved (host-match.ts rule).
-  const domains = store ? matchingDomains(urlHost(facts.product.product_url), store.domains) : [];
+  const domains = store ? matchingDomains(facts.page_host, store.domains) : [];
   if (!domains.some((d) => store!.domains_approved.includes(d))) {
     reasons.push({
       code: 'domain_not_approved',
@@ -80,9 +101,10 @@ export function deriveBaseState(
   return { state: 'accepted', reasons: [] };
 }
 
-/** The 48-hour rule: `accepted` with no applied PUT/PATCH for more than 48 h reads `stale`. */
-export function withClock(state: BaseState, lastWriteAt: string, now: Date): ProductState {
-  if (state === 'accepted' && now.getTime() - Date.parse(lastWriteAt) > STALE_AFTER_MS) return 'stale';
+/** The 48-hour rule: `accepted` with no applied PUT/PATCH for more than 48 h reads `stale` (the last one's time as ISO text or ms). */
+export function withClock(state: BaseState, lastWriteAt: string | number, now: Date): ProductState {
+  const at = typeof lastWriteAt === 'number' ? lastWriteAt : Date.parse(lastWriteAt);
+  if (state === 'accepted' && now.getTime() - at > STALE_AFTER_MS) return 'stale';
   return state;
 }
 

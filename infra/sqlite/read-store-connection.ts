@@ -12,6 +12,7 @@ import {
   docFieldExpr,
   fieldExpr,
   fieldOfColumn,
+  changeLogOf,
   ftsTableOf,
   keysetSegments,
   orderByClause,
@@ -186,8 +187,9 @@ export class SqliteConnection {
 
   /** Drops the collection's table with its indexes (a missing one quietly). */
   drop(collection: string): void {
-    this.db.exec(`DROP TABLE IF EXISTS ${tableOf(collection)}`); // its text-index triggers go with it
+    this.db.exec(`DROP TABLE IF EXISTS ${tableOf(collection)}`); // its text-index and change-log triggers go with it
     this.db.exec(`DROP TABLE IF EXISTS ${ftsTableOf(collection)}`);
+    this.db.exec(`DROP TABLE IF EXISTS ${changeLogOf(collection)}`);
     this.columns.delete(collection);
   }
 

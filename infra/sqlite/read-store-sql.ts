@@ -299,7 +299,41 @@ export function ftsModuleArgs(fields: readonly string[]): string {
   return `USING fts5(${cols.join(', ')}, tokenize = 'unicode61 remove_diacritics 2', prefix = '${FTS_PREFIX_LENGTHS.join(' ')}')`;
 }
 
-export function textIndexSql(collection: string, fields: readonly string[]): string[] {
+/**
+ * The change log of a collection with a text index: `chg_<collection> (seq INTEGER PRIMARY KEY, r)`, one row per
+ * insert, update or delete of a row of the collection (its rowid), written by triggers in the writer's transaction,
+ * the last CHANGE_LOG_KEEP of them kept (each new row removes the one that many before it). Row 0 holds a random
+ * token drawn when the log is made, so that a reader can tell a log made anew (the collection dropped and made
+ * again) from the one it read before. A search thread reads it, in the snapshot of each search, to forget the
+ * offers it holds that changed since its last search (infra/sqlite/held-offers.ts).
+ */
+export function changeLogOf(collection: string): string {
+  return `"chg_${checkCollection(collection)}"`;
+}
+
+/** Changes a change log keeps: a reader further behind than this forgets everything it holds. */
+export const CHANGE_LOG_KEEP = 100_000;
+
+function changeLogSql(collection: string, keep: number): string[] {
+  const table = tableOf(collection);
+  const log = changeLogOf(collection);
+  const name = checkCollection(collection);
+  const add = (row: 'new' | 'old') =>
+    `INSERT INTO ${log} (r) VALUES (${row}.rowid); DELETE FROM ${log} WHERE seq = (SELECT max(seq) FROM ${log}) - ${keep} AND seq > 0;`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${log} (seq INTEGER PRIMARY KEY, r INTEGER NOT NULL)`,
+    `INSERT OR IGNORE INTO ${log} (seq, r) VALUES (0, abs(random() % 9007199254740991))`,
+    `CREATE TRIGGER IF NOT EXISTS "chg_${name}_ai" AFTER INSERT ON ${table} BEGIN ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS "chg_${name}_au" AFTER UPDATE ON ${table} BEGIN ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS "chg_${name}_ad" AFTER DELETE ON ${table} BEGIN ${add('old')} END`,
+  ];
+}
+
+export function textIndexSql(
+  collection: string,
+  fields: readonly string[],
+  changesKept: number = CHANGE_LOG_KEEP,
+): string[] {
   if (fields.length === 0 || fields.length > 8) throw new RangeError(`collection ${collection}: 1..8 text fields`);
   fields.forEach(checkField);
   const table = tableOf(collection);
@@ -316,6 +350,7 @@ export function textIndexSql(collection: string, fields: readonly string[]): str
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ai" AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_ad" AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; END`,
     `CREATE TRIGGER IF NOT EXISTS "fts_${name}_au" AFTER UPDATE ON ${table} WHEN ${changed} BEGIN DELETE FROM ${fts} WHERE rowid = old.rowid; INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (new.rowid, ${values('new')}); END`,
+    ...changeLogSql(collection, changesKept),
   ];
 }
 

@@ -41,8 +41,18 @@ export type SearchAnswer = { id: number } & (
     })
   | { error: string }
 );
-/** What a search thread starts with: the read store's file and the nice value it sets (none: it keeps its own). */
-export type SearchThreadData = { path: string; nice?: number };
+/**
+ * What a search thread starts with: the read store's file, the nice value it sets (none: it keeps its own), whether
+ * it searches on the offers it holds (held-offers.ts; SEARCH_HELD_OFFERS).
+ */
+export type SearchThreadData = { path: string; nice?: number; held?: boolean };
+
+/** A hash of the words (FNV-1a), to send the same words to the same thread. */
+function wordsHash(words: readonly string[]): number {
+  let hash = 0x811c9dc5;
+  for (const w of words) for (let i = 0; i < w.length; i++) hash = Math.imul(hash ^ w.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
 
 export interface SearchReader {
   search: ProductSearch;
@@ -59,9 +69,13 @@ export function startSearchReader(
   file: string,
   reads: ReadStore & { resolve(name: string): string },
   threads: number,
-  options: { nice?: number; log?: Pick<Logger, 'warn'> } = {},
+  options: { nice?: number; held?: boolean; log?: Pick<Logger, 'warn'> } = {},
 ): SearchReader {
-  const threadData: SearchThreadData = { path: file, ...(options.nice === undefined ? {} : { nice: options.nice }) };
+  const threadData: SearchThreadData = {
+    path: file,
+    ...(options.nice === undefined ? {} : { nice: options.nice }),
+    held: options.held ?? true,
+  };
   let refusalLogged = false;
   // Each thread starts with the first search it gets (a process that never searches starts none).
   const pool = Array.from({ length: threads }, () => ({
@@ -72,8 +86,12 @@ export function startSearchReader(
   let closed = false;
   return {
     async search(words, now, offset, limit, publicBase) {
-      // The live thread with the fewest searches in flight.
-      const thread = closed ? undefined : pool.filter((t) => !t.ended).sort((a, b) => a.inFlight - b.inFlight)[0];
+      // The live thread with the fewest searches in flight; with held offers, the thread the words go to when it is
+      // no more than one search busier (the same words then find their offers held in one thread, not in each).
+      const live = closed ? [] : pool.filter((t) => !t.ended);
+      const least = [...live].sort((a, b) => a.inFlight - b.inFlight)[0];
+      const own = threadData.held && live.length > 0 ? live[wordsHash(words) % live.length] : undefined;
+      const thread = own && own.inFlight <= least.inFlight + 1 ? own : least;
       if (!thread) return resultsPage(reads, words, now, offset, limit, publicBase);
       thread.calls ??= new WorkerCalls<SearchAnswer>(
         new URL('./search-reader-thread.js', import.meta.url),

@@ -10,6 +10,9 @@
  * (shared-schema/shopper/), then paged by a signed cursor. Why a bound of CANDIDATES and what it guarantees:
  * docs/decisions.md, "Search: a bounded candidate set".
  * A rate brake per client address: 120 searches per minute by the service clock.
+ *
+ * In the embedded default the search threads answer the same from the offers they hold (infra/sqlite/
+ * held-offers.ts: same candidates, rules and order, on rowids; what is read here, on documents, is its reference).
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { fieldError, invalid, invalidField, ProblemError } from '../../shared-schema/problems.js';

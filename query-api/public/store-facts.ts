@@ -39,18 +39,23 @@ export class StoreFactsCopy {
     await this.catchUp(reads);
     const stores = new Map<string, OfferStoreDoc>();
     for (const key of keys) {
-      const doc = this.docs.get(key);
+      const doc = this.get(key);
       if (doc) stores.set(key, doc);
     }
     return stores;
   };
+
+  /** The store's facts as of the last `catchUp`. */
+  get(key: string): OfferStoreDoc | undefined {
+    return this.docs.get(key);
+  }
 
   /**
    * Reads the documents after the newest held in the `position` index's order (`position`, then `_id`), page by
    * page. A collection with no document at or after the newest position held was made anew with older documents (a
    * projector's writes only move a document forward, and never remove one): the copy starts again from nothing.
    */
-  private async catchUp(reads: ReadStore): Promise<void> {
+  async catchUp(reads: ReadStore): Promise<void> {
     const byPosition = [{ field: 'position' }] as const;
     if (this.newest !== null) {
       const probe = await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {

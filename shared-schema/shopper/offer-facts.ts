@@ -7,7 +7,16 @@
  */
 import type { ProductInput } from '../events/product.js';
 import type { StoreStatus } from '../events/store.js';
-import { deriveBaseState, withClock, type CoverFacts, type ProductState } from '../product-status.js';
+import { urlHost } from '../host-match.js';
+import {
+  baseState,
+  currentCover,
+  withClock,
+  type BaseState,
+  type CoverFacts,
+  type ProductState,
+  type StateFacts,
+} from '../product-status.js';
 
 /**
  * What the shopper side reads of what the partner sent: no commission (search never reads one), and none of what no
@@ -71,15 +80,53 @@ export function otherText(p: OfferProduct): string {
     .join(' ');
 }
 
+/**
+ * What searchability reads of an offer: the state's facts (its removal, its current cover's verdict, its page's
+ * host), the time of its last applied write (ISO text, or ms since the epoch), `available`. Taken from the whole
+ * document here, and kept apart by a search thread for the offers it has read (infra/sqlite/held-offers.ts): both
+ * judge with `searchableFrom` on `baseStateAt`.
+ */
+export interface SearchableFacts extends StateFacts {
+  available: boolean;
+  last_write_at: string | number;
+}
+
+export function searchableFactsOf(offer: OfferDoc): SearchableFacts {
+  return {
+    removed: offer.removed,
+    cover: currentCover({ product: offer.product, removed: offer.removed, cover: offer.cover }),
+    page_host: urlHost(offer.product.product_url),
+    available: offer.product.available,
+    last_write_at: offer.last_write_at,
+  };
+}
+
+/** The base state of the offer's facts with its store's (none: the store is not live). */
+export function baseStateAt(facts: StateFacts, store: OfferStoreDoc | null): BaseState {
+  return baseState(
+    facts,
+    store ? { status: store.status, domains: store.domains, domains_approved: store.domains_approved } : null,
+  ).state;
+}
+
 /** The state `GET /v1/products/{sku}` would answer at `now`, from the same facts and the same functions. */
 export function offerState(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): ProductState {
-  const { state } = deriveBaseState(
-    { product: offer.product, removed: offer.removed, cover: offer.cover },
-    store ? { status: store.status, domains: store.domains, domains_approved: store.domains_approved } : null,
-  );
-  return withClock(state, offer.last_write_at, now);
+  return withClock(baseStateAt(searchableFactsOf(offer), store), offer.last_write_at, now);
+}
+
+/**
+ * Searchable at `now` (SHOPPER.md, "What is searchable"): `available` is true and the state reads `accepted`, from the
+ * base state of the offer's facts (`baseStateAt`; a search judging many offers of one store and host derives it once).
+ */
+export function searchableFrom(
+  base: BaseState,
+  facts: Pick<SearchableFacts, 'available' | 'last_write_at'>,
+  now: Date,
+): boolean {
+  return facts.available === true && withClock(base, facts.last_write_at, now) === 'accepted';
 }
 
 export function isSearchable(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): boolean {
-  return offer.product.available === true && offerState(offer, store, now) === 'accepted';
+  const facts = searchableFactsOf(offer);
+  return searchableFrom(baseStateAt(facts, store), facts, now);
 }

@@ -33,11 +33,17 @@ export interface SearchOffer {
   updated_at: string;
 }
 
-export interface RankedProduct {
+/** What the ranking reads of an offer (a SearchOffer, or the facts a search thread keeps of one): no commission. */
+export type RankInput = Pick<
+  SearchOffer,
+  'id' | 'store_id' | 'sku' | 'gtin' | 'title' | 'condition' | 'price_cents' | 'shipping' | 'rating'
+>;
+
+export interface RankedProduct<T extends RankInput = SearchOffer> {
   key: string;
   relevance: number;
-  offers: SearchOffer[];
-  alternatives: SearchOffer[];
+  offers: T[];
+  alternatives: T[];
 }
 
 /** How many of the query words the title holds (the last word may match as a prefix). */
@@ -51,8 +57,8 @@ export function titleRelevance(words: readonly string[], title: string, minPrefi
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The order of offers inside a product. */
-export function compareOffers(a: SearchOffer, b: SearchOffer): number {
-  const extra = (o: SearchOffer): number | null =>
+export function compareOffers(a: RankInput, b: RankInput): number {
+  const extra = (o: RankInput): number | null =>
     o.shipping === null ? null : o.shipping.type === 'free' ? 0 : o.shipping.cost_cents;
   const ea = extra(a);
   const eb = extra(b);
@@ -63,7 +69,7 @@ export function compareOffers(a: SearchOffer, b: SearchOffer): number {
   return cmp(a.store_id, b.store_id) || cmp(a.sku, b.sku) || cmp(a.id, b.id);
 }
 
-function bestRating(...lists: readonly (readonly SearchOffer[])[]): [number, number] {
+function bestRating(...lists: readonly (readonly RankInput[])[]): [number, number] {
   let best: [number, number] = [-1, -1];
   for (const offers of lists)
     for (const o of offers) {
@@ -74,7 +80,7 @@ function bestRating(...lists: readonly (readonly SearchOffer[])[]): [number, num
   return best;
 }
 
-function lowestPrice(list: readonly SearchOffer[]): number {
+function lowestPrice(list: readonly RankInput[]): number {
   let lowest = Infinity;
   for (const o of list) if (o.price_cents < lowest) lowest = o.price_cents;
   return lowest;
@@ -88,13 +94,13 @@ function lowestPrice(list: readonly SearchOffer[]): number {
  * Runs for every search over a few hundred offers, so it builds no key per offer and folds each distinct title once,
  * and stops reading titles once a product's relevance is the most it can be (every word): same answers, less CPU.
  */
-export function rankProducts(
+export function rankProducts<T extends RankInput>(
   words: readonly string[],
-  found: readonly SearchOffer[],
+  found: readonly T[],
   minPrefix: number,
-): RankedProduct[] {
-  const groups: { key: string; list: SearchOffer[] }[] = [];
-  const byGtin = new Map<string, SearchOffer[]>();
+): RankedProduct<T>[] {
+  const groups: { key: string; list: T[] }[] = [];
+  const byGtin = new Map<string, T[]>();
   for (const o of found) {
     if (o.gtin === null) {
       groups.push({ key: `offer:${o.id}`, list: [o] });
@@ -111,7 +117,7 @@ export function rankProducts(
     if (r === undefined) relevanceOfTitle.set(title, (r = titleRelevance(words, title, minPrefix)));
     return r;
   };
-  const products: (RankedProduct & { rating: [number, number]; price: number })[] = [];
+  const products: (RankedProduct<T> & { rating: [number, number]; price: number })[] = [];
   for (const { key, list } of groups) {
     const { offers, alternatives } = applyOfferRules(list.sort(compareOffers)); // `list` is this function's own
     if (offers.length + alternatives.length === 0) continue;

@@ -273,6 +273,17 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** The process's resident memory in MB at its peak and now (Linux /proc; NaN elsewhere). */
+function residentMb(pid: number | undefined): { peak: number; now: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { peak: Math.round(kb('VmHWM') / 1024), now: Math.round(kb('VmRSS') / 1024) };
+  } catch {
+    return { peak: NaN, now: NaN };
+  }
+}
+
 /** Per thread of the process (by tid): its name and its seconds on a CPU and runnable but waiting for one. */
 type ThreadTimes = Map<string, { name: string; run: number; wait: number }>;
 
@@ -539,6 +550,7 @@ async function main(): Promise<void> {
     const cpu = process.cpuUsage(cpu0);
     const serviceCpu = cpuSeconds(service.pid) - serviceCpu0;
     const threads = threadSeconds(threads0, threadTimes(service.pid));
+    const resident = residentMb(service.pid);
     latencies.sort((a, b) => a - b);
     warmupLatencies.sort((a, b) => a - b);
     const figures = {
@@ -579,6 +591,9 @@ async function main(): Promise<void> {
       // Per thread name, seconds on a CPU and seconds runnable but waiting for one, over the measured seconds: when
       // the cores are short, who waited (the event loop's wait delays every search it serves).
       service_threads_run_wait_s: threads,
+      // The service's resident memory at its peak and at the end (the search threads' held offers included).
+      service_rss_peak_mb: resident.peak,
+      service_rss_mb: resident.now,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       // The shoppers' thread's nice value, and why it could not be set (then it kept the bench's).
       shopper_nice: SHOPPER_NICE,
