@@ -124,6 +124,8 @@ class HeldCollection {
       return false; // no change log (a file an older version made, not yet opened by the writer of this one)
     }
     if (typeof token !== 'number') return false;
+    // Past the bound (what the last searches held), everything goes, before this search holds anything.
+    if (this.liveBytes > HELD_BYTES_MAX) this.token = null;
     if (token !== this.token) {
       this.forgetAll();
       this.token = token;
@@ -142,7 +144,6 @@ class HeldCollection {
     if (changed[0][0] !== this.seq + 1) this.forgetAll();
     else for (const [, r] of changed) this.forget(r);
     this.seq = changed[changed.length - 1][0];
-    if (this.liveBytes > HELD_BYTES_MAX) this.forgetAll();
     return true;
   }
 
