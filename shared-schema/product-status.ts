@@ -63,8 +63,8 @@ export function deriveBaseState(
 
 /**
  * What the base state reads of a product: its removal, the verdict of the check of its current cover (null: none
- * yet), the host of its page (`urlHost` of `product_url`). The shopper search keeps these for the offers it has read (infra/sqlite/
- * held-offers.ts) and judges them here, with the partner API's own derivation.
+ * yet), the host of its page (`urlHost` of `product_url`). The shopper search keeps these for the offers it has read
+ * (infra/sqlite/held-offers.ts) and judges them here, with the partner API's own derivation.
  */
 export interface StateFacts {
   removed: boolean;
@@ -101,7 +101,10 @@ export function baseState(
   return { state: 'accepted', reasons: [] };
 }
 
-/** The 48-hour rule: `accepted` with no applied PUT/PATCH for more than 48 h reads `stale` (the last one's time as ISO text or ms). */
+/**
+ * The 48-hour rule: `accepted` with no applied PUT/PATCH for more than 48 h reads `stale` (the last one's time as
+ * ISO text or ms since the epoch).
+ */
 export function withClock(state: BaseState, lastWriteAt: string | number, now: Date): ProductState {
   const at = typeof lastWriteAt === 'number' ? lastWriteAt : Date.parse(lastWriteAt);
   if (state === 'accepted' && now.getTime() - at > STALE_AFTER_MS) return 'stale';

@@ -2,7 +2,7 @@
  * The shopper search of a search thread on what it holds of the offers (the embedded default): for every offer a
  * search of this thread has read, the facts its ranking and searchability read — ids, store, gtin, title,
  * condition, price, shipping, rating, availability, the state's facts, the time of the last write — kept off V8's
- * heap (a Buffer of compact JSON records and typed arrays by rowid), so that a later search reads only rowids from
+ * heap (typed arrays by rowid, and a Buffer of the few strings as small JSON arrays), so that a later search reads only rowids from
  * the text index and the gtin index, and the whole documents of the page it answers.
  *
  * Exact, not a cache with a time bound: each search runs in one read transaction, and first reads the collection's
@@ -10,8 +10,8 @@
  * and read again when a search needs it. So what a search judges is what its snapshot holds, as when it reads the
  * documents (query-api/public/search.ts `findOffers`, whose candidate set and order this reproduces: same answers,
  * tested in tests/infra/held-offers.int.spec.ts). A log made anew, or a thread further behind than the log keeps,
- * forgets everything. Searchability is `searchableFrom` and `baseStateAt` (shared-schema/shopper/offer-facts.ts): the partner API's own
- * derivation of `state`, on the facts kept.
+ * forgets everything. Searchability is `searchableFrom` and `baseStateAt` (shared-schema/shopper/offer-facts.ts):
+ * the partner API's own derivation of `state`, on the facts kept.
  *
  * Why: a search read and parsed ~340 whole documents at random from a 1 GB table (~8–9 µs a read, ~7 µs a parse),
  * most of its ~12 ms of CPU; SQLite empties a reader's page cache whenever the file changed, so no cache of pages
@@ -23,11 +23,10 @@ import { SqliteConnection } from './read-store-connection.js';
 import { changeLogOf, columnOf, ftsMatch, ftsTableOf, tableOf } from './read-store-sql.js';
 import { LIMIT_BOUND } from './limit.js';
 import { MAX_TEXT_SCAN, MIN_PREFIX_LENGTH } from '../../shared-schema/ports/text-search.js';
-import { STALE_AFTER_MS, type BaseState } from '../../shared-schema/product-status.js';
+import { currentCover, STALE_AFTER_MS, type BaseState } from '../../shared-schema/product-status.js';
 import { urlHost } from '../../shared-schema/host-match.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { OFFER_COLLECTIONS, OFFERS } from '../../shared-schema/read-models/offers.js';
-import { currentCover } from '../../shared-schema/product-status.js';
 import {
   baseStateAt,
   searchableFrom,
@@ -46,7 +45,7 @@ import type { Condition } from '../../shared-schema/shopper/offer-rules.js';
 import type { Shipping } from '../../shared-schema/events/product.js';
 import { CANDIDATES, RETRY_CANDIDATES, textQueryOf, type ResultsPage } from '../../query-api/public/search.js';
 
-/** What searchability reads of an offer as held: its last write also in ms, for the text matches' 48-hour bound. */
+/** An offer as held: what the ranking and the searchability judgment read of it, its rowid and its store's key. */
 export type HeldOffer = RankInput & SearchableFacts & { rowid: number; store_key: string };
 
 const CONDITIONS: readonly Condition[] = ['new', 'used', 'refurbished'];
@@ -452,7 +451,8 @@ export class HeldOffersSearch {
 
   /**
    * The first `max` rowids of the text query's matches whose last write is at or after `bound`, among its first
-   * MAX_TEXT_SCAN matches, in the index's order. Reads the matches `max` at a time more, holding their offers.
+   * MAX_TEXT_SCAN matches, in the index's order. Reads `max` matches, then four times as many while too few are
+   * fresh, holding the offers of those it looks at.
    */
   private freshMatches(held: HeldCollection, text: string, bound: number, max: number): number[] {
     const read = this.conn.statement(

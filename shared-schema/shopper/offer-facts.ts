@@ -14,7 +14,6 @@ import {
   withClock,
   type BaseState,
   type CoverFacts,
-  type ProductState,
   type StateFacts,
 } from '../product-status.js';
 
@@ -107,11 +106,6 @@ export function baseStateAt(facts: StateFacts, store: OfferStoreDoc | null): Bas
     facts,
     store ? { status: store.status, domains: store.domains, domains_approved: store.domains_approved } : null,
   ).state;
-}
-
-/** The state `GET /v1/products/{sku}` would answer at `now`, from the same facts and the same functions. */
-export function offerState(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): ProductState {
-  return withClock(baseStateAt(searchableFactsOf(offer), store), offer.last_write_at, now);
 }
 
 /**
