@@ -106,6 +106,8 @@ class HeldCollection {
   /** The change log's token and the last change read; null: not read yet. */
   private token: number | null = null;
   private seq = 0;
+  /** The documents the search under way has read (since the last `sync`), parsed: none is read twice. */
+  private readNow = new Map<number, OfferDoc>();
 
   constructor(readonly name: string) {}
 
@@ -115,6 +117,7 @@ class HeldCollection {
 
   /** Forgets every offer changed since the last call (false: the collection has no change log to read). */
   sync(conn: SqliteConnection): boolean {
+    this.readNow = new Map();
     const log = changeLogOf(this.name);
     let token: unknown;
     try {
@@ -154,11 +157,23 @@ class HeldCollection {
   hold(conn: SqliteConnection, rowids: readonly number[]): void {
     const missing = rowids.filter((r) => !this.isHeld(r));
     if (missing.length === 0) return;
-    const rows = conn
-      .statement(`SELECT rowid, doc FROM ${tableOf(this.name)} WHERE rowid IN (SELECT value FROM json_each(?))`)
-      .raw(true)
-      .all(JSON.stringify(missing)) as [number, string][];
-    for (const [rowid, json] of rows) this.put(rowid, JSON.parse(json) as OfferDoc);
+    const docs = this.documents(conn, missing);
+    for (const r of missing) {
+      const doc = docs.get(r);
+      if (doc) this.put(r, doc);
+    }
+  }
+
+  /** The whole documents of `rowids` (those that exist), parsed: read now unless this search read them already. */
+  documents(conn: SqliteConnection, rowids: readonly number[]): ReadonlyMap<number, OfferDoc> {
+    const missing = rowids.filter((r) => !this.readNow.has(r));
+    if (missing.length > 0)
+      for (const [rowid, json] of conn
+        .statement(`SELECT rowid, doc FROM ${tableOf(this.name)} WHERE rowid IN (SELECT value FROM json_each(?))`)
+        .raw(true)
+        .all(JSON.stringify(missing)) as [number, string][])
+        this.readNow.set(rowid, JSON.parse(json) as OfferDoc);
+    return this.readNow;
   }
 
   /** The partner, sku and title of a held offer. */
@@ -473,21 +488,17 @@ export class HeldOffersSearch {
     }
   }
 
-  /** The page's products with their offers as the views need them: their whole documents, read now. */
+  /**
+   * The page's products with their offers as the views need them: their whole documents (parsed already when this
+   * search held them, read now otherwise).
+   */
   private searchOffers(
     held: HeldCollection,
     page: readonly RankedProduct<HeldOffer>[],
     store: (key: string) => OfferStoreDoc | undefined,
   ): RankedProduct<SearchOffer>[] {
     const rowids = page.flatMap((p) => [...p.offers, ...p.alternatives].map((o) => o.rowid));
-    const docs = new Map(
-      (
-        this.conn
-          .statement(`SELECT rowid, doc FROM ${tableOf(held.name)} WHERE rowid IN (SELECT value FROM json_each(?))`)
-          .raw(true)
-          .all(JSON.stringify(rowids)) as [number, string][]
-      ).map(([r, json]) => [r, JSON.parse(json) as OfferDoc]),
-    );
+    const docs = held.documents(this.conn, rowids);
     const full = (o: HeldOffer): SearchOffer => searchOfferOf(docs.get(o.rowid)!, store(o.store_key)!);
     return page.map((p) => ({ ...p, offers: p.offers.map(full), alternatives: p.alternatives.map(full) }));
   }
