@@ -2,6 +2,11 @@
  * The service as a child process (`node dist/infra/main.js`), killed with SIGKILL while a 1000-item batch is half
  * processed, then started again on the same DATA_DIR: the job reaches `done`, every item was applied exactly once,
  * and the totals add up.
+ *
+ * The gate that holds the batch half done, whatever the machine's speed: a trigger the test puts on the event log
+ * refuses every chunk record of the job after the first. The runner records chunk 0, applies the items of chunk 1,
+ * fails to record it and retries for ever: the service is killed in the middle of a pass, with items applied and not
+ * recorded, the case the restart must recognise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { client, storeBody, type Client } from '../support/service.js';
 import { until, within } from '../support/deadline.js';
@@ -100,29 +106,42 @@ describe('batch job across a crash (service as a child process, SIGKILL)', funct
         updated_at: updatedAt,
       },
     }));
+    const eventsDb = path.join(dataDir, 'events.db');
+    const gate = new Database(eventsDb);
+    gate.pragma('busy_timeout = 20000');
+    gate.exec(`CREATE TRIGGER hold_later_chunks BEFORE INSERT ON events
+      WHEN NEW.type = 'BatchChunkProcessed'
+        AND EXISTS (SELECT 1 FROM events WHERE stream = NEW.stream AND type = 'BatchChunkProcessed')
+      BEGIN SELECT RAISE(ABORT, 'held by the test: later chunks are not recorded'); END`);
+    const applied = gate.prepare<[], { n: number }>("SELECT count(*) AS n FROM events WHERE type = 'ProductUpserted'");
+
     const posted = await api.post('/products/batch', { items });
     expect(posted.status).to.equal(202);
     const jobId = posted.body.job_id as string;
 
-    // Kill as soon as the first chunk is recorded: most of the batch is still to do.
+    // Chunk 0 recorded, the items of chunk 1 applied, its record refused: kill in the middle of that pass.
     let atKill: any;
     await until(
       async () => {
         atKill = (await api.get(`/jobs/${jobId}`)).body;
-        return atKill.state === 'running' && atKill.totals.pending > 0;
+        return atKill.state === 'running' && atKill.totals.pending > 0 && applied.get()!.n === 100;
       },
       20_000,
-      'first chunk recorded',
+      'chunk 0 recorded and the items of chunk 1 applied',
     );
     child.process.kill('SIGKILL');
     await exited(child.process);
-    expect(atKill.totals.pending).to.be.below(1000);
+    expect(atKill.totals).to.include({ received: 1000, pending: 50 });
+    expect(applied.get()!.n).to.equal(100); // no pass after the held one
+    gate.exec('DROP TRIGGER hold_later_chunks');
+    gate.close();
 
     const stream = streams.job({ partnerId, env: 'live' }, jobId);
-    const log = SqliteEventStore.open({ path: path.join(dataDir, 'events.db') });
+    const log = SqliteEventStore.open({ path: eventsDb });
     try {
-      const beforeRestart = await log.readStream(stream);
-      expect(beforeRestart.map((e) => e.type)).to.not.include('BatchDone');
+      const beforeRestart = (await log.readStream(stream)).map((e) => e.type);
+      expect(beforeRestart.filter((t) => t === 'BatchChunkProcessed')).to.have.length(1);
+      expect(beforeRestart).to.not.include('BatchDone');
 
       child = await startChild(dataDir);
       api = client(child.api, key.body.api_key);
