@@ -80,25 +80,64 @@ class Interned<T> {
 export const HELD_BYTES_MAX = 256 * 1024 * 1024;
 
 /**
+ * How the held offers are laid out: pages of 2^pageBits rows (a larger table adds pages, nothing held is copied, where
+ * arrays grown to 1.5 times their length cost ~200 ms at a million rows), and the strings in chunks of `poolChunk`
+ * bytes (one string of an offer, partner, sku and a title of at most 200 characters as JSON, is far smaller). The
+ * tests take small ones, so that their few offers span many pages and chunks.
+ */
+export interface HeldGeometry {
+  pageBits: number;
+  poolChunk: number;
+}
+const GEOMETRY: HeldGeometry = { pageBits: 16, poolChunk: 4 << 20 };
+
+/** The held offers of a page of consecutive rowids, one typed array a field. */
+class Page {
+  /** 1 when the offer of that row is held. */
+  readonly held: Uint8Array;
+  readonly lastWrite: Float64Array;
+  readonly price: Float64Array;
+  readonly shippingCost: Float64Array;
+  readonly ratingAverage: Float64Array;
+  readonly ratingCount: Float64Array;
+  /** gtinNumber, NaN for none. */
+  readonly gtin: Float64Array;
+  readonly bits: Uint8Array;
+  /** Indexes in the collection's interned stores and hosts. */
+  readonly store: Int32Array;
+  readonly host: Int32Array;
+  /** Where the offer's strings are in the pool, and their length. */
+  readonly at: Uint32Array;
+  readonly length: Uint32Array;
+  constructor(rows: number) {
+    this.held = new Uint8Array(rows);
+    this.lastWrite = new Float64Array(rows);
+    this.price = new Float64Array(rows);
+    this.shippingCost = new Float64Array(rows);
+    this.ratingAverage = new Float64Array(rows);
+    this.ratingCount = new Float64Array(rows);
+    this.gtin = new Float64Array(rows);
+    this.bits = new Uint8Array(rows);
+    this.store = new Int32Array(rows);
+    this.host = new Int32Array(rows);
+    this.at = new Uint32Array(rows);
+    this.length = new Uint32Array(rows);
+  }
+}
+
+/**
  * The offers one collection (one generation of the offers model) holds for this thread, by rowid: numbers in typed
  * arrays, the strings the ranking seldom reads (partner, sku, title) as a JSON array in a Buffer, read when asked.
  */
 class HeldCollection {
-  /** 1 when the offer of that rowid is held. */
-  private held = new Uint8Array(0);
-  lastWrite = new Float64Array(0);
-  price = new Float64Array(0);
-  shippingCost = new Float64Array(0);
-  ratingAverage = new Float64Array(0);
-  ratingCount = new Float64Array(0);
-  /** gtinNumber, NaN for none. */
-  gtin = new Float64Array(0);
-  bits = new Uint8Array(0);
-  store = new Int32Array(0);
-  host = new Int32Array(0);
-  private at = new Uint32Array(0);
-  private length = new Uint32Array(0);
-  private pool = Buffer.alloc(1 << 20);
+  /** The offers by rowid, in pages of 2^shift rows. */
+  private pages: Page[] = [];
+  private readonly shift: number;
+  /** A rowid's row in its page: `rowid & mask`. */
+  readonly mask: number;
+  /** The strings, in chunks of `chunk` bytes (a string never straddles two); `at` counts across the chunks. */
+  private pool: Buffer[] = [];
+  private readonly chunk: number;
   private used = 0;
   private liveBytes = 0;
   readonly stores = new Interned<{ key: string; id: string }>();
@@ -109,7 +148,14 @@ class HeldCollection {
   /** The documents the search under way has read (since the last `sync`), parsed: none is read twice. */
   private readNow = new Map<number, OfferDoc>();
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    geometry: HeldGeometry,
+  ) {
+    this.shift = geometry.pageBits;
+    this.mask = (1 << geometry.pageBits) - 1;
+    this.chunk = geometry.poolChunk;
+  }
 
   get bytes(): number {
     return this.liveBytes;
@@ -132,9 +178,9 @@ class HeldCollection {
       this.forgetAll();
       this.token = token;
       this.seq = (conn.statement(`SELECT max(seq) FROM ${log}`, 'pluck').get() as number | null) ?? 0;
-      // The arrays at the table's size at once, not grown step by step as the first searches read.
+      // The pages of the table's rows at once, not added one by one as the first searches read.
       const top = conn.statement(`SELECT max(rowid) FROM ${tableOf(this.name)}`, 'pluck').get() as number | null;
-      if (top !== null) this.room(top, 0);
+      if (top !== null) this.room(top);
       return true;
     }
     const changed = conn.statement(`SELECT seq, r FROM ${log} WHERE seq > ? ORDER BY seq`).raw(true).all(this.seq) as [
@@ -150,7 +196,8 @@ class HeldCollection {
   }
 
   isHeld(rowid: number): boolean {
-    return rowid < this.held.length && this.held[rowid] === 1;
+    const page = this.pages[rowid >>> this.shift];
+    return page !== undefined && page.held[rowid & this.mask] === 1;
   }
 
   /** Reads and holds the offers of `rowids` not held yet. */
@@ -178,95 +225,111 @@ class HeldCollection {
 
   /** The partner, sku and title of a held offer. */
   strings(rowid: number): [partner: string, sku: string, title: string] {
-    const at = this.at[rowid];
-    return JSON.parse(this.pool.toString('utf8', at, at + this.length[rowid])) as [string, string, string];
+    const [page, i] = [this.page(rowid), rowid & this.mask];
+    const from = page.at[i] % this.chunk;
+    return JSON.parse(this.pool[Math.floor(page.at[i] / this.chunk)].toString('utf8', from, from + page.length[i])) as [
+      string,
+      string,
+      string,
+    ];
   }
 
   private put(rowid: number, doc: OfferDoc): void {
     const p = doc.product;
     const json = JSON.stringify([doc.partner_id, doc.sku, p.title]);
     const size = Buffer.byteLength(json);
-    this.room(rowid, size);
-    this.pool.write(json, this.used, 'utf8');
-    this.at[rowid] = this.used;
-    this.length[rowid] = size;
-    this.used += size;
+    this.room(rowid);
+    const at = this.place(size);
+    this.pool[Math.floor(at / this.chunk)].write(json, at % this.chunk, 'utf8');
+    const [page, i] = [this.page(rowid), rowid & this.mask];
+    page.at[i] = at;
+    page.length[i] = size;
     this.liveBytes += size;
     const cover = currentCover({ product: p, removed: doc.removed, cover: doc.cover });
-    this.bits[rowid] =
+    page.bits[i] =
       (p.available === true ? AVAILABLE : 0) |
       (doc.removed ? REMOVED : 0) |
       (cover === null ? 0 : cover.ok ? COVER_OK : COVER_REJECTED) |
       (CONDITIONS.indexOf(p.condition ?? 'new') << CONDITION_SHIFT) |
       (p.shipping === undefined ? 0 : p.shipping.type === 'free' ? SHIPPING_FREE : SHIPPING_FIXED);
-    this.shippingCost[rowid] = p.shipping?.type === 'fixed' ? p.shipping.cost_cents : 0;
-    this.lastWrite[rowid] = Date.parse(doc.last_write_at);
-    this.price[rowid] = p.price_cents;
-    this.ratingAverage[rowid] = p.rating ? p.rating.average : NaN;
-    this.ratingCount[rowid] = p.rating ? p.rating.count : NaN;
-    this.gtin[rowid] = doc.gtin === null ? NaN : gtinNumber(doc.gtin);
-    this.store[rowid] = this.stores.of(doc.store_key, () => ({ key: doc.store_key, id: doc.store_id }));
+    page.shippingCost[i] = p.shipping?.type === 'fixed' ? p.shipping.cost_cents : 0;
+    page.lastWrite[i] = Date.parse(doc.last_write_at);
+    page.price[i] = p.price_cents;
+    page.ratingAverage[i] = p.rating ? p.rating.average : NaN;
+    page.ratingCount[i] = p.rating ? p.rating.count : NaN;
+    page.gtin[i] = doc.gtin === null ? NaN : gtinNumber(doc.gtin);
+    page.store[i] = this.stores.of(doc.store_key, () => ({ key: doc.store_key, id: doc.store_id }));
     const host = urlHost(p.product_url);
-    this.host[rowid] = this.hosts.of(host, () => host);
-    this.held[rowid] = 1;
+    page.host[i] = this.hosts.of(host, () => host);
+    page.held[i] = 1;
   }
 
   private forget(rowid: number): void {
     if (!this.isHeld(rowid)) return;
-    this.held[rowid] = 0;
-    this.liveBytes -= this.length[rowid];
+    const [page, i] = [this.page(rowid), rowid & this.mask];
+    page.held[i] = 0;
+    this.liveBytes -= page.length[i];
   }
 
   private forgetAll(): void {
-    this.held = new Uint8Array(0);
-    this.pool = Buffer.alloc(1 << 20);
+    this.pages = [];
+    this.pool = [];
     this.used = 0;
     this.liveBytes = 0;
   }
 
-  /** Room for rowid `rowid` and `size` more bytes: longer arrays, a larger pool, or the pool compacted. */
-  private room(rowid: number, size: number): void {
-    if (rowid >= this.held.length) {
-      const n = Math.max(rowid + 1, Math.ceil(this.held.length * 1.5), 1024);
-      const grow = <A extends Uint8Array | Float64Array | Uint32Array | Int32Array>(
-        a: A,
-        make: (n: number) => A,
-      ): A => {
-        const b = make(n);
-        b.set(a.subarray(0, Math.min(a.length, this.held.length)));
-        return b;
-      };
-      const f64 = (k: number) => new Float64Array(k);
-      this.lastWrite = grow(this.lastWrite, f64);
-      this.price = grow(this.price, f64);
-      this.shippingCost = grow(this.shippingCost, f64);
-      this.ratingAverage = grow(this.ratingAverage, f64);
-      this.ratingCount = grow(this.ratingCount, f64);
-      this.gtin = grow(this.gtin, f64);
-      this.bits = grow(this.bits, (k) => new Uint8Array(k));
-      this.store = grow(this.store, (k) => new Int32Array(k));
-      this.host = grow(this.host, (k) => new Int32Array(k));
-      this.at = grow(this.at, (k) => new Uint32Array(k));
-      this.length = grow(this.length, (k) => new Uint32Array(k));
-      this.held = grow(this.held, (k) => new Uint8Array(k));
+  /** Room for rowid `rowid`: the pages up to its own. */
+  private room(rowid: number): void {
+    while (this.pages.length <= rowid >>> this.shift) this.pages.push(new Page(this.mask + 1));
+  }
+
+  /** The page of a rowid with room. */
+  page(rowid: number): Page {
+    return this.pages[rowid >>> this.shift];
+  }
+
+  /**
+   * Where the next `size` bytes go: after the last string, or at the start of a new chunk. Before a new chunk, when
+   * more than a third of the pool is strings forgotten since, the strings held are first copied into new chunks.
+   */
+  private place(size: number): number {
+    if (size > this.chunk) throw new RangeError(`${size} bytes of strings for one offer: more than a chunk`);
+    let at = this.used;
+    const chunk = Math.floor(at / this.chunk);
+    if (chunk >= this.pool.length || Math.floor((at + size - 1) / this.chunk) !== chunk) {
+      if (this.used - this.liveBytes > this.liveBytes / 2) return this.compact(size);
+      at = this.pool.length * this.chunk;
+      this.pool.push(Buffer.allocUnsafe(this.chunk));
     }
-    if (this.used + size <= this.pool.length) return;
-    // Compact: the strings of the offers held, into a pool of at least twice their size.
-    const next = Buffer.alloc(Math.max(this.pool.length, 2 * (this.liveBytes + size)));
-    let used = 0;
-    for (let r = 0; r < this.held.length; r++) {
-      if (this.held[r] !== 1) continue;
-      this.pool.copy(next, used, this.at[r], this.at[r] + this.length[r]);
-      this.at[r] = used;
-      used += this.length[r];
-    }
-    this.pool = next;
-    this.used = used;
+    this.used = at + size;
+    return at;
+  }
+
+  /** Copies the strings of the offers held into new chunks, then places `size` bytes after them. */
+  private compact(size: number): number {
+    const old = this.pool;
+    this.pool = [];
+    this.used = 0;
+    for (const page of this.pages)
+      for (let i = 0; i <= this.mask; i++) {
+        if (page.held[i] !== 1) continue;
+        const from = page.at[i] % this.chunk;
+        const at = this.place(page.length[i]);
+        old[Math.floor(page.at[i] / this.chunk)].copy(
+          this.pool[Math.floor(at / this.chunk)],
+          at % this.chunk,
+          from,
+          from + page.length[i],
+        );
+        page.at[i] = at;
+      }
+    return this.place(size);
   }
 
   /** What the base state of a held offer reads besides its store's facts: the store, the page's host, the bits. */
   stateKey(rowid: number): string {
-    return `${this.store[rowid]}:${this.host[rowid]}:${this.bits[rowid] & (REMOVED | COVER_OK | COVER_REJECTED)}`;
+    const [page, i] = [this.page(rowid), rowid & this.mask];
+    return `${page.store[i]}:${page.host[i]}:${page.bits[i] & (REMOVED | COVER_OK | COVER_REJECTED)}`;
   }
 
   /** A held offer as the ranking and the searchability judgment read it. */
@@ -285,10 +348,15 @@ class HeldView implements HeldOffer {
   private rate: { average: number; count: number } | null | undefined;
   private gtinValue: string | null | undefined;
   private idValue: string | undefined;
+  private readonly p: Page;
+  private readonly i: number;
   constructor(
     private readonly c: HeldCollection,
     readonly rowid: number,
-  ) {}
+  ) {
+    this.p = c.page(rowid);
+    this.i = rowid & c.mask;
+  }
   private get strings(): [string, string, string] {
     return (this.text ??= this.c.strings(this.rowid));
   }
@@ -302,59 +370,59 @@ class HeldView implements HeldOffer {
     return this.strings[2];
   }
   get store_id(): string {
-    return this.c.stores.values[this.c.store[this.rowid]].id;
+    return this.c.stores.values[this.p.store[this.i]].id;
   }
   get store_key(): string {
-    return this.c.stores.values[this.c.store[this.rowid]].key;
+    return this.c.stores.values[this.p.store[this.i]].key;
   }
   get gtin(): string | null {
     if (this.gtinValue === undefined) {
-      const g = this.c.gtin[this.rowid];
+      const g = this.p.gtin[this.i];
       this.gtinValue = Number.isNaN(g) ? null : gtinText(g);
     }
     return this.gtinValue;
   }
   get condition(): Condition {
-    return CONDITIONS[(this.c.bits[this.rowid] >> CONDITION_SHIFT) & 3];
+    return CONDITIONS[(this.p.bits[this.i] >> CONDITION_SHIFT) & 3];
   }
   get price_cents(): number {
-    return this.c.price[this.rowid];
+    return this.p.price[this.i];
   }
   get shipping(): Shipping | null {
     if (this.ship === undefined) {
-      const bits = this.c.bits[this.rowid];
+      const bits = this.p.bits[this.i];
       this.ship =
         bits & SHIPPING_FREE
           ? { type: 'free' }
           : bits & SHIPPING_FIXED
-            ? { type: 'fixed', cost_cents: this.c.shippingCost[this.rowid] }
+            ? { type: 'fixed', cost_cents: this.p.shippingCost[this.i] }
             : null;
     }
     return this.ship;
   }
   get rating(): { average: number; count: number } | null {
     if (this.rate === undefined) {
-      const average = this.c.ratingAverage[this.rowid];
-      this.rate = Number.isNaN(average) ? null : { average, count: this.c.ratingCount[this.rowid] };
+      const average = this.p.ratingAverage[this.i];
+      this.rate = Number.isNaN(average) ? null : { average, count: this.p.ratingCount[this.i] };
     }
     return this.rate;
   }
   get available(): boolean {
-    return (this.c.bits[this.rowid] & AVAILABLE) !== 0;
+    return (this.p.bits[this.i] & AVAILABLE) !== 0;
   }
   get removed(): boolean {
-    return (this.c.bits[this.rowid] & REMOVED) !== 0;
+    return (this.p.bits[this.i] & REMOVED) !== 0;
   }
   /** A rejected cover's reasons are not held: searchability reads only that it was rejected. */
   get cover(): { ok: boolean; reasons: [] } | null {
-    const bits = this.c.bits[this.rowid];
+    const bits = this.p.bits[this.i];
     return bits & COVER_OK ? { ok: true, reasons: [] } : bits & COVER_REJECTED ? { ok: false, reasons: [] } : null;
   }
   get page_host(): string {
-    return this.c.hosts.values[this.c.host[this.rowid]];
+    return this.c.hosts.values[this.p.host[this.i]];
   }
   get last_write_at(): number {
-    return this.c.lastWrite[this.rowid];
+    return this.p.lastWrite[this.i];
   }
 }
 
@@ -365,7 +433,10 @@ export class HeldOffersSearch {
   /** The offers model's text fields: the first is the title (the text index's first column). */
   private readonly titleColumn = `t_${OFFER_COLLECTIONS.find((c) => c.name === OFFERS)!.text![0]}`;
 
-  constructor(file: string) {
+  constructor(
+    file: string,
+    private readonly geometry: HeldGeometry = GEOMETRY,
+  ) {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     this.conn = new SqliteConnection(db);
@@ -398,7 +469,7 @@ export class HeldOffersSearch {
     const asked = textQueryOf(words);
     if (asked.holdsAll) return undefined;
     return this.conn.db.transaction((): ResultsPage | undefined => {
-      if (this.collection?.name !== name) this.collection = new HeldCollection(name);
+      if (this.collection?.name !== name) this.collection = new HeldCollection(name, this.geometry);
       const held = this.collection;
       if (!held.sync(this.conn)) return undefined;
       const found = (max: number) => this.searchable(held, asked.words, asked.prefixLast, now, max, store);
@@ -480,7 +551,7 @@ export class HeldOffersSearch {
       held.hold(this.conn, rowids);
       const fresh: number[] = [];
       for (const r of rowids) {
-        if (held.isHeld(r) && held.lastWrite[r] >= bound) fresh.push(r);
+        if (held.isHeld(r) && held.page(r).lastWrite[r & held.mask] >= bound) fresh.push(r);
         if (fresh.length === max) return fresh;
       }
       if (rowids.length < asked || asked === MAX_TEXT_SCAN) return fresh;
