@@ -2,8 +2,8 @@
  * The shopper search of a search thread on what it holds of the offers (the embedded default): for every offer a
  * search of this thread has read, the facts its ranking and searchability read — ids, store, gtin, title,
  * condition, price, shipping, rating, availability, the state's facts, the time of the last write — kept off V8's
- * heap (typed arrays by rowid, and a Buffer of the few strings as small JSON arrays), so that a later search reads only rowids from
- * the text index and the gtin index, and the whole documents of the page it answers.
+ * heap (typed arrays in pages of rowids, and the few strings as small JSON arrays in chunks of Buffer), so that a later
+ * search reads only rowids from the text index and the gtin index, and the whole documents of the page it answers.
  *
  * Exact, not a cache with a time bound: each search runs in one read transaction, and first reads the collection's
  * change log (read-store-sql.ts, `changeLogOf`) since the last one it read; every offer written since is forgotten,
@@ -127,7 +127,8 @@ class Page {
 
 /**
  * The offers one collection (one generation of the offers model) holds for this thread, by rowid: numbers in typed
- * arrays, the strings the ranking seldom reads (partner, sku, title) as a JSON array in a Buffer, read when asked.
+ * arrays (pages), the strings the ranking seldom reads (partner, sku, title) as a JSON array in the pool's chunks, read
+ * when asked.
  */
 class HeldCollection {
   /** The offers by rowid, in pages of 2^shift rows. */
