@@ -91,39 +91,26 @@ export interface HeldGeometry {
 }
 const GEOMETRY: HeldGeometry = { pageBits: 16, poolChunk: 4 << 20 };
 
-/** The held offers of a page of consecutive rowids, one typed array a field. */
-class Page {
+/** The held offers of a page of `rows` consecutive rowids, one typed array a field. */
+const newPage = (rows: number) => ({
   /** 1 when the offer of that row is held. */
-  readonly held: Uint8Array;
-  readonly lastWrite: Float64Array;
-  readonly price: Float64Array;
-  readonly shippingCost: Float64Array;
-  readonly ratingAverage: Float64Array;
-  readonly ratingCount: Float64Array;
+  held: new Uint8Array(rows),
+  lastWrite: new Float64Array(rows),
+  price: new Float64Array(rows),
+  shippingCost: new Float64Array(rows),
+  ratingAverage: new Float64Array(rows),
+  ratingCount: new Float64Array(rows),
   /** gtinNumber, NaN for none. */
-  readonly gtin: Float64Array;
-  readonly bits: Uint8Array;
+  gtin: new Float64Array(rows),
+  bits: new Uint8Array(rows),
   /** Indexes in the collection's interned stores and hosts. */
-  readonly store: Int32Array;
-  readonly host: Int32Array;
+  store: new Int32Array(rows),
+  host: new Int32Array(rows),
   /** Where the offer's strings are in the pool, and their length. */
-  readonly at: Uint32Array;
-  readonly length: Uint32Array;
-  constructor(rows: number) {
-    this.held = new Uint8Array(rows);
-    this.lastWrite = new Float64Array(rows);
-    this.price = new Float64Array(rows);
-    this.shippingCost = new Float64Array(rows);
-    this.ratingAverage = new Float64Array(rows);
-    this.ratingCount = new Float64Array(rows);
-    this.gtin = new Float64Array(rows);
-    this.bits = new Uint8Array(rows);
-    this.store = new Int32Array(rows);
-    this.host = new Int32Array(rows);
-    this.at = new Uint32Array(rows);
-    this.length = new Uint32Array(rows);
-  }
-}
+  at: new Uint32Array(rows),
+  length: new Uint32Array(rows),
+});
+type Page = ReturnType<typeof newPage>;
 
 /**
  * The offers one collection (one generation of the offers model) holds for this thread, by rowid: numbers in typed
@@ -135,7 +122,7 @@ class HeldCollection {
   private pages: Page[] = [];
   private readonly shift: number;
   /** A rowid's row in its page: `rowid & mask`. */
-  readonly mask: number;
+  private readonly mask: number;
   /** The strings, in chunks of `chunk` bytes (a string never straddles two); `at` counts across the chunks. */
   private pool: Buffer[] = [];
   private readonly chunk: number;
@@ -226,13 +213,9 @@ class HeldCollection {
 
   /** The partner, sku and title of a held offer. */
   strings(rowid: number): [partner: string, sku: string, title: string] {
-    const [page, i] = [this.page(rowid), rowid & this.mask];
-    const from = page.at[i] % this.chunk;
-    return JSON.parse(this.pool[Math.floor(page.at[i] / this.chunk)].toString('utf8', from, from + page.length[i])) as [
-      string,
-      string,
-      string,
-    ];
+    const [page, i] = this.row(rowid);
+    const [chunk, from] = this.slot(page.at[i]);
+    return JSON.parse(chunk.toString('utf8', from, from + page.length[i])) as [string, string, string];
   }
 
   private put(rowid: number, doc: OfferDoc): void {
@@ -241,8 +224,9 @@ class HeldCollection {
     const size = Buffer.byteLength(json);
     this.room(rowid);
     const at = this.place(size);
-    this.pool[Math.floor(at / this.chunk)].write(json, at % this.chunk, 'utf8');
-    const [page, i] = [this.page(rowid), rowid & this.mask];
+    const [chunk, offset] = this.slot(at);
+    chunk.write(json, offset, 'utf8');
+    const [page, i] = this.row(rowid);
     page.at[i] = at;
     page.length[i] = size;
     this.liveBytes += size;
@@ -267,7 +251,7 @@ class HeldCollection {
 
   private forget(rowid: number): void {
     if (!this.isHeld(rowid)) return;
-    const [page, i] = [this.page(rowid), rowid & this.mask];
+    const [page, i] = this.row(rowid);
     page.held[i] = 0;
     this.liveBytes -= page.length[i];
   }
@@ -281,12 +265,17 @@ class HeldCollection {
 
   /** Room for rowid `rowid`: the pages up to its own. */
   private room(rowid: number): void {
-    while (this.pages.length <= rowid >>> this.shift) this.pages.push(new Page(this.mask + 1));
+    while (this.pages.length <= rowid >>> this.shift) this.pages.push(newPage(this.mask + 1));
   }
 
-  /** The page of a rowid with room. */
-  page(rowid: number): Page {
-    return this.pages[rowid >>> this.shift];
+  /** The page of a rowid with room, and its row there. */
+  row(rowid: number): [page: Page, i: number] {
+    return [this.pages[rowid >>> this.shift], rowid & this.mask];
+  }
+
+  /** The chunk of the pool (or of `pool`, one it replaces) that byte `at` is in, and where in it. */
+  private slot(at: number, pool: Buffer[] = this.pool): [chunk: Buffer, offset: number] {
+    return [pool[Math.floor(at / this.chunk)], at % this.chunk];
   }
 
   /**
@@ -314,14 +303,10 @@ class HeldCollection {
     for (const page of this.pages)
       for (let i = 0; i <= this.mask; i++) {
         if (page.held[i] !== 1) continue;
-        const from = page.at[i] % this.chunk;
+        const [source, from] = this.slot(page.at[i], old);
         const at = this.place(page.length[i]);
-        old[Math.floor(page.at[i] / this.chunk)].copy(
-          this.pool[Math.floor(at / this.chunk)],
-          at % this.chunk,
-          from,
-          from + page.length[i],
-        );
+        const [chunk, offset] = this.slot(at);
+        source.copy(chunk, offset, from, from + page.length[i]);
         page.at[i] = at;
       }
     return this.place(size);
@@ -329,7 +314,7 @@ class HeldCollection {
 
   /** What the base state of a held offer reads besides its store's facts: the store, the page's host, the bits. */
   stateKey(rowid: number): string {
-    const [page, i] = [this.page(rowid), rowid & this.mask];
+    const [page, i] = this.row(rowid);
     return `${page.store[i]}:${page.host[i]}:${page.bits[i] & (REMOVED | COVER_OK | COVER_REJECTED)}`;
   }
 
@@ -355,8 +340,7 @@ class HeldView implements HeldOffer {
     private readonly c: HeldCollection,
     readonly rowid: number,
   ) {
-    this.p = c.page(rowid);
-    this.i = rowid & c.mask;
+    [this.p, this.i] = c.row(rowid);
   }
   private get strings(): [string, string, string] {
     return (this.text ??= this.c.strings(this.rowid));
@@ -552,7 +536,9 @@ export class HeldOffersSearch {
       held.hold(this.conn, rowids);
       const fresh: number[] = [];
       for (const r of rowids) {
-        if (held.isHeld(r) && held.page(r).lastWrite[r & held.mask] >= bound) fresh.push(r);
+        if (!held.isHeld(r)) continue;
+        const [page, i] = held.row(r);
+        if (page.lastWrite[i] >= bound) fresh.push(r);
         if (fresh.length === max) return fresh;
       }
       if (rowids.length < asked || asked === MAX_TEXT_SCAN) return fresh;
