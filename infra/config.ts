@@ -71,8 +71,9 @@ export interface Config {
   /**
    * SEARCH_THREADS (0 to 8, default 2): threads that run the shopper search's reads and ranking beside the event
    * loop when the read models are an SQLite file (infra/sqlite/search-reader.ts); 0 runs them on the event loop.
-   * Two, so that two searches run at once on a machine of two cores and a slow one does not hold the next; each
-   * thread holds two SQLite connections with their page caches (~2 MB each).
+   * The first thread answers every search while it has fewer than four in flight, the others take the rest (a burst,
+   * the first seconds after a start): search-reader.ts `pickThread`. Each thread holds two SQLite connections with
+   * their page caches (~2 MB each) and what it holds of the offers (held-offers.ts, at most 256 MB).
    */
   searchThreads: number;
   /**
@@ -84,8 +85,8 @@ export interface Config {
   searchHeldOffers: boolean;
   /**
    * SEARCHES_IN_FLIGHT (1 to 10,000, default 32): shopper searches one query door answers at once; one more is
-   * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~15 ms
-   * on two search threads are ~0.25 s of work queued: beyond that a shopper is better told to try again.
+   * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~7 ms
+   * (warm) on two search threads are ~0.1–0.25 s of work queued: beyond that a shopper is better told to try again.
    */
   searchesInFlight: number;
   /**

@@ -9,8 +9,9 @@
  * Nothing the rules need moves: the clock time is the caller's (`now`, read by the door from the injected clock),
  * and the physical names of the offers collections are resolved here, in the process that follows projection
  * generations, on every call. The thread sees what the projections have committed, like the door's own reader.
- * A search goes to the thread of the pool with the fewest in flight (a thread starts with its first search); if
- * every thread has ended, or the pool is closed, searches run in this process again (`resultsPage` from `reads`).
+ * A search goes to the first thread of the pool while it has fewer than SPILL_AT searches in flight, else to the one
+ * with the fewest (`pickThread`; the threads start with the first search); if every thread has ended, or the pool is
+ * closed, searches run in this process again (`resultsPage` from `reads`).
  *
  * The threads read through SQLite's page cache, not a memory map of the file: with the projections writing, a map
  * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
@@ -47,11 +48,19 @@ export type SearchAnswer = { id: number } & (
  */
 export type SearchThreadData = { path: string; nice?: number; held?: boolean };
 
-/** A hash of the words (FNV-1a), to send the same words to the same thread. */
-function wordsHash(words: readonly string[]): number {
-  let hash = 0x811c9dc5;
-  for (const w of words) for (let i = 0; i < w.length; i++) hash = Math.imul(hash ^ w.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
+/** Searches in flight in the first thread from which the next goes to another. */
+export const SPILL_AT = 4;
+
+/**
+ * The thread a search goes to: the first of `live` while it has fewer than SPILL_AT searches in flight (one running,
+ * up to three waiting: ~20 ms of warm searches), else the one with the fewest (the first of equals). So at a steady
+ * 50 searches/s the first thread answers nearly all, holds the offers they read once, and takes one core at most,
+ * leaving the other to the event loop that every search also needs and to the writes; a burst, or the first seconds
+ * after a start while searches cost more, spill to the others (docs/benchmarks.md, "One search thread first").
+ */
+export function pickThread<T extends { inFlight: number }>(live: readonly T[]): T | undefined {
+  if (live.length === 0 || live[0].inFlight < SPILL_AT) return live[0];
+  return live.reduce((least, t) => (t.inFlight < least.inFlight ? t : least));
 }
 
 export interface SearchReader {
@@ -77,7 +86,14 @@ export function startSearchReader(
     held: options.held ?? true,
   };
   let refusalLogged = false;
-  // Each thread starts with the first search it gets (a process that never searches starts none).
+  // The threads start with the first search (a process that never searches starts none), all of them: a search
+  // spilled to another thread later does not wait for that thread to start.
+  const start = () =>
+    new WorkerCalls<SearchAnswer>(
+      new URL('./search-reader-thread.js', import.meta.url),
+      threadData,
+      'search reader thread',
+    );
   const pool = Array.from({ length: threads }, () => ({
     calls: null as WorkerCalls<SearchAnswer> | null,
     inFlight: 0,
@@ -86,18 +102,10 @@ export function startSearchReader(
   let closed = false;
   return {
     async search(words, now, offset, limit, publicBase) {
-      // The live thread with the fewest searches in flight; with held offers, the thread the words go to when it is
-      // no more than one search busier (the same words then find their offers held in one thread, not in each).
-      const live = closed ? [] : pool.filter((t) => !t.ended);
-      const least = [...live].sort((a, b) => a.inFlight - b.inFlight)[0];
-      const own = threadData.held && live.length > 0 ? live[wordsHash(words) % live.length] : undefined;
-      const thread = own && own.inFlight <= least.inFlight + 1 ? own : least;
+      const thread = pickThread(closed ? [] : pool.filter((t) => !t.ended));
       if (!thread) return resultsPage(reads, words, now, offset, limit, publicBase);
-      thread.calls ??= new WorkerCalls<SearchAnswer>(
-        new URL('./search-reader-thread.js', import.meta.url),
-        threadData,
-        'search reader thread',
-      );
+      const calls = (thread.calls ??= start());
+      for (const t of pool) t.calls ??= start();
       const request: SearchRequest = {
         words: [...words],
         now: now.getTime(),
@@ -109,7 +117,7 @@ export function startSearchReader(
       let answer: SearchAnswer;
       thread.inFlight++;
       try {
-        answer = await thread.calls.call(request);
+        answer = await calls.call(request);
       } catch {
         thread.ended = true; // the thread is gone (WorkerCalls fails every call after): the others, or this process
         return resultsPage(reads, words, now, offset, limit, publicBase);
