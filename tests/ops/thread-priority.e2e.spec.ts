@@ -38,10 +38,12 @@ describe('the service process: thread priorities (EVENT_LOOP_NICE, SEARCH_NICE)'
     // The search threads start, all of them, with the first search; each names itself and takes its nice value as
     // it starts, which the one that answered did before answering and the other does when it gets there.
     expect((await fetch(`${origin}/api/search?q=chaleira`)).status).to.equal(200);
-    const searchThreadsAtTheirValue = () =>
-      [...threadNames(pid)].filter(
-        ([tid, name]) => name === 'pc-search' && threadNiceValues(pid).get(tid) === Math.min(19, base + 6),
+    const searchThreadsAtTheirValue = () => {
+      const values = threadNiceValues(pid);
+      return [...threadNames(pid)].filter(
+        ([tid, name]) => name === 'pc-search' && values.get(tid) === Math.min(19, base + 6),
       ).length;
+    };
     await waitFor(() => searchThreadsAtTheirValue() === 2, 'both search threads named and at SEARCH_NICE');
     const nice = threadNiceValues(pid);
     expect(nice.get(pid), 'the event loop (the main thread)').to.equal(Math.min(19, base + 3));
