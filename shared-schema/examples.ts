@@ -115,7 +115,7 @@ const ACCEPTED_PRODUCT: Obj = {
   commission: { type: 'percentage', rate: 12.34 },
   commission_source: 'product',
   expected_commission_cents: 493,
-  svc_url: 'https://www.example.test/test/p/loja-centro/SKU-1',
+  svc_url: 'https://www.example.test/test/p/pt_7m2q9xkd4b8nrt6vw3hz/loja-centro/SKU-1',
 };
 
 const JOB_QUEUED: Obj = {

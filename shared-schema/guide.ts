@@ -132,6 +132,9 @@ ${curlBody(STORE_INPUT)}
 - \`PUT\` replaces the store and keeps its status. Domains it adds start unapproved; domains it drops stop being
   approved.
 - \`GET /stores\` and \`GET /stores/{store_id}\` read them back.
+- A store's address on the site is your partner id and the \`store_id\`, both lower-cased
+  (\`pt_7m2q9xkd4b8nrt6vw3hz/loja-centro\`): another partner's store of the same id never shares it. Two of your
+  ids that differ only in case would share one, so the second answers 422 \`conflict\` on \`store_id\`.
 
 ## 4. Products
 
@@ -328,5 +331,13 @@ Run each item with your test key and keep the \`X-Request-Id\` of each answer:
 11. No buyer personal data is sent anywhere.
 
 Then ask the operator for a live key. Live writes publish to the site.
+
+## Changelog
+
+- **\`svc_url\` holds your partner id** (a change of the beta contract, for safety): it was
+  \`{site}/p/{store_id}/{sku}\`, so another partner who registered a store with your \`store_id\` could take
+  your offer page and the clicks of its "Ir à loja" link. It is now \`{site}/p/{partner_id}/{store_id}/{sku}\`
+  (partner and store lower-cased; test environment \`{site}/test/p/…\`). Links of the old shape answer 404:
+  read \`svc_url\` from \`GET /products/{sku}\` rather than building it, and replace any copy you keep.
 `;
 }

@@ -7,7 +7,7 @@ import type { Commission } from './commission.js';
 import { effectiveCommission, expectedUnitCommission } from './commission.js';
 import type { ProductInput, ProductPatch, RejectionReason } from './events/product.js';
 import type { StoreStatus } from './events/store.js';
-import type { Environment } from './streams.js';
+import type { Tenant } from './streams.js';
 import { matchingDomains, urlHost } from './host-match.js';
 
 export type ProductState = 'pending' | 'accepted' | 'rejected' | 'stale' | 'removed';
@@ -111,13 +111,24 @@ export function withClock(state: BaseState, lastWriteAt: string | number, now: D
   return state;
 }
 
-export function storeAddress(storeId: string): string {
-  return storeId.toLowerCase();
+/**
+ * A store's address in the service (DECISIONS.md, "Stores"): `{partner_id lower-cased}/{store_id lower-cased}`.
+ * Store ids are chosen by partners and repeat across them, so the partner is part of it: two partners' stores of
+ * the same id never share an address, their offer pages or their clicks.
+ */
+export function storeAddress(partnerId: string, storeId: string): string {
+  return `${partnerId.toLowerCase()}/${storeId.toLowerCase()}`;
 }
 
-export function svcUrl(publicBase: string, env: Environment, storeId: string, sku: string): string {
-  const prefix = env === 'test' ? '/test' : '';
-  return `${publicBase}${prefix}/p/${encodeURIComponent(storeAddress(storeId))}/${encodeURIComponent(sku)}`;
+/** `{store address}/{sku}` as a URL path (each segment encoded), the part after `/p/` and `/r/`. */
+export function offerPath(partnerId: string, storeId: string, sku: string): string {
+  return [...storeAddress(partnerId, storeId).split('/'), sku].map(encodeURIComponent).join('/');
+}
+
+/** The offer page of a product: `{public_base}/p/{store address}/{sku}`, under `/test` for the test environment. */
+export function svcUrl(publicBase: string, tenant: Tenant, storeId: string, sku: string): string {
+  const prefix = tenant.env === 'test' ? '/test' : '';
+  return `${publicBase}${prefix}/p/${offerPath(tenant.partnerId, storeId, sku)}`;
 }
 
 export interface ProductStatusView {
@@ -143,7 +154,7 @@ export function productStatusView(input: {
   published_at: string | null;
   store_default: Commission | undefined;
   public_base: string;
-  env: Environment;
+  tenant: Tenant;
   ignored_stale?: boolean;
 }): ProductStatusView {
   const eff = effectiveCommission(input.product.commission, input.store_default);
@@ -160,7 +171,7 @@ export function productStatusView(input: {
   };
   if (input.ignored_stale !== undefined) view.ignored_stale = input.ignored_stale;
   if (input.state === 'accepted' || input.state === 'stale') {
-    view.svc_url = svcUrl(input.public_base, input.env, input.product.store_id, input.sku);
+    view.svc_url = svcUrl(input.public_base, input.tenant, input.product.store_id, input.sku);
   }
   return view;
 }

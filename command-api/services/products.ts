@@ -80,7 +80,7 @@ export async function statusOf(
     published_at: doc?.published_at ?? null,
     store_default: facts?.default_commission,
     public_base: deps.publicBaseUrl,
-    env: tenant.env,
+    tenant,
   };
   if (ignoredStale !== undefined) view.ignored_stale = ignoredStale;
   return productStatusView(view);

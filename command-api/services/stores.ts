@@ -13,13 +13,17 @@ import { event, type Fold } from '../deciders/decider.js';
 import { storeDecider, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
+/**
+ * The store ids of one partner and environment. An event's `address` is not read back: those written before the
+ * address held the partner carry only the lower-cased `store_id`; the address is derived from the id instead.
+ */
 interface IndexState {
-  stores: { storeId: string; address: string }[];
+  storeIds: string[];
 }
 const storeIndexFold: Fold<IndexState, StoreIndexEvent> = {
   name: 'storeindex',
-  initialState: () => ({ stores: [] }),
-  evolve: (s, e) => ({ stores: [...s.stores, { storeId: e.data.store_id, address: e.data.address }] }),
+  initialState: () => ({ storeIds: [] }),
+  evolve: (s, e) => ({ storeIds: [...s.storeIds, e.data.store_id] }),
 };
 
 interface CnpjState {
@@ -64,10 +68,10 @@ export async function registerStore(
     ]);
 
     const errors: FieldError[] = [];
-    const address = storeAddress(storeId);
-    const known = index.state.stores.some((s) => s.storeId === storeId);
+    const address = storeAddress(tenant.partnerId, storeId);
+    const known = index.state.storeIds.includes(storeId);
     if (!known) {
-      if (partnerType === 'store' && index.state.stores.length > 0) {
+      if (partnerType === 'store' && index.state.storeIds.length > 0) {
         errors.push(
           fieldError(
             'store_id',
@@ -76,9 +80,9 @@ export async function registerStore(
           ),
         );
       }
-      const clash = index.state.stores.find((s) => s.address === address);
+      const clash = index.state.storeIds.find((id) => storeAddress(tenant.partnerId, id) === address);
       if (clash)
-        errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash.storeId}.`));
+        errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash}.`));
     }
     const holder = cnpj.state.holder;
     if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {

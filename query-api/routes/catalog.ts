@@ -79,7 +79,7 @@ async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[])
         published_at: doc.published_at,
         store_default: stores.get(doc.store_id)?.default_commission,
         public_base: deps.publicBaseUrl,
-        env: tenant.env,
+        tenant,
       }),
     );
   }

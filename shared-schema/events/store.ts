@@ -23,7 +23,11 @@ export type StoreEvent =
   | { type: 'StoreSuspended'; data: { store_id: string } }
   | { type: 'StoreReinstated'; data: { store_id: string } };
 
-/** Events of `storeindex-…`: the stores of one partner and environment. */
+/**
+ * Events of `storeindex-…`: the stores of one partner and environment. `address` is the store's address when it was
+ * indexed: `{partner}/{store}` lower-cased, or only the lower-cased `store_id` in events written before the address
+ * held the partner (readers derive the address from `store_id`).
+ */
 export type StoreIndexEvent = { type: 'StoreIndexed'; data: { store_id: string; address: string } };
 
 /** Events of `cnpj-…`: who holds a CNPJ in an environment. */

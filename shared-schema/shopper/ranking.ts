@@ -17,6 +17,8 @@ import { applyOfferRules, type Condition } from './offer-rules.js';
 export interface SearchOffer {
   /** The offer's id in the offers model (unique). */
   id: string;
+  /** The partner whose offer it is: its store's address holds it (product-status.ts `storeAddress`). */
+  partner_id: string;
   store_id: string;
   store_name: string;
   sku: string;

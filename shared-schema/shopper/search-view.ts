@@ -4,7 +4,7 @@
  * `cost_cents` null, never `free`.
  */
 import type { Shipping } from '../events/product.js';
-import { storeAddress, svcUrl } from '../product-status.js';
+import { offerPath, svcUrl } from '../product-status.js';
 import { CONDITION_LABELS, type Condition } from './offer-rules.js';
 import type { OfferDoc, OfferStoreDoc } from './offer-facts.js';
 import type { RankedProduct, SearchOffer } from './ranking.js';
@@ -13,6 +13,7 @@ export function searchOfferOf(doc: OfferDoc, store: OfferStoreDoc): SearchOffer 
   const p = doc.product;
   return {
     id: doc._id,
+    partner_id: doc.partner_id,
     store_id: doc.store_id,
     store_name: store.name,
     sku: doc.sku,
@@ -82,8 +83,8 @@ export type ProductView = {
 export type SearchPage = { query: string; results: ProductView[]; next_cursor: string | null };
 
 /** The redirector's address (SHOPPER.md: `/r/{store address}/{sku}`; live only). */
-export function buyUrl(publicBase: string, storeId: string, sku: string): string {
-  return `${publicBase}/r/${encodeURIComponent(storeAddress(storeId))}/${encodeURIComponent(sku)}`;
+export function buyUrl(publicBase: string, partnerId: string, storeId: string, sku: string): string {
+  return `${publicBase}/r/${offerPath(partnerId, storeId, sku)}`;
 }
 
 export function offerView(o: SearchOffer, publicBase: string): OfferView {
@@ -99,8 +100,8 @@ export function offerView(o: SearchOffer, publicBase: string): OfferView {
     condition_label: CONDITION_LABELS[o.condition],
     rating: o.rating,
     image_url: o.image_url,
-    offer_url: svcUrl(publicBase, 'live', o.store_id, o.sku),
-    buy_url: buyUrl(publicBase, o.store_id, o.sku),
+    offer_url: svcUrl(publicBase, { partnerId: o.partner_id, env: 'live' }, o.store_id, o.sku),
+    buy_url: buyUrl(publicBase, o.partner_id, o.store_id, o.sku),
     updated_at: o.updated_at,
   };
 }

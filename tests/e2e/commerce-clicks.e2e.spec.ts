@@ -3,6 +3,7 @@ import { streams } from '../../shared-schema/streams.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import {
   DAY,
+  addressOf,
   codes,
   iso,
   offerPageUrl,
@@ -48,7 +49,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
 
   describe('the redirector at /r/ (buy_url)', () => {
     it('records a click of a live accepted product and sends the shopper on with svc_click, the rest of the query kept', async () => {
-      const r = await visit(redirectUrl(t, 'loja-a', 'sku-1'));
+      const r = await visit(redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-1'));
       expect(r.status).to.equal(302);
       const location = r.headers.get('location')!;
       const id = new URL(location).searchParams.get('svc_click')!;
@@ -85,12 +86,14 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
     it('answers a 404 page and records nothing for an offer that is not searchable, unknown or test', async () => {
       const before = (await hub.api.get('/clicks')).body.data.length;
       for (const url of [
-        redirectUrl(t, 'loja-a', 'sku-pending'), // pending: cover never checked
-        redirectUrl(t, 'loja-a', 'sku-off'), // accepted, but available: false
-        redirectUrl(t, 'loja-a', 'sku-nope'),
-        redirectUrl(t, 'loja-b', 'sku-1'), // wrong store address
-        redirectUrl(t, 'loja-t', 'sku-t', '/test'), // test products are served to nobody
-        redirectUrl(t, 'loja-a', 'sku-1', '/test'),
+        redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-pending'), // pending: cover never checked
+        redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-off'), // accepted, but available: false
+        redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-nope'),
+        redirectUrl(t, addressOf(hub, 'loja-b'), 'sku-1'), // wrong store address
+        redirectUrl(t, addressOf(other, 'loja-a'), 'sku-1'), // another partner's address
+        redirectUrl(t, 'loja-a', 'sku-1'), // the address without its partner
+        redirectUrl(t, addressOf(hubTest, 'loja-t'), 'sku-t', '/test'), // test products are served to nobody
+        redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-1', '/test'),
       ]) {
         const r = await visit(url);
         expect(r.status, url).to.equal(404);
@@ -107,10 +110,10 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
 
     it('answers HEAD without recording a click, and 405 to other methods', async () => {
       const before = (await hub.api.get('/clicks')).body.data.length;
-      const head = await visit(redirectUrl(t, 'loja-a', 'sku-1'), 'HEAD');
+      const head = await visit(redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-1'), 'HEAD');
       expect(head.status).to.equal(302);
       expect(head.headers.get('location')).to.not.contain('svc_click=ic_');
-      expect((await visit(redirectUrl(t, 'loja-a', 'sku-1'), 'POST')).status).to.equal(405);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-a'), 'sku-1'), 'POST')).status).to.equal(405);
       expect((await hub.api.get('/clicks')).body.data.length).to.equal(before);
     });
 
@@ -120,13 +123,13 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       await publish(t, hub, 'live', 'loja-s', 'sku-s');
       await putProduct(t, hub, 'loja-s', 'sku-r', { product_url: 'https://shop.test/p/r' });
       await publish(t, hub, 'live', 'loja-s', 'sku-r');
-      expect((await visit(redirectUrl(t, 'loja-s', 'sku-r'))).status).to.equal(302);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-r'))).status).to.equal(302);
       expect((await hub.api.delete('/products/sku-r')).status).to.equal(204);
       await hub.api.get('/products/sku-r'); // read-your-writes: the removal is projected
-      expect((await visit(redirectUrl(t, 'loja-s', 'sku-r'))).status).to.equal(404);
-      expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(302);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-r'))).status).to.equal(404);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-s'))).status).to.equal(302);
       t.clock.advance(48 * 3_600_000 + 1000);
-      expect((await visit(redirectUrl(t, 'loja-s', 'sku-s'))).status).to.equal(404);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-s'))).status).to.equal(404);
     });
   });
 
@@ -135,7 +138,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       t.clock.advance(1000); // the default window [now − 30 days, now) leaves out a click at exactly now
       const before = (await hub.api.get('/clicks')).body.data.length;
       const product = await hub.api.get('/products/sku-1');
-      const svcUrl = offerPageUrl(t, 'loja-a', 'sku-1');
+      const svcUrl = offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-1');
       expect(new URL(product.body.svc_url).pathname).to.equal(new URL(svcUrl).pathname);
       const page = await visit(svcUrl);
       expect(page.status).to.equal(200);
@@ -143,7 +146,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       const html = await page.text();
       expect(html)
         .to.contain('R$ 123,45')
-        .and.contain('<a class="buy" href="/r/loja-a/sku-1" rel="nofollow">Ir à loja</a>');
+        .and.contain(`<a class="buy" href="/r/${addressOf(hub, 'loja-a')}/sku-1" rel="nofollow">Ir à loja</a>`);
       const head = await visit(svcUrl, 'HEAD');
       expect(head.status).to.equal(200);
       const json = await fetch(svcUrl, { headers: { Accept: 'application/json' } });
@@ -158,11 +161,11 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
 
     it('answers 404 (HTML, or a Problem for JSON) for what is not searchable and for the test area, 405 to writes', async () => {
       for (const url of [
-        offerPageUrl(t, 'loja-a', 'sku-pending'),
-        offerPageUrl(t, 'loja-a', 'sku-off'),
-        offerPageUrl(t, 'loja-a', 'sku-nope'),
-        offerPageUrl(t, 'loja-t', 'sku-t', '/test'),
-        offerPageUrl(t, 'loja-a', 'sku-1', '/test'),
+        offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-pending'),
+        offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-off'),
+        offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-nope'),
+        offerPageUrl(t, addressOf(hubTest, 'loja-t'), 'sku-t', '/test'),
+        offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-1', '/test'),
       ]) {
         const r = await visit(url);
         expect(r.status, url).to.equal(404);
@@ -171,28 +174,64 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
         expect(json.status, url).to.equal(404);
         expect(json.headers.get('content-type'), url).to.contain('application/problem+json');
       }
-      const post = await visit(offerPageUrl(t, 'loja-a', 'sku-1'), 'POST');
+      const post = await visit(offerPageUrl(t, addressOf(hub, 'loja-a'), 'sku-1'), 'POST');
       expect(post.status).to.equal(405);
       expect(post.headers.get('allow')).to.equal('GET, HEAD');
     });
   });
 
-  describe('one address, two partners', () => {
-    it('sends a shared store address and SKU to the product published first', async () => {
+  describe('the same store_id at two partners', () => {
+    it('gives each partner its own address: svc_url, offer page, redirect and clicks stay with the owner', async () => {
       const first = await t.partner({ type: 'hub', name: 'Primeira' });
       const second = await t.partner({ type: 'hub', name: 'Segunda' });
-      await registerStore(second, 'Dupla');
-      await putProduct(t, second, 'Dupla', 'same', { product_url: 'https://shop.test/second' });
-      await registerStore(first, 'dupla');
-      await putProduct(t, first, 'dupla', 'same', { product_url: 'https://shop.test/first' });
+      // The second registers A's id in other cases: still a store of its own, at an address of its own.
+      await registerStore(first, 'dupla', { name: 'Loja Primeira' });
+      await registerStore(second, 'Dupla', { name: 'Loja Segunda' });
+      await putProduct(t, first, 'dupla', 'same', { product_url: 'https://shop.test/first', price_cents: 1111 });
+      await putProduct(t, second, 'Dupla', 'same', { product_url: 'https://shop.test/second', price_cents: 2222 });
       await publish(t, first, 'live', 'dupla', 'same');
       t.clock.advance(1000);
       await publish(t, second, 'live', 'Dupla', 'same');
-      const r = await visit(redirectUrl(t, 'dupla', 'same'));
-      expect(r.headers.get('location')).to.match(/^https:\/\/shop\.test\/first\?svc_click=ic_/);
+
+      const base = t.api.replace(/\/v1$/, '');
+      const path = (u: string): string => new URL(u).pathname;
+      const owners = [
+        { p: first, url: 'https://shop.test/first', price: 1111, store: 'Loja Primeira' },
+        { p: second, url: 'https://shop.test/second', price: 2222, store: 'Loja Segunda' },
+      ];
+      for (const o of owners) {
+        const address = `${o.p.partnerId.toLowerCase()}/dupla`;
+        const svcUrl = (await o.p.api.get('/products/same')).body.svc_url as string;
+        expect(path(svcUrl)).to.equal(`/p/${address}/same`);
+
+        const page = await fetch(`${base}/p/${address}/same`, { headers: { Accept: 'application/json' } });
+        expect(page.status, svcUrl).to.equal(200);
+        const offer = await page.json();
+        expect(offer).to.include({ price_cents: o.price, offer_url: svcUrl });
+        expect(offer.store.name).to.equal(o.store);
+        expect(path(offer.buy_url)).to.equal(`/r/${address}/same`);
+        expect(await (await visit(`${base}/p/${address}/same`)).text()).to.contain(`href="/r/${address}/same"`);
+
+        const head = await visit(`${base}/r/${address}/same`, 'HEAD');
+        expect(head.status).to.equal(302);
+        expect(head.headers.get('location')).to.equal(o.url);
+        const r = await visit(`${base}/r/${address}/same`);
+        expect(r.status).to.equal(302);
+        expect(r.headers.get('location')).to.match(new RegExp(`^${o.url}\\?svc_click=ic_`));
+      }
+      const search = await fetch(`${base}/api/search?q=${encodeURIComponent('camiseta azul')}&limit=50`);
+      const found = ((await search.json()).results as { offers: { buy_url: string }[] }[]).flatMap((p) =>
+        p.offers.map((o) => path(o.buy_url)),
+      );
+      for (const o of owners) expect(found).to.include(`/r/${o.p.partnerId.toLowerCase()}/dupla/same`);
+
       t.clock.advance(1);
-      expect((await first.api.get('/clicks')).body.data).to.have.length(1);
-      expect((await second.api.get('/clicks')).body.data).to.deep.equal([]);
+      for (const o of owners) {
+        const clicks = (await o.p.api.get('/clicks')).body.data as { store_id: string; price_cents: number }[];
+        expect(clicks.map((c) => c.price_cents), 'one click each (HEAD records none), on its own offer').to.deep.equal([
+          o.price,
+        ]);
+      }
     });
   });
 
@@ -354,7 +393,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
   describe('ownership', () => {
     it('redirect clicks feed GET /clicks of the owning partner only', async () => {
       t.clock.set(new Date(T0 + 3_600_000));
-      const id = await redirectClick(t, 'Loja-A', 'sku-1');
+      const id = await redirectClick(t, hub, 'Loja-A', 'sku-1');
       t.clock.advance(1);
       const mine = await hub.api.get(`/clicks?since=${encodeURIComponent(plus(iso(T0), 1))}`);
       expect(mine.body.data.map((c: { click_id: string }) => c.click_id)).to.include(id);

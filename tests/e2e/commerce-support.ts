@@ -56,20 +56,30 @@ export async function publish(t: TestService, p: Partner, env: Env, storeId: str
   expect(await t.service.runner.waitFor(appended.position, 30_000)).to.equal(true);
 }
 
+/**
+ * A store's address as `svc_url` shows it: `{partner_id lower-cased}/{store}`. The store part is used as given, so
+ * a test can also send an address in another case.
+ */
+export const addressOf = (p: Partner, store: string): string => `${p.partnerId.toLowerCase()}/${store}`;
+
+/** `{address}/{sku}` as a path, each segment encoded. */
+const offerPath = (address: string, sku: string): string =>
+  [...address.split('/'), sku].map(encodeURIComponent).join('/');
+
 /** The click redirector's address of an offer (`/r/{address}/{sku}`, its `buy_url`) on the test gateway. */
 export const redirectUrl = (t: TestService, address: string, sku: string, prefix = ''): string =>
-  `${t.api.replace(/\/v1$/, '')}${prefix}/r/${encodeURIComponent(address)}/${encodeURIComponent(sku)}`;
+  `${t.api.replace(/\/v1$/, '')}${prefix}/r/${offerPath(address, sku)}`;
 
 /** The offer page's address (`/p/{address}/{sku}`, the `svc_url` of live products) on the test gateway. */
 export const offerPageUrl = (t: TestService, address: string, sku: string, prefix = ''): string =>
-  `${t.api.replace(/\/v1$/, '')}${prefix}/p/${encodeURIComponent(address)}/${encodeURIComponent(sku)}`;
+  `${t.api.replace(/\/v1$/, '')}${prefix}/p/${offerPath(address, sku)}`;
 
 /** Follows nothing: the redirector's own answer. */
 export const visit = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual' });
 
-/** A click through the redirector (live) and its id. */
-export async function redirectClick(t: TestService, storeId: string, sku: string): Promise<string> {
-  const r = await visit(redirectUrl(t, storeId.toLowerCase(), sku));
+/** A click through the redirector (live) on a partner's offer, and its id. */
+export async function redirectClick(t: TestService, p: Partner, storeId: string, sku: string): Promise<string> {
+  const r = await visit(redirectUrl(t, addressOf(p, storeId.toLowerCase()), sku));
   expect(r.status).to.equal(302);
   const id = new URL(r.headers.get('location')!).searchParams.get('svc_click');
   expect(id).to.match(/^ic_[A-Za-z0-9_-]{22}$/);

@@ -77,7 +77,7 @@ describe('cover check and the product life cycle (e2e)', function () {
         const got = await settledState(`ok-${ext}`, 'accepted');
         expect(got.reasons).to.deep.equal([]);
         expect(got.published_at).to.equal(publishedAt);
-        expect(got.svc_url).to.match(new RegExp(`/p/main/ok-${ext}$`));
+        expect(new URL(got.svc_url).pathname).to.equal(`/p/${hub.partnerId.toLowerCase()}/main/ok-${ext}`);
       }
       // A later write answers with the first publication, whether it keeps the cover (PATCH) or sends it again (PUT).
       t.clock.advance(60_000);
@@ -142,7 +142,7 @@ describe('cover check and the product life cycle (e2e)', function () {
       expect(got.reasons).to.deep.equal([]);
       const publishedAt = t.clock.now().toISOString();
       expect(got.published_at).to.equal(publishedAt);
-      expect(got.svc_url).to.match(/\/p\/wait\/waiting$/);
+      expect(new URL(got.svc_url).pathname).to.equal(`/p/${hub.partnerId.toLowerCase()}/wait/waiting`);
 
       await t.admin.post(`/partners/${hub.partnerId}/live/stores/wait/suspend`, {});
       got = await read('waiting');
@@ -247,7 +247,7 @@ describe('cover check and the product life cycle (e2e)', function () {
       await advance(1);
       const stale = await read('fresh');
       expect(stale.state).to.equal('stale');
-      expect(stale.svc_url).to.match(/\/p\/main\/fresh$/);
+      expect(new URL(stale.svc_url).pathname).to.equal(`/p/${hub.partnerId.toLowerCase()}/main/fresh`);
       const listed = await hub.api.get('/products?state=stale');
       expect(listed.body.data.map((p: { sku: string }) => p.sku)).to.include('fresh');
       const back = await hub.api.patch('/products/fresh', { price_cents: 1234, updated_at: nextUpdatedAt() });

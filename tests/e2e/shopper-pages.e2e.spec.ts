@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { HOUR, registerStore } from './commerce-support.js';
+import { HOUR, addressOf, registerStore } from './commerce-support.js';
 import {
   getFrom,
   offer as makeOffer,
@@ -38,6 +38,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
   let t: TestService;
   let hub: Partner;
   let other: Partner;
+  let address: (store: string) => string;
   const T0 = Date.parse('2026-05-04T09:00:00.000Z');
   const settle = () => settleAll(t);
   const offer = (p: Partner, store: string, sku: string, fields: Record<string, unknown>) =>
@@ -55,7 +56,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
 
   before(async () => {
     t = await startTestService();
-    ({ hub, other } = await shopperWorld(t, T0, 'Loja <Azul> & Cia'));
+    ({ hub, other, address } = await shopperWorld(t, T0, 'Loja <Azul> & Cia'));
   });
   after(async () => t.close());
 
@@ -115,14 +116,14 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     expect(a).to.contain('★ 4,3 (31 avaliações)');
     expect(a).to.contain('<span class="muted shipping">Frete a calcular</span>'); // rule 2: not sent, never free
     expect(a).to.not.contain('grátis');
-    expect(a).to.contain('href="/p/loja-a/chaleira-a"');
+    expect(a).to.contain(`href="/p/${address('loja-a')}/chaleira-a"`);
     expect(lineOf(html, 'chaleira-b')).to.contain('Frete grátis · entrega em até 5 dias');
     expect(lineOf(html, 'chaleira-c')).to.contain('Frete R$ 19,90 · entrega em 2 a 4 dias');
     expect(html).to.contain('a partir de <span class="price">R$ 1.299,90</span> · 3 ofertas');
   });
 
   it('the offer page shows one offer with its facts and "Ir à loja"; the results page links to it', async () => {
-    const r = await page('/p/loja-a/chaleira-a');
+    const r = await page(`/p/${address('loja-a')}/chaleira-a`);
     expect(r.status).to.equal(200);
     expect(r.text)
       .to.contain('<html lang="pt-BR">')
@@ -133,8 +134,10 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       .to.contain('ou 10× de R$ 129,99 sem juros')
       .and.contain('Frete a calcular')
       .and.contain('★ 4,3 (31 avaliações)');
-    expect(buyLinks(r.text)).to.deep.equal(['/r/loja-a/chaleira-a']);
-    expect((await page('/p/Loja-A/chaleira-a')).status, 'the address is the lower-cased store_id').to.equal(404);
+    expect(buyLinks(r.text)).to.deep.equal([`/r/${address('loja-a')}/chaleira-a`]);
+    expect((await page(`/p/${address('Loja-A')}/chaleira-a`)).status, 'the address is lower-cased').to.equal(404);
+    expect((await page(`/p/${addressOf(other, 'loja-a')}/chaleira-a`)).status, "another partner's").to.equal(404);
+    expect((await page('/p/loja-a/chaleira-a')).status, 'the store alone').to.equal(404);
   });
 
   it('escapes partner text and the query everywhere (elements and attributes)', async () => {
@@ -152,7 +155,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     expect(html)
       .to.contain('value="bolsa &quot;couro&quot; &lt;fivela&gt;"')
       .and.contain('Resultados para “bolsa &quot;couro&quot; &lt;fivela&gt;”');
-    const offerPage = await page('/p/loja-a/xss-1');
+    const offerPage = await page(`/p/${address('loja-a')}/xss-1`);
     expect(offerPage.text).to.not.contain('<script>');
     expect(offerPage.text).to.contain('<title>Bolsa &lt;script&gt;alert(1)&lt;/script&gt;');
   });
@@ -174,15 +177,15 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       /<article class="card product">(?:(?!<\/article>).)*violao-new(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(product).to.contain('a partir de <span class="price">R$ 800,00</span> · 1 oferta<');
     const [news, alternatives] = product.split('<h3 class="muted">Usados e recondicionados</h3>');
-    expect(buyLinks(news)).to.deep.equal(['/r/loja-a/violao-new']);
-    expect(buyLinks(alternatives)).to.deep.equal(['/r/loja-b/violao-used', '/r/loja-c/violao-ref']);
+    expect(buyLinks(news)).to.deep.equal([`/r/${address('loja-a')}/violao-new`]);
+    expect(buyLinks(alternatives)).to.deep.equal([`/r/${address('loja-b')}/violao-used`, `/r/${address('loja-c')}/violao-ref`]);
     expect(lineOf(html, 'violao-used')).to.contain('<span class="label condition">Usado</span>');
     expect(lineOf(html, 'violao-ref')).to.contain('<span class="label condition">Recondicionado</span>');
     expect(lineOf(html, 'violao-new')).to.not.contain('class="label condition"');
     const usedOnly =
       /<article class="card product">(?:(?!<\/article>).)*violao-velho(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(usedOnly).to.contain('Sem oferta de produto novo.').and.not.contain('a partir de');
-    expect((await page('/p/loja-b/violao-used')).text).to.contain('<span class="label condition">Usado</span>');
+    expect((await page(`/p/${address('loja-b')}/violao-used`)).text).to.contain('<span class="label condition">Usado</span>');
   });
 
   it('rule 5: an offer far below the others of its product is left out of the results page, and its offer page still answers', async () => {
@@ -193,11 +196,11 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await offer(other, 'Loja-D', 'mixer-d', { title: 'Mixer de mão', gtin, price_cents: 9999 }); // others 10000, 20000, 22000: below half, out
     await settle();
     expect(buyLinks(await busca('mixer'))).to.deep.equal([
-      '/r/loja-c/mixer-c',
-      '/r/loja-a/mixer-a',
-      '/r/loja-b/mixer-b',
+      `/r/${address('loja-c')}/mixer-c`,
+      `/r/${address('loja-a')}/mixer-a`,
+      `/r/${address('loja-b')}/mixer-b`,
     ]);
-    expect((await page('/p/loja-d/mixer-d')).status).to.equal(200);
+    expect((await page(`/p/${address('loja-d')}/mixer-d`)).status).to.equal(200);
   });
 
   it('rule 1: a commission changes nothing a shopper sees', async () => {
@@ -220,17 +223,17 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await settle();
     try {
       t.clock.set(new Date(T0 + 48 * HOUR));
-      expect(buyLinks(await busca('cuscuzeira')), 'exactly 48 h: still in').to.deep.equal(['/r/loja-b/cuscuzeira']);
-      expect((await page('/p/loja-b/cuscuzeira')).status).to.equal(200);
+      expect(buyLinks(await busca('cuscuzeira')), 'exactly 48 h: still in').to.deep.equal([`/r/${address('loja-b')}/cuscuzeira`]);
+      expect((await page(`/p/${address('loja-b')}/cuscuzeira`)).status).to.equal(200);
       expect(
-        (await page('/r/loja-b/cuscuzeira', '127.0.0.1', {})).status,
+        (await page(`/r/${address('loja-b')}/cuscuzeira`, '127.0.0.1', {})).status,
         'the redirector too (HEAD would be the same)',
       ).to.equal(302);
       t.clock.set(new Date(T0 + 48 * HOUR + 1));
       expect(buyLinks(await busca('cuscuzeira')), '48 h and 1 ms: out').to.deep.equal([]);
       expect(await busca('cuscuzeira')).to.contain('Nenhuma oferta encontrada.');
-      expect((await page('/p/loja-b/cuscuzeira')).status).to.equal(404);
-      expect((await page('/r/loja-b/cuscuzeira')).status).to.equal(404);
+      expect((await page(`/p/${address('loja-b')}/cuscuzeira`)).status).to.equal(404);
+      expect((await page(`/r/${address('loja-b')}/cuscuzeira`)).status).to.equal(404);
     } finally {
       t.clock.set(new Date(T0));
     }
@@ -239,26 +242,26 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
   it('store status: a suspended store takes its offers off every page, and they come back when it is reinstated', async () => {
     await offer(hub, 'Loja-B', 'pilao', { title: 'Pilão de madeira' });
     await settle();
-    expect(buyLinks(await busca('pilao'))).to.deep.equal(['/r/loja-b/pilao']);
+    expect(buyLinks(await busca('pilao'))).to.deep.equal([`/r/${address('loja-b')}/pilao`]);
     const admin = (action: string) => t.admin.post(`/partners/${hub.partnerId}/live/stores/Loja-B/${action}`, {});
     expect((await admin('suspend')).status).to.equal(200);
     await settle();
     expect(buyLinks(await busca('pilao'))).to.deep.equal([]);
-    expect((await page('/p/loja-b/pilao')).status).to.equal(404);
-    expect((await page('/r/loja-b/pilao')).status).to.equal(404);
+    expect((await page(`/p/${address('loja-b')}/pilao`)).status).to.equal(404);
+    expect((await page(`/r/${address('loja-b')}/pilao`)).status).to.equal(404);
     expect((await admin('reinstate')).status).to.equal(200);
     await settle();
-    expect(buyLinks(await busca('pilao'))).to.deep.equal(['/r/loja-b/pilao']);
+    expect(buyLinks(await busca('pilao'))).to.deep.equal([`/r/${address('loja-b')}/pilao`]);
   });
 
   it('the offer page answers 404 pages for the test area and unknown offers, Problems to JSON clients', async () => {
     const test = await t.key(hub.partnerId, 'test');
     await registerStore(test, 'Loja-T');
     expect((await t.approveStore(test, 'Loja-T', 'test')).status).to.equal(200);
-    const r = await page('/test/p/loja-t/sku-t');
+    const r = await page(`/test/p/${addressOf(hub, 'loja-t')}/sku-t`);
     expect(r.status).to.equal(404);
     expect(r.text).to.contain('<html lang="pt-BR">').and.contain('Oferta indisponível');
-    const json = await page('/p/loja-a/nao-existe', '127.0.0.1', { Accept: 'application/json' });
+    const json = await page(`/p/${address('loja-a')}/nao-existe`, '127.0.0.1', { Accept: 'application/json' });
     expect(json.status).to.equal(404);
     expect(json.headers.get('content-type')).to.contain('application/problem+json');
   });
@@ -308,7 +311,7 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       expect(refused.text).to.contain('Muitas buscas');
       expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
       expect((await page('/api/search?q=pote', from)).status).to.equal(429);
-      expect((await page('/p/loja-a/chaleira-a', from)).status, 'offer pages are not searches').to.equal(200);
+      expect((await page(`/p/${address('loja-a')}/chaleira-a`, from)).status, 'offer pages are not searches').to.equal(200);
       expect((await page('/busca?q=pote', '127.0.0.10')).status, 'another address').to.equal(200);
     } finally {
       t.clock.set(new Date(T0));

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
-import { HOUR, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
+import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
 import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
 
 type OfferJson = Record<string, unknown> & {
@@ -227,7 +227,7 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(skus(6)).to.deep.equal(['cad-odd-a', 'cad-odd-b']);
     expect(skus(5)).to.deep.equal(['cad-mix-n1', 'cad-mix-n2', 'cad-mix-u1', 'cad-mix-u2']);
     // Left out of the answer, still searchable: the offer page answers and the state does not change.
-    expect((await raw('/p/loja-c/cad-below-c')).status).to.equal(200);
+    expect((await raw(`/p/${addressOf(other, 'loja-c')}/cad-below-c`)).status).to.equal(200);
     expect(await stateOf(other, 'cad-below-c')).to.equal('accepted');
   });
 
@@ -267,18 +267,18 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     await settle();
 
     expect(await stateOf(hub, 'jarra-rejeitada')).to.equal('rejected');
-    await gone('jarra-rejeitada', 'loja-a');
+    await gone('jarra-rejeitada', addressOf(hub, 'loja-a'));
     expect(await stateOf(hub, 'jarra-dominio')).to.equal('pending');
-    await gone('jarra-dominio', 'loja-e');
+    await gone('jarra-dominio', addressOf(hub, 'loja-e'));
     expect(await stateOf(hub, 'jarra-removida')).to.equal('removed');
-    await gone('jarra-removida', 'loja-b');
+    await gone('jarra-removida', addressOf(hub, 'loja-b'));
 
     const approved = await t.admin.post(`/partners/${hub.partnerId}/live/stores/Loja-E/domains/nova.test/approve`, {});
     expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
     await settle();
     expect(await stateOf(hub, 'jarra-dominio')).to.equal('accepted');
     expect(await heads('jarra dominio')).to.deep.equal(['jarra-dominio']);
-    expect((await raw('/p/loja-e/jarra-dominio')).status).to.equal(200);
+    expect((await raw(`/p/${addressOf(hub, 'loja-e')}/jarra-dominio`)).status).to.equal(200);
   });
 
   it('rule 3: a write ignored as stale (older updated_at) refreshes nothing: 48 h after the last applied one the offer leaves search', async () => {
@@ -302,7 +302,7 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     t.clock.set(new Date(T0 + 48 * HOUR + 1));
     expect(await stateOf(other, 'moringa')).to.equal('stale');
     expect(await heads('moringa'), 'the ignored write did not count').to.deep.equal([]);
-    expect((await raw('/p/loja-d/moringa')).status).to.equal(404);
+    expect((await raw(`/p/${addressOf(other, 'loja-d')}/moringa`)).status).to.equal(404);
   });
 
   it('the test area is visible to nobody: an accepted test product is in no search, and its addresses answer 404 and record no click', async () => {
@@ -314,11 +314,11 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(status.body.state, 'accepted in its own area').to.equal('accepted');
     await settle();
     expect(await heads('bule')).to.deep.equal([]);
-    for (const path of ['/test/p/loja-t/bule-teste', '/p/loja-t/bule-teste']) {
+    for (const path of [`/test/p/${addressOf(hub, 'loja-t')}/bule-teste`, `/p/${addressOf(hub, 'loja-t')}/bule-teste`]) {
       expect((await raw(path)).status, path).to.equal(404);
     }
     for (const prefix of ['/test', '']) {
-      expect((await visit(redirectUrl(t, 'loja-t', 'bule-teste', prefix))).status, `${prefix}/r/`).to.equal(404);
+      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-t'), 'bule-teste', prefix))).status, `${prefix}/r/`).to.equal(404);
     }
     t.clock.advance(1);
     expect((await test.api.get('/clicks')).body.data).to.deep.equal([]);
@@ -372,12 +372,12 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     await settle();
     expect(await stateOf(last.p, '1')).to.equal('accepted');
     expect(await heads(`cuia ${i}`)).to.deep.equal(['1']);
-    expect((await raw(`/p/casa-${i}/1`)).status).to.equal(200);
-    const r = await visit(redirectUrl(t, `casa-${i}`, '1'));
+    expect((await raw(`/p/${addressOf(last.p, `casa-${i}`)}/1`)).status).to.equal(200);
+    const r = await visit(redirectUrl(t, addressOf(last.p, `casa-${i}`), '1'));
     expect(r.status).to.equal(302);
     expect(r.headers.get('location')).to.match(new RegExp(`^https://shop\\.test/cuia/${i}\\?svc_click=ic_`));
     const j = i === 0 ? 1 : 0;
-    expect((await raw(`/p/casa-${j}/1`)).status, 'another partner, not searchable').to.equal(404);
+    expect((await raw(`/p/${addressOf(partners[j].p, `casa-${j}`)}/1`)).status, 'another partner, not searchable').to.equal(404);
   });
 
   it('answers exactly the fields of SearchPage, Product and Offer; image_url is the cover, offer_url the svc_url, buy_url the absolute /r/ address', async () => {
@@ -430,7 +430,8 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
       price_from_cents: 8990,
     });
     const svcUrl = (await hub.api.get('/products/garrafa-1')).body.svc_url as string;
-    expect(svcUrl).to.match(/^https?:\/\/[^/]+\/p\/loja-a\/garrafa-1$/); // absolute, so buy_url below is too
+    expect(new URL(svcUrl).pathname).to.equal(`/p/${addressOf(hub, 'loja-a')}/garrafa-1`);
+    expect(svcUrl).to.match(/^https?:\/\/[^/]+\/p\//); // absolute, so buy_url below is too
     expect(product.offers).to.deep.equal([
       {
         store: { store_id: 'Loja-A', name: 'Loja A' },
@@ -445,12 +446,12 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
         rating: { average: 4.5, count: 12 },
         image_url: 'https://cdn.shop.test/garrafa-capa.jpg',
         offer_url: svcUrl,
-        buy_url: svcUrl.replace('/p/loja-a/', '/r/loja-a/'),
+        buy_url: svcUrl.replace(`/p/${addressOf(hub, 'loja-a')}/`, `/r/${addressOf(hub, 'loja-a')}/`),
         updated_at: sentAt,
       },
     ]);
     // The offer page's JSON is the same Offer.
-    const json = await raw('/p/loja-a/garrafa-1', { Accept: 'application/json' });
+    const json = await raw(`/p/${addressOf(hub, 'loja-a')}/garrafa-1`, { Accept: 'application/json' });
     expect(json.status).to.equal(200);
     expect(JSON.parse(json.text)).to.deep.equal(product.offers[0]);
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import type { Partner, TestService } from '../support/service.js';
-import { putProduct, registerStore } from './commerce-support.js';
+import { addressOf, putProduct, registerStore } from './commerce-support.js';
 
 /** The gateway's root (the public pages and search live outside `/v1`). */
 export const rootOf = (t: TestService): string => t.api.replace(/\/v1$/, '');
@@ -70,13 +70,14 @@ export function getFrom(url: string, from = '127.0.0.1', headers: Record<string,
 /**
  * The shopper tests' world in a service the test started (the e2e-in-topology runner picks the files that call
  * `startTestService` themselves), at `at` on its clock: two hubs (`hub` with Loja-A and Loja-B, `other` with Loja-C
- * and Loja-D), every store approved in live, the projections settled. `nameA` is Loja-A's display name.
+ * and Loja-D), every store approved in live, the projections settled. `nameA` is Loja-A's display name. `address`
+ * gives a store's address as `svc_url` shows it (`address('loja-a')`: hub's partner id lower-cased, then `loja-a`).
  */
 export async function shopperWorld(
   t: TestService,
   at: number,
   nameA = 'Loja A',
-): Promise<{ hub: Partner; other: Partner }> {
+): Promise<{ hub: Partner; other: Partner; address: (store: string) => string }> {
   t.clock.set(new Date(at));
   const hub = await t.partner({ type: 'hub' });
   const other = await t.partner({ type: 'hub', name: 'Outra' });
@@ -89,5 +90,10 @@ export async function shopperWorld(
   for (const [p, s, name] of stores) await registerStore(p, s, { name });
   for (const [p, s] of stores) expect((await t.approveStore(p, s, 'live')).status).to.equal(200);
   await settle(t);
-  return { hub, other };
+  const address = (store: string): string => {
+    const owner = stores.find(([, s]) => s.toLowerCase() === store.toLowerCase());
+    if (!owner) throw new Error(`no store ${store} in the shopper world`);
+    return addressOf(owner[0], store);
+  };
+  return { hub, other, address };
 }

@@ -210,6 +210,34 @@ describe('stores (HTTP)', function () {
     for (const a of clash.filter((x) => x.status !== 200)) expectInvalid(a, ['store_id:conflict']);
   });
 
+  it('lets partners share a store_id (each store has an address of its own); one partner still may not', async () => {
+    const a = await t.partner();
+    const b = await t.partner();
+    expect((await a.api.put('/stores/Mesma', storeBody())).status).to.equal(200);
+    for (const id of ['Mesma', 'mesma', 'MESMA']) {
+      const other = await t.partner();
+      expect((await other.api.put(`/stores/${id}`, storeBody())).status, id).to.equal(200);
+    }
+    expect((await b.api.put('/stores/mesma', storeBody())).status).to.equal(200);
+    expectInvalid(await b.api.put('/stores/MESMA', storeBody()), ['store_id:conflict']);
+    expectInvalid(await a.api.put('/stores/mesma', storeBody()), ['store_id:conflict']);
+  });
+
+  it('keeps the conflict rule for stores indexed before the address held the partner', async () => {
+    const old = await t.partner();
+    const now = new Date().toISOString();
+    // What the store index held when a store's address was its lower-cased store_id alone.
+    await t.service.events.appendToStream(streams.storeIndex({ partnerId: old.partnerId, env: 'live' }), [
+      {
+        type: 'StoreIndexed',
+        data: { store_id: 'Antiga', address: 'antiga' },
+        metadata: { recorded_at: now, actor: 'test' },
+      },
+    ]);
+    expectInvalid(await old.api.put('/stores/ANTIGA', storeBody()), ['store_id:conflict']);
+    expect((await old.api.put('/stores/outra', storeBody())).status).to.equal(200);
+  });
+
   it('answers 404 for a store that does not exist', async () => {
     expectProblem(await hub.api.get('/stores/nowhere'), 404);
   });

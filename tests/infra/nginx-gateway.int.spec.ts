@@ -188,13 +188,13 @@ if (!nginx) {
 
     it('sends the click redirector to the command API and the shopper pages, search and offer pages to the query API, whatever the method', async () => {
       const targets = [
-        '/r/loja-a/sku-1?x=1',
-        '/test/r/loja-a/sku-1',
+        '/r/pt_a/loja-a/sku-1?x=1',
+        '/test/r/pt_a/loja-a/sku-1',
         '/',
         '/busca?q=cafe',
         '/api/search?q=cafe',
-        '/p/loja-a/sku-1',
-        '/test/p/loja-a/sku-1',
+        '/p/pt_a/loja-a/sku-1',
+        '/test/p/pt_a/loja-a/sku-1',
       ];
       for (const path of targets) {
         for (const method of ['GET', 'POST']) {

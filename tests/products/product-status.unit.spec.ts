@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { productStatusView, svcUrl, withClock, STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import {
+  productStatusView,
+  storeAddress,
+  svcUrl,
+  withClock,
+  STALE_AFTER_MS,
+} from '../../shared-schema/product-status.js';
 import type { ProductInput } from '../../shared-schema/events/product.js';
 
 const product: ProductInput = {
@@ -21,22 +27,28 @@ const view = (state: 'pending' | 'accepted' | 'rejected' | 'stale' | 'removed', 
     published_at: null,
     store_default: undefined,
     public_base: 'https://svc.example',
-    env,
+    tenant: { partnerId: 'pt_PARTNER', env },
   });
 
 describe('product status view (DECISIONS.md, Products)', () => {
-  it('svc_url is {public_base}/p/{store address}/{sku} live and {public_base}/test/p/... in test, the address lower-cased', () => {
-    expect(svcUrl('https://svc.example', 'live', 'Loja-Azul', 'sku-1')).to.equal(
-      'https://svc.example/p/loja-azul/sku-1',
+  it('svc_url is {public_base}/p/{partner_id}/{store_id}/{sku} live and {public_base}/test/p/... in test, the address lower-cased', () => {
+    expect(svcUrl('https://svc.example', { partnerId: 'pt_AB12', env: 'live' }, 'Loja-Azul', 'sku-1')).to.equal(
+      'https://svc.example/p/pt_ab12/loja-azul/sku-1',
     );
-    expect(svcUrl('https://svc.example', 'test', 'Loja-Azul', 'sku-1')).to.equal(
-      'https://svc.example/test/p/loja-azul/sku-1',
+    expect(svcUrl('https://svc.example', { partnerId: 'pt_AB12', env: 'test' }, 'Loja-Azul', 'sku-1')).to.equal(
+      'https://svc.example/test/p/pt_ab12/loja-azul/sku-1',
     );
-    expect(view('accepted').svc_url).to.equal('https://svc.example/p/loja-azul/sku%201');
+    expect(view('accepted').svc_url).to.equal('https://svc.example/p/pt_partner/loja-azul/sku%201');
+  });
+
+  it('the store address holds the partner: the same store_id of two partners has two addresses', () => {
+    expect(storeAddress('pt_AAAA', 'Loja')).to.equal('pt_aaaa/loja');
+    expect(storeAddress('pt_AAAA', 'Loja')).to.not.equal(storeAddress('pt_BBBB', 'Loja'));
+    expect(storeAddress('pt_AAAA', 'LOJA')).to.equal(storeAddress('pt_AAAA', 'loja'));
   });
 
   it('carries svc_url only while accepted or stale', () => {
-    expect(view('accepted', 'test').svc_url).to.equal('https://svc.example/test/p/loja-azul/sku%201');
+    expect(view('accepted', 'test').svc_url).to.equal('https://svc.example/test/p/pt_partner/loja-azul/sku%201');
     expect(view('stale').svc_url).to.be.a('string');
     for (const state of ['pending', 'rejected', 'removed'] as const)
       expect(view(state)).to.not.have.property('svc_url');

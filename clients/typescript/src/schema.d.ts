@@ -1095,7 +1095,7 @@ export interface operations {
                      *           },
                      *           "commission_source": "product",
                      *           "expected_commission_cents": 493,
-                     *           "svc_url": "https://www.example.test/test/p/loja-centro/SKU-1"
+                     *           "svc_url": "https://www.example.test/test/p/pt_7m2q9xkd4b8nrt6vw3hz/loja-centro/SKU-1"
                      *         },
                      *         {
                      *           "sku": "SKU-123-AZUL",
@@ -1246,7 +1246,7 @@ export interface operations {
                      *       },
                      *       "commission_source": "product",
                      *       "expected_commission_cents": 493,
-                     *       "svc_url": "https://www.example.test/test/p/loja-centro/SKU-1"
+                     *       "svc_url": "https://www.example.test/test/p/pt_7m2q9xkd4b8nrt6vw3hz/loja-centro/SKU-1"
                      *     }
                      */
                     "application/json": components["schemas"]["ProductStatus"];
