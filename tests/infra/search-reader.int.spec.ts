@@ -93,14 +93,14 @@ describe('the search reader thread', () => {
       const there = await reader.search(['chaleira'], new Date(now), 0, 20, BASE);
       expect(there).to.deep.equal(here);
     }
-    // The views' links are made with the address the caller passed.
+    // The views' links are made with the address the caller passed, and each offer's store address holds its partner.
     const views = JSON.parse(
       (await reader.search(['chaleira'], new Date(written.getTime() + HOUR), 0, 20, BASE)).results,
     );
     expect((views as ProductView[]).flatMap((p) => p.offers.map((o) => o.buy_url))).to.deep.equal([
-      `${BASE}/r/loja/sku-3`,
-      `${BASE}/r/loja/sku-1`,
-      `${BASE}/r/loja/sku-2`,
+      `${BASE}/r/pt_a/loja/sku-3`,
+      `${BASE}/r/pt_a/loja/sku-1`,
+      `${BASE}/r/pt_a/loja/sku-2`,
     ]);
     // Rule 3 by the clock passed, to the millisecond: 48 h after the write the offers are in, 1 ms later out.
     expect(skus(await reader.search(['chaleira'], new Date(written.getTime() + 48 * HOUR), 0, 20, BASE))).to.deep.equal(
