@@ -81,8 +81,7 @@ export async function registerStore(
         );
       }
       const clash = index.state.storeIds.find((id) => storeAddress(tenant.partnerId, id) === address);
-      if (clash)
-        errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash}.`));
+      if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash}.`));
     }
     const holder = cnpj.state.holder;
     if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {

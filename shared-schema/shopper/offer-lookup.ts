@@ -20,7 +20,7 @@ export type FoundOffer = { offer: OfferDoc; store: OfferStoreDoc };
  */
 const SAME_SKU_PAGE = 100;
 
-/** The decoded `{store address}` and SKU of `{prefix}/{partner}/{store}/{sku}` (e.g. `/p/pt_x/loja-a/sku-1`), or null. */
+/** The decoded `{store address}` and SKU of `{prefix}/{partner}/{store}/{sku}` (`/p/pt_x/loja-a/sku-1`), or null. */
 export function parseOfferPath(path: string, prefix: '/p' | '/r'): { address: string; sku: string } | null {
   if (!path.startsWith(`${prefix}/`)) return null;
   const m = /^([^/]+)\/([^/]+)\/([^/]+)$/.exec(path.slice(prefix.length + 1));

@@ -228,9 +228,10 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       t.clock.advance(1);
       for (const o of owners) {
         const clicks = (await o.p.api.get('/clicks')).body.data as { store_id: string; price_cents: number }[];
-        expect(clicks.map((c) => c.price_cents), 'one click each (HEAD records none), on its own offer').to.deep.equal([
-          o.price,
-        ]);
+        expect(
+          clicks.map((c) => c.price_cents),
+          'one click each (HEAD records none), on its own offer',
+        ).to.deep.equal([o.price]);
       }
     });
   });

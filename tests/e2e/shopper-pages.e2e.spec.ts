@@ -178,14 +178,19 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     expect(product).to.contain('a partir de <span class="price">R$ 800,00</span> · 1 oferta<');
     const [news, alternatives] = product.split('<h3 class="muted">Usados e recondicionados</h3>');
     expect(buyLinks(news)).to.deep.equal([`/r/${address('loja-a')}/violao-new`]);
-    expect(buyLinks(alternatives)).to.deep.equal([`/r/${address('loja-b')}/violao-used`, `/r/${address('loja-c')}/violao-ref`]);
+    expect(buyLinks(alternatives)).to.deep.equal([
+      `/r/${address('loja-b')}/violao-used`,
+      `/r/${address('loja-c')}/violao-ref`,
+    ]);
     expect(lineOf(html, 'violao-used')).to.contain('<span class="label condition">Usado</span>');
     expect(lineOf(html, 'violao-ref')).to.contain('<span class="label condition">Recondicionado</span>');
     expect(lineOf(html, 'violao-new')).to.not.contain('class="label condition"');
     const usedOnly =
       /<article class="card product">(?:(?!<\/article>).)*violao-velho(?:(?!<\/article>).)*<\/article>/.exec(html)![0];
     expect(usedOnly).to.contain('Sem oferta de produto novo.').and.not.contain('a partir de');
-    expect((await page(`/p/${address('loja-b')}/violao-used`)).text).to.contain('<span class="label condition">Usado</span>');
+    expect((await page(`/p/${address('loja-b')}/violao-used`)).text).to.contain(
+      '<span class="label condition">Usado</span>',
+    );
   });
 
   it('rule 5: an offer far below the others of its product is left out of the results page, and its offer page still answers', async () => {
@@ -223,7 +228,9 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
     await settle();
     try {
       t.clock.set(new Date(T0 + 48 * HOUR));
-      expect(buyLinks(await busca('cuscuzeira')), 'exactly 48 h: still in').to.deep.equal([`/r/${address('loja-b')}/cuscuzeira`]);
+      expect(buyLinks(await busca('cuscuzeira')), 'exactly 48 h: still in').to.deep.equal([
+        `/r/${address('loja-b')}/cuscuzeira`,
+      ]);
       expect((await page(`/p/${address('loja-b')}/cuscuzeira`)).status).to.equal(200);
       expect(
         (await page(`/r/${address('loja-b')}/cuscuzeira`, '127.0.0.1', {})).status,
@@ -311,7 +318,9 @@ describe('shopper pages over HTTP: /, /busca, the offer page', function () {
       expect(refused.text).to.contain('Muitas buscas');
       expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
       expect((await page('/api/search?q=pote', from)).status).to.equal(429);
-      expect((await page(`/p/${address('loja-a')}/chaleira-a`, from)).status, 'offer pages are not searches').to.equal(200);
+      expect((await page(`/p/${address('loja-a')}/chaleira-a`, from)).status, 'offer pages are not searches').to.equal(
+        200,
+      );
       expect((await page('/busca?q=pote', '127.0.0.10')).status, 'another address').to.equal(200);
     } finally {
       t.clock.set(new Date(T0));

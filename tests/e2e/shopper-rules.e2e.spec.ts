@@ -314,11 +314,17 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(status.body.state, 'accepted in its own area').to.equal('accepted');
     await settle();
     expect(await heads('bule')).to.deep.equal([]);
-    for (const path of [`/test/p/${addressOf(hub, 'loja-t')}/bule-teste`, `/p/${addressOf(hub, 'loja-t')}/bule-teste`]) {
+    for (const path of [
+      `/test/p/${addressOf(hub, 'loja-t')}/bule-teste`,
+      `/p/${addressOf(hub, 'loja-t')}/bule-teste`,
+    ]) {
       expect((await raw(path)).status, path).to.equal(404);
     }
     for (const prefix of ['/test', '']) {
-      expect((await visit(redirectUrl(t, addressOf(hub, 'loja-t'), 'bule-teste', prefix))).status, `${prefix}/r/`).to.equal(404);
+      expect(
+        (await visit(redirectUrl(t, addressOf(hub, 'loja-t'), 'bule-teste', prefix))).status,
+        `${prefix}/r/`,
+      ).to.equal(404);
     }
     t.clock.advance(1);
     expect((await test.api.get('/clicks')).body.data).to.deep.equal([]);
@@ -377,7 +383,10 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(r.status).to.equal(302);
     expect(r.headers.get('location')).to.match(new RegExp(`^https://shop\\.test/cuia/${i}\\?svc_click=ic_`));
     const j = i === 0 ? 1 : 0;
-    expect((await raw(`/p/${addressOf(partners[j].p, `casa-${j}`)}/1`)).status, 'another partner, not searchable').to.equal(404);
+    expect(
+      (await raw(`/p/${addressOf(partners[j].p, `casa-${j}`)}/1`)).status,
+      'another partner, not searchable',
+    ).to.equal(404);
   });
 
   it('answers exactly the fields of SearchPage, Product and Offer; image_url is the cover, offer_url the svc_url, buy_url the absolute /r/ address', async () => {
