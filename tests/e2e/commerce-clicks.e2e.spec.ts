@@ -199,9 +199,11 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
         { p: first, url: 'https://shop.test/first', price: 1111, store: 'Loja Primeira' },
         { p: second, url: 'https://shop.test/second', price: 2222, store: 'Loja Segunda' },
       ];
+      const svcUrls = new Set<string>();
       for (const o of owners) {
         const address = `${o.p.partnerId.toLowerCase()}/dupla`;
         const svcUrl = (await o.p.api.get('/products/same')).body.svc_url as string;
+        svcUrls.add(svcUrl);
         expect(path(svcUrl)).to.equal(`/p/${address}/same`);
 
         const page = await fetch(`${base}/p/${address}/same`, { headers: { Accept: 'application/json' } });
@@ -219,6 +221,7 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
         expect(r.status).to.equal(302);
         expect(r.headers.get('location')).to.match(new RegExp(`^${o.url}\\?svc_click=ic_`));
       }
+      expect(svcUrls.size, 'two svc_url').to.equal(2);
       const search = await fetch(`${base}/api/search?q=${encodeURIComponent('camiseta azul')}&limit=50`);
       const found = ((await search.json()).results as { offers: { buy_url: string }[] }[]).flatMap((p) =>
         p.offers.map((o) => path(o.buy_url)),
