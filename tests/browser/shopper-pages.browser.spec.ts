@@ -184,7 +184,7 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
     await check(page, 'results');
 
     await Promise.all([
-      page.waitForURL(/\/p\/loja-azul\/chaleira-azul$/),
+      page.waitForURL(new RegExp(`/p/${hub.partnerId.toLowerCase()}/loja-azul/chaleira-azul$`)),
       product.locator('a:has(strong.store)', { hasText: 'Loja Azul' }).click(),
     ]);
     const body = await page.textContent('main');
