@@ -1,6 +1,6 @@
 /**
  * Body validation of the write side: the JSON Schema (every field at once) plus the cross-field rules the schema
- * cannot say (`not_higher`, `future`, CNPJ check digits), reported together in one 422.
+ * cannot say (`not_higher`, `future`, CNPJ check digits, public suffixes), reported together in one 422.
  */
 import { bodyValidator, joinPath } from '../shared-schema/validation.js';
 import {
@@ -13,6 +13,7 @@ import type { StoreInput } from '../shared-schema/events/store.js';
 import { fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
 import { isValidCnpj, normalizeCnpj } from '../shared-schema/cnpj.js';
 import { notHigher } from '../shared-schema/product-rules.js';
+import { publicSuffixErrors } from '../shared-schema/public-suffix.js';
 
 const storeInput = bodyValidator<StoreInput>(StoreInputSchema);
 const productInput = bodyValidator<ProductInput>(ProductInputSchema);
@@ -25,13 +26,15 @@ const hasField = (errors: FieldError[], field: string) => errors.some((e) => e.f
 
 export function validateStoreInput(body: unknown): StoreInput {
   const errors = storeInput(body);
-  if (
-    isObject(body) &&
-    typeof body.cnpj === 'string' &&
-    !hasField(errors, 'cnpj') &&
-    !isValidCnpj(normalizeCnpj(body.cnpj))
-  ) {
-    errors.push(fieldError('cnpj', 'invalid', 'The CNPJ check digits do not match.'));
+  if (isObject(body)) {
+    if (typeof body.cnpj === 'string' && !hasField(errors, 'cnpj') && !isValidCnpj(normalizeCnpj(body.cnpj))) {
+      errors.push(fieldError('cnpj', 'invalid', 'The CNPJ check digits do not match.'));
+    }
+    const refused = new Set(errors.map((e) => e.field));
+    errors.push(
+      ...publicSuffixErrors('domains', body.domains, refused),
+      ...publicSuffixErrors('image_hosts', body.image_hosts, refused),
+    );
   }
   if (errors.length > 0) throw invalid(errors);
   const input = body as StoreInput;

@@ -123,14 +123,18 @@ ${curlBody(STORE_INPUT)}
 \`\`\`
 
 - \`cnpj\` may carry punctuation or not (alphanumeric CNPJs are accepted); check digits are verified (422 \`invalid\`)
-  and the answer returns the 14 characters without punctuation. One CNPJ is one store (422 \`already_registered\`).
+  and the answer returns the 14 characters without punctuation. One CNPJ is one store (422 \`already_registered\`),
+  and a store keeps its CNPJ for good (422 \`immutable\`; another company is another \`store_id\`).
 - \`domains\` (1 to 5) are where your product pages live; \`image_hosts\` (up to 5) are photo CDNs. Every URL must be
-  HTTPS.
+  HTTPS. A domain is yours or below yours: a public suffix shared by unrelated sites (\`com.br\`, \`github.io\`,
+  \`blogspot.com\`) answers 422 \`public_suffix\` on its index (\`domains[2]\`); declare \`loja.com.br\` instead.
+- \`name\` is shown to shoppers: control characters and bidirectional overrides answer 422 \`control_character\`.
 - A new store is \`pending_review\`. The service approves the store and each domain (\`domains_approved\`); until then
   your products are accepted but held in \`pending\` with reason \`store_not_active\` or \`domain_not_approved\`. A store
   can later be \`suspended\`.
-- \`PUT\` replaces the store and keeps its status. Domains it adds start unapproved; domains it drops stop being
-  approved.
+- \`PUT\` replaces the store and keeps its status, except for a new \`name\`: an \`active\` store goes back to
+  \`pending_review\` (its products wait with \`store_not_active\`) until the service approves it again; a
+  \`suspended\` store stays \`suspended\`. Domains it adds start unapproved; domains it drops stop being approved.
 - \`GET /stores\` and \`GET /stores/{store_id}\` read them back.
 - A store's address on the site is your partner id and the \`store_id\`, both lower-cased
   (\`pt_7m2q9xkd4b8nrt6vw3hz/loja-centro\`): another partner's store of the same id never shares it. Two of your
@@ -158,6 +162,10 @@ ${curlBody(PRODUCT_INPUT)}
 - Keys of \`attributes\` and \`variant_attributes\` are names of 1 to 80 characters without control characters
   (422 \`key_empty\`, \`key_too_long\`, \`key_control_character\`, each on the key's own path, such as
   \`attributes["a\\u0000b"]\`). Any other text, \`$\` and \`.\` included, is kept exactly as sent.
+- Text a shopper sees (\`title\`, \`description\`, \`brand\`, \`model\`, \`category\`, attribute values) must not hold a
+  control character (U+0000–U+001F, U+007F–U+009F; \`description\` takes tab and newline) or a bidirectional
+  override or isolate (U+202A–U+202E, U+2066–U+2069): 422 \`control_character\` on the field (in a batch, on the
+  item's path). Keys follow the same rule (\`key_control_character\`).
 - Send only true data. Shipping you do not send is shown as "to be calculated", never as free; send
   \`{"type":"free"}\` only when it really is free.
 - The \`store_id\` of a SKU never changes, even after a delete: 409 \`sku_store_conflict\` on \`store_id\`.

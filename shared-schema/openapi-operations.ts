@@ -85,7 +85,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Stores',
     summary: 'Create or replace a store',
     description:
-      'Registers the store under the partner-chosen `store_id`. A new store starts `pending_review`; the service approves the store and each domain before any product is published. New domains stay unapproved; products are accepted meanwhile but shown only after approval. `cnpj` check digits are verified (422 `invalid`), one CNPJ is one store (422 `already_registered`); a direct-store account refuses a second store (422 `single_store` on `store_id`).',
+      'Registers the store under the partner-chosen `store_id`. A new store starts `pending_review`; the service approves the store and each domain before any product is published. New domains stay unapproved; products are accepted meanwhile but shown only after approval. `cnpj` check digits are verified (422 `invalid`), one CNPJ is one store (422 `already_registered`), and the CNPJ of an existing store never changes (422 `immutable`); a direct-store account refuses a second store (422 `single_store` on `store_id`). A replacement keeps the status, except that a new `name` sends an `active` store back to `pending_review` until the service approves it again (a `suspended` store stays `suspended`). A public suffix of the Public Suffix List (`com.br`, `github.io`) is refused in `domains` and `image_hosts` (422 `public_suffix` on its index). `name` refuses control characters and bidirectional overrides (422 `control_character`).',
     body: StoreInput,
     ok: { status: 200, description: 'The store as registered (CNPJ without punctuation).', schema: Store },
   },
@@ -121,7 +121,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Products',
     summary: 'Create or replace a product',
     description:
-      'Replaces the whole registration (omitting `commission` removes the product-level exception). Answers state `pending` at first; the cover check runs asynchronously. A submission whose `updated_at` is older than the last received answers 200 with `ignored_stale` true and changes nothing: the greatest `updated_at` prevails. The `store_id` of an existing SKU never changes (409 `sku_store_conflict` on `store_id`). SKUs are unique per partner and environment across the stores of a hub.',
+      'Replaces the whole registration (omitting `commission` removes the product-level exception). Answers state `pending` at first; the cover check runs asynchronously. A submission whose `updated_at` is older than the last received answers 200 with `ignored_stale` true and changes nothing: the greatest `updated_at` prevails. The `store_id` of an existing SKU never changes (409 `sku_store_conflict` on `store_id`). SKUs are unique per partner and environment across the stores of a hub. Text a shopper sees (`title`, `description`, `brand`, `model`, `category`, attribute values) refuses control characters (U+0000–U+001F, U+007F–U+009F; `description` takes tab and newline) and bidirectional overrides or isolates (U+202A–U+202E, U+2066–U+2069): 422 `control_character` on the field.',
     body: ProductInput,
     ok: { status: 200, description: 'The product status after the write.', schema: ProductStatus },
   },

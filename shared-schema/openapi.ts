@@ -106,7 +106,7 @@ const PROBLEMS: Record<number, { name: string; description: string }> = {
   422: {
     name: 'Invalid',
     description:
-      'Invalid body or query: `errors` lists every invalid field at once (`field` is a JSON path such as `items[3].unit_price_cents`, `""` for the whole body). Also: the same `Idempotency-Key` with another route or body, `invalid_attribution` on conversions. Correct all fields before repeating.',
+      'Invalid body or query: `errors` lists every invalid field at once (`field` is a JSON path such as `items[3].unit_price_cents`, `""` for the whole body). Also: the same `Idempotency-Key` with another route or body, `invalid_attribution` on conversions. Text a shopper sees refuses control characters and bidirectional overrides (`control_character`); a store refuses a public suffix as a domain (`public_suffix`) and a change of its CNPJ (`immutable`). Correct all fields before repeating.',
   },
   429: {
     name: 'RateLimited',

@@ -11,8 +11,8 @@ export const NEW_STANDING: Readonly<StoreStanding> = Object.freeze({ status: 'pe
 
 /**
  * The standing after one event of the store's stream: a new store waits for review with nothing approved; a
- * replacement keeps the status and drops approvals of domains it no longer declares; approving a store approves every
- * domain it declares; a domain is approved once.
+ * replacement keeps the status (unless it sends the store back to review) and drops approvals of domains it no
+ * longer declares; approving a store approves every domain it declares; a domain is approved once.
  */
 export function evolveStanding(
   s: { status: StoreStatus; domains_approved: readonly string[] },
@@ -22,7 +22,10 @@ export function evolveStanding(
     case 'StoreRegistered':
       return { status: 'pending_review', domains_approved: [] };
     case 'StoreReplaced':
-      return { status: s.status, domains_approved: s.domains_approved.filter((d) => e.data.store.domains.includes(d)) };
+      return {
+        status: e.data.back_to_review ? 'pending_review' : s.status,
+        domains_approved: s.domains_approved.filter((d) => e.data.store.domains.includes(d)),
+      };
     case 'StoreApproved':
       return { status: 'active', domains_approved: [...e.data.domains] };
     case 'DomainApproved':

@@ -5,7 +5,13 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { HTTPS_PATTERN, MAP_KEY_PATTERN, type JsonSchema } from './schemas/common.js';
+import {
+  HTTPS_PATTERN,
+  MULTILINE_TEXT_PATTERN,
+  REFUSED_BEYOND_C0,
+  TEXT_PATTERN,
+  type JsonSchema,
+} from './schemas/common.js';
 import type { FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
@@ -41,6 +47,10 @@ const PLAIN_KEY = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 /** One step of a path: a number is an array index, a string an object key. */
 export type PathSegment = string | number;
 
+/** Characters a path spells as `\uXXXX` beyond JSON's own escapes: DEL, C1 controls, bidirectional controls. */
+const UNPRINTABLE = new RegExp(`[${REFUSED_BEYOND_C0}]`, 'gu');
+const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /**
  * A path in the style of `items[3].unit_price_cents`: indexes in brackets, plain keys after dots, and any other key
  * (empty, with `.`, `$`, spaces, control characters, digits only…) as a bracketed JSON string, `attributes["a.b"]`,
@@ -51,7 +61,7 @@ export function formatPath(segments: readonly PathSegment[]): string {
   for (const s of segments) {
     if (typeof s === 'number') out += `[${s}]`;
     else if (PLAIN_KEY.test(s)) out += out === '' ? s : `.${s}`;
-    else out += `[${JSON.stringify(s).replace(/\u007f/g, '\\u007f')}]`; // JSON escapes U+0000–U+001F, not DEL
+    else out += `[${JSON.stringify(s).replace(UNPRINTABLE, escapeChar)}]`; // JSON escapes U+0000–U+001F only
   }
   return out;
 }
@@ -150,6 +160,10 @@ export function unicodeErrors(value: unknown): FieldError[] {
 /** A body full of lone surrogates is refused on its first hundred; the rest would only lengthen the answer. */
 const MAX_UNICODE_ERRORS = 100;
 
+/** The characters TEXT_PATTERN refuses, in a partner's words. */
+const REFUSED_CHARACTERS =
+  'control characters (U+0000 to U+001F, U+007F to U+009F) or bidirectional overrides (U+202A to U+202E, U+2066 to U+2069)';
+
 /** The errors of a map key (`propertyNames`: MapKey in schemas/common.ts), at the key's own path. */
 function keyError(e: ErrorObject, field: string): FieldError {
   const params = e.params as Record<string, unknown>;
@@ -163,11 +177,11 @@ function keyError(e: ErrorObject, field: string): FieldError {
         message: `${field}: a key takes at most ${String(params.limit)} characters.`,
       };
     case 'pattern':
-      if (params.pattern === MAP_KEY_PATTERN) {
+      if (params.pattern === TEXT_PATTERN) {
         return {
           field,
           code: 'key_control_character',
-          message: `${field}: a key must not contain control characters (U+0000 to U+001F, U+007F).`,
+          message: `${field}: a key must not contain ${REFUSED_CHARACTERS}.`,
         };
       }
       return { field, code: 'key_pattern', message: `${field}: the key must match ${String(params.pattern)}` };
@@ -299,6 +313,14 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
       const field = path();
       if (params.pattern === HTTPS_PATTERN)
         return { field, code: 'https', message: `${field} must be an https:// URL.` };
+      if (params.pattern === TEXT_PATTERN || params.pattern === MULTILINE_TEXT_PATTERN) {
+        const allowed = params.pattern === MULTILINE_TEXT_PATTERN ? ' (tab and newline are fine)' : '';
+        return {
+          field,
+          code: 'control_character',
+          message: `${field} must not contain ${REFUSED_CHARACTERS}${allowed}.`,
+        };
+      }
       return { field, code: 'pattern', message: `${field} must match ${String(params.pattern)}.` };
     }
     case 'format': {

@@ -1,6 +1,16 @@
-/** The store aggregate: registration, replacement, and the operator's approve / suspend / reinstate. */
+/**
+ * The store aggregate: registration, replacement (the CNPJ fixed; a new name sends an active store back to review),
+ * and the operator's approve / suspend / reinstate.
+ */
 import type { StoreEvent, StoreInput, StoreStatus } from '../../shared-schema/events/store.js';
-import { ProblemError, notFound, conflict } from '../../shared-schema/problems.js';
+import {
+  ProblemError,
+  notFound,
+  conflict,
+  fieldError,
+  invalid,
+  type FieldError,
+} from '../../shared-schema/problems.js';
 import { canonicalJson } from '../../shared-schema/json.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
 import { evolveStanding } from '../../shared-schema/store-standing.js';
@@ -45,9 +55,23 @@ function decide(c: StoreCommand, s: StoreState): Decision<StoreEvent, StoreState
           result: s,
         };
       }
+      const errors = replacementErrors(s, c.input);
+      if (errors.length > 0) throw invalid(errors);
       if (canonicalJson(s.input) === canonicalJson(c.input)) return { events: [], result: s };
+      // A new name is what a shopper trusts: an active store shows it only after the operator has seen it.
+      const backToReview = s.status === 'active' && c.input.name !== s.input!.name;
       return {
-        events: [{ type: 'StoreReplaced', data: { store_id: c.storeId, store: c.input, replaced_at: c.now } }],
+        events: [
+          {
+            type: 'StoreReplaced',
+            data: {
+              store_id: c.storeId,
+              store: c.input,
+              replaced_at: c.now,
+              ...(backToReview ? { back_to_review: true as const } : {}),
+            },
+          },
+        ],
         result: s,
       };
     }
@@ -82,6 +106,22 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent, StoreSt
   evolve,
   decide,
 };
+
+/**
+ * What a replacement of an existing store may not change: its `cnpj` (both normalized), the company the store was
+ * registered and reviewed as. Empty for a store that does not exist yet. The service checks it before it reserves a
+ * CNPJ, so a refused change reserves nothing.
+ */
+export function replacementErrors(s: StoreState, input: StoreInput): FieldError[] {
+  if (!s.exists || !s.input || s.input.cnpj === input.cnpj) return [];
+  return [
+    fieldError(
+      'cnpj',
+      'immutable',
+      'The CNPJ of a store cannot change; register the other company as another store (another store_id).',
+    ),
+  ];
+}
 
 function requireStore(s: StoreState): void {
   if (!s.exists || !s.input) throw new ProblemError(404, [], 'No such store.');

@@ -1,6 +1,7 @@
 /**
  * Store registration spans three streams: the store itself, the partner's store index (one store for a direct
- * store; ids that lower-case alike conflict) and the CNPJ reservation (one company, one store per environment).
+ * store; ids that lower-case alike conflict) and the CNPJ reservation (one company, one store per environment; a
+ * store keeps its CNPJ for good, so a reservation is never released).
  * Each is appended with an expected revision; a race restarts the whole decision.
  */
 import type { CnpjEvent, StoreIndexEvent, StoreInput } from '../../shared-schema/events/store.js';
@@ -9,8 +10,8 @@ import { fieldError, invalid, type FieldError } from '../../shared-schema/proble
 import { storeAddress } from '../../shared-schema/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import { event, type Fold } from '../deciders/decider.js';
-import { storeDecider, type StoreCommand, type StoreState } from '../deciders/store.js';
+import type { Fold } from '../deciders/decider.js';
+import { replacementErrors, storeDecider, type StoreCommand, type StoreState } from '../deciders/store.js';
 import type { CommandDeps } from './context.js';
 
 /**
@@ -83,8 +84,10 @@ export async function registerStore(
       const clash = index.state.storeIds.find((id) => storeAddress(tenant.partnerId, id) === address);
       if (clash) errors.push(fieldError('store_id', 'conflict', `store_id turns into the same address as ${clash}.`));
     }
+    const fixed = replacementErrors(store.state, input);
+    errors.push(...fixed);
     const holder = cnpj.state.holder;
-    if (holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
+    if (fixed.length === 0 && holder && (holder.partnerId !== tenant.partnerId || holder.storeId !== storeId)) {
       errors.push(fieldError('cnpj', 'already_registered', 'This CNPJ is already registered for another store.'));
     }
     if (errors.length > 0) throw invalid(errors);
@@ -107,26 +110,12 @@ export async function registerStore(
         [{ type: 'StoreIndexed', data: { store_id: storeId, address } }],
         meta,
       );
-    const previousCnpj = store.state.input?.cnpj;
     const handled = await deps.repo.handle(
       storeStream,
       storeDecider,
       { type: 'RegisterStore', storeId, input, now: meta.recorded_at },
       meta,
     );
-    if (previousCnpj && previousCnpj !== input.cnpj) {
-      const old = streams.cnpj(tenant.env, previousCnpj);
-      await deps.events.appendToStream(
-        old,
-        [
-          event<CnpjEvent>(
-            { type: 'CnpjReleased', data: { cnpj: previousCnpj, partner_id: tenant.partnerId, store_id: storeId } },
-            meta,
-          ),
-        ],
-        'any',
-      );
-    }
     const result: { view: StoreView; position?: number } = { view: storeView(handled.state) };
     if (handled.position !== undefined) result.position = handled.position;
     return result;

@@ -17,7 +17,14 @@ export type StoreStatus = 'pending_review' | 'active' | 'suspended';
 
 export type StoreEvent =
   | { type: 'StoreRegistered'; data: { store_id: string; store: StoreInput; registered_at: string } }
-  | { type: 'StoreReplaced'; data: { store_id: string; store: StoreInput; replaced_at: string } }
+  | {
+      type: 'StoreReplaced';
+      /**
+       * `back_to_review`: this replacement renamed an active store, which waits for the operator's approval again.
+       * Absent otherwise (and on replacements recorded before the rule), which keeps the status.
+       */
+      data: { store_id: string; store: StoreInput; replaced_at: string; back_to_review?: true };
+    }
   | { type: 'StoreApproved'; data: { store_id: string; domains: string[] } }
   | { type: 'DomainApproved'; data: { store_id: string; domain: string } }
   | { type: 'StoreSuspended'; data: { store_id: string } }
@@ -30,7 +37,10 @@ export type StoreEvent =
  */
 export type StoreIndexEvent = { type: 'StoreIndexed'; data: { store_id: string; address: string } };
 
-/** Events of `cnpj-…`: who holds a CNPJ in an environment. */
+/**
+ * Events of `cnpj-…`: who holds a CNPJ in an environment. A store's CNPJ no longer changes, so nothing writes
+ * `CnpjReleased` now; streams that hold one from before still read as free.
+ */
 export type CnpjEvent =
   | { type: 'CnpjReserved'; data: { cnpj: string; partner_id: string; store_id: string } }
   | { type: 'CnpjReleased'; data: { cnpj: string; partner_id: string; store_id: string } };

@@ -11,6 +11,8 @@ import {
   SafeInt,
   Cursor,
   Limit,
+  MULTILINE_TEXT_PATTERN,
+  ShopperText,
   type JsonSchema,
 } from './common.js';
 
@@ -20,7 +22,7 @@ export const StoreInput: JsonSchema = {
   additionalProperties: false,
   properties: {
     default_commission: Commission,
-    name: { type: 'string', minLength: 2, maxLength: 80 },
+    name: ShopperText(2, 80),
     cnpj: { type: 'string', pattern: '^[A-Za-z0-9./-]{14,18}$' },
     logo_url: HttpsUrl,
     website_url: HttpsUrl,
@@ -64,7 +66,7 @@ const StringMap = (maxKeys: number, maxValue: number): JsonSchema => ({
   type: 'object',
   maxProperties: maxKeys,
   propertyNames: MapKey,
-  additionalProperties: { type: 'string', maxLength: maxValue },
+  additionalProperties: ShopperText(0, maxValue),
 });
 
 export const ProductInput: JsonSchema = {
@@ -74,12 +76,12 @@ export const ProductInput: JsonSchema = {
   properties: {
     commission: Commission,
     store_id: ExternalId,
-    title: { type: 'string', minLength: 5, maxLength: 200 },
-    description: { type: 'string', maxLength: 5000 },
-    brand: { type: 'string', maxLength: 80 },
-    model: { type: 'string', maxLength: 80 },
+    title: ShopperText(5, 200),
+    description: { type: 'string', maxLength: 5000, pattern: MULTILINE_TEXT_PATTERN },
+    brand: ShopperText(0, 80),
+    model: ShopperText(0, 80),
     gtin: { type: 'string', pattern: '^(\\d{8}|\\d{12,14})$' },
-    category: { type: 'string', maxLength: 200 },
+    category: ShopperText(0, 200),
     attributes: StringMap(50, 200),
     condition: { enum: ['new', 'used', 'refurbished'] },
     group_id: ExternalId,

@@ -16,18 +16,36 @@ export const HttpsUrl: JsonSchema = { type: 'string', format: 'uri', pattern: HT
 export const Domain: JsonSchema = { type: 'string', pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' };
 
 /**
- * A key of a partner's map (`attributes`, `variant_attributes`): 1 to 80 characters, none a control character
- * (U+0000–U+001F, U+007F). Any other text is partner data — `$where`, `a.b`, `__proto__` — and is stored and read back
- * exactly (each read-store adapter's duty). Failures are `key_empty`, `key_too_long`, `key_control_character`
- * (shared-schema/validation.ts).
+ * The one character rule for text a shopper sees: no C0 control (U+0000–U+001F), no DEL or C1 control
+ * (U+007F–U+009F), no bidirectional override or isolate (U+202A–U+202E, U+2066–U+2069), which can make a title or
+ * a store name read as something else. Zero-width marks (U+200B–U+200F) stay: emoji sequences and some scripts need
+ * them (docs/adr/new-shopper-text-characters.md). `MULTILINE_TEXT_PATTERN` also lets tab and newline through, for a
+ * description. A failure is `control_character` (shared-schema/validation.ts).
+ */
+export const REFUSED_BEYOND_C0 = '\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+export const TEXT_PATTERN = `^[^\\u0000-\\u001f${REFUSED_BEYOND_C0}]*$`;
+export const MULTILINE_TEXT_PATTERN = `^[^\\u0000-\\u0008\\u000b-\\u001f${REFUSED_BEYOND_C0}]*$`;
+
+/** Text a shopper sees, on one line (a title, a store name, an attribute value). */
+export const ShopperText = (minLength: number, maxLength: number): JsonSchema => ({
+  type: 'string',
+  ...(minLength > 0 ? { minLength } : {}),
+  maxLength,
+  pattern: TEXT_PATTERN,
+});
+
+/**
+ * A key of a partner's map (`attributes`, `variant_attributes`): 1 to 80 characters, none refused by the character
+ * rule of text a shopper sees (the key is shown beside its value). Any other text is partner data — `$where`, `a.b`,
+ * `__proto__` — and is stored and read back exactly (each read-store adapter's duty). Failures are `key_empty`,
+ * `key_too_long`, `key_control_character` (shared-schema/validation.ts).
  */
 export const MAX_MAP_KEY_LENGTH = 80;
-export const MAP_KEY_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
 export const MapKey: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: MAX_MAP_KEY_LENGTH,
-  pattern: MAP_KEY_PATTERN,
+  pattern: TEXT_PATTERN,
 };
 
 export const DateTime: JsonSchema = { type: 'string', format: 'date-time' };

@@ -50,6 +50,60 @@ describe('store decider', () => {
       });
   });
 
+  it('a new name sends an active store back to review; a suspended or pending one keeps its status', () => {
+    const approved: StoreEvent = {
+      type: 'StoreApproved',
+      data: { store_id: 's1', domains: ['shop.test', 'shop2.test'] },
+    };
+    const renamed = { ...STORE, name: 'Loja Nova' };
+    const active = given(storeDecider, registered, approved).when({
+      type: 'RegisterStore',
+      storeId: 's1',
+      input: renamed,
+      now: later,
+    });
+    active.then({
+      type: 'StoreReplaced',
+      data: { store_id: 's1', store: renamed, replaced_at: later, back_to_review: true },
+    });
+    expect(active.after).to.include({ status: 'pending_review' });
+    expect(active.after.domainsApproved).to.deep.equal(['shop.test', 'shop2.test']);
+    // Compared exactly: another case is another name; other fields keep the status.
+    given(storeDecider, registered, approved)
+      .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE, name: 'LOJA' }, now: later })
+      .then({
+        type: 'StoreReplaced',
+        data: { store_id: 's1', store: { ...STORE, name: 'LOJA' }, replaced_at: later, back_to_review: true },
+      });
+    const other = given(storeDecider, registered, approved).when({
+      type: 'RegisterStore',
+      storeId: 's1',
+      input: { ...STORE, returns_days: 7 },
+      now: later,
+    });
+    other.then({
+      type: 'StoreReplaced',
+      data: { store_id: 's1', store: { ...STORE, returns_days: 7 }, replaced_at: later },
+    });
+    expect(other.after.status).to.equal('active');
+    const suspended = given(storeDecider, registered, approved, {
+      type: 'StoreSuspended',
+      data: { store_id: 's1' },
+    }).when({ type: 'RegisterStore', storeId: 's1', input: renamed, now: later });
+    suspended.then({ type: 'StoreReplaced', data: { store_id: 's1', store: renamed, replaced_at: later } });
+    expect(suspended.after.status).to.equal('suspended');
+    // A pending store renamed stays pending (and says nothing more).
+    given(storeDecider, registered)
+      .when({ type: 'RegisterStore', storeId: 's1', input: renamed, now: later })
+      .then({ type: 'StoreReplaced', data: { store_id: 's1', store: renamed, replaced_at: later } });
+  });
+
+  it('refuses another CNPJ for an existing store (422 cnpj immutable)', () => {
+    given(storeDecider, registered)
+      .when({ type: 'RegisterStore', storeId: 's1', input: { ...STORE, cnpj: '11444777000161' }, now: later })
+      .thenThrows(422, 'cnpj: immutable');
+  });
+
   it('when approved, a replacement that drops a domain removes it from the approved ones', () => {
     const state = fold(storeDecider, [
       registered,

@@ -136,6 +136,14 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
           'future',
           productBody('loja-a', { updated_at: '2026-01-05T00:00:00Z', original_price_cents: 100, price_cents: 200 }),
         ),
+        upsert(
+          'control',
+          productBody('loja-a', {
+            title: 'Camiseta \u202eazul',
+            description: 'Linha 1\n\tLinha 2\r',
+            attributes: { cor: 'azul\u0000' },
+          }),
+        ),
       ]);
       expect(r.status).to.equal(422);
       const got = r.body.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`).sort();
@@ -151,6 +159,9 @@ describe('batch jobs over HTTP (POST /products/batch, GET /jobs/{job_id})', func
           'items[7].op:enum',
           'items[8].product.updated_at:future',
           'items[8].product.original_price_cents:not_higher',
+          'items[9].product.title:control_character',
+          'items[9].product.description:control_character',
+          'items[9].product.attributes.cor:control_character',
         ].sort(),
       );
       expect(await t.service.events.headPosition()).to.equal(head);

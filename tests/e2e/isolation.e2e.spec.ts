@@ -129,7 +129,7 @@ describe('isolation between partners and environments, read-your-writes, restart
     expectInvalid(await a.api.put('/stores/shared', storeBody({ cnpj })), ['cnpj:already_registered']);
     expectInvalid(await bTest.api.put('/stores/shared-2', storeBody({ cnpj })), ['cnpj:already_registered']);
     // A's live CNPJ is also free in the test environment.
-    expect((await aTest.api.put('/stores/loja', storeBody({ cnpj: cnpjA }))).status).to.equal(200);
+    expect((await aTest.api.put('/stores/loja-a', storeBody({ cnpj: cnpjA }))).status).to.equal(200);
   });
 
   it('counts the single store of a direct-store account per environment', async () => {

@@ -84,6 +84,61 @@ const PRODUCT_CASES: [string, Record<string, unknown>, string[]][] = [
     { variant_attributes: { [s(81, 'v')]: 'P' } },
     [`variant_attributes.${s(81, 'v')}:key_too_long`],
   ],
+  // Text a shopper sees: no control character (a description takes tab and newline), no bidirectional override
+  // or isolate; keys follow the same character rule.
+  ['title with NUL', { title: 'Camiseta\u0000azul' }, ['title:control_character']],
+  ['title with a newline', { title: 'Camiseta\nazul' }, ['title:control_character']],
+  ['title with a right-to-left override', { title: 'Camiseta \u202elupa' }, ['title:control_character']],
+  ['title with a pop directional isolate', { title: 'Camiseta \u2069azul' }, ['title:control_character']],
+  ['title with zero-width marks (U+200B to U+200F)', { title: 'Cami\u200bseta \u200c\u200d\u200e\u200f' }, []],
+  ['title with an emoji sequence (ZWJ)', { title: 'Camiseta \u{1F469}\u200d\u{1F4BB} azul' }, []],
+  ['description with tab and newline', { description: 'Linha 1\n\tLinha 2\n' }, []],
+  ['description with a carriage return', { description: 'Linha 1\r\nLinha 2' }, ['description:control_character']],
+  ['description with a vertical tab', { description: 'a\u000bb' }, ['description:control_character']],
+  ['description with a C1 control (U+0085)', { description: 'a\u0085b' }, ['description:control_character']],
+  ['description with a left-to-right isolate', { description: 'a\u2066b' }, ['description:control_character']],
+  ['brand with DEL', { brand: 'Marca\u007f' }, ['brand:control_character']],
+  ['model with U+009F', { model: 'X\u009f1' }, ['model:control_character']],
+  ['category with U+001F', { category: 'Casa \u001f Cozinha' }, ['category:control_character']],
+  ['attribute value with a tab', { attributes: { cor: 'azul\tescuro' } }, ['attributes.cor:control_character']],
+  ['attribute value with U+202B', { attributes: { 'a.b': '\u202bx' } }, ['attributes["a.b"]:control_character']],
+  [
+    'variant value with U+202D',
+    { variant_attributes: { tam: 'P\u202d' } },
+    ['variant_attributes.tam:control_character'],
+  ],
+  // …and the path that names such a key spells the character out, so the answer cannot be reordered either.
+  [
+    'attribute key with a bidi override',
+    { attributes: { 'cor\u202e': 'x' } },
+    ['attributes["cor\\u202e"]:key_control_character'],
+  ],
+  [
+    'attribute key with a C1 control',
+    { attributes: { 'cor\u0080': 'x' } },
+    ['attributes["cor\\u0080"]:key_control_character'],
+  ],
+  [
+    'every text field with a control character at once',
+    {
+      title: 'Camiseta \u202e',
+      description: 'ok\n\u0000',
+      brand: '\u0007',
+      model: '\u2068',
+      category: '\u0085',
+      attributes: { cor: '\u0001', ok: 'azul' },
+      variant_attributes: { tam: '\u2067' },
+    },
+    [
+      'title:control_character',
+      'description:control_character',
+      'brand:control_character',
+      'model:control_character',
+      'category:control_character',
+      'attributes.cor:control_character',
+      'variant_attributes.tam:control_character',
+    ],
+  ],
   [
     'attribute keys that document stores treat specially are data',
     {
@@ -247,6 +302,8 @@ const PATCH_CASES: [string, Record<string, unknown>, string[]][] = [
   ['stock_quantity -1', { stock_quantity: -1 }, ['stock_quantity:minimum']],
   ['shipping fixed without cost', { shipping: { type: 'fixed' } }, ['shipping.cost_cents:required']],
   ['commission rate 101', { commission: { type: 'percentage', rate: 101 } }, ['commission.rate:maximum']],
+  // A PATCH carries no text a shopper sees: a title is refused as a field, whatever it holds.
+  ['title with a control character', { title: 'Camiseta\u0000' }, ['title:unknown_field']],
   ['a field PATCH does not take (title)', { title: 'Novo título' }, ['title:unknown_field']],
   ['a field PATCH does not take (store_id)', { store_id: 'loja' }, ['store_id:unknown_field']],
   ['updated_at not a date', { price_cents: 10, updated_at: '01/01/2026' }, ['updated_at:date_time']],

@@ -9,6 +9,9 @@ import {
 } from '../support/service.js';
 import { streams } from '../../shared-schema/streams.js';
 import { cnpjFor, expectInvalid, expectProblem } from '../support/e2e.js';
+import { until } from '../support/deadline.js';
+import { registerStore } from './commerce-support.js';
+import { getFrom, offer, rootOf, settle } from './shopper-support.js';
 
 const s = (n: number, c = 'a') => c.repeat(n);
 const url = (n: number) => `https://shop.test/${s(n - 'https://shop.test/'.length)}`;
@@ -41,6 +44,51 @@ const STORE_CASES: [string, Record<string, unknown>, string[]][] = [
   ['image_hosts empty', { image_hosts: [] }, []],
   ['image_hosts of 6', { image_hosts: domains(6) }, ['image_hosts:max_items']],
   ['image host with a path', { image_hosts: ['cdn.shop.test/img'] }, ['image_hosts[0]:pattern']],
+  // A public suffix of the Public Suffix List, ICANN or private section, is no store's domain.
+  ['domain com.br (ICANN suffix)', { domains: ['shop.test', 'com.br'] }, ['domains[1]:public_suffix']],
+  ['domain github.io (private suffix)', { domains: ['github.io'] }, ['domains[0]:public_suffix']],
+  ['image host blogspot.com (private suffix)', { image_hosts: ['blogspot.com'] }, ['image_hosts[0]:public_suffix']],
+  ['domain foo.ck (under the wildcard rule *.ck)', { domains: ['foo.ck'] }, ['domains[0]:public_suffix']],
+  [
+    'public suffixes listed with every other invalid field',
+    {
+      name: 'X',
+      domains: ['loja.com.br', 'com.br', 'github.io', 'Com.br'],
+      image_hosts: ['cdn.shop.test', 'blogspot.com'],
+    },
+    [
+      'name:min_length',
+      'domains[1]:public_suffix',
+      'domains[2]:public_suffix',
+      'domains[3]:pattern',
+      'image_hosts[1]:public_suffix',
+    ],
+  ],
+  [
+    'names under a public suffix, and under a TLD the list does not know',
+    {
+      domains: ['loja.com.br', 'loja.github.io', 'www.ck', 'shop.test', 'shop.localhost'],
+      image_hosts: ['loja.blogspot.com', 'cdn.shop.test', 'img.shop.internal'],
+    },
+    [],
+  ],
+  // Text a shopper sees: no control character, no bidirectional override or isolate.
+  ['name with NUL', { name: 'Loja\u0000Exemplo' }, ['name:control_character']],
+  ['name with a tab', { name: 'Loja\tExemplo' }, ['name:control_character']],
+  ['name with a newline', { name: 'Loja\nExemplo' }, ['name:control_character']],
+  ['name with DEL', { name: 'Loja\u007f' }, ['name:control_character']],
+  ['name with a C1 control (U+0085)', { name: 'Loja\u0085' }, ['name:control_character']],
+  ['name with a right-to-left override', { name: 'Loja \u202eanozamA' }, ['name:control_character']],
+  ['name with a left-to-right embedding', { name: 'Loja \u202a' }, ['name:control_character']],
+  ['name with a first-strong isolate', { name: 'Loja \u2068x\u2069' }, ['name:control_character']],
+  ['name with a zero-width joiner (emoji)', { name: 'Loja \u{1F469}\u200d\u{1F4BB}' }, []],
+  ['name with a left-to-right mark', { name: 'Loja \u200e' }, []],
+  ['name with a no-break space and accents', { name: 'Lojão\u00a0São João' }, []],
+  [
+    'name with a control character and of 81',
+    { name: `${s(80)}\u0000` },
+    ['name:control_character', 'name:max_length'],
+  ],
   ['returns_days 0 and 365', { returns_days: 365 }, []],
   ['returns_days 366', { returns_days: 366 }, ['returns_days:maximum']],
   ['returns_days -1', { returns_days: -1 }, ['returns_days:minimum']],
@@ -126,9 +174,9 @@ describe('stores (HTTP)', function () {
     const cnpj = nextCnpj();
     await hub.api.put('/stores/keep', storeBody({ cnpj, domains: ['a.test', 'b.test'] }));
     expect((await t.approveStore(hub, 'keep')).status).to.equal(200);
-    let r = await hub.api.put('/stores/keep', storeBody({ cnpj, domains: ['a.test', 'c.test'], name: 'Renomeada' }));
+    let r = await hub.api.put('/stores/keep', storeBody({ cnpj, domains: ['a.test', 'c.test'] }));
     expect(r.status).to.equal(200);
-    expect(r.body).to.include({ status: 'active', name: 'Renomeada' });
+    expect(r.body).to.include({ status: 'active' });
     expect(r.body.domains_approved).to.deep.equal(['a.test']);
     expect((await hub.api.get('/stores/keep')).body).to.deep.equal(r.body);
 
@@ -242,11 +290,107 @@ describe('stores (HTTP)', function () {
     expectProblem(await hub.api.get('/stores/nowhere'), 404);
   });
 
-  it('changing the CNPJ of a store frees the old one for another store', async () => {
-    const oldCnpj = nextCnpj();
-    await hub.api.put('/stores/mover', storeBody({ cnpj: oldCnpj }));
-    expectInvalid(await hub.api.put('/stores/taker', storeBody({ cnpj: oldCnpj })), ['cnpj:already_registered']);
-    expect((await hub.api.put('/stores/mover', storeBody({ cnpj: nextCnpj() }))).status).to.equal(200);
-    expect((await hub.api.put('/stores/taker', storeBody({ cnpj: oldCnpj }))).status).to.equal(200);
+  it('keeps the CNPJ of a store: another one answers 422 cnpj immutable and writes nothing', async () => {
+    const digits = nextCnpj();
+    const cnpj = `${digits.slice(0, 2)}.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-${digits.slice(12)}`;
+    const first = await hub.api.put('/stores/fixed', storeBody({ cnpj }));
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(first.body.cnpj).to.equal(digits);
+    const storeStream = streams.store({ partnerId: hub.partnerId, env: 'live' }, 'fixed');
+    const eventsOf = async (stream: string) => {
+      const r = await t.admin.get(`/streams/${encodeURIComponent(stream)}`);
+      return r.status === 404 ? [] : (r.body.events as unknown[]);
+    };
+
+    const other = nextCnpj();
+    expectInvalid(await hub.api.put('/stores/fixed', storeBody({ cnpj: other, name: 'Outra' })), ['cnpj:immutable']);
+    // Another store's CNPJ is the same refusal: the store's own CNPJ is what cannot change.
+    const taken = (await hub.api.put('/stores/holder', storeBody())).body.cnpj as string;
+    expectInvalid(await hub.api.put('/stores/fixed', storeBody({ cnpj: taken })), ['cnpj:immutable']);
+    expect(await eventsOf(storeStream)).to.have.length(1);
+    expect(await eventsOf(streams.cnpj('live', other)), 'the refused CNPJ is not reserved').to.deep.equal([]);
+    expect((await hub.api.put('/stores/mover', storeBody({ cnpj: other }))).status, 'and stays free').to.equal(200);
+    expect((await hub.api.get('/stores/fixed')).body).to.include({ cnpj: digits, name: 'Loja Exemplo' });
+
+    // The same CNPJ written otherwise (without punctuation; in lower case) is the same company.
+    const same = await hub.api.put('/stores/fixed', storeBody({ cnpj: digits, returns_days: 7 }));
+    expect(same.status, JSON.stringify(same.body)).to.equal(200);
+    expect(same.body).to.include({ cnpj: digits, returns_days: 7 });
+    const alnum = cnpjFor('ZX98CV76BN54');
+    expect((await hub.api.put('/stores/alnum', storeBody({ cnpj: alnum }))).status).to.equal(200);
+    const lower = await hub.api.put('/stores/alnum', storeBody({ cnpj: alnum.toLowerCase(), returns_days: 3 }));
+    expect(lower.status, JSON.stringify(lower.body)).to.equal(200);
+    expect(lower.body.cnpj).to.equal(alnum);
+  });
+
+  it('a new name sends an active store back to review: its offers leave search until the operator approves again', async () => {
+    const cnpj = nextCnpj();
+    const body = storeBody({ cnpj, name: 'Loja Original' });
+    await registerStore(hub, 'renamed', body);
+    expect((await t.approveStore(hub, 'renamed')).status).to.equal(200);
+    await offer(t, hub, 'renamed', 'rn-1', { title: 'Garrafa termica renomeavel' });
+    await settle(t);
+    const found = async () => {
+      const r = await getFrom(`${rootOf(t)}/api/search?q=renomeavel`);
+      expect(r.status, r.text).to.equal(200);
+      const page = JSON.parse(r.text) as { results: { offers: { sku: string; store: { name: string } }[] }[] };
+      return page.results.flatMap((p) => p.offers).map((o) => `${o.sku}@${o.store.name}`);
+    };
+    const product = async () => {
+      const r = await hub.api.get('/products/rn-1');
+      return { state: r.body.state as string, reasons: (r.body.reasons as { code: string }[]).map((x) => x.code) };
+    };
+    expect(await found()).to.deep.equal(['rn-1@Loja Original']);
+    expect(await product()).to.deep.equal({ state: 'accepted', reasons: [] });
+
+    // Other fields keep the status.
+    let r = await hub.api.put('/stores/renamed', { ...body, returns_days: 7, website_url: 'https://shop.test/loja' });
+    expect(r.body).to.include({ status: 'active', returns_days: 7 });
+
+    // A new name (compared exactly: a change of case is a new name) waits for review.
+    r = await hub.api.put('/stores/renamed', { ...body, name: 'loja original' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body).to.include({ status: 'pending_review', name: 'loja original' });
+    expect(r.body.domains_approved).to.deep.equal(['shop.test']);
+    const pendingRead = async () => {
+      await settle(t);
+      expect((await hub.api.get('/stores/renamed')).body.status).to.equal('pending_review');
+      expect(await product()).to.deep.equal({ state: 'pending', reasons: ['store_not_active'] });
+      expect(await found(), 'out of search').to.deep.equal([]);
+    };
+    await pendingRead();
+    // A rename while pending stays pending; nothing brings it back but the operator.
+    r = await hub.api.put('/stores/renamed', { ...body, name: 'Loja Nova' });
+    expect(r.body.status).to.equal('pending_review');
+    await pendingRead();
+
+    // The read models rebuilt from the log say the same.
+    for (const name of ['stores', 'products', 'offers']) {
+      expect((await t.admin.post(`/projections/${name}/rebuild`, {})).status).to.equal(202);
+      await until(
+        async () => {
+          const all = (await t.admin.get('/projections')).body.projections as {
+            name: string;
+            state: string;
+            rebuild: { state: string } | null;
+          }[];
+          const p = all.find((x) => x.name === name)!;
+          return p.rebuild?.state === 'done' && p.state === 'live';
+        },
+        60_000,
+        `${name} rebuilt`,
+      );
+    }
+    await pendingRead();
+
+    expect((await t.approveStore(hub, 'renamed')).status).to.equal(200);
+    await settle(t);
+    expect(await product()).to.deep.equal({ state: 'accepted', reasons: [] });
+    expect(await found()).to.deep.equal(['rn-1@Loja Nova']);
+
+    // A suspended store stays suspended across a new name, and goes back to active only when reinstated.
+    await t.admin.post(`/partners/${hub.partnerId}/live/stores/renamed/suspend`, {});
+    r = await hub.api.put('/stores/renamed', { ...body, name: 'Loja Suspensa' });
+    expect(r.body.status).to.equal('suspended');
   });
 });
