@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_MODULES := node_modules/.package-lock.json
 MOCHA := node_modules/.bin/mocha
 TSC := node_modules/.bin/tsc
-# Both from the tools/lint workspace (typescript-eslint on TypeScript 5; docs/decisions.md "Lint: ESLint and Prettier").
+# Both from the tools/lint workspace (typescript-eslint on TypeScript 5; docs/adr/0034-lint-and-formatting.md).
 ESLINT := node_modules/.bin/eslint
 PRETTIER := node_modules/.bin/prettier
 # What Prettier formats: the code. Docs, JSON and YAML keep their hand layout.
@@ -82,7 +82,7 @@ test-topology: build deps-system
 # Every contract suite AND the e2e suite (embedded service and topology) on real engines: EVENTSTORE_URL and
 # MONGO_URL are required (docker compose -f infra/deploy/compose.yaml up -d eventstore mongo nats). Each e2e test
 # service runs in its own EVENTSTORE_STREAM_PREFIX / MONGO_DB on those servers (tests/support/engines.ts).
-# NEVER RUN HERE: no server can be installed on these machines (README "Distributed topology").
+# NEVER RUN HERE: no server can be installed on these machines (docs/topology.md).
 test-engines: build deps-system
 	@if [ -z "$$EVENTSTORE_URL" ] || [ -z "$$MONGO_URL" ]; then \
 	  echo "make test-engines needs EVENTSTORE_URL and MONGO_URL (e.g. EVENTSTORE_URL='esdb://127.0.0.1:2113?tls=false' MONGO_URL='mongodb://127.0.0.1:27017/?replicaSet=rs0&directConnection=true')" >&2; exit 2; fi
@@ -91,19 +91,23 @@ test-engines: build deps-system
 test-unit: build
 	$(MOCHA) --config .mocharc.json 'dist/**/*.unit.spec.js'
 
+# Benchmarks (not part of make test) print their figures and write them, with the command, commit, date and machine,
+# to .bench/<name>.json and .bench/<name>.md (gitignored; BENCH_RESULTS_DIR moves it). They never write into docs/:
+# the reviewed figures against their targets are docs/performance.md.
+# The write path, projection lag and PATCH on a long stream (tests/bench/run.ts): .bench/bench.json.
 bench: build
 	node dist/tests/bench/run.js
 
-# The service at scale (issue 16; not part of make test): >= 300 partners under the rate brake, cover checks against a
-# loopback HTTPS image server, phases A (batch load), P (PUT), B (mix at SCALE_SKUS), C (mix at 10,000), D (restart,
-# rebuilds, audit), each beside a bare node:http server. SCALE_SKUS (default 1000000), SCALE_SECONDS, SCALE_PARTNERS,
-# BENCH_TARGET (a running make run-topology). Writes "## Scale benchmark" in docs/benchmarks.md. tests/bench/scale.ts.
+# The service at scale: >= 300 partners under the rate brake, cover checks against a loopback HTTPS image server,
+# phases A (batch load), P (PUT), B (mix at SCALE_SKUS), C (mix at 10,000), D (restart, rebuilds, audit), each beside
+# a bare node:http server. SCALE_SKUS (default 1000000), SCALE_SECONDS, SCALE_PARTNERS, BENCH_TARGET (a running
+# make run-topology). tests/bench/scale.ts; .bench/bench-scale.json.
 bench-scale: build deps-system
 	node dist/tests/bench/scale.js
 
-# Search under load (issue 17; not part of make test): SEARCH_OFFERS searchable offers (default 1 000 000), 50
-# searches/s while partners write (their covers checked; SEARCH_COVERS=off: not), measured after SEARCH_WARMUP seconds
-# (default 5); SEARCH_DATA_DIR keeps a seeded read.db between runs; figures in docs/benchmarks.md.
+# Search under load: SEARCH_OFFERS searchable offers (default 1 000 000), 50 searches/s while partners write (their
+# covers checked; SEARCH_COVERS=off: not), measured after SEARCH_WARMUP seconds (default 5); SEARCH_DATA_DIR keeps a
+# seeded read.db between runs. tests/bench/search-bench.ts; .bench/bench-search.json.
 bench-search: build
 	node dist/tests/bench/search-bench.js
 
@@ -113,8 +117,7 @@ screenshots: build deps-system
 
 # Crash trials at volume (not part of make test): SOAK_TRIALS SIGKILLs under mixed load (default 100), each restarted
 # and checked (acknowledged writes kept, nothing applied twice, read models equal a replay). SOAK_SEED (default 1),
-# SOAK_TRIALS_PER_DIR (default 25), SOAK_KILL_MS (default 300-2500). A passing run of 100+ trials writes the
-# "Crash soak" section of docs/benchmarks.md (SOAK_WRITE_DOCS=0 to skip). tests/soak/crash-soak.ts.
+# SOAK_TRIALS_PER_DIR (default 25), SOAK_KILL_MS (default 300-2500). tests/soak/crash-soak.ts; .bench/soak.json.
 soak: build
 	node dist/tests/soak/crash-soak.js
 

@@ -1,5 +1,5 @@
 // ESLint for the whole repository (`make lint`). The packages come from the tools/lint workspace, where
-// typescript-eslint runs on TypeScript 5 (the build's TypeScript 7 has no JS compiler API): docs/decisions.md "Lint".
+// typescript-eslint runs on TypeScript 5 (the build's TypeScript 7 has no JS compiler API): docs/adr/0034-lint-and-formatting.md.
 import { defineConfig, eslintJs, globalIgnores, globals, tseslint } from 'lint-ts5';
 
 const CLIENT = 'clients/typescript/src/**/*.ts';

@@ -70,8 +70,7 @@ function readBody(req: DoorContext['req'], limit: number): Promise<Buffer | unde
 
 /**
  * How much of a refused body is still read, and dropped, after the refusal: 32 MiB (a batch of up to 37 MiB, any
- * other body of up to 33 MiB, gets a readable 413). Past it the connection is cut. docs/decisions.md, "Oversized
- * bodies".
+ * other body of up to 33 MiB, gets a readable 413). Past it the connection is cut. docs/adr/0027-oversized-bodies.md.
  */
 export const DISCARD_BYTES = 32 * 1024 * 1024;
 

@@ -47,7 +47,7 @@ export interface Config {
    * Bounded, the next group commits while the event loop answers the last one; one unbounded group took every
    * waiting write and the loop idled through its fsync. Each group has fixed costs (a commit and its fsync, a message
    * each way, a wake-up of every subscription, which then reads): 128 rather than 32 cut the CPU per batch item by
-   * ~15 % and per PUT of the scale benchmark by ~7 %, neutral in `make bench` (docs/decisions.md).
+   * ~15 % and per PUT of the scale benchmark by ~7 %, neutral in `make bench` (docs/adr/0010-event-store-writer-thread.md).
    */
   sqliteMaxGroupEvents: number;
   eventstoreUrl: string | undefined;
@@ -93,7 +93,7 @@ export interface Config {
    * SEARCH_NICE (-20 to 19, default -10): the search threads' nice value, counted from the process's own (Linux).
    * When the cores are busy a search then runs before the writes' work on the other threads, which waits: a shopper
    * waits for a search, a partner's write is answered without waiting for its projection. Below the process's own
-   * needs CAP_SYS_NICE; without it the threads keep the process's and a warning is logged once (docs/decisions.md).
+   * needs CAP_SYS_NICE; without it the threads keep the process's and a warning is logged once (docs/adr/0051-thread-priorities-and-names.md).
    */
   searchNice: number;
   /**

@@ -3,7 +3,7 @@
  * queued jobs, and works through them round-robin, one pass of one chunk per turn, so a 1000-item batch of one
  * partner holds back another partner's single item by one chunk at most. `passes` turns run at once, never two of
  * one partner area (its jobs take turns as before): a pass mostly waits for its group commits, and one pass at a time
- * left the event loop idle under a batch load (issue 16, docs/benchmarks.md).
+ * left the event loop idle under a batch load (docs/adr/0014-batches-and-jobs.md).
  *
  * One pass (deciders/job.ts `nextWave`): the items are applied with the same code as single writes, concurrently
  * (no SKU twice in a pass, so per-SKU array order holds), then their outcomes are appended to the job stream with

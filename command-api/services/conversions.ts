@@ -7,8 +7,7 @@
  *   5. on a conflict at 4 (another request took the event_id or moved the order), start again at 1 (one event per
  *      order at a time in this process; `AggregateRepository.serialized`).
  *
- * What a crash between the two appends leaves, and why a repeat is then still right: docs/decisions.md,
- * "POST /conversions" (crash windows).
+ * What a crash between the two appends leaves, and why a repeat is then still right: docs/adr/0016-conversions.md.
  */
 import { streams, type Tenant } from '../../shared-schema/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';

@@ -15,8 +15,8 @@
  *
  * Why: a search read and parsed ~340 whole documents at random from a 1 GB table (~8–9 µs a read, ~7 µs a parse),
  * most of its ~12 ms of CPU; SQLite empties a reader's page cache whenever the file changed, so no cache of pages
- * helps while partners write (docs/benchmarks.md). Parsed documents kept on V8's heap made the collections of the
- * thread the cost instead (docs/benchmarks.md, "The offers kept parsed in the search threads").
+ * helps while partners write. Parsed documents kept on V8's heap made the collections of the thread the cost
+ * instead (docs/adr/0054-held-offers.md).
  */
 import Database from 'better-sqlite3';
 import { SqliteConnection } from './read-store-connection.js';

@@ -8,7 +8,7 @@
  * for null or a missing field and 1/0 for true/false, so numbers compare as numbers and strings as strings, and
  * SQLite's order is NULL < numbers < strings (booleans sort as 0/1). Columns, not expressions over `doc`, because
  * SQLite rewrites an expression index entry whenever `doc` changes, but leaves a column index alone when the
- * column keeps its value: a product update wrote about four times fewer WAL bytes (docs/decisions.md).
+ * column keeps its value: a product update wrote about four times fewer WAL bytes (docs/adr/0008-sqlite-read-store-layout.md).
  */
 import type { Condition, Query, Scalar, SortKey, Where } from '../../shared-schema/ports/read-store.js';
 
@@ -288,8 +288,7 @@ export function ftsTableOf(collection: string): string {
  * one of these lengths reads one entry of the index, lazily, and stops at the query's LIMIT like a whole word; a
  * longer prefix merges, in memory, the document lists of every word it starts (cost ∝ their documents: 4–6 ms for
  * a common material word at 1,000,000 offers, the most of a search when the index had only '3'). Each length adds an
- * entry per word of at least that length: ~1.5× the index and ~1.7× its write cost (docs/decisions.md, "Search: a
- * bounded candidate set").
+ * entry per word of at least that length: ~1.5× the index and ~1.7× its write cost (docs/adr/0039-text-search-port.md).
  */
 export const FTS_PREFIX_LENGTHS = [3, 4, 5, 6, 7, 8] as const;
 

@@ -15,7 +15,7 @@
  *
  * The threads read through SQLite's page cache, not a memory map of the file: with the projections writing, a map
  * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
- * (docs/benchmarks.md, 2026-11-25 02:30).
+ * (docs/adr/0050-search-threads-page-cache.md).
  */
 import type { Logger } from 'pino';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
@@ -56,7 +56,7 @@ export const SPILL_AT = 4;
  * up to three waiting: ~20 ms of warm searches), else the one with the fewest (the first of equals). So at a steady
  * 50 searches/s the first thread answers nearly all, holds the offers they read once, and takes one core at most,
  * leaving the other to the event loop that every search also needs and to the writes; a burst, or the first seconds
- * after a start while searches cost more, spill to the others (docs/benchmarks.md, "One search thread first").
+ * after a start while searches cost more, spill to the others (docs/adr/0056-first-search-thread-first.md).
  */
 export function pickThread<T extends { inFlight: number }>(live: readonly T[]): T | undefined {
   if (live.length === 0 || live[0].inFlight < SPILL_AT) return live[0];

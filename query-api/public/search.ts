@@ -8,7 +8,7 @@
  * word first; plus the offers sharing a gtin with those), kept
  * while searchable at the service clock's now, grouped, filtered by rule 5 and the condition rule, ranked
  * (shared-schema/shopper/), then paged by a signed cursor. Why a bound of CANDIDATES and what it guarantees:
- * docs/decisions.md, "Search: a bounded candidate set".
+ * docs/adr/0044-search-candidate-bound.md.
  * A rate brake per client address: 120 searches per minute by the service clock.
  *
  * In the embedded default the search threads answer the same from the offers they hold (infra/sqlite/
@@ -130,7 +130,7 @@ export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
  * exact judgment (`isSearchable`, to the millisecond, with the store's facts) is made here on what comes back. When
  * a full set of candidates still holds fewer than CANDIDATES searchable ones (offers pending, unavailable, of a
  * suspended store…), the matches are read once more with room for RETRY_CANDIDATES: a bounded second read, so that
- * such offers cannot hide the searchable ones behind them (docs/decisions.md, "Search: a bounded candidate set").
+ * such offers cannot hide the searchable ones behind them (docs/adr/0044-search-candidate-bound.md).
  */
 export async function findOffers(
   reads: ReadStore,
@@ -227,7 +227,7 @@ export type RankedPage = { total: number; page: RankedProduct[] };
  * One page of a search's answer, ready to send: `results` is its `Product[]` (SHOPPER.md) as JSON text, `count` how
  * many products it holds, `total` how many the whole answer has. Made where the search ran: a search thread sends the
  * event loop one string, not a tree of objects that the loop would copy, turn into views and serialize again
- * (docs/decisions.md, "The search answer leaves its thread as JSON").
+ * (docs/adr/0053-search-answer-as-json.md).
  */
 export type ResultsPage = { total: number; count: number; results: string };
 /** Where the search's reads and ranking run: `resultsPage` in this process, or a thread of its own (QueryDeps). */
@@ -268,7 +268,7 @@ export async function resultsPage(
  * Searches in flight per query door (config SEARCHES_IN_FLIGHT): one more is refused at once with 429 and
  * `Retry-After: 1`, where it would wait behind the others. A burst of searches from many addresses (each under its
  * brake) then gets quick refusals instead of answers that take seconds, and no more searches than the bound wait
- * with their requests held (docs/decisions.md, "Searches in flight").
+ * with their requests held (docs/adr/0052-searches-in-flight.md).
  */
 export class SearchesBusy extends ProblemError {
   constructor() {

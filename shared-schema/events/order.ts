@@ -121,7 +121,7 @@ export function receiptOf(event: OrderEvent): ConversionReceipt {
  * Appended with expected revision "no stream" before the order events. It carries no receipt on purpose: if the
  * order append then loses a race the decision is taken again and may answer differently, so the receipt of a
  * repeat always comes from the order stream. What a crash between the two appends leaves, and how a repeat then
- * fares: docs/decisions.md, "POST /conversions" (crash windows).
+ * fares: docs/adr/0016-conversions.md.
  */
 export type ConversionEventReservationEvent = {
   type: 'ConversionEventReserved';

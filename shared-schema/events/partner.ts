@@ -6,7 +6,7 @@ export type Scope = 'catalog' | 'clicks' | 'promotions' | 'conversions' | 'repor
 export const ALL_SCOPES: readonly Scope[] = ['catalog', 'clicks', 'promotions', 'conversions', 'reports'];
 /**
  * The scopes of a key issued without a list: the four the integration guide names. `promotions` guards Phase 3
- * routes, which answer 404 to everyone; it is granted only when the operator asks for it (docs/decisions.md).
+ * routes, which answer 404 to everyone; it is granted only when the operator asks for it (docs/adr/0028-default-key-scopes.md).
  */
 export const DEFAULT_SCOPES: readonly Scope[] = ['catalog', 'clicks', 'conversions', 'reports'];
 

@@ -21,8 +21,7 @@ import {
  * What the shopper side reads of what the partner sent: no commission (search never reads one), and none of what no
  * search, page or redirect shows (description, stock, variant grouping), and of the photos only the cover (a PATCH
  * cannot change photos). Every search parses each offer it ranks, a few hundred of them: a 5,000-character
- * description and ten photo addresses per offer would be read for nothing (docs/decisions.md, "Search: a bounded
- * candidate set", sixth pass).
+ * description and ten photo addresses per offer would be read for nothing (docs/adr/0038-offers-read-model.md).
  */
 export type OfferProduct = Omit<
   ProductInput,

@@ -9,7 +9,7 @@
  *      while PUTs run at half the rate measured in (a) (target p99 <= 20 ms).
  *   c) PATCH latency on a product whose stream holds 10 events vs 10 000 (seeded by direct appends): ratio of the
  *      medians (target <= 1.5).
- * Prints a table and writes docs/benchmarks.md. BENCH_SECONDS scales the measuring phases (default 8);
+ * Prints a table and writes it to .bench/bench.json and .bench/bench.md (tests/support/bench-results.ts). BENCH_SECONDS scales the measuring phases (default 8);
  * BENCH_CONNECTIONS sets the connections of the closed loop (default 64); BENCH_PROFILE=<file.cpuprofile> saves a CPU
  * profile of the service process during the first gateway round of (a); BENCH_ONLY=a runs phase (a) alone (no report
  * written), for quick comparisons while tuning.
@@ -28,6 +28,7 @@ import { portOf } from '../../infra/gateway.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { streams } from '../../shared-schema/streams.js';
 import { client, storeBody } from '../support/service.js';
+import { writeBenchResults } from '../support/bench-results.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { productPut, WORKER_FLAG } from './load.js';
 
@@ -374,13 +375,8 @@ function writeReport(
   errors: number,
   loadBefore: number,
 ): void {
-  const cpus = os.cpus();
-  const md = [
-    '# Benchmarks',
-    '',
-    `Command: \`make bench\` (\`node dist/tests/bench/run.js\`, BENCH_SECONDS=${SECONDS}). Date: ${new Date().toISOString()}.`,
-    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}. Whole run: ${seconds} s.`,
-    `Load average (1 min) of the machine: ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end (other work shares these cores).`,
+  const markdown = [
+    `Whole run: ${seconds} s. Load average (1 min) of the machine at the start: ${loadBefore.toFixed(1)} (other work shares these cores).`,
     '',
     'Set-up: the embedded default in the benchmark process (SQLite event and read stores in a temp DATA_DIR,',
     '`SQLITE_SYNCHRONOUS=FULL`, CLOCK=manual, pino at info written to /dev/null, `RATE_LIMIT_WRITES` raised so that the',
@@ -399,7 +395,7 @@ function writeReport(
     '- (a) closed loop: each connection sends its next PUT when the last answer came; each PUT is a full product on',
     '  one of 16 SKUs per connection, with a newer `updated_at` each time, so every request appends one event. The',
     '  cover check is off, so the products stay pending and a write answer needs no products read for `published_at`',
-    '  (docs/decisions.md, "The write path"); a write to an accepted product reads one indexed document more.',
+    '  (docs/adr/0007-write-path-reads.md); a write to an accepted product reads one indexed document more.',
     '- The load generator and the server share the machine. The bare server is bounded by the generator, not by itself',
     '  (its CPU per answer shows it could answer several times more), so the req/s ratio flatters the gateway; the',
     '  ratio of CPU per answer is the figure that does not depend on the generator or on the neighbours.',
@@ -408,39 +404,16 @@ function writeReport(
     '  bounds the rate. "logging off" is the same load with pino silenced, for the cost of logging.',
     "- (b) is measured from the group commit of an append (the event store's `onAppended`) to the projection runner",
     '  having committed that position (`runner.waitFor`), one sample per group commit.',
-    '- (c) 10 000 events seeded by direct appends; PATCHes alternate between the two SKUs, one at a time. The command',
-    "  side keeps folded state per stream and revision and decides on it without reading (the append's expected",
-    '  revision checks it), so a PATCH costs the same on both; only the first one after a start folds the stream.',
-    '- Variables: BENCH_SECONDS (phase length, default 8), BENCH_CONNECTIONS (default 64), BENCH_PROFILE=<file> (CPU',
-    '  profile of the first gateway round).',
-    '',
-    'Changes to the hot path that these figures led to (profiles of the service process under load (a)):',
-    '- The read store commits with `synchronous=NORMAL` (no fsync per projection batch): it is rebuilt from the log and',
-    "  its checkpoints commit with its documents. Its fsyncs were about a quarter of the event loop's time.",
-    '- The event store commits each group in a worker thread (`SQLITE_WRITER_THREAD=on`, the default), so the fsync',
-    '  of a group (0.2 to 3 ms here) no longer stops the event loop: about +15 to +25 % writes per second.',
-    '- Command handling decides on the cached aggregate state without reading the stream; the cache is nearly LRU',
-    '  without reordering its Map on every command; `hostOf` parses each address once while it stays in use; the',
-    '  command door reads bodies with stream events instead of an async iterator; writes that need one store stream in',
-    '  one event-loop turn share one read of it.',
-    '- A group commit in the writer thread takes at most 128 events (`SQLITE_MAX_GROUP_EVENTS`): the next group commits',
-    '  while the event loop answers the last one, where one unbounded group left the loop idle through its fsync and',
-    '  the writer idle through the answers (+6 to 9 % at 64 connections, measured by alternating in one process).',
-    "- A read-model put that keeps a row's indexed columns rewrites its document alone: SQLite rewrites the index",
-    "  entries of every column an UPDATE names, and the products projector's unit of work cost about twice as much.",
-    '- The operation history is written by a worker thread into its own file (`DATA_DIR/history.db`); the read store',
-    "  caches its statements per mode by SQL text; the products projector reads a store's facts once per unit.",
-    '- Not changed: pino at info, one line per request (a few per cent of the CPU per write; the single "logging off"',
-    "  round is within the spread of the rounds). Of the event loop's time about 12 % is garbage collection and about",
-    '  a quarter is idle: the 64 connections still move partly in step with the group commits.',
+    '- (c) 10 000 events seeded by direct appends; PATCHes alternate between the two SKUs, one at a time.',
     '',
   ].join('\n');
-  fs.mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
-  // Sections other runs write (`make soak`: "## Crash soak", `make bench-scale`: "## Scale benchmark") are kept after this report.
-  const file = path.join(ROOT, 'docs', 'benchmarks.md');
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const kept = ['\n## Crash soak', '\n## Scale benchmark'].map((h) => previous.indexOf(h)).filter((i) => i >= 0);
-  fs.writeFileSync(file, kept.length === 0 ? md : `${md}${previous.slice(Math.min(...kept))}`);
+  const figures = Object.fromEntries(rows.map(([measure, figure, detail]) => [measure, { figure, detail }]));
+  const file = writeBenchResults('bench', {
+    command: `BENCH_SECONDS=${SECONDS} BENCH_CONNECTIONS=${CONCURRENCY} node dist/tests/bench/run.js`,
+    figures: { ...figures, seconds, non_2xx: bad, connection_errors: errors, loadavg_1m_start: loadBefore },
+    markdown,
+  });
+  process.stdout.write(`figures written to ${path.relative(ROOT, file)} (and its .md beside it)\n`);
 }
 
 main().catch((err: unknown) => {

@@ -14,7 +14,7 @@
  *   D  restart on the log of A+P+B → ready; rebuild of every projection → events/s; `ops audit verify`
  *   C  a fresh service loaded with 10,000 SKUs, the same mix: saturation, for the ratio B / C
  * Environment: SCALE_SKUS (default 1,000,000), SCALE_SECONDS per measuring run (default 20), SCALE_CONNECTIONS
- * (default 64), SCALE_PARTNERS, SCALE_WRITE_DOCS=0 to skip docs/benchmarks.md, BENCH_TARGET=http://127.0.0.1:PORT
+ * (default 64), SCALE_PARTNERS, BENCH_TARGET=http://127.0.0.1:PORT
  * (a running `make run-topology`: nothing is started, BENCH_ADMIN=http://127.0.0.1:ADMIN_PORT and ADMIN_TOKEN
  * needed, BENCH_PIDS=pid,pid for RSS/CPU; phases C and the restart of D are not run), SCALE_TOPOLOGY=<n> (the same,
  * on a `make run-topology` this benchmark starts with n command-api replicas and the cover env of the run).
@@ -32,6 +32,7 @@ import { client, storeBody, type Client } from '../support/service.js';
 import { spawnService, type ChildService } from '../support/child-service.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
+import { writeBenchResults } from '../support/bench-results.js';
 import { freePort } from '../../infra/topology/ports.js';
 import {
   SCALE_WORKER_FLAG,
@@ -783,35 +784,17 @@ function report(rows: Row[], notes: string[]): void {
   process.stdout.write(
     `\n${rows.map((r) => `${r.phase.padEnd(5)} ${r.what.padEnd(60)} ${r.figure.padStart(22)}  ${r.target ? `[target ${r.target}] ` : ''}${r.detail}`).join('\n')}\n${notes.join('\n')}\n`,
   );
-  if (process.env.SCALE_WRITE_DOCS === '0') return;
   const cmd = `SCALE_SKUS=${SKUS} SCALE_SECONDS=${SECONDS} SCALE_CONNECTIONS=${CONNECTIONS} SCALE_PARTNERS=${PARTNERS} node dist/tests/bench/scale.js`;
-  const section = [
-    '## Scale benchmark',
+  const markdown = [
+    `${f0((Date.now() - T0) / 1000)} s in all. **SCALE_SKUS=${SKUS}**${SKUS < 1_000_000 ? ' (below the 1,000,000 of the targets: nothing "at 1,000,000" is measured).' : '.'}`,
     '',
-    `\`make bench-scale\` (tests/bench/scale.ts, load generator tests/bench/scale-load.ts), issue 16. Last run: \`${cmd}\`,`,
-    `${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${f0(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${f0((Date.now() - T0) / 1000)} s in all.`,
-    `**SCALE_SKUS=${SKUS}**${SKUS < 1_000_000 ? ' — lowered from the 1,000,000 of the issue to fit this machine\'s time: figures "at 1,000,000" are not measured here.' : '.'}`,
-    '',
-    '| Phase | What | Figure | Target (issue 16) | Detail |',
+    '| Phase | What | Figure | Target | Detail |',
     '| --- | --- | --- | --- | --- |',
     table,
     '',
     ...notes.map((n) => `- ${n}`),
     '',
   ].join('\n');
-  const file = path.join(ROOT, 'docs', 'benchmarks.md');
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const start = previous.indexOf('\n## Scale benchmark');
-  if (start < 0) {
-    fs.writeFileSync(file, `${previous.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const end = previous.indexOf('\n## ', start + 1);
-  // The hand-written notes under "### Notes" of the section are kept.
-  const old = previous.slice(start, end < 0 ? undefined : end);
-  const kept = old.indexOf('\n### ');
-  fs.writeFileSync(
-    file,
-    `${previous.slice(0, start)}\n${section}${kept < 0 ? '' : old.slice(kept)}${end < 0 ? '' : previous.slice(end)}`,
-  );
+  const file = writeBenchResults('bench-scale', { command: cmd, figures: { skus: SKUS, rows, notes }, markdown });
+  process.stdout.write(`figures written to ${path.relative(ROOT, file)} (and its .md beside it)\n`);
 }

@@ -26,7 +26,8 @@
  * also records its event loop's late turns and its collections (service-monitor.ts: a 5 ms timer, a little work of
  * its own), and the figures add them for the measured seconds, with how many of the slow searches overlapped one.
  *
- * Prints one JSON line with the figures. Loopback only.
+ * Prints one JSON line with the figures and writes them to .bench/bench-search.json and .bench/bench-search.md
+ * (tests/support/bench-results.ts). Loopback only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +45,7 @@ import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
+import { writeBenchResults } from '../support/bench-results.js';
 import { nextCnpj } from '../support/service.js';
 import { niceFrom } from '../../infra/thread-priority.js';
 import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
@@ -608,6 +610,21 @@ async function main(): Promise<void> {
       monitored = monitorFigures(record, performance.timeOrigin + t0, trace);
     }
     console.log(JSON.stringify({ ...figures, ...monitored }));
+    const file = writeBenchResults('bench-search', {
+      command: `SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
+      figures: { ...figures, ...monitored },
+      markdown: [
+        '| Measure | Figure | Target |',
+        '| --- | --- | --- |',
+        `| search p99 at ${RATE} searches/s over ${OFFERS_N} offers, ${WRITERS} partners writing | ${figures.p99_ms} ms (p50 ${figures.p50_ms} ms, max ${figures.max_ms} ms) | p99 <= 50 ms |`,
+        `| searches answered | ${figures.searches} (${JSON.stringify(figures.search_statuses)}) | |`,
+        `| writes answered | ${figures.writes} (${JSON.stringify(figures.write_statuses)}) | |`,
+        `| warm-up (${WARMUP} s) p99 / max | ${figures.warmup_p99_ms} / ${figures.warmup_max_ms} ms | |`,
+        `| offers projection lag | at most ${figures.offers_lag_events_max} events, caught up ${figures.offers_caught_up_ms_after_last_answer} ms after the last write | |`,
+        '',
+      ].join('\n'),
+    });
+    console.error(`figures written to ${path.relative(ROOT, file)} (and its .md beside it)`);
     if (trace && process.env.SEARCH_TRACE) fs.writeFileSync(process.env.SEARCH_TRACE, JSON.stringify(trace));
   } finally {
     if (service) await stopService(service);

@@ -7,7 +7,7 @@
  * The thread sets its nice value first (`ShopperPlan.nice`, SEARCH_SHOPPER_NICE): on two cores the service's threads
  * and the bench's writers keep every core asked for, and a shopper thread at the common priority waited its turn to
  * read an answer that had arrived. A client of the service runs on a machine of its own: the bench's clock should stop
- * when the answer arrives, not when this thread's turn comes (docs/benchmarks.md, 2026-11-27 18:50–19:28).
+ * when the answer arrives, not when this thread's turn comes.
  *
  * Started by the bench with a `ShopperPlan`; posts one `ShopperResult` when every search has been answered.
  * Loopback only (`send` refuses any other address).

@@ -21,7 +21,7 @@ describe('foundation over HTTP (embedded default)', function () {
         name: 'Loja Teste',
         partner_type: 'hub',
         environment: 'live',
-        // A key issued without scopes holds the four the guide names; `promotions` only when asked (docs/decisions.md).
+        // A key issued without scopes holds the four the guide names; `promotions` only when asked (docs/adr/0028-default-key-scopes.md).
         scopes: ['catalog', 'clicks', 'conversions', 'reports'],
       });
       expect(me.headers.get('x-request-id')).to.match(/^req_/);

@@ -27,8 +27,8 @@
  *
  * Variables: SOAK_TRIALS (default 100), SOAK_SEED (default 1), SOAK_POOL (batch SKUs, default 1000; batches of
  * min(200, pool) to pool items), SOAK_TRIALS_PER_DIR (default 25), SOAK_KILL_MS
- * (`min-max` after the load starts, default 300-2500), SOAK_WRITE_DOCS=0 (do not write docs/benchmarks.md; it is
- * written only by a run that passed with 100 trials or more). Exit 1 on any failure (the first failures are printed
+ * (`min-max` after the load starts, default 300-2500). The figures go to .bench/soak.json and .bench/soak.md
+ * (tests/support/bench-results.ts). Exit 1 on any failure (the first failures are printed
  * with seed and trial). Traffic goes to 127.0.0.1 only.
  */
 import fs from 'node:fs';
@@ -41,6 +41,7 @@ import { keepAliveAgent, send } from '../support/keep-alive.js';
 import { compareWithReplay, projectionProgress } from '../support/replay.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
+import { writeBenchResults } from '../support/bench-results.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
@@ -893,20 +894,13 @@ class Soak {
     process.stdout.write(
       `\n${summary}\n${list('losses', figures.losses)}${list('double applications', figures.doubles)}${list('replay mismatches', figures.replayMismatches)}${list('other failures', figures.other)}`,
     );
-    if (!ok || TRIALS < 100 || process.env.SOAK_WRITE_DOCS === '0') return;
-    writeDocs(seconds, loadBefore, kinds);
+    writeResults(ok, seconds, loadBefore, kinds);
   }
 }
 
-function writeDocs(seconds: number, loadBefore: number, kinds: string): void {
-  const file = path.join(ROOT, 'docs', 'benchmarks.md');
-  const cpus = os.cpus();
-  const section = [
-    '## Crash soak',
-    '',
-    `Command: \`make soak\` (\`node dist/tests/soak/crash-soak.js\`, SOAK_TRIALS=${TRIALS}, SOAK_SEED=${SEED}, SOAK_TRIALS_PER_DIR=${PER_DIR},`,
-    `SOAK_KILL_MS=${KILL_MIN}-${KILL_MAX}). Date: ${new Date().toISOString()}. Whole run: ${seconds} s.`,
-    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end.`,
+function writeResults(ok: boolean, seconds: number, loadBefore: number, kinds: string): void {
+  const markdown = [
+    `${ok ? 'Passed' : 'FAILED'}. Whole run: ${seconds} s; load average (1 min) ${loadBefore.toFixed(1)} at the start.`,
     '',
     '| Measure | Figure |',
     '| --- | --- |',
@@ -919,21 +913,26 @@ function writeDocs(seconds: number, loadBefore: number, kinds: string): void {
     `| Kills with cover checks owed or in flight (image not yet answered) | ${figures.killsWithCoverInFlight} of ${figures.trials} (${figures.coversInFlight} covers) |`,
     `| Unacknowledged conversion events resent after the restart, applied once | ${figures.unackedResolved} |`,
     '',
-    'Each trial: the service (`node dist/infra/main.js`, embedded default, CLOCK=system, real cover check against a',
-    `loopback HTTPS image server) takes 8 PUT/PATCH writers, a batch loop (200 to ${POOL} upserts per job), two`,
-    'conversion loops (sandbox click, paid, refunded, sometimes cancelled) and new products whose covers answer 200 to',
-    `1500 ms late, and is killed with SIGKILL at a seeded moment ${KILL_MIN} to ${KILL_MAX} ms into the load; it is started again on the`,
-    'same DATA_DIR and checked: every acknowledged write is in the log and read back, every job finishes with its totals',
-    'and each item applied once, each conversion event_id once, at most one cover result per send and none owed, and',
-    'the read models equal a replay of the whole log (tests/support/replay.ts). A fresh DATA_DIR every',
-    `${PER_DIR} trials bounds the replay; within one the log grows across trials. Source: tests/soak/crash-soak.ts.`,
-    '',
   ].join('\n');
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const at = current.indexOf('\n## Crash soak');
-  const kept = at < 0 ? current.replace(/\n*$/, '\n') : current.slice(0, at + 1);
-  fs.writeFileSync(file, `${kept}\n${section}`);
-  log(`wrote the "Crash soak" section of ${path.relative(ROOT, file)}`);
+  const file = writeBenchResults('soak', {
+    command: `SOAK_TRIALS=${TRIALS} SOAK_SEED=${SEED} SOAK_TRIALS_PER_DIR=${PER_DIR} SOAK_KILL_MS=${KILL_MIN}-${KILL_MAX} node dist/tests/soak/crash-soak.js`,
+    figures: {
+      passed: ok,
+      seconds,
+      trials: figures.trials,
+      acked_writes: figures.ackedWrites,
+      losses: figures.losses.length,
+      doubles: figures.doubles.length,
+      replay_mismatches: figures.replayMismatches.length,
+      replay_documents: figures.replayDocuments,
+      kills_mid_batch: figures.killsMidBatch,
+      kills_with_cover_in_flight: figures.killsWithCoverInFlight,
+      covers_in_flight: figures.coversInFlight,
+      unacked_resolved: figures.unackedResolved,
+    },
+    markdown,
+  });
+  log(`figures written to ${path.relative(ROOT, file)}`);
 }
 
 new Soak()
