@@ -16,8 +16,8 @@ export interface ServiceAddress {
 }
 
 const origin = (url: string | undefined, port: string | undefined, fallbackPort: number, apiPath: string): string => {
-  const given = url?.trim();
-  if (given) return given.replace(/\/+$/, '').replace(new RegExp(`${apiPath.replace(/\//g, '\\/')}$`), '');
+  const given = url?.trim().replace(/\/+$/, '');
+  if (given) return given.endsWith(apiPath) ? given.slice(0, -apiPath.length) : given;
   return `http://127.0.0.1:${port?.trim() || fallbackPort}`;
 };
 
