@@ -13,7 +13,7 @@ FORMAT_CHECK ?= on
 
 .PHONY: run test build install bench clean lint format test-unit test-int test-e2e deps-system \
 	run-command-api run-query-api run-projections test-topology client \
-	run-topology test-engines soak bench-scale screenshots bench-search
+	run-topology test-engines soak bench-scale screenshots bench-search demo
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -35,6 +35,12 @@ deps-system:
 
 run: build
 	node dist/infra/main.js
+
+# The first minute (infra/demo/main.ts): the service with a partner, a live store and searchable offers, their covers
+# on a local HTTPS server with a throw-away CA; prints the search and offer URLs and the keys; Ctrl-C stops it.
+# Its data is DEMO_DATA_DIR (default ./data-demo, never `make run`'s ./data); PORT / ADMIN_PORT as `make run`.
+demo: build
+	node dist/infra/demo/main.js
 
 # The distributed topology, one process per target (docs/topology.md). Each needs NATS_URL; the stores are
 # EVENTSTORE_URL / MONGO_URL when set, else the SQLite files of a DATA_DIR shared by the processes of one machine.

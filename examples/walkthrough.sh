@@ -2,8 +2,9 @@
 # The README's walkthrough as one script, from an operator's first partner to a commission report, against a running
 # service (`make run`). Each step checks its answer and stops with the reason when one is not what it should be.
 #
-#   API          partner API base    (default http://127.0.0.1:8080/v1)
-#   ADMIN_API    admin API base      (default http://127.0.0.1:8081/admin/v1)
+#   SERVICE_URL  the service         (default http://127.0.0.1:$PORT, PORT default 8080; the partner API is $SERVICE_URL/v1)
+#   ADMIN_URL    the admin port      (default http://127.0.0.1:$ADMIN_PORT, ADMIN_PORT default 8081; the admin API is
+#                                     $ADMIN_URL/admin/v1). Either may be given with its API path.
 #   ADMIN_TOKEN  admin token         (default: the file DATA_DIR/admin-token, DATA_DIR defaulting to ./data)
 #   STORE_DOMAIN the store's domain  (default loja.example)
 #   COVER_URL    the product's cover (default https://$STORE_DOMAIN/camiseta.jpg)
@@ -12,8 +13,13 @@
 # Needs curl and jq. Every run makes a new partner, with a new CNPJ, so it can be repeated on the same data.
 set -euo pipefail
 
-API=${API:-http://127.0.0.1:8080/v1}
-ADMIN_API=${ADMIN_API:-http://127.0.0.1:8081/admin/v1}
+# The tools' one address convention (docs/adr/new-one-address-convention.md, infra/cli/service-address.ts).
+SERVICE_URL=${SERVICE_URL:-http://127.0.0.1:${PORT:-8080}}
+SERVICE_URL=${SERVICE_URL%/}
+ADMIN_URL=${ADMIN_URL:-http://127.0.0.1:${ADMIN_PORT:-8081}}
+ADMIN_URL=${ADMIN_URL%/}
+API=${SERVICE_URL%/v1}/v1
+ADMIN_API=${ADMIN_URL%/admin/v1}/admin/v1
 ADMIN_TOKEN=${ADMIN_TOKEN:-$(cat "${DATA_DIR:-data}/admin-token")}
 STORE_DOMAIN=${STORE_DOMAIN:-loja.example}
 COVER_URL=${COVER_URL:-https://$STORE_DOMAIN/camiseta.jpg}

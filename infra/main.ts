@@ -7,6 +7,7 @@ import { portOf } from './gateway.js';
 import { loadOperationsSettings } from './ops/settings.js';
 import { exitGracefully } from './ops/shutdown.js';
 import { niceFrom, setThreadNice } from './thread-priority.js';
+import { listenFailureLine, warnTestOnlyCoverSettings } from './startup-notices.js';
 
 async function main(): Promise<void> {
   let config;
@@ -22,7 +23,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const processNice = os.getPriority(process.pid);
-  const service = await startService(config, { operations });
+  let service;
+  try {
+    service = await startService(config, { operations });
+  } catch (err) {
+    const line = listenFailureLine(err, config);
+    if (line === undefined) throw err;
+    process.stderr.write(`${line}\n`);
+    process.exit(1);
+  }
+  warnTestOnlyCoverSettings(service.log, config);
   // The event loop before the service's other threads, after the search threads (EVENT_LOOP_NICE). Threads take the
   // nice value of the thread that starts them: the service's own threads have started, and libuv's pool (file and
   // image work) starts with its first task, so one is run first.

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
 import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
+import { serviceAddress } from './service-address.js';
 
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -232,7 +233,7 @@ export async function runAdminRequest(args: readonly string[], env: NodeJS.Proce
     io.err(`ops: ${err.message}\n${OPS_USAGE}\n`);
     return 2;
   }
-  const base = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1').replace(/\/+$/, '');
+  const base = serviceAddress(env).adminApi;
   let res: Response;
   try {
     res = await fetch(base + request.path, {

@@ -264,7 +264,8 @@ function usageText(): string {
   return [
     'usage: ops <command>',
     ...body,
-    'env: ADMIN_URL (default http://127.0.0.1:8081/admin/v1), ADMIN_TOKEN or $DATA_DIR/admin-token (DATA_DIR default ./data),',
+    'env: ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, ADMIN_PORT default 8081; a trailing /admin/v1 is accepted),',
+    '     ADMIN_TOKEN or $DATA_DIR/admin-token (DATA_DIR default ./data),',
     '     METRICS_TOKEN for `ops metrics` when the service sets one',
     'exit: 0 done; 1 the service answered a problem or could not be reached; 2 usage error',
   ].join('\n');

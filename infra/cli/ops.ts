@@ -8,7 +8,8 @@
  * those that are one admin request each, operations-commands.ts history, projections, export, audit, health and
  * metrics.
  *
- * Environment: ADMIN_URL (default http://127.0.0.1:8081/admin/v1); the token is ADMIN_TOKEN, else the file
+ * Environment: ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, ADMIN_PORT default 8081; a trailing /admin/v1 is
+ * accepted: service-address.ts); the token is ADMIN_TOKEN, else the file
  * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
  * Exit status: 0 done; 1 the service answered a problem (message on stderr) or could not be reached; 2 usage error.
  */
@@ -17,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { OPS_USAGE, UsageError, isOperationsCommand } from './commands.js';
 import { adminToken, runAdminRequest, type Output } from './admin-requests.js';
 import { runOperationsCommand } from './operations-commands.js';
+import { serviceAddress } from './service-address.js';
 
 /**
  * Routes the command to operations-commands.ts (history, projections, streams export, audit, health, metrics) or
@@ -32,11 +34,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
       io.err(`ops: ${err.message}\n${OPS_USAGE}\n`);
       return 2;
     }
-    const adminUrl = (env.ADMIN_URL || 'http://127.0.0.1:8081/admin/v1')
-      .replace(/\/+$/, '')
-      .replace(/\/admin\/v1$/, '');
     const code = await runOperationsCommand(argv, {
-      adminUrl,
+      adminUrl: serviceAddress(env).adminUrl,
       token,
       out: process.stdout,
       err: process.stderr,

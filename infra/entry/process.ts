@@ -10,6 +10,7 @@ import pino, { type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { portOf } from '../gateway.js';
 import { loadOperationsSettings, type OperationsSettings } from '../ops/settings.js';
+import { listenFailureLine, warnTestOnlyCoverSettings } from '../startup-notices.js';
 
 export type Role = 'command-api' | 'query-api' | 'projections';
 
@@ -48,6 +49,7 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     base: { role, pid: process.pid },
     redact: ['req.headers.authorization', 'api_key', 'token'],
   });
+  warnTestOnlyCoverSettings(log, config);
   let running: Running;
   try {
     running = await start({ config, settings, log });
@@ -55,6 +57,11 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     if (err instanceof ConfigError) {
       process.stderr.write(`${role}: ${err.message}\n`);
       process.exit(2);
+    }
+    const line = listenFailureLine(err, config);
+    if (line !== undefined) {
+      process.stderr.write(`${role}: ${line}\n`);
+      process.exit(1);
     }
     log.fatal({ err }, 'could not start');
     process.exit(1);

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { makeTestCertificates } from '../support/test-certificates.js';
+import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
 import { makeTestImages } from '../support/test-images.js';
 import { until } from '../support/deadline.js';
 import { registerStore } from '../e2e/commerce-support.js';
@@ -33,7 +33,7 @@ const DEADLINE_MS = 60_000;
 
 /** The store's site on loopback (HTTPS, as product_url must be): product pages that show the svc_click they receive, and covers. */
 async function startStore(): Promise<{ port: number; clicks: string[]; close(): Promise<void> }> {
-  const certs = makeTestCertificates(['shop.test', 'cdn.shop.test']);
+  const certs = makeThrowawayCertificates(['shop.test', 'cdn.shop.test']);
   const images = await makeTestImages();
   const clicks: string[] = [];
   const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {

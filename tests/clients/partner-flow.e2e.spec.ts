@@ -86,13 +86,18 @@ describe('typed client against the running service', function () {
     expect(sent.filter((s) => s.startsWith('POST /v1/conversions'))).to.have.length(2);
   });
 
-  it('runs as the script a partner runs (PARTNER_API, API_KEY)', async () => {
+  it('runs as the script a partner runs (SERVICE_URL, API_KEY)', async () => {
     const r = await new Promise<{ code: number; out: string }>((resolve) => {
       execFile(
         process.execPath,
         [EXAMPLE],
         {
-          env: { ...process.env, PARTNER_API: t.api, API_KEY: partner.key, STORE_DOMAIN: 'shop.test' },
+          env: {
+            ...process.env,
+            SERVICE_URL: t.api.replace(/\/v1$/, ''),
+            API_KEY: partner.key,
+            STORE_DOMAIN: 'shop.test',
+          },
           timeout: 50_000,
         },
         (err, stdout, stderr) =>

@@ -30,7 +30,7 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
   before(async () => {
     t = await startTestService({ API_BASE_URL: BASE });
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
-    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`;
+    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}`;
     hub = await t.partner({ type: 'hub', name: 'Hub Listado', env: 'test' });
     await t.key(hub.partnerId, 'live');
     const revoked = await t.key(hub.partnerId, 'live');

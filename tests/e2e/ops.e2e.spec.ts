@@ -19,7 +19,7 @@ describe('ops command line against a running service', function () {
 
   before(async () => {
     t = await startTestService();
-    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`;
+    adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}`;
   });
   after(async () => {
     await t.close();
@@ -117,9 +117,27 @@ describe('ops command line against a running service', function () {
       expect(r.code, args.join(' ')).to.equal(2);
       expect(r.stderr).to.contain('usage: ops');
     }
-    const down = await ops(['clock', 'get'], { ADMIN_URL: 'http://127.0.0.1:9/admin/v1' });
+    const down = await ops(['clock', 'get'], { ADMIN_URL: 'http://127.0.0.1:9' });
     expect(down.code).to.equal(1);
     expect(down.stderr).to.contain('could not reach');
+  });
+
+  it('finds the admin API from ADMIN_URL with or without /admin/v1, or from ADMIN_PORT alone', async () => {
+    const port = String(portOf(t.service.admin));
+    for (const env of [
+      { ADMIN_URL: `${adminUrl}/admin/v1/` },
+      { ADMIN_URL: undefined, ADMIN_PORT: port },
+      { ADMIN_URL: '', ADMIN_PORT: port },
+    ]) {
+      const r = await ops(['clock', 'get'], env);
+      expect(r.code, `${JSON.stringify(env)}: ${r.stderr}`).to.equal(0);
+      expect(r.json.manual).to.equal(true);
+      const health = await ops(['health'], env); // an operations command: the admin port's own routes
+      expect(health.code, `${JSON.stringify(env)}: ${health.stderr}`).to.equal(0);
+    }
+    // ADMIN_URL wins over ADMIN_PORT; neither set: 127.0.0.1:8081, `make run`'s default
+    const wins = await ops(['clock', 'get'], { ADMIN_URL: 'http://127.0.0.1:9', ADMIN_PORT: port });
+    expect(wins.stderr).to.contain('could not reach http://127.0.0.1:9/admin/v1');
   });
 
   it('takes the token from $DATA_DIR/admin-token when ADMIN_TOKEN is unset', async () => {

@@ -34,8 +34,8 @@ describe('examples/walkthrough.sh against the running service', function () {
     cover = coverTestEnv(servers);
     t = await startTestService({ ...cover.env, CLOCK: 'system' });
     env = {
-      API: t.api,
-      ADMIN_API: `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`,
+      SERVICE_URL: `http://127.0.0.1:${portOf(t.service.gateway)}`,
+      ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}`,
       ADMIN_TOKEN: t.service.adminToken,
       STORE_DOMAIN: 'shop.test',
     };
@@ -55,7 +55,15 @@ describe('examples/walkthrough.sh against the running service', function () {
   });
 
   it('ends rejected with the reason and what to do when the cover does not open; a second run works on the same data', async () => {
-    const r = await run({ ...env, COVER_URL: servers.url('shop.test', '/status/404'), EXPECT_COVER: 'rejected' });
+    // Found from PORT and ADMIN_PORT alone, as `make run` reads them (no SERVICE_URL, no ADMIN_URL).
+    const { SERVICE_URL: _service, ADMIN_URL: _admin, ...rest } = env;
+    const ports = { PORT: String(portOf(t.service.gateway)), ADMIN_PORT: String(portOf(t.service.admin)) };
+    const r = await run({
+      ...rest,
+      ...ports,
+      COVER_URL: servers.url('shop.test', '/status/404'),
+      EXPECT_COVER: 'rejected',
+    });
     expect(r.code, r.stderr + r.stdout).to.equal(0);
     expect(r.stdout).to.include('rejected: image_unreachable');
     expect(r.stdout).to.include("serve the cover from your store's");

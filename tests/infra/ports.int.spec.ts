@@ -4,8 +4,12 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { spawnService, type ChildService } from '../support/child-service.js';
 import { freePort, holdsListener, unassignedSpans } from '../../infra/topology/ports.js';
 
 describe('free ports for servers started later (infra/topology/ports.ts)', () => {
@@ -72,6 +76,84 @@ describe('free ports for servers started later (infra/topology/ports.ts)', () =>
       expect(holdsListener(process.pid, port)).to.equal(false); // it answers a connect, but this process holds nothing
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('start-up lines of `make run` (infra/main.ts, infra/startup-notices.ts)', function () {
+  this.timeout(60_000);
+  const MAIN = fileURLToPath(new URL('../../infra/main.js', import.meta.url));
+
+  /** Runs the service's entry until it exits by itself; its stdout and stderr as they were written. */
+  const runToExit = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-ports-'));
+      execFile(
+        process.execPath,
+        [MAIN],
+        {
+          env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, COVER_CHECK: 'off', LOG_LEVEL: 'info', ...env },
+          timeout: 50_000,
+        },
+        (err, stdout, stderr) => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
+        },
+      );
+    });
+
+  const holding = async (fn: (port: number) => Promise<void>) => {
+    const port = await freePort();
+    const held = net.createServer();
+    await new Promise<void>((resolve) => held.listen(port, '127.0.0.1', resolve));
+    try {
+      await fn(port);
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
+  };
+
+  it('a taken port prints one line naming the address and the variable, and exits 1', async () => {
+    await holding(async (port) => {
+      const r = await runToExit({ PORT: String(port), ADMIN_PORT: '0' });
+      expect(r.code, r.stdout + r.stderr).to.equal(1);
+      expect(r.stderr).to.equal(`cannot listen on 127.0.0.1:${port}: address in use (set PORT)\n`);
+    });
+    await holding(async (port) => {
+      const free = await freePort();
+      const r = await runToExit({ PORT: String(free), ADMIN_PORT: String(port) });
+      expect(r.code, r.stdout + r.stderr).to.equal(1);
+      expect(r.stderr).to.equal(`cannot listen on 127.0.0.1:${port}: address in use (set ADMIN_PORT)\n`);
+    });
+  });
+
+  it('warns once, at start, that the test-only cover settings are on; says nothing without them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-warn-'));
+    const service = await spawnService({
+      DATA_DIR: dir,
+      COVER_CHECK: 'on',
+      COVER_FETCH_HOSTS: 'shop.test=127.0.0.1',
+      COVER_FETCH_ALLOW_PRIVATE: '1',
+    });
+    const plain = await spawnService({ DATA_DIR: path.join(dir, 'plain') });
+    try {
+      const warnings = (s: ChildService) =>
+        s
+          .tail()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { level: number; msg: string; test_only_settings?: string[] })
+          .filter((l) => l.level === 40 && l.test_only_settings);
+      const [warning, ...more] = warnings(service);
+      expect(more).to.deep.equal([]);
+      expect(warning.test_only_settings).to.deep.equal(['COVER_FETCH_HOSTS', 'COVER_FETCH_ALLOW_PRIVATE']);
+      expect(warning.msg).to.match(/^COVER_FETCH_HOSTS, COVER_FETCH_ALLOW_PRIVATE are set: test-only/);
+      expect(warnings(plain)).to.deep.equal([]);
+    } finally {
+      service.process.kill('SIGTERM');
+      plain.process.kill('SIGTERM');
+      await Promise.all([service.exited, plain.exited]);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

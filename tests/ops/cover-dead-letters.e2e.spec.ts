@@ -116,7 +116,7 @@ for (const variant of [
       new Promise((resolve) => {
         const env = {
           PATH: process.env.PATH,
-          ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1`,
+          ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}`,
           ADMIN_TOKEN: t.service.adminToken,
         };
         execFile(process.execPath, [OPS, ...args], { env, timeout: 15_000 }, (err, stdout, stderr) => {

@@ -43,7 +43,7 @@ describe('parked projection events: admin API and ops command', function () {
   const adminUrl = () => `http://127.0.0.1:${portOf(t.service.admin)}`;
   const ops = (args: string[]): Promise<{ code: number; json: any; out: string; err: string }> =>
     new Promise((resolve) => {
-      const env = { PATH: process.env.PATH, ADMIN_URL: `${adminUrl()}/admin/v1`, ADMIN_TOKEN: t.service.adminToken };
+      const env = { PATH: process.env.PATH, ADMIN_URL: adminUrl(), ADMIN_TOKEN: t.service.adminToken };
       execFile(process.execPath, [OPS, ...args], { env, timeout: 15_000 }, (err, stdout, stderr) => {
         let json: unknown;
         try {

@@ -100,7 +100,7 @@ export interface OpsRun {
 
 const OPS_ENTRY = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
 
-/** Runs `ops ARGS` as a process against an admin API (a variable set to undefined in `env` is removed). */
+/** Runs `ops ARGS` as a process against the admin port at `adminUrl` (ADMIN_URL; a variable set to undefined in `env` is removed). */
 export function runOps(
   adminUrl: string,
   adminToken: string,

@@ -19,7 +19,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type tls from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { makeTestCertificates } from './test-certificates.js';
+import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
 import { makeTestImages, pngClaiming } from './test-images.js';
 
 /** Names the server certificate covers. `wrong.test` is deliberately absent. */
@@ -82,7 +82,7 @@ interface Started extends CountingListener {
 }
 
 export async function startImageServers(): Promise<ImageServers> {
-  const { caCert, key, cert } = makeTestCertificates(CERT_NAMES);
+  const { caCert, key, cert } = makeThrowawayCertificates(CERT_NAMES);
   const images = await makeTestImages();
   const ports = { main: 0, alt: 0, evil: 0 };
   const switches = new Map<string, string>();

@@ -2,7 +2,10 @@
  * The whole partner flow with the typed client, on a test key: a store, a product and a price change, a batch and
  * its job, a sandbox click, the paid order it brought, a partial refund, and the commission report.
  *
- *   PARTNER_API=http://127.0.0.1:8080/v1 API_KEY=ik_test_… node dist/clients/typescript/examples/partner-flow.js
+ *   SERVICE_URL=http://127.0.0.1:8080 API_KEY=ik_test_… node dist/clients/typescript/examples/partner-flow.js
+ *
+ * The service is SERVICE_URL (default http://127.0.0.1:$PORT, PORT default 8080), the partner API $SERVICE_URL/v1:
+ * the convention of every tool of the repository (docs/adr/new-one-address-convention.md).
  *
  * Every run uses new ids (store, CNPJ, order), so it can be repeated on the same data. Products stay `pending` until
  * the operator approves the store and the cover check passes; a sandbox click needs neither.
@@ -143,10 +146,19 @@ export async function partnerFlow(api: PartnerClient, options: FlowOptions = {})
   return { storeId, orderId, job, products, click, paid, refunded, order, clicks, report };
 }
 
+/**
+ * `$SERVICE_URL/v1`, or `http://127.0.0.1:$PORT/v1`: infra/cli/service-address.ts's rule, restated here because the
+ * client package imports nothing from the service.
+ */
+export function partnerApi(env: NodeJS.ProcessEnv): string {
+  const service = env.SERVICE_URL?.trim() || `http://127.0.0.1:${env.PORT?.trim() || 8080}`;
+  return `${service.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1`;
+}
+
 async function main(): Promise<void> {
   const apiKey = process.env.API_KEY;
   if (!apiKey) throw new Error('API_KEY is required (a test key, ik_test_…)');
-  const api = createClient({ baseUrl: process.env.PARTNER_API ?? 'http://127.0.0.1:8080/v1', apiKey });
+  const api = createClient({ baseUrl: partnerApi(process.env), apiKey });
   const domain = process.env.STORE_DOMAIN;
   await partnerFlow(api, { log: (line) => console.log(line), ...(domain ? { domain } : {}) });
   console.log('partner flow done');

@@ -1,10 +1,11 @@
-// A throw-away certificate authority and one server certificate, made with `openssl` at test time.
+// A throw-away certificate authority and one server certificate, made with `openssl` when needed: for the cover
+// server of `make demo` and of the tests, whose cover check is told to trust that authority (COVER_FETCH_CA_FILE).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export interface TestCertificates {
+export interface ThrowawayCertificates {
   /** PEM of the test CA: pass it as `ca` to trust the server certificate. */
   caCert: string;
   key: string;
@@ -12,11 +13,14 @@ export interface TestCertificates {
 }
 
 /** A CA and a server certificate whose SANs are exactly `names` (DNS names) and `ips`. */
-export function makeTestCertificates(names: readonly string[], ips: readonly string[] = []): TestCertificates {
+export function makeThrowawayCertificates(
+  names: readonly string[],
+  ips: readonly string[] = [],
+): ThrowawayCertificates {
   try {
     execFileSync('openssl', ['version'], { stdio: 'ignore' });
   } catch {
-    throw new Error('the cover-check tests need the `openssl` command line (apt-get install openssl)');
+    throw new Error('a throw-away certificate authority needs the `openssl` command line (apt-get install openssl)');
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cover-ca-'));
   const file = (name: string) => path.join(dir, name);
@@ -30,7 +34,7 @@ export function makeTestCertificates(names: readonly string[], ips: readonly str
         'distinguished_name = dn',
         'prompt = no',
         '[dn]',
-        'CN = Partner Commerce cover-check test CA',
+        'CN = Partner Commerce throw-away CA (demo and tests)',
         '[v3]',
         'basicConstraints = critical,CA:TRUE',
         'keyUsage = critical,keyCertSign,cRLSign',
