@@ -231,6 +231,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     gatewayHandler(commandApp.callback(), queryApp.callback(), buildRedirector(parts, deps)),
     config.port,
     config.host,
+    config.apiBaseUrl,
   );
 
   const adminApp = buildAdminApp(parts, deps, adminToken, {
@@ -241,6 +242,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
     config.adminPort,
     config.adminHost,
+    config.apiBaseUrl,
   );
 
   let closed = false;

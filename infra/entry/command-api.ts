@@ -25,6 +25,7 @@ runProcess('command-api', async ({ config, settings, log }) => {
     gatewayHandler(command, command, buildRedirector(door.parts, deps)),
     config.port,
     config.host,
+    config.apiBaseUrl,
   );
   const coverWorker = config.coverCheckWorker ? await startCoverWorker({ config, deps, log }) : null;
   return {
