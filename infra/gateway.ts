@@ -46,25 +46,28 @@ function answerClientError(problemBaseUrl: string) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     // Node's own test of an answer in flight on this connection (a private field, read as Node reads it).
     const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
-    if (err.code !== 'ECONNRESET' && socket.writable && !answering?.headersSent) {
-      const status =
-        err.code === 'HPE_HEADER_OVERFLOW'
-          ? 431
-          : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-            ? 413
-            : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-              ? 408
-              : 400;
-      const requestId = newRequestId();
-      const body = JSON.stringify(
-        new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
-      );
-      socket.end(
-        `HTTP/1.1 ${status} ${titleOf(status)}\r\nContent-Type: application/problem+json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-      );
+    if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
+      socket.destroy();
+      return;
     }
-    socket.destroy();
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 408
+            : 400;
+    const requestId = newRequestId();
+    const body = JSON.stringify(
+      new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
+    );
+    // Closed once the answer is written (not at once: an unflushed answer would be lost).
+    socket.end(
+      `HTTP/1.1 ${status} ${titleOf(status)}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
   };
 }
 
