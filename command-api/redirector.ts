@@ -13,6 +13,11 @@
  * a visit (test clicks come from `POST /sandbox/clicks`).
  * HEAD answers like GET without recording a click (its Location carries no svc_click); other methods 405.
  *
+ * A rate brake per client address (SHOPPER.md): at most 60 recorded clicks a minute by the service clock
+ * (shared-schema/http/minute-brake.ts, shared by every process through messaging). Only a GET that would record a
+ * click counts; past the limit it answers 429 with `Retry-After` (a Problem for JSON clients, a page otherwise) and
+ * records nothing. HEAD and 404s record nothing and are not counted.
+ *
  * It is a GET that writes, so the gateway sends `/r/` and `/test/r/` to the write side. `svc_url` (`/p/…`) is the
  * offer page, served by the query door: opening it records nothing.
  */
@@ -20,8 +25,9 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import { newRequestId } from '../shared-schema/ids.js';
 import { tenantKey } from '../shared-schema/http/context.js';
+import { publicBrake } from '../shared-schema/http/minute-brake.js';
 import { ProblemError } from '../shared-schema/problems.js';
-import { notFoundPage, pageLinks } from '../shared-schema/shopper/html.js';
+import { messagePage, notFoundPage, pageLinks } from '../shared-schema/shopper/html.js';
 import { findSearchableOffer, parseOfferPath } from '../shared-schema/shopper/offer-lookup.js';
 import type { Tenant } from '../shared-schema/streams.js';
 import { recordClick } from './services/clicks.js';
@@ -56,6 +62,8 @@ export const isRedirectPath = (url: string): boolean => REDIRECT_PREFIXES.some((
 export interface RedirectorOptions {
   /** Base of the problems' `type` (the API's base URL). */
   problemBaseUrl: string;
+  /** The client address the brake counts by (the same rule as the doors', which infra owns). */
+  clientAddress: (req: http.IncomingMessage) => string;
 }
 
 /** A client that asks for JSON and not for HTML gets a Problem; browsers and everything else the HTML page. */
@@ -69,22 +77,32 @@ export function createRedirector(
   log: Logger,
   options: RedirectorOptions,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
-  const notFound = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void => {
+  /** A refusal: the Problem for a JSON client, the page for people; nothing recorded. */
+  const refuse = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+    problem: ProblemError,
+    page: () => string,
+  ): void => {
     const head = req.method === 'HEAD';
+    const headers = { ...problem.headers, Vary: 'Accept' };
     if (wantsJson(req)) {
-      const body = new ProblemError(404, [], 'No offer can be shown at this address.').toBody(
-        options.problemBaseUrl,
-        requestId,
-      );
+      const body = problem.toBody(options.problemBaseUrl, requestId);
       res
-        .writeHead(404, { 'Content-Type': 'application/problem+json', Vary: 'Accept' })
+        .writeHead(problem.status, { ...headers, 'Content-Type': 'application/problem+json' })
         .end(head ? undefined : JSON.stringify(body));
       return;
     }
     res
-      .writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept' })
-      .end(head ? undefined : notFoundPage(pageLinks(deps.publicBaseUrl)));
+      .writeHead(problem.status, { ...headers, 'Content-Type': 'text/html; charset=utf-8' })
+      .end(head ? undefined : page());
   };
+  const links = () => pageLinks(deps.publicBaseUrl);
+  const notFound = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void =>
+    refuse(req, res, requestId, new ProblemError(404, [], 'No offer can be shown at this address.'), () =>
+      notFoundPage(links()),
+    );
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> => {
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
@@ -102,6 +120,17 @@ export function createRedirector(
     if (req.method === 'HEAD') {
       res.writeHead(302, { Location: offer.product.product_url }).end();
       return;
+    }
+    try {
+      await publicBrake(deps, options.clientAddress(req), 'click');
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+      log.info({ request_id: requestId, status: err.status }, 'redirect refused by the rate brake');
+      return refuse(req, res, requestId, err, () =>
+        messagePage(links(), 'Muitos cliques', [
+          'Você abriu muitas ofertas em pouco tempo. Espere um minuto e tente de novo.',
+        ]),
+      );
     }
     const tenant: Tenant = { partnerId: offer.partner_id, env: 'live' };
     const recorded = await recordClick(

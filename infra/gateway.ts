@@ -6,6 +6,9 @@
  * answers 405 to anything but GET/HEAD there).
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { newRequestId } from '../shared-schema/ids.js';
+import { ProblemError, titleOf } from '../shared-schema/problems.js';
 import { isRedirectPath } from '../command-api/redirector.js';
 import { isShopperPath } from '../query-api/public/routes.js';
 
@@ -24,15 +27,69 @@ export function gatewayHandler(command: Handler, query: Handler, redirect?: Hand
 const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
 const closing = new WeakSet<http.Server>();
 
-export async function listen(handler: Handler, port: number, host: string): Promise<http.Server> {
+/** Node's limit on a request line and its headers together (its default, stated: nginx's limits follow it). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+const CLIENT_ERROR_DETAILS: Record<number, string> = {
+  400: 'The request is not valid HTTP.',
+  408: 'The request took too long to arrive.',
+  413: 'The request body is above the limit of this route: 5 MB for /products/batch, 1 MB elsewhere.',
+  431: 'The request line and headers are above the limit: 16 KB together.',
+};
+
+/**
+ * What Node refuses before any handler sees the request (an oversized or malformed request line or header, chunk
+ * extensions too long, a request too slow to arrive) is answered as a problem like every other answer, with the
+ * statuses Node itself would use. As in Node, nothing is written once an answer on that connection has begun.
+ */
+function answerClientError(problemBaseUrl: string) {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    // Node's own test of an answer in flight on this connection (a private field, read as Node reads it).
+    const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 408
+            : 400;
+    const requestId = newRequestId();
+    const body = JSON.stringify(
+      new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
+    );
+    // Closed once the answer is written (not at once: an unflushed answer would be lost).
+    socket.end(
+      `HTTP/1.1 ${status} ${titleOf(status)}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  };
+}
+
+/**
+ * A server for `handler` on `port`. With `problemBaseUrl` (the API's base URL, the `type` of problems), what Node
+ * refuses by itself is answered as a problem too (answerClientError).
+ */
+export async function listen(
+  handler: Handler,
+  port: number,
+  host: string,
+  problemBaseUrl?: string,
+): Promise<http.Server> {
   const active = new Set<http.ServerResponse>();
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const server = http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     if (closing.has(server)) res.setHeader('Connection', 'close');
     active.add(res);
     res.once('close', () => active.delete(res));
     void handler(req, res); // errors are answered inside the handler (Koa's ctx.onerror): nothing to await or catch
   });
   inFlight.set(server, active);
+  if (problemBaseUrl !== undefined) server.on('clientError', answerClientError(problemBaseUrl));
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -24,7 +24,6 @@ import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
-import { createRedirector } from '../command-api/redirector.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -37,6 +36,7 @@ import { niceFrom } from './thread-priority.js';
 import {
   buildAdminApp,
   buildCommandApp,
+  buildRedirector,
   buildQueryApp,
   commandDeps,
   KeyCache,
@@ -228,13 +228,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
   const gateway = await listen(
-    gatewayHandler(
-      commandApp.callback(),
-      queryApp.callback(),
-      createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl }),
-    ),
+    gatewayHandler(commandApp.callback(), queryApp.callback(), buildRedirector(parts, deps)),
     config.port,
     config.host,
+    config.apiBaseUrl,
   );
 
   const adminApp = buildAdminApp(parts, deps, adminToken, {
@@ -245,6 +242,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
     config.adminPort,
     config.adminHost,
+    config.apiBaseUrl,
   );
 
   let closed = false;

@@ -11,6 +11,10 @@ interface ProblemPage {
 }
 
 export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
+  400: {
+    when: 'The request is not valid HTTP (a malformed request line or header); the service never read it.',
+    what_to_do: 'Correct the request: an HTTP client library sends valid requests.',
+  },
   401: {
     when: 'The `Authorization: Bearer <API_KEY>` header is missing, or the key is unknown or revoked.',
     what_to_do:
@@ -30,6 +34,10 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
     when: 'The path exists but not with this method.',
     what_to_do: 'Use one of the methods of the `Allow` header.',
   },
+  408: {
+    when: 'The request line and headers did not arrive within 66 seconds.',
+    what_to_do: 'Repeat the call with the same `Idempotency-Key`; nothing was written.',
+  },
   409: {
     when: 'A conversion event conflicts with what the order already holds (`event_conflict`, `order_conflict`, `payment_required`, `invalid_transition`), a SKU was sent with another store (`sku_store_conflict`), or a request with the same `Idempotency-Key` is still running (`idempotency_in_flight`).',
     what_to_do:
@@ -44,8 +52,12 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
     what_to_do: 'Correct every field listed in `errors` before repeating: an identical repeat gives the same answer.',
   },
   429: {
-    when: 'The rate brake of the key: 600 writes and 1200 reads per minute (a batch counts as one write).',
+    when: 'The rate brake of the key: 600 writes and 1200 reads per minute (a batch counts as one write). Outside `/v1`, the brake per client address: 120 searches and 60 recorded clicks per minute.',
     what_to_do: 'Wait the seconds of the `Retry-After` header, then repeat.',
+  },
+  431: {
+    when: 'The request line and headers are above 16 KB together (a query string that long, or a huge header); the service never read it.',
+    what_to_do: 'Send shorter parameters and headers: every parameter of the API fits well within the limit.',
   },
   500: {
     when: 'An error of the service.',

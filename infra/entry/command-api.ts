@@ -10,9 +10,8 @@
 import { WRITE_ROUTES } from '../service.js';
 import { gatewayHandler, listen } from '../gateway.js';
 import { drainServer } from '../ops/shutdown.js';
-import { createRedirector } from '../../command-api/redirector.js';
 import { announceAppends } from '../wiring/cross-process.js';
-import { buildCommandApp, commandDeps } from '../wiring/doors.js';
+import { buildCommandApp, buildRedirector, commandDeps } from '../wiring/doors.js';
 import { startCoverWorker } from '../cover/cover-checks.js';
 import { openDoorProcess } from './door-process.js';
 import { runProcess } from './process.js';
@@ -23,9 +22,10 @@ runProcess('command-api', async ({ config, settings, log }) => {
   const deps = commandDeps(door.parts);
   const command = buildCommandApp(door.parts, deps, WRITE_ROUTES, door.ops.hooks).callback();
   const port = await listen(
-    gatewayHandler(command, command, createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl })),
+    gatewayHandler(command, command, buildRedirector(door.parts, deps)),
     config.port,
     config.host,
+    config.apiBaseUrl,
   );
   const coverWorker = config.coverCheckWorker ? await startCoverWorker({ config, deps, log }) : null;
   return {

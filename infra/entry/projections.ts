@@ -71,6 +71,7 @@ runProcess('projections', async ({ config, settings, log }) => {
     operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
     config.adminPort,
     config.adminHost,
+    config.apiBaseUrl,
   );
   let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {

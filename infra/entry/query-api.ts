@@ -16,6 +16,7 @@ runProcess('query-api', async ({ config, settings, log }) => {
     buildQueryApp(door.parts, READ_ROUTES, resolveCursorSecret(config), door.ops.hooks).callback(),
     config.port,
     config.host,
+    config.apiBaseUrl,
   );
   return {
     servers: { port },

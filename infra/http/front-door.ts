@@ -13,6 +13,7 @@ import { requestEnvelope, type CompletedRequest } from './request-envelope.js';
 import { authenticate, type KeyLookup } from './authenticate.js';
 import { rateBrake, type RateLimits } from './rate-brake.js';
 import { routeGuard } from './route-guard.js';
+import { clientAddress } from './client-address.js';
 
 export interface FrontDoorOptions {
   log: Logger;
@@ -25,7 +26,8 @@ export interface FrontDoorOptions {
   rateLimits?: RateLimits;
   /**
    * Proxies in front whose `X-Forwarded-For` entry names the client (Config.trustedProxyHops): behind N of them the
-   * client is the address the last one appended; with none, the socket's peer. A client cannot choose its address.
+   * client is the address the outermost one appended (client-address.ts); with none, the socket's peer. A client
+   * cannot choose its address.
    */
   trustedProxyHops?: number;
   /** Called once per request after the answer is decided (operation history, metrics). */
@@ -36,8 +38,10 @@ export interface FrontDoorOptions {
 export function frontDoor(door: DoorRoutes, options: FrontDoorOptions): Koa<DoorState> {
   const app = new Koa<DoorState>();
   const hops = options.trustedProxyHops ?? 0;
-  app.proxy = hops > 0;
-  app.maxIpsCount = hops;
+  app.use((ctx, next) => {
+    ctx.request.ip = clientAddress(ctx.req, hops);
+    return next();
+  });
   app.use(
     requestEnvelope({
       log: options.log,

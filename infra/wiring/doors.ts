@@ -19,6 +19,9 @@ import { limitInFlight, searchHere, type ProductSearch } from '../../query-api/p
 import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
+import { clientAddress } from '../http/client-address.js';
+import { createRedirector } from '../../command-api/redirector.js';
+import type { Handler } from '../gateway.js';
 import { createAdminApi, type AdminOptions } from '../admin/app.js';
 import { publicDocuments } from '../public-documents.js';
 import type { Config } from '../config.js';
@@ -125,6 +128,15 @@ export function buildCommandApp(
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
   return buildDoorApp(parts, commandDoor({ deps, routes }), hooks);
+}
+
+/** The public click redirector (`/r/…`), served beside the command door, braking by the doors' client address. */
+export function buildRedirector(parts: DoorParts, deps: CommandDeps): Handler {
+  const { config, log } = parts;
+  return createRedirector(deps, log, {
+    problemBaseUrl: config.apiBaseUrl,
+    clientAddress: (req) => clientAddress(req, config.trustedProxyHops),
+  });
 }
 
 /** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */

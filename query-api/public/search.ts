@@ -9,7 +9,7 @@
  * while searchable at the service clock's now, grouped, filtered by rule 5 and the condition rule, ranked
  * (shared-schema/shopper/), then paged by a signed cursor. Why a bound of CANDIDATES and what it guarantees:
  * docs/adr/0044-search-candidate-bound.md.
- * A rate brake per client address: 120 searches per minute by the service clock.
+ * A rate brake per client address: 120 searches per minute by the service clock (shared-schema/http/minute-brake.ts).
  *
  * In the embedded default the search threads answer the same from the offers they hold (infra/sqlite/
  * held-offers.ts: same candidates, rules and order, on rowids; what is read here, on documents, is its reference).
@@ -36,6 +36,7 @@ import {
   type SearchPage,
 } from '../../shared-schema/shopper/search-view.js';
 import { OFFERS } from '../../shared-schema/read-models/offers.js';
+import { publicBrake } from '../../shared-schema/http/minute-brake.js';
 import { readStoreFacts, type StoreFacts } from './store-facts.js';
 import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
 import type { QueryDeps } from '../app.js';
@@ -54,9 +55,6 @@ export const CANDIDATES = 200;
  * searchable offers (the text index's limit, MAX_TEXT_LIMIT).
  */
 export const RETRY_CANDIDATES = MAX_TEXT_LIMIT;
-/** Searches per minute per client address (`/api/search` and `/busca` count together). */
-export const PUBLIC_SEARCHES_PER_MINUTE = 120;
-const WINDOW_MS = 60_000;
 
 export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
@@ -106,20 +104,9 @@ export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
   return { q, words, limit, offset };
 }
 
-/** The per-address brake of the public searches: 429 with Retry-After above PUBLIC_SEARCHES_PER_MINUTE. */
-export async function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
-  const now = deps.clock.now().getTime();
-  const window = Math.floor(now / WINDOW_MS);
-  const count = await deps.messaging.increment(`pubrate:${ctx.ip}:search:${window}`, 1, WINDOW_MS * 2);
-  if (count > PUBLIC_SEARCHES_PER_MINUTE) {
-    const retryAfter = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new ProblemError(
-      429,
-      [],
-      `Rate brake: at most ${PUBLIC_SEARCHES_PER_MINUTE} searches per minute per address.`,
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
+/** The per-address brake of the public searches (`/api/search` and `/busca` count together). */
+export function brake(ctx: DoorContext, deps: QueryDeps): Promise<void> {
+  return publicBrake(deps, ctx.ip, 'search');
 }
 
 /**

@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
+import { getFrom } from './shopper-support.js';
 import {
   DAY,
+  HOUR,
   addressOf,
+  buyUrlOf,
   codes,
   iso,
   offerPageUrl,
@@ -130,6 +133,46 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-s'))).status).to.equal(302);
       t.clock.advance(48 * 3_600_000 + 1000);
       expect((await visit(redirectUrl(t, addressOf(hub, 'loja-s'), 'sku-s'))).status).to.equal(404);
+    });
+
+    it('brakes at 60 recorded clicks a minute per client address: the 61st GET is a 429 that records nothing, HEAD is not counted', async () => {
+      const start = T0 + 2 * HOUR; // a fresh minute of the service clock, within 48 h of the product's last write
+      t.clock.set(new Date(start));
+      const url = await buyUrlOf(t, hub, 'sku-1');
+      const from = '127.0.0.21';
+      const window = `since=${encodeURIComponent(iso(start))}&until=${encodeURIComponent(iso(start + 2 * 60_000))}`;
+      const recorded = async (): Promise<number> => {
+        const r = await hub.api.get(`/clicks?${window}&limit=200`);
+        expect(r.status).to.equal(200);
+        return (r.body as { data: unknown[] }).data.length;
+      };
+      for (let i = 0; i < 5; i++) expect((await getFrom(url, from, {}, 'HEAD')).status, 'HEAD').to.equal(302);
+      for (let i = 0; i < 60; i++) expect((await getFrom(url, from)).status, `click ${i + 1}`).to.equal(302);
+      t.clock.advance(30_500);
+      const refused = await getFrom(url, from);
+      expect(refused.status).to.equal(429);
+      expect(refused.headers.get('retry-after')).to.equal('30'); // 29.5 s left in the minute, rounded up
+      expect(refused.headers.get('location')).to.equal(null);
+      expect(refused.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+      expect(refused.text).to.contain('Muitos cliques');
+      const json = await getFrom(url, from, { Accept: 'application/json' });
+      expect(json.status).to.equal(429);
+      expect(json.headers.get('content-type')).to.contain('application/problem+json');
+      expect(Number(json.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(JSON.parse(json.text)).to.include({
+        status: 429,
+        title: 'Too Many Requests',
+        request_id: json.headers.get('x-request-id'),
+      });
+      // A client cannot pick its address: an X-Forwarded-For it writes itself is not believed.
+      const forged = await getFrom(url, from, { 'X-Forwarded-For': '198.51.100.8' });
+      expect(forged.status, 'a forged X-Forwarded-For').to.equal(429);
+      expect((await getFrom(url, from, {}, 'HEAD')).status, 'HEAD records nothing and is not braked').to.equal(302);
+      expect(await recorded(), 'the refused GETs recorded nothing').to.equal(60);
+      expect((await getFrom(url, '127.0.0.22')).status, 'another address').to.equal(302);
+      t.clock.set(new Date(start + 60_000));
+      expect((await getFrom(url, from)).status, 'the next minute').to.equal(302);
+      expect(await recorded()).to.equal(62);
     });
   });
 

@@ -74,6 +74,20 @@ export const redirectUrl = (t: TestService, address: string, sku: string, prefix
 export const offerPageUrl = (t: TestService, address: string, sku: string, prefix = ''): string =>
   `${t.api.replace(/\/v1$/, '')}${prefix}/p/${offerPath(address, sku)}`;
 
+/**
+ * The redirector's address of a live product as the service publishes it: the `buy_url` of the offer page at the
+ * product's `svc_url`, on the test gateway (whatever shape the store address takes in those URLs).
+ */
+export async function buyUrlOf(t: TestService, p: Partner, sku: string): Promise<string> {
+  const root = t.api.replace(/\/v1$/, '');
+  const product = await p.api.get<{ svc_url: string }>(`/products/${encodeURIComponent(sku)}`);
+  expect(product.status).to.equal(200);
+  const page = await fetch(root + new URL(product.body.svc_url).pathname, { headers: { Accept: 'application/json' } });
+  expect(page.status).to.equal(200);
+  const buy = new URL(((await page.json()) as { buy_url: string }).buy_url);
+  return root + buy.pathname + buy.search;
+}
+
 /** Follows nothing: the redirector's own answer. */
 export const visit = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual' });
 

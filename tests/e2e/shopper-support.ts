@@ -44,14 +44,27 @@ export async function offer(
 export type RawAnswer = { status: number; headers: Headers; text: string };
 
 /**
- * A GET sent from a loopback address of its own (the public brake counts per address; 127.0.0.0/8 is all ours).
- * Follows nothing.
+ * A GET (or `method`) sent from a loopback address of its own (the public brakes count per address; 127.0.0.0/8 is
+ * all ours). Follows nothing.
  */
-export function getFrom(url: string, from = '127.0.0.1', headers: Record<string, string> = {}): Promise<RawAnswer> {
+export function getFrom(
+  url: string,
+  from = '127.0.0.1',
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = http.get(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, localAddress: from, headers, agent: false },
+    const req = http.request(
+      {
+        method,
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        localAddress: from,
+        headers,
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -64,6 +77,7 @@ export function getFrom(url: string, from = '127.0.0.1', headers: Record<string,
       },
     );
     req.on('error', reject);
+    req.end();
   });
 }
 
