@@ -89,19 +89,6 @@ export interface Config {
    * (warm) on two search threads are ~0.1–0.25 s of work queued: beyond that a shopper is better told to try again.
    */
   searchesInFlight: number;
-  /**
-   * SEARCH_NICE (-20 to 19, default -10): the search threads' nice value, counted from the process's own (Linux).
-   * When the cores are busy a search then runs before the writes' work on the other threads, which waits: a shopper
-   * waits for a search, a partner's write is answered without waiting for its projection. Below the process's own
-   * needs CAP_SYS_NICE; without it the threads keep the process's and a warning is logged once (docs/decisions.md).
-   */
-  searchNice: number;
-  /**
-   * EVENT_LOOP_NICE (-20 to 19, default -5): the event loop's thread's nice value, counted from the process's own, set
-   * by `make run`'s entry once the service has started (infra/main.ts): it serves every request, searches included,
-   * and goes before the projection, event-store writer, cover and history threads, after the search threads.
-   */
-  eventLoopNice: number;
   /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
@@ -229,8 +216,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
     searchHeldOffers: oneOf('SEARCH_HELD_OFFERS', ['on', 'off'] as const, 'on') === 'on',
     searchesInFlight: integer('SEARCHES_IN_FLIGHT', 32, 1, 10_000),
-    searchNice: integer('SEARCH_NICE', -10, -20, 19),
-    eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import os from 'node:os';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../shared-schema/ports/clock.js';
@@ -33,7 +32,6 @@ import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
 import { searchHere, type ProductSearch } from '../query-api/public/search.js';
-import { niceFrom } from './thread-priority.js';
 import {
   buildAdminApp,
   buildCommandApp,
@@ -136,8 +134,6 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  // The process's nice value as it started: the search threads' (SEARCH_NICE) is counted from it.
-  const processNice = os.getPriority(process.pid);
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   // A manual clock in shared memory: the projection thread stamps parked events with it.
@@ -195,11 +191,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // (infra/sqlite/search-reader.ts).
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
-      ? startSearchReader(stores.reads.file, reads, config.searchThreads, {
-          nice: niceFrom(processNice, config.searchNice),
-          held: config.searchHeldOffers,
-          log,
-        })
+      ? startSearchReader(stores.reads.file, reads, config.searchThreads, { held: config.searchHeldOffers })
       : null;
   const threaded = searchReader?.search;
   const productSearch = options.wrapSearch ? options.wrapSearch(threaded ?? searchHere(reads)) : threaded;

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-reader.js';
-import { threadNiceValues } from '../support/thread-nice.js';
 import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { resultsPage, type ResultsPage } from '../../query-api/public/search.js';
@@ -165,44 +164,6 @@ describe('the search reader thread', () => {
     const anew = await copy.facts(plain, [key, other._id]);
     expect([...anew.keys()]).to.deep.equal([key]);
     expect(anew.get(key)?.name).to.equal('Loja nova');
-  });
-
-  it('runs its threads at the nice value it is given (SEARCH_NICE), the rest of the process unchanged', async function () {
-    if (process.platform !== 'linux') this.skip();
-    const niceValues = () => [...threadNiceValues().values()];
-    const own = os.getPriority(process.pid);
-    const nice = Math.min(19, own + 7); // raising a nice value needs no privilege
-    const before = niceValues().filter((n) => n === nice).length;
-    const warnings: unknown[] = [];
-    const lowered = startSearchReader(store.file, reads, 2, { nice, log: { warn: (o: unknown) => warnings.push(o) } });
-    try {
-      const now = new Date(written.getTime() + HOUR);
-      // Both threads started (a thread starts with its first search), each answering like the process.
-      const answers = await Promise.all([1, 2, 3, 4].map(() => lowered.search(['chaleira'], now, 0, 20, BASE)));
-      expect(answers.map((a) => a.total)).to.deep.equal([2, 2, 2, 2]);
-      expect(niceValues().filter((n) => n === nice).length - before).to.equal(2);
-      expect(os.getPriority(process.pid)).to.equal(own);
-      expect(warnings).to.deep.equal([]);
-    } finally {
-      await lowered.close();
-    }
-  });
-
-  it('a thread that cannot take its nice value searches at the process priority, and the log is told once', async () => {
-    const warnings: unknown[] = [];
-    // 20 is out of the range any system takes (-20 to 19): refused like a value without the privilege.
-    const refused = startSearchReader(store.file, reads, 1, {
-      nice: 20,
-      log: { warn: (o: unknown) => warnings.push(o) },
-    });
-    try {
-      const now = new Date(written.getTime() + HOUR);
-      for (let i = 0; i < 3; i++) expect((await refused.search(['chaleira'], now, 0, 20, BASE)).total).to.equal(2);
-      expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.have.property('nice', 20);
-    } finally {
-      await refused.close();
-    }
   });
 
   it('opens the file read only: a write through such a store fails and changes nothing', async () => {
