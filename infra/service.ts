@@ -14,15 +14,10 @@ import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
 import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
-import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
-import type { ReadRoute } from '../query-api/app.js';
-import { catalogReadRoutes } from '../query-api/routes/catalog.js';
+import { WRITE_ROUTES } from '../command-api/write-routes.js';
+import { READ_ROUTES } from '../query-api/read-routes.js';
 import { ProjectionRunner, type LiveProjections } from '../projections/runner.js';
 import { GENERATION_SWITCHED } from '../projections/generations.js';
-import { batchWriteRoutes } from '../command-api/routes/batch.js';
-import { jobsReadRoutes } from '../query-api/routes/jobs.js';
-import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
-import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { createRedirector } from '../command-api/redirector.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
@@ -31,7 +26,8 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
-import { searchHere, type ProductSearch } from '../query-api/public/search.js';
+import { searchHere } from '../query-api/public/product-search.js';
+import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 import {
   buildAdminApp,
   buildCommandApp,
@@ -51,6 +47,8 @@ import { dataDirSecret } from './wiring/data-dir-secret.js';
 import { CursorSecret } from '../shared-schema/http/pagination.js';
 
 export { keyLookup } from './wiring/doors.js';
+/** The doors' routes (the separate processes serve the same). */
+export { READ_ROUTES, WRITE_ROUTES };
 
 export interface Service {
   config: Config;
@@ -70,18 +68,6 @@ export interface Service {
 }
 
 export { PROJECTORS };
-
-/** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
-export const WRITE_ROUTES: Record<string, WriteHandler> = {
-  ...coreWriteRoutes,
-  ...batchWriteRoutes,
-  ...commerceWriteRoutes,
-};
-export const READ_ROUTES: Record<string, ReadRoute> = {
-  ...catalogReadRoutes,
-  ...jobsReadRoutes,
-  ...commerceReadRoutes,
-};
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
 export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];

@@ -1,7 +1,8 @@
 /** Entry point of the search reader thread (see search-reader.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MappedReadStore } from '../../projections/generations.js';
-import { resultsPage, type ResultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
+import type { ResultsPage } from '../../shared-schema/shopper/search-policy.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { HeldOffersSearch } from './held-offers.js';

@@ -1,8 +1,8 @@
 /**
  * The shopper search's reads and ranking on threads of their own (the embedded default): each thread opens the read
  * store's file with connections of its own, read only (SQLite in WAL mode lets them read while this process writes),
- * and answers each search with one page of ranked products, as the JSON text of their views (query-api/public/search.ts
- * `resultsPage`). So a search's CPU (text index, documents, ranking, views: ~12 ms at 1,000,000 offers) runs beside
+ * and answers each search with one page of ranked products, as the JSON text of their views (shared-schema/shopper/search-policy.ts
+ * `resultsPageOf`). So a search's CPU (text index, documents, ranking, views: ~12 ms at 1,000,000 offers) runs beside
  * the event loop that serves the writes and the projections instead of taking turns with them, and the loop gets
  * one string to send.
  *
@@ -19,7 +19,8 @@
  */
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
-import { resultsPage, type ProductSearch, type ResultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
+import type { ProductSearch, ResultsPage } from '../../shared-schema/shopper/search-policy.js';
 import { WorkerCalls } from '../worker-calls.js';
 
 /**
