@@ -2,8 +2,8 @@
  * The batch runner: a reactor on the write side. It follows the `job` category of the log from a checkpoint to find
  * queued jobs, and works through them round-robin, one pass of one chunk per turn, so a 1000-item batch of one
  * partner holds back another partner's single item by one chunk at most. `passes` turns run at once, never two of
- * one partner area (its jobs take turns as before): a pass mostly waits for its group commits, and one pass at a time
- * left the event loop idle under a batch load (issue 16, docs/benchmarks.md).
+ * one partner area (its jobs take turns as before): a pass mostly waits for its group commits, so one pass at a time
+ * would leave the event loop idle under a batch load (docs/benchmarks.md, "Scale benchmark").
  *
  * One pass (deciders/job.ts `nextWave`): the items are applied with the same code as single writes, concurrently
  * (no SKU twice in a pass, so per-SKU array order holds), then their outcomes are appended to the job stream with

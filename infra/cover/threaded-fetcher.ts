@@ -1,7 +1,7 @@
 /**
  * The cover check on a thread of its own: the `CoverChecker` the service uses by default. The checks are work that
- * does not answer a request; on the event loop each one's TLS handshake and certificate check cost about a tenth of
- * the loop under a PUT load (profile of the scale benchmark, issue 16, docs/benchmarks.md). One thread runs many
+ * does not answer a request; on the event loop each one's TLS handshake and certificate check take about a tenth of
+ * the loop under a PUT load (docs/benchmarks.md, "Scale benchmark"). One thread runs many
  * checks at once (they mostly wait on the network), as many as the pool hands it (`COVER_CHECK_CONCURRENCY`).
  */
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';

@@ -14,8 +14,8 @@
  * closed, searches run in this process again (`resultsPage` from `reads`).
  *
  * The threads read through SQLite's page cache, not a memory map of the file: with the projections writing, a map
- * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
- * (docs/benchmarks.md, 2026-11-25 02:30).
+ * costs the threads hundreds of page faults per search and the service more CPU than it saves (docs/benchmarks.md,
+ * "The start-of-load stall found").
  */
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';

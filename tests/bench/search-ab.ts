@@ -1,5 +1,5 @@
 /**
- * CPU per search of two builds in one process (issue 17; not part of make test): each build's own `rankedPage` on its
+ * CPU per search of two builds in one process (not part of make test): each build's own `rankedPage` on its
  * own `read.db`, the two alternating query by query (the order swapped every query), so that the drift of a shared
  * machine falls on both alike. The figure to compare two builds' search code with; search-cpu.ts gives one build's.
  *

@@ -1,5 +1,5 @@
 /**
- * The shopper search under load (issue 17; not part of make test): `make bench-search` (`SEARCH_OFFERS`, default
+ * The shopper search under load (not part of make test): `make bench-search` (`SEARCH_OFFERS`, default
  * 1 000 000; `SEARCH_SECONDS`, default 60; `SEARCH_RATE`, default 50/s; `SEARCH_WRITERS`, default 30 partners).
  *
  * 1. Seeds the offers read model of a fresh DATA_DIR with SEARCH_OFFERS searchable offers (1 000 stores of 300

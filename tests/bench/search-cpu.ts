@@ -1,5 +1,5 @@
 /**
- * CPU per search in this process (issue 17; not part of make test): the search's reads, rules, ranking, views and
+ * CPU per search in this process (not part of make test): the search's reads, rules, ranking, views and
  * their JSON (`resultsPage`, what a search reader thread does) over the bench's queries on a `read.db` seeded by
  * search-bench.ts, with no HTTP and nobody writing. The figure the search's code changes move, less noisy on a shared
  * machine than a latency.
