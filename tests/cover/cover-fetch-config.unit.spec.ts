@@ -81,7 +81,6 @@ describe('cover fetch settings from the environment', () => {
       coverCheck: true,
       coverCheckConcurrency: 8,
       coverRecheckScanMs: 60_000,
-      coverCheckThread: true,
       searchThreads: 2,
       batchPasses: 4,
     });

@@ -118,6 +118,25 @@ describe('the search reader thread', () => {
     expect(skus(second)).to.deep.equal([['sku-1', 'sku-2']]);
   });
 
+  it('answers the same from the documents when its threads hold no offers (SEARCH_HELD_OFFERS=off)', async () => {
+    const documents = startSearchReader(store.file, reads, 1, { held: false });
+    try {
+      for (const now of [written.getTime() + HOUR, written.getTime() + 48 * HOUR + 1])
+        for (const [offset, limit] of [
+          [0, 20],
+          [1, 1],
+        ]) {
+          const here = await resultsPage(reads, ['chaleira'], new Date(now), offset, limit, BASE);
+          expect(await documents.search(['chaleira'], new Date(now), offset, limit, BASE)).to.deep.equal(here);
+        }
+      await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
+      const now = new Date(written.getTime() + HOUR);
+      expect(skus(await documents.search(['vermelha'], now, 0, 20, BASE))).to.deep.equal([['sku-4']]);
+    } finally {
+      await documents.close();
+    }
+  });
+
   it('sees what the process commits after it started, and searches in the process once the thread has ended', async () => {
     const now = new Date(written.getTime() + HOUR);
     await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));

@@ -42,4 +42,16 @@ describe('the service process: thread names', function () {
       expect(named.has(name), `${name} in ${[...named].join(', ')}`).to.equal(true);
     expect(names.get(pid)).to.not.match(/^pc-/);
   });
+
+  it('starts no search thread with SEARCH_THREADS=0, and answers the search on the event loop', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-thread-names-'));
+    service = await spawnService({ DATA_DIR: dir, SEARCH_THREADS: '0' });
+    const origin = new URL(service.api).origin;
+    const answer = await fetch(`${origin}/api/search?q=chaleira`);
+    expect(answer.status).to.equal(200);
+    expect(await answer.json()).to.deep.equal({ query: 'chaleira', results: [], next_cursor: null });
+    const named = new Set(threadNames(service.process.pid).values());
+    expect(named.has('pc-search'), [...named].join(', ')).to.equal(false);
+    expect(named.has('pc-projection')).to.equal(true); // the other threads named as before
+  });
 });
