@@ -4,6 +4,41 @@ import { defineConfig, eslintJs, globalIgnores, globals, tseslint } from 'lint-t
 
 const CLIENT = 'clients/typescript/src/**/*.ts';
 
+/** Our top-level folders other than `allowed`, as the start of a relative import that leaves the importing folder. */
+const otherFolders = (...allowed) =>
+  `^(\\.\\./)+(${[
+    'shared-schema',
+    'command-api',
+    'projections',
+    'query-api',
+    'infra',
+    'clients',
+    'tests',
+    'tools',
+    'examples',
+  ]
+    .filter((f) => !allowed.includes(f))
+    .join('|')})/`;
+const LAYERS = [
+  {
+    files: ['shared-schema/**/*.ts'],
+    forbidden: otherFolders('shared-schema'),
+    why: 'shared-schema imports nothing of ours outside itself (DESIGN.md).',
+  },
+  ...['command-api', 'projections', 'query-api'].map((side) => ({
+    files: [`${side}/**/*.ts`],
+    forbidden: otherFolders('shared-schema', side),
+    why: `${side} imports only shared-schema and itself; infra/ wires the sides together (DESIGN.md).`,
+  })),
+  {
+    // Route modules declare HTTP routes: infra hands the doors their route tables (command-api/write-routes.ts,
+    // query-api/read-routes.ts) and takes shared policy from shared-schema, never from a route module.
+    files: ['infra/**/*.ts'],
+    forbidden: '^(\\.\\./)+(command-api/routes/|query-api/routes/|query-api/public/(routes|pages|search)\\.js$)',
+    why: 'infra imports no route module: use the door (app.ts, write-routes.ts, read-routes.ts) or shared-schema.',
+  },
+];
+
 export default defineConfig(
   globalIgnores([
     'dist/',
@@ -41,6 +76,14 @@ export default defineConfig(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
+  // The layering (DESIGN.md, docs/adr/new-layering-enforced.md): shared-schema imports nothing of ours outside itself;
+  // command-api, projections and query-api import only shared-schema and themselves; infra imports everything but a
+  // route module. Matched on the import's text (relative paths); tests/unit/layering.unit.spec.ts checks the same on
+  // the resolved paths, so that `make test` fails too.
+  ...LAYERS.map(({ files, forbidden, why }) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: forbidden, message: why }] }] },
+  })),
   {
     // The client is also compiled on its own, with its stricter options (noUncheckedIndexedAccess,
     // exactOptionalPropertyTypes): linted with those, an assertion they need is not "unnecessary".

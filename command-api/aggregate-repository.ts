@@ -162,7 +162,7 @@ export class AggregateRepository {
    * The events of `stream` from `fromRevision`, read at the start of the next turn of the event loop together with
    * every other read asked for in this one: one read per stream, and with a store that reads many streams at once
    * (`readStreams`) one call for all of them — a batch pass's 50 product streams, the concurrent PUTs' and cover
-   * checks' streams cost one statement, not one each (a statement's fixed cost was most of a read, issue 16).
+   * checks' streams cost one statement, not one each (a statement's fixed cost is most of a read).
    */
   private readAfter(stream: string, fromRevision: number): Promise<readonly RecordedEvent[]> {
     return new Promise((resolve, reject) => {

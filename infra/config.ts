@@ -3,7 +3,6 @@
  * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
  * the contract says; raise them only for load tests or a deployment that agreed other limits), and
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
- * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
  * PROJECTION_THREAD=on|off (default on: the embedded service runs its projections on a thread of their own).
  * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
  */
@@ -42,14 +41,6 @@ export interface Config {
    * projections on a thread of their own (infra/wiring/projection-thread.ts); off, on the event loop.
    */
   projectionThread: boolean;
-  /**
-   * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
-   * Bounded, the next group commits while the event loop answers the last one; one unbounded group took every
-   * waiting write and the loop idled through its fsync. Each group has fixed costs (a commit and its fsync, a message
-   * each way, a wake-up of every subscription, which then reads): 128 rather than 32 cut the CPU per batch item by
-   * ~15 % and per PUT of the scale benchmark by ~7 %, neutral in `make bench` (docs/adr/0010-event-store-writer-thread.md).
-   */
-  sqliteMaxGroupEvents: number;
   eventstoreUrl: string | undefined;
   /**
    * EVENTSTORE_STREAM_PREFIX: a namespace put before every stream name on EventStoreDB (letters, digits, `_`; '' by
@@ -66,8 +57,6 @@ export interface Config {
   coverFetch: CoverFetcherOptions;
   /** Cover checks running at once. */
   coverCheckConcurrency: number;
-  /** COVER_CHECK_THREAD (on by default): the cover fetch runs on a thread of its own, not on the event loop. */
-  coverCheckThread: boolean;
   /**
    * SEARCH_THREADS (0 to 8, default 2): threads that run the shopper search's reads and ranking beside the event
    * loop when the read models are an SQLite file (infra/sqlite/search-reader.ts); 0 runs them on the event loop.
@@ -89,19 +78,6 @@ export interface Config {
    * (warm) on two search threads are ~0.1–0.25 s of work queued: beyond that a shopper is better told to try again.
    */
   searchesInFlight: number;
-  /**
-   * SEARCH_NICE (-20 to 19, default -10): the search threads' nice value, counted from the process's own (Linux).
-   * When the cores are busy a search then runs before the writes' work on the other threads, which waits: a shopper
-   * waits for a search, a partner's write is answered without waiting for its projection. Below the process's own
-   * needs CAP_SYS_NICE; without it the threads keep the process's and a warning is logged once (docs/adr/0051-thread-priorities-and-names.md).
-   */
-  searchNice: number;
-  /**
-   * EVENT_LOOP_NICE (-20 to 19, default -5): the event loop's thread's nice value, counted from the process's own, set
-   * by `make run`'s entry once the service has started (infra/main.ts): it serves every request, searches included,
-   * and goes before the projection, event-store writer, cover and history threads, after the search threads.
-   */
-  eventLoopNice: number;
   /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
@@ -193,7 +169,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (err) {
     problems.push((err as Error).message);
   }
-  const sqliteWriterThread = oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on';
   const coverCheckConcurrency = integer('COVER_CHECK_CONCURRENCY', 8, 1, 64);
   const config: Config = {
     host,
@@ -211,9 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clock,
     production,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
-    sqliteWriterThread,
+    sqliteWriterThread: oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on',
     projectionThread: oneOf('PROJECTION_THREAD', ['on', 'off'] as const, 'on') === 'on',
-    sqliteMaxGroupEvents: integer('SQLITE_MAX_GROUP_EVENTS', sqliteWriterThread ? 128 : 5000, 1, 100_000),
     eventstoreUrl: url('EVENTSTORE_URL', undefined),
     eventstoreStreamPrefix: name('EVENTSTORE_STREAM_PREFIX', 0) ?? '',
     mongoUrl: url('MONGO_URL', undefined),
@@ -225,12 +199,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coverFetch: { idleConnections: coverCheckConcurrency, ...coverFetch },
     coverCheckConcurrency,
     batchPasses: integer('BATCH_PASSES', 4, 1, 64),
-    coverCheckThread: oneOf('COVER_CHECK_THREAD', ['on', 'off'] as const, 'on') === 'on',
     searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
     searchHeldOffers: oneOf('SEARCH_HELD_OFFERS', ['on', 'off'] as const, 'on') === 'on',
     searchesInFlight: integer('SEARCHES_IN_FLIGHT', 32, 1, 10_000),
-    searchNice: integer('SEARCH_NICE', -10, -20, 19),
-    eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { newRequestId } from '../shared-schema/ids.js';
 import { ProblemError, titleOf } from '../shared-schema/problems.js';
 import { isRedirectPath } from '../command-api/redirector.js';
-import { isShopperPath } from '../query-api/public/routes.js';
+import { isShopperPath } from '../shared-schema/routes.js';
 
 /** A Node request listener; a Koa app's `callback()` returns a promise that never rejects (Koa answers its errors). */
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;

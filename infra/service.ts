@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import os from 'node:os';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../shared-schema/ports/clock.js';
@@ -15,15 +14,10 @@ import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
 import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
-import { coreWriteRoutes, type WriteHandler } from '../command-api/app.js';
-import type { ReadRoute } from '../query-api/app.js';
-import { catalogReadRoutes } from '../query-api/routes/catalog.js';
+import { WRITE_ROUTES } from '../command-api/write-routes.js';
+import { READ_ROUTES } from '../query-api/read-routes.js';
 import { ProjectionRunner, type LiveProjections } from '../projections/runner.js';
 import { GENERATION_SWITCHED } from '../projections/generations.js';
-import { batchWriteRoutes } from '../command-api/routes/batch.js';
-import { jobsReadRoutes } from '../query-api/routes/jobs.js';
-import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
-import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -31,8 +25,8 @@ import { SqliteEventStore } from './sqlite/event-store.js';
 import { PROJECTORS } from './wiring/projectors.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
-import { searchHere, type ProductSearch } from '../query-api/public/search.js';
-import { niceFrom } from './thread-priority.js';
+import { searchHere } from '../query-api/public/product-search.js';
+import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 import {
   buildAdminApp,
   buildCommandApp,
@@ -53,6 +47,8 @@ import { dataDirSecret } from './wiring/data-dir-secret.js';
 import { CursorSecret } from '../shared-schema/http/pagination.js';
 
 export { keyLookup } from './wiring/doors.js';
+/** The doors' routes (the separate processes serve the same). */
+export { READ_ROUTES, WRITE_ROUTES };
 
 export interface Service {
   config: Config;
@@ -72,18 +68,6 @@ export interface Service {
 }
 
 export { PROJECTORS };
-
-/** Write routes of the command door and read routes of the query door (the separate processes serve the same). */
-export const WRITE_ROUTES: Record<string, WriteHandler> = {
-  ...coreWriteRoutes,
-  ...batchWriteRoutes,
-  ...commerceWriteRoutes,
-};
-export const READ_ROUTES: Record<string, ReadRoute> = {
-  ...catalogReadRoutes,
-  ...jobsReadRoutes,
-  ...commerceReadRoutes,
-};
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
 export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
@@ -136,8 +120,6 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  // The process's nice value as it started: the search threads' (SEARCH_NICE) is counted from it.
-  const processNice = os.getPriority(process.pid);
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   // A manual clock in shared memory: the projection thread stamps parked events with it.
@@ -195,11 +177,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // (infra/sqlite/search-reader.ts).
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
-      ? startSearchReader(stores.reads.file, reads, config.searchThreads, {
-          nice: niceFrom(processNice, config.searchNice),
-          held: config.searchHeldOffers,
-          log,
-        })
+      ? startSearchReader(stores.reads.file, reads, config.searchThreads, { held: config.searchHeldOffers })
       : null;
   const threaded = searchReader?.search;
   const productSearch = options.wrapSearch ? options.wrapSearch(threaded ?? searchHere(reads)) : threaded;

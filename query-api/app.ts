@@ -14,7 +14,7 @@ import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
-import type { ProductSearch } from './public/search.js';
+import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 
 export interface QueryDeps {
   reads: ReadStore;

@@ -100,3 +100,21 @@ export function matchRoute(method: string, path: string): RouteMatch {
   }
   return { route: found, allowed: [...allowed], params };
 }
+
+const pathOnly = (url: string): string => url.split(/[?#]/)[0];
+
+/**
+ * Whether a request target is one of the public shopper routes outside `/v1` (SHOPPER.md: `/`, `/busca`, `/api/…`,
+ * `/p/…`, `/test/p/…`): the query door serves them whatever the method (answering 405 to all but GET and HEAD), so
+ * the gateways send them there.
+ */
+export function isShopperPath(url: string): boolean {
+  const path = pathOnly(url);
+  return (
+    path === '/' ||
+    path === '/busca' ||
+    path.startsWith('/api/') ||
+    path.startsWith('/p/') ||
+    path.startsWith('/test/p/')
+  );
+}

@@ -15,7 +15,6 @@ import { CoverQueueConsumer, type CoverItemOutcome } from '../../command-api/rea
 import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { Config } from '../config.js';
-import { createCoverFetcher } from './cover-fetcher.js';
 import { coverFetcherThread } from './threaded-fetcher.js';
 
 export interface CoverChecks {
@@ -40,9 +39,10 @@ function coverConsumer(
   onSettled?: (id: string, outcome: CoverItemOutcome) => void,
 ): { work: CoverWork; consumer: CoverQueueConsumer; closeFetcher: () => Promise<void> } {
   const { config, deps, log } = options;
-  // The fetch runs on a thread of its own (COVER_CHECK_THREAD=on, the default), else on the event loop.
-  const thread = options.checker || !config.coverCheckThread ? null : coverFetcherThread(config.coverFetch);
-  const fetcher: CoverChecker = options.checker ?? thread?.check ?? createCoverFetcher(config.coverFetch);
+  // The fetch runs on a thread of its own: its TLS handshakes and certificate checks answer no request, and on the
+  // event loop they take about a tenth of it under a PUT load (docs/adr/0018-cover-fetch.md).
+  const thread = options.checker ? null : coverFetcherThread(config.coverFetch);
+  const fetcher: CoverChecker = options.checker ?? thread!.check;
   const checker: CoverChecker = async (url, hosts) => {
     const verdict = await fetcher(url, hosts);
     options.onOutcome?.(verdict.ok ? 'ok' : (verdict.reasons[0]?.code ?? 'failed'));

@@ -4,7 +4,7 @@
  * headers of the checks never hold the service's event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { nameThread } from '../thread-priority.js';
+import { nameThread } from '../thread-name.js';
 import { createCoverFetcher, type CoverFetcherOptions } from './cover-fetcher.js';
 
 nameThread('pc-cover-fetch');

@@ -131,12 +131,12 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
   const addressAllowed =
     options.addressAllowed ?? (options.allowPrivate ? () => true : (ip: string) => addressRefusal(ip) === null);
   const lookup = options.lookup ?? systemLookup;
-  // One TLS context for every check: built per connection (what https.request does by default) it parsed every
-  // trusted CA again, 3 ms of the event loop per cover with a CA list (profile of the scale benchmark, issue 16).
+  // One TLS context for every check: built per connection (what https.request does by default) it parses every
+  // trusted CA again, milliseconds of the event loop per cover with a CA list.
   const secureContext = tls.createSecureContext(options.ca === undefined ? {} : { ca: options.ca });
   // The last TLS session of each server (host, pinned address, port): the next check to it resumes the session
-  // instead of a full handshake, which verified and parsed the server's certificate chain again each time (a third
-  // of the cover thread under a batch load, issue 16). Only sessions of connections whose certificate passed are
+  // instead of a full handshake, which verifies and parses the server's certificate chain again each time (a large
+  // share of the cover thread's CPU under a batch load). Only sessions of connections whose certificate passed are
   // kept, and a resumed session is one that passed for this very host name. Oldest dropped past the bound.
   const sessions = new Map<string, Buffer>();
   const sessionsKept = Math.max(0, options.tlsSessions ?? TLS_SESSIONS_KEPT);
@@ -145,8 +145,8 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     sessions.set(key, session);
     if (sessions.size > sessionsKept) sessions.delete(sessions.keys().next().value!);
   };
-  // Kept connections: a new TLS connection per check was most of the cover thread's CPU (creating the socket,
-  // setting the session, the handshake; profile of the search benchmark, issue 17). Unlimited connections in use,
+  // Kept connections: a new TLS connection per check costs most of the cover thread's CPU (creating the socket,
+  // setting the session, the handshake). Unlimited connections in use,
   // at most `idleConnections` idle per pool, each closed after IDLE_CONNECTION_MS.
   const idleKept = Math.max(0, options.idleConnections ?? IDLE_CONNECTIONS_KEPT);
   const agent =

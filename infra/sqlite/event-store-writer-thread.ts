@@ -1,6 +1,6 @@
 /** Entry point of the event store's writer thread (see event-store-writer.ts `WriterThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { nameThread } from '../thread-priority.js';
+import { nameThread } from '../thread-name.js';
 import { openConnection } from './event-store-schema.js';
 import { GroupWriter, packOutcomes, unpackGroup, type WriterThreadOptions } from './event-store-writer.js';
 

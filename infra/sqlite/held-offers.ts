@@ -8,7 +8,7 @@
  * Exact, not a cache with a time bound: each search runs in one read transaction, and first reads the collection's
  * change log (read-store-sql.ts, `changeLogOf`) since the last one it read; every offer written since is forgotten,
  * and read again when a search needs it. So what a search judges is what its snapshot holds, as when it reads the
- * documents (query-api/public/search.ts `findOffers`, whose candidate set and order this reproduces: same answers,
+ * documents (query-api/public/product-search.ts `findOffers`, whose candidate set and order this reproduces: same answers,
  * tested in tests/infra/held-offers.int.spec.ts). A log made anew, or a thread further behind than the log keeps,
  * forgets everything. Searchability is `searchableFrom` and `baseStateAt` (shared-schema/shopper/offer-facts.ts):
  * the partner API's own derivation of `state`, on the facts kept.
@@ -34,16 +34,19 @@ import {
   type OfferStoreDoc,
   type SearchableFacts,
 } from '../../shared-schema/shopper/offer-facts.js';
-import {
-  rankProducts,
-  type RankedProduct,
-  type RankInput,
-  type SearchOffer,
-} from '../../shared-schema/shopper/ranking.js';
-import { productView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
+import { type RankedProduct, type RankInput, type SearchOffer } from '../../shared-schema/shopper/ranking.js';
+import { searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import type { Condition } from '../../shared-schema/shopper/offer-rules.js';
 import type { Shipping } from '../../shared-schema/events/product.js';
-import { CANDIDATES, RETRY_CANDIDATES, textQueryOf, type ResultsPage } from '../../query-api/public/search.js';
+import {
+  CANDIDATES,
+  rankedPageOf,
+  readsAgain,
+  RETRY_CANDIDATES,
+  resultsPageOf,
+  textQueryOf,
+  type ResultsPage,
+} from '../../shared-schema/shopper/search-policy.js';
 
 /** An offer as held: what the ranking and the searchability judgment read of it, its rowid and its store's key. */
 export type HeldOffer = RankInput & SearchableFacts & { rowid: number; store_key: string };
@@ -437,7 +440,7 @@ export class HeldOffersSearch {
   }
 
   /**
-   * One page of the answer for the words at `now` (`resultsPage` of query-api/public/search.ts, same answer), from
+   * One page of the answer for the words at `now` (`resultsPage` of query-api/public/product-search.ts, same answer), from
    * collection `name` of the offers model; `store(key)` gives a store's facts (a StoreFactsCopy brought up to date
    * just before). Undefined when this search cannot be answered here (no change log, or a query of more distinct
    * words than the text index takes, whose matches are tested on their whole text): the caller reads documents.
@@ -459,12 +462,9 @@ export class HeldOffersSearch {
       if (!held.sync(this.conn)) return undefined;
       const found = (max: number) => this.searchable(held, asked.words, asked.prefixLast, now, max, store);
       const first = found(CANDIDATES);
-      const offers =
-        first.read < CANDIDATES || first.offers.length >= CANDIDATES ? first.offers : found(RETRY_CANDIDATES).offers;
-      const ranked = rankProducts(words, offers, MIN_PREFIX_LENGTH);
-      const page = ranked.slice(offset, offset + limit);
-      const views = this.searchOffers(held, page, store).map((p) => productView(p, publicBase));
-      return { total: ranked.length, count: page.length, results: JSON.stringify(views) };
+      const offers = readsAgain(first) ? found(RETRY_CANDIDATES).offers : first.offers;
+      const { total, page } = rankedPageOf(words, offers, offset, limit);
+      return resultsPageOf({ total, page: this.searchOffers(held, page, store) }, publicBase);
     })();
   }
 

@@ -1,18 +1,17 @@
 /** Entry point of the search reader thread (see search-reader.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MappedReadStore } from '../../projections/generations.js';
-import { resultsPage, type ResultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
+import type { ResultsPage } from '../../shared-schema/shopper/search-policy.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { HeldOffersSearch } from './held-offers.js';
 import { SqliteReadStore } from './read-store.js';
-import { nameThread, setThreadNice } from '../thread-priority.js';
+import { nameThread } from '../thread-name.js';
 import type { SearchAnswer, SearchRequest, SearchThreadData } from './search-reader.js';
 
 nameThread('pc-search');
 const data = workerData as SearchThreadData;
-// This thread's priority (SEARCH_NICE); why it could not be set goes back with the first answer, to be logged.
-let priorityRefused = data.nice === undefined ? null : setThreadNice(data.nice);
 const store = SqliteReadStore.open({
   path: data.path,
   readOnly: true,
@@ -54,11 +53,7 @@ parentPort!.on('message', (message: ({ id: number } & SearchRequest) | { close: 
   }
   const { id } = message;
   search(message).then(
-    (page) => {
-      const answer: SearchAnswer = { id, ...page, ...(priorityRefused ? { priorityRefused } : {}) };
-      priorityRefused = null;
-      parentPort!.postMessage(answer);
-    },
+    (page) => parentPort!.postMessage({ id, ...page } satisfies SearchAnswer),
     (err: unknown) =>
       parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies SearchAnswer),
   );

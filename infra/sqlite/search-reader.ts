@@ -1,8 +1,8 @@
 /**
  * The shopper search's reads and ranking on threads of their own (the embedded default): each thread opens the read
  * store's file with connections of its own, read only (SQLite in WAL mode lets them read while this process writes),
- * and answers each search with one page of ranked products, as the JSON text of their views (query-api/public/search.ts
- * `resultsPage`). So a search's CPU (text index, documents, ranking, views: ~12 ms at 1,000,000 offers) runs beside
+ * and answers each search with one page of ranked products, as the JSON text of their views (shared-schema/shopper/search-policy.ts
+ * `resultsPageOf`). So a search's CPU (text index, documents, ranking, views: ~12 ms at 1,000,000 offers) runs beside
  * the event loop that serves the writes and the projections instead of taking turns with them, and the loop gets
  * one string to send.
  *
@@ -17,10 +17,10 @@
  * cost the threads ~600 page faults per search and the service 12–29 % of a core more at 50 searches/s
  * (docs/adr/0050-search-threads-page-cache.md).
  */
-import type { Logger } from 'pino';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
-import { resultsPage, type ProductSearch, type ResultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
+import type { ProductSearch, ResultsPage } from '../../shared-schema/shopper/search-policy.js';
 import { WorkerCalls } from '../worker-calls.js';
 
 /**
@@ -35,18 +35,12 @@ export type SearchRequest = {
   publicBase: string;
   names: Record<string, string>;
 };
-export type SearchAnswer = { id: number } & (
-  | (ResultsPage & {
-      /** Why the thread's nice value could not be set (its first answer only). */
-      priorityRefused?: string;
-    })
-  | { error: string }
-);
+export type SearchAnswer = { id: number } & (ResultsPage | { error: string });
 /**
- * What a search thread starts with: the read store's file, the nice value it sets (none: it keeps its own), whether
- * it searches on the offers it holds (held-offers.ts; SEARCH_HELD_OFFERS).
+ * What a search thread starts with: the read store's file, and whether it searches on the offers it holds
+ * (held-offers.ts; SEARCH_HELD_OFFERS).
  */
-export type SearchThreadData = { path: string; nice?: number; held?: boolean };
+export type SearchThreadData = { path: string; held?: boolean };
 
 /** Searches in flight in the first thread from which the next goes to another. */
 export const SPILL_AT = 4;
@@ -69,23 +63,16 @@ export interface SearchReader {
 }
 
 /**
- * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS), each setting its nice value
- * to `nice` (from SEARCH_NICE; none: a thread keeps the one it started with). `reads` is this process's read store,
- * through which the collection names are resolved (generations) and which answers when a thread has ended. `log` is
- * told once when a thread could not set its nice value (it then keeps the one it started with).
+ * Starts `threads` threads on `file` (the read store's database; config SEARCH_THREADS). `reads` is this process's
+ * read store, through which the collection names are resolved (generations) and which answers when a thread has ended.
  */
 export function startSearchReader(
   file: string,
   reads: ReadStore & { resolve(name: string): string },
   threads: number,
-  options: { nice?: number; held?: boolean; log?: Pick<Logger, 'warn'> } = {},
+  options: { held?: boolean } = {},
 ): SearchReader {
-  const threadData: SearchThreadData = {
-    path: file,
-    ...(options.nice === undefined ? {} : { nice: options.nice }),
-    held: options.held ?? true,
-  };
-  let refusalLogged = false;
+  const threadData: SearchThreadData = { path: file, held: options.held ?? true };
   // The threads start with the first search (a process that never searches starts none), all of them: a search
   // spilled to another thread later does not wait for that thread to start.
   const start = () =>
@@ -125,13 +112,6 @@ export function startSearchReader(
         thread.inFlight--;
       }
       if ('error' in answer) throw new Error(`search reader thread: ${answer.error}`);
-      if (answer.priorityRefused !== undefined && !refusalLogged) {
-        refusalLogged = true;
-        options.log?.warn(
-          { nice: threadData.nice, reason: answer.priorityRefused },
-          'SEARCH_NICE could not be set: the search threads keep the nice value they started with',
-        );
-      }
       return { total: answer.total, count: answer.count, results: answer.results };
     },
     async close() {

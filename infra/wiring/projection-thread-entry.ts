@@ -1,6 +1,6 @@
 /** Entry point of the projection thread (see projection-thread.ts `ProjectionThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { nameThread } from '../thread-priority.js';
+import { nameThread } from '../thread-name.js';
 import { systemClock } from '../../shared-schema/ports/clock.js';
 import { categoryOf } from '../../shared-schema/ports/event-store.js';
 import { CATEGORIES } from '../../shared-schema/streams.js';

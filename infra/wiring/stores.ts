@@ -87,7 +87,6 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
     path: sqliteFiles(config).events,
     synchronous: config.sqliteSynchronous,
     writerThread: config.sqliteWriterThread,
-    maxGroupEvents: config.sqliteMaxGroupEvents,
   });
 }
 

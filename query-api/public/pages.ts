@@ -21,7 +21,8 @@ import {
 import { findSearchableOffer, parseOfferPath } from '../../shared-schema/shopper/offer-lookup.js';
 import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import type { QueryDeps } from '../app.js';
-import { brake, MAX_Q_LENGTH, parseSearch, SearchesBusy, searchOrUnavailable } from './search.js';
+import { brake, MAX_Q_LENGTH, parseSearch, searchOrUnavailable } from './search.js';
+import { SearchesBusy } from './product-search.js';
 
 const links = (deps: QueryDeps): PageLinks => pageLinks(deps.publicBaseUrl);
 

@@ -6,23 +6,10 @@
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { ProblemError } from '../../shared-schema/problems.js';
+import { isShopperPath } from '../../shared-schema/routes.js';
 import type { QueryDeps } from '../app.js';
 import { home, offer, results } from './pages.js';
 import { SEARCH_PATH, searchApi } from './search.js';
-
-const pathOf = (url: string): string => url.split(/[?#]/)[0];
-
-/** Whether a request target is one of the shopper routes (the gateways send them to the query door, any method). */
-export function isShopperPath(url: string): boolean {
-  const path = pathOf(url);
-  return (
-    path === '/' ||
-    path === '/busca' ||
-    path.startsWith('/api/') ||
-    path.startsWith('/p/') ||
-    path.startsWith('/test/p/')
-  );
-}
 
 export function shopperRoutes(deps: QueryDeps) {
   return async (ctx: DoorContext, next: Next): Promise<void> => {

@@ -1,5 +1,5 @@
 /**
- * `make bench-scale` (node dist/tests/bench/scale.js): the service at scale, as issue 16 models it. Not in make test.
+ * `make bench-scale` (node dist/tests/bench/scale.js): the service at the scale the project targets. Not in make test.
  *
  * The embedded default runs as its own process (`node dist/infra/main.js`, fresh DATA_DIR, real clock, contract
  * rate brake 600 writes a minute per key, cover check on against a loopback HTTPS image server whose test CA is

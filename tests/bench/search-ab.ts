@@ -1,5 +1,5 @@
 /**
- * CPU per search of two builds in one process (issue 17; not part of make test): each build's own `rankedPage` on its
+ * CPU per search of two builds in one process (not part of make test): each build's own `rankedPage` on its
  * own `read.db`, the two alternating query by query (the order swapped every query), so that the drift of a shared
  * machine falls on both alike. The figure to compare two builds' search code with; search-cpu.ts gives one build's.
  *
@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
-import type * as SearchModule from '../../query-api/public/search.js';
+import type * as SearchModule from '../../query-api/public/product-search.js';
 import type * as ReadStoreModule from '../../infra/sqlite/read-store.js';
 import type * as StoreFactsModule from '../../query-api/public/store-facts.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';
@@ -32,7 +32,10 @@ async function load(arg: string): Promise<Build> {
   const { SqliteReadStore } = (await import(
     path.join(root, 'dist/infra/sqlite/read-store.js')
   )) as typeof ReadStoreModule;
-  const { rankedPage } = (await import(path.join(root, 'dist/query-api/public/search.js'))) as typeof SearchModule;
+  // A build from before the documents path left the search's HTTP door has `rankedPage` in search.js.
+  const { rankedPage } = (await import(path.join(root, 'dist/query-api/public/product-search.js')).catch(
+    () => import(path.join(root, 'dist/query-api/public/search.js')),
+  )) as typeof SearchModule;
   let facts: StoreFactsModule.StoreFacts | undefined;
   try {
     const m = (await import(path.join(root, 'dist/query-api/public/store-facts.js'))) as typeof StoreFactsModule;

@@ -1,5 +1,5 @@
 /**
- * The shopper search under load (issue 17; not part of make test): `make bench-search` (`SEARCH_OFFERS`, default
+ * The shopper search under load (not part of make test): `make bench-search` (`SEARCH_OFFERS`, default
  * 1 000 000; `SEARCH_SECONDS`, default 60; `SEARCH_RATE`, default 50/s; `SEARCH_WRITERS`, default 30 partners).
  *
  * 1. Seeds the offers read model of a fresh DATA_DIR with SEARCH_OFFERS searchable offers (1 000 stores of 300
@@ -9,8 +9,7 @@
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
  *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake; sent and
- *    read by a thread of their own, search-shoppers.ts, at nice −15 from this process's (SEARCH_SHOPPER_NICE, `keep`:
- *    unchanged), so that neither the writers' load on this process nor the machine's run queue is counted), while
+ *    read by a thread of their own, search-shoppers.ts, so that the writers' load on this process is not counted), while
  *    SEARCH_WRITERS partners send PUT /v1/products at 10 a second each (their rate brake), new SKUs and updates
  *    whose covers the service checks against loopback HTTPS image servers (SEARCH_COVERS=off: no cover checks),
  *    projected into the same read model. A search's latency runs from its scheduled start to its answer's end (no
@@ -47,7 +46,6 @@ import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
 import { writeBenchResults } from '../support/bench-results.js';
 import { nextCnpj } from '../support/service.js';
-import { niceFrom } from '../../infra/thread-priority.js';
 import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
 import type { MonitorRecord } from './service-monitor.js';
 
@@ -60,9 +58,6 @@ const RATE = env('SEARCH_RATE', 50);
 const WRITERS = env('SEARCH_WRITERS', 30);
 const PORT = env('SEARCH_PORT', 18480);
 const ADMIN_PORT = PORT + 1;
-// The shoppers' thread's nice value: SEARCH_SHOPPER_NICE (default −15) counted from this process's, `keep` for none.
-const SHOPPER_NICE =
-  process.env.SEARCH_SHOPPER_NICE === 'keep' ? null : niceFrom(os.getPriority(), env('SEARCH_SHOPPER_NICE', -15));
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const MONITOR = process.env.SEARCH_MONITOR === '1';
 /** A search slower than this counts as slow in the monitor's figures (the target's p99). */
@@ -292,7 +287,7 @@ type ThreadTimes = Map<string, { name: string; run: number; wait: number }>;
 /**
  * Each thread's time on a CPU and on the run queue (Linux `/proc/<pid>/task/<tid>/schedstat`, in ns; empty
  * elsewhere). The main thread is the event loop; the service's own threads name themselves `pc-…`
- * (infra/thread-priority.ts); V8's and libuv's helpers keep the process's name.
+ * (infra/thread-name.ts); V8's and libuv's helpers keep the process's name.
  */
 function threadTimes(pid: number | undefined): ThreadTimes {
   const times: ThreadTimes = new Map();
@@ -473,7 +468,6 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       startAt: performance.timeOrigin + start,
       trace: process.env.SEARCH_TRACE !== undefined || MONITOR,
-      nice: SHOPPER_NICE,
     };
     const shoppers = new Worker(new URL('./search-shoppers.js', import.meta.url), { workerData: plan });
     const shopped = new Promise<ShopperResult>((resolve, reject) => {
@@ -522,14 +516,7 @@ async function main(): Promise<void> {
       setTimeout(turn, Math.max(0, start - performance.now()));
     });
     await Promise.all(inFlight);
-    const {
-      latencies,
-      warmupLatencies,
-      statuses: searchStatuses,
-      withResults: resultsSeen,
-      trace,
-      niceRefused,
-    } = await shopped;
+    const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
@@ -597,9 +584,6 @@ async function main(): Promise<void> {
       service_rss_peak_mb: resident.peak,
       service_rss_mb: resident.now,
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
-      // The shoppers' thread's nice value, and why it could not be set (then it kept the bench's).
-      shopper_nice: SHOPPER_NICE,
-      shopper_nice_refused: niceRefused,
       loadavg_1m: os.loadavg()[0],
     };
     // The monitor writes its record when the service exits: stopped here, before the figures are printed.

@@ -1,5 +1,5 @@
 /**
- * CPU per search in this process (issue 17; not part of make test): the search's reads, rules, ranking, views and
+ * CPU per search in this process (not part of make test): the search's reads, rules, ranking, views and
  * their JSON (`resultsPage`, what a search reader thread does) over the bench's queries on a `read.db` seeded by
  * search-bench.ts, with no HTTP and nobody writing. The figure the search's code changes move, less noisy on a shared
  * machine than a latency.
@@ -11,7 +11,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { resultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';
 import { benchQueries, rng } from './search-bench.js';

@@ -4,18 +4,12 @@
  * the cover fetches' TLS a second); a search sent or answered while that loop is busy would count the load
  * generator's delay as the service's. Here a search is sent at its due time and its answer read at once.
  *
- * The thread sets its nice value first (`ShopperPlan.nice`, SEARCH_SHOPPER_NICE): on two cores the service's threads
- * and the bench's writers keep every core asked for, and a shopper thread at the common priority waited its turn to
- * read an answer that had arrived. A client of the service runs on a machine of its own: the bench's clock should stop
- * when the answer arrives, not when this thread's turn comes.
- *
  * Started by the bench with a `ShopperPlan`; posts one `ShopperResult` when every search has been answered.
  * Loopback only (`send` refuses any other address).
  */
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { send } from '../support/keep-alive.js';
-import { setThreadNice } from '../../infra/thread-priority.js';
 
 export type ShopperPlan = {
   /** `http://127.0.0.1:<port>` */
@@ -28,8 +22,6 @@ export type ShopperPlan = {
   /** When the first search is due, in ms of `performance.timeOrigin + performance.now()` (shared by the threads). */
   startAt: number;
   trace: boolean;
-  /** The nice value this thread sets before sending anything (null: it keeps the bench process's). */
-  nice: number | null;
 };
 
 export type ShopperResult = {
@@ -40,12 +32,9 @@ export type ShopperResult = {
   withResults: number;
   /** Each measured search's [due time from the end of the warm-up, latency] in ms, when asked. */
   trace: [number, number][] | null;
-  /** Why the thread's nice value could not be set (null: set, or none asked). */
-  niceRefused: string | null;
 };
 
 async function run(plan: ShopperPlan): Promise<ShopperResult> {
-  const niceRefused = plan.nice === null ? null : setThreadNice(plan.nice);
   // From 100 loopback addresses (under the per-address brake), a few connections each.
   const agents = Array.from(
     { length: 100 },
@@ -57,7 +46,6 @@ async function run(plan: ShopperPlan): Promise<ShopperResult> {
     statuses: {},
     withResults: 0,
     trace: plan.trace ? [] : null,
-    niceRefused,
   };
   const start = plan.startAt - performance.timeOrigin; // this thread's performance.now() of the first due time
   const t0 = start + plan.warmupSeconds * 1000;

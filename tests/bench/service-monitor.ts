@@ -1,5 +1,5 @@
 /**
- * What pauses the service's event loop during the search bench (issue 17; not part of make test): loaded into the
+ * What pauses the service's event loop during the search bench (not part of make test): loaded into the
  * service with `--import` by search-bench.ts when `SEARCH_MONITOR=1`. On the event loop's thread only (`--import`
  * runs in the service's other threads too), it records, in epoch milliseconds, each gap above GAP_MS between the
  * turns of a timer due every TICK_MS (the event loop did not run it on time: busy, paused for a collection, or not

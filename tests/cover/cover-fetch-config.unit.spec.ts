@@ -81,13 +81,9 @@ describe('cover fetch settings from the environment', () => {
       coverCheck: true,
       coverCheckConcurrency: 8,
       coverRecheckScanMs: 60_000,
-      coverCheckThread: true,
       searchThreads: 2,
-      searchNice: -10,
       batchPasses: 4,
     });
-    expect(loadConfig({ SEARCH_NICE: '5' }).searchNice).to.equal(5);
-    expect(() => loadConfig({ SEARCH_NICE: '-21' })).to.throw(/SEARCH_NICE must be an integer from -20 to 19/);
     expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);
     const production = {
       NODE_ENV: 'production',

@@ -26,10 +26,6 @@ describe('configuration: rate brake limits and the event store writer', () => {
   it('commits the event store in a writer thread unless SQLITE_WRITER_THREAD=off', () => {
     expect(loadConfig({}).sqliteWriterThread).to.equal(true);
     expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteWriterThread).to.equal(false);
-    expect(loadConfig({}).sqliteMaxGroupEvents).to.equal(128);
-    expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteMaxGroupEvents).to.equal(5000);
-    expect(loadConfig({ SQLITE_MAX_GROUP_EVENTS: '64' }).sqliteMaxGroupEvents).to.equal(64);
-    expect(() => loadConfig({ SQLITE_MAX_GROUP_EVENTS: '0' })).to.throw(/SQLITE_MAX_GROUP_EVENTS/);
     expect(() => loadConfig({ SQLITE_WRITER_THREAD: 'maybe' })).to.throw(
       ConfigError,
       'SQLITE_WRITER_THREAD must be one of on, off',

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { startSearchReader, type SearchReader } from '../../infra/sqlite/search-reader.js';
-import { threadNiceValues } from '../support/thread-nice.js';
 import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
-import { resultsPage, type ResultsPage } from '../../query-api/public/search.js';
+import { resultsPage } from '../../query-api/public/product-search.js';
+import type { ResultsPage } from '../../shared-schema/shopper/search-policy.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
@@ -118,6 +118,25 @@ describe('the search reader thread', () => {
     expect(skus(second)).to.deep.equal([['sku-1', 'sku-2']]);
   });
 
+  it('answers the same from the documents when its threads hold no offers (SEARCH_HELD_OFFERS=off)', async () => {
+    const documents = startSearchReader(store.file, reads, 1, { held: false });
+    try {
+      for (const now of [written.getTime() + HOUR, written.getTime() + 48 * HOUR + 1])
+        for (const [offset, limit] of [
+          [0, 20],
+          [1, 1],
+        ]) {
+          const here = await resultsPage(reads, ['chaleira'], new Date(now), offset, limit, BASE);
+          expect(await documents.search(['chaleira'], new Date(now), offset, limit, BASE)).to.deep.equal(here);
+        }
+      await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
+      const now = new Date(written.getTime() + HOUR);
+      expect(skus(await documents.search(['vermelha'], now, 0, 20, BASE))).to.deep.equal([['sku-4']]);
+    } finally {
+      await documents.close();
+    }
+  });
+
   it('sees what the process commits after it started, and searches in the process once the thread has ended', async () => {
     const now = new Date(written.getTime() + HOUR);
     await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
@@ -165,44 +184,6 @@ describe('the search reader thread', () => {
     const anew = await copy.facts(plain, [key, other._id]);
     expect([...anew.keys()]).to.deep.equal([key]);
     expect(anew.get(key)?.name).to.equal('Loja nova');
-  });
-
-  it('runs its threads at the nice value it is given (SEARCH_NICE), the rest of the process unchanged', async function () {
-    if (process.platform !== 'linux') this.skip();
-    const niceValues = () => [...threadNiceValues().values()];
-    const own = os.getPriority(process.pid);
-    const nice = Math.min(19, own + 7); // raising a nice value needs no privilege
-    const before = niceValues().filter((n) => n === nice).length;
-    const warnings: unknown[] = [];
-    const lowered = startSearchReader(store.file, reads, 2, { nice, log: { warn: (o: unknown) => warnings.push(o) } });
-    try {
-      const now = new Date(written.getTime() + HOUR);
-      // Both threads started (a thread starts with its first search), each answering like the process.
-      const answers = await Promise.all([1, 2, 3, 4].map(() => lowered.search(['chaleira'], now, 0, 20, BASE)));
-      expect(answers.map((a) => a.total)).to.deep.equal([2, 2, 2, 2]);
-      expect(niceValues().filter((n) => n === nice).length - before).to.equal(2);
-      expect(os.getPriority(process.pid)).to.equal(own);
-      expect(warnings).to.deep.equal([]);
-    } finally {
-      await lowered.close();
-    }
-  });
-
-  it('a thread that cannot take its nice value searches at the process priority, and the log is told once', async () => {
-    const warnings: unknown[] = [];
-    // 20 is out of the range any system takes (-20 to 19): refused like a value without the privilege.
-    const refused = startSearchReader(store.file, reads, 1, {
-      nice: 20,
-      log: { warn: (o: unknown) => warnings.push(o) },
-    });
-    try {
-      const now = new Date(written.getTime() + HOUR);
-      for (let i = 0; i < 3; i++) expect((await refused.search(['chaleira'], now, 0, 20, BASE)).total).to.equal(2);
-      expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.have.property('nice', 20);
-    } finally {
-      await refused.close();
-    }
   });
 
   it('opens the file read only: a write through such a store fails and changes nothing', async () => {

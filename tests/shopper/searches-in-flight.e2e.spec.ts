@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
-import type { ProductSearch } from '../../query-api/public/search.js';
+import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from '../e2e/shopper-support.js';
 
 describe('shopper search: searches in flight are bounded (SEARCHES_IN_FLIGHT)', function () {

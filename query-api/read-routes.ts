@@ -1,0 +1,15 @@
+/**
+ * Every read route of the query door under `/v1`, by `METHOD /path` (shared-schema/routes.ts): what a process that
+ * serves the query door (the embedded service, the query process of the distributed topology) hands to it, so that
+ * the wiring in infra/ never reaches into the route modules themselves.
+ */
+import type { ReadRoute } from './app.js';
+import { catalogReadRoutes } from './routes/catalog.js';
+import { commerceReadRoutes } from './routes/commerce.js';
+import { jobsReadRoutes } from './routes/jobs.js';
+
+export const READ_ROUTES: Record<string, ReadRoute> = {
+  ...catalogReadRoutes,
+  ...jobsReadRoutes,
+  ...commerceReadRoutes,
+};
