@@ -157,6 +157,7 @@ export function buildAdminApp(
   return createAdminApi({
     deps,
     token,
+    namedTokens: parts.config.adminTokens,
     problemBaseUrl: parts.config.apiBaseUrl,
     log: parts.log,
     clock: parts.clock,
