@@ -231,7 +231,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     gatewayHandler(
       commandApp.callback(),
       queryApp.callback(),
-      createRedirector(deps, log, { problemBaseUrl: config.apiBaseUrl }),
+      createRedirector(deps, log, {
+        problemBaseUrl: config.apiBaseUrl,
+        onAnswered: operations.metrics.redirectAnswered,
+      }),
     ),
     config.port,
     config.host,

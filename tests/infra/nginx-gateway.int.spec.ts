@@ -195,6 +195,7 @@ if (!nginx) {
         '/api/search?q=cafe',
         '/p/loja-a/sku-1',
         '/test/p/loja-a/sku-1',
+        '/favicon.ico',
       ];
       for (const path of targets) {
         for (const method of ['GET', 'POST']) {
