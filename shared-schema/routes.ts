@@ -41,8 +41,22 @@ export const ROUTES: readonly RouteSpec[] = [
 /** Public documents: no key, no rate brake. */
 export const PUBLIC_PATHS: readonly string[] = ['/openapi.json', '/openapi.yaml', '/guia.md'];
 
-/** A path served without a key or rate brake: the public documents and the pages of the problem types. */
-export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.includes(path) || PROBLEM_PAGE_PATHS.includes(path);
+/**
+ * The documentation for people, served without a key like PUBLIC_PATHS but not an operation of the contract: the
+ * guide as HTML and the OpenAPI reference viewer (its page, initializer, bundle and stylesheet), under one prefix.
+ */
+export const DOCUMENTATION_PATHS: readonly string[] = [
+  '/docs/guia.html',
+  '/docs/api.html',
+  '/docs/api-init.js',
+  '/docs/swagger-ui-bundle.js',
+  '/docs/swagger-ui.css',
+  '/docs/docs.css',
+];
+
+/** A path served without a key or rate brake: the public documents, the documentation, the problem type pages. */
+export const isPublicPath = (path: string): boolean =>
+  PUBLIC_PATHS.includes(path) || DOCUMENTATION_PATHS.includes(path) || PROBLEM_PAGE_PATHS.includes(path);
 
 export interface RouteMatch {
   route: RouteSpec | null;
