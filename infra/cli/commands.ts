@@ -5,7 +5,8 @@
  *
  * `module`: which file runs it — `request` (admin-requests.ts: one admin request per command, its answer printed)
  * or `operations` (operations-commands.ts: history, projections, export, audit, health, metrics — answers that are
- * streamed, waited on, or turned into an exit status).
+ * streamed, waited on, or turned into an exit status), or `files` (backup-commands.ts: backup and restore of
+ * DATA_DIR on the service's host, no admin request).
  */
 
 /** A command line that names no command, or a command with wrong options: exit 2 and the usage of that command. */
@@ -69,7 +70,7 @@ export interface OpsCommand {
   /** Options and arguments, as shown in the usage. */
   args: string;
   summary: string;
-  module: 'request' | 'operations';
+  module: 'request' | 'operations' | 'files';
   /** One valid invocation (without `ops`), used by the tests that hold the table and the dispatchers together. */
   example: readonly string[];
 }
@@ -249,6 +250,20 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     summary: 'run every dead letter again',
     module: 'request',
     example: ['cover', 'requeue-all'],
+  },
+  {
+    name: 'backup',
+    args: '--to DIR',
+    summary: 'online snapshot of the SQLite files of $DATA_DIR (the service keeps running) into a new DIR',
+    module: 'files',
+    example: ['backup', '--to', '/tmp/pc-backup'],
+  },
+  {
+    name: 'restore',
+    args: '--from DIR --to DATA_DIR',
+    summary: 'copy a backup into a new, empty DATA_DIR (then start the service on it)',
+    module: 'files',
+    example: ['restore', '--from', '/tmp/pc-backup', '--to', '/tmp/pc-restored'],
   },
   { name: 'health', args: '', summary: 'readiness of the service', module: 'operations', example: ['health'] },
   { name: 'metrics', args: '', summary: 'the Prometheus metrics text', module: 'operations', example: ['metrics'] },

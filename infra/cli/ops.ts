@@ -4,9 +4,9 @@
  *
  *   node dist/infra/cli/ops.js <command>        (or: npm run ops -- <command>)
  *
- * The commands are one table, commands.ts (`ops help` prints it; a usage error prints that command's usage); admin-requests.ts runs
- * those that are one admin request each, operations-commands.ts history, projections, export, audit, health and
- * metrics.
+ * The commands are one table, commands.ts (`ops help` prints it; a usage error prints that command's usage);
+ * admin-requests.ts runs those that are one admin request each, operations-commands.ts history, projections, export,
+ * audit, health and metrics, backup-commands.ts backup and restore (files of DATA_DIR, on the service's host).
  *
  * Environment: ADMIN_URL (default http://127.0.0.1:8081/admin/v1); the token is ADMIN_TOKEN, else the file
  * $DATA_DIR/admin-token that the service writes (DATA_DIR default ./data). The token is never printed.
@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError, isOperationsCommand, usageFor } from './commands.js';
 import { adminToken, runAdminRequest, type Output } from './admin-requests.js';
 import { runOperationsCommand } from './operations-commands.js';
+import { isFilesCommand, runFilesCommand } from './backup-commands.js';
 
 /**
  * Routes the command to operations-commands.ts (history, projections, streams export, audit, health, metrics) or
@@ -25,6 +26,15 @@ import { runOperationsCommand } from './operations-commands.js';
 export async function main(line: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
   const json = line.includes('--json');
   const argv = line.filter((a) => a !== '--json');
+  if (isFilesCommand(argv)) {
+    try {
+      return runFilesCommand(argv, env, io, json);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      io.err(`ops: ${err.message}\n${usageFor(argv)}\n`);
+      return 2;
+    }
+  }
   if (argv.length > 0 && isOperationsCommand(argv)) {
     let token: string;
     try {
