@@ -59,11 +59,17 @@ export const REDIRECT_PREFIXES = ['/r/', '/test/r/'] as const;
 
 export const isRedirectPath = (url: string): boolean => REDIRECT_PREFIXES.some((p) => url.startsWith(p));
 
+/** The route pattern of a redirector path (a metrics label: never the path as sent). */
+export const redirectRoute = (url: string): string =>
+  url.startsWith('/test/r/') ? '/test/r/{store}/{sku}' : '/r/{store}/{sku}';
+
 export interface RedirectorOptions {
   /** Base of the problems' `type` (the API's base URL). */
   problemBaseUrl: string;
   /** The client address the brake counts by (the same rule as the doors', which infra owns). */
   clientAddress: (req: http.IncomingMessage) => string;
+  /** Told of every answer (metrics): its route pattern, method, status and time in milliseconds. */
+  onAnswered?: (answer: { route: string; method: string; status: number; ms: number }) => void;
 }
 
 /** A client that asks for JSON and not for HTML gets a Problem; browsers and everything else the HTML page. */
@@ -150,6 +156,18 @@ export function createRedirector(
   };
   return (req, res) => {
     const requestId = newRequestId();
+    if (options.onAnswered) {
+      const started = performance.now();
+      const told = options.onAnswered;
+      res.once('finish', () =>
+        told({
+          route: redirectRoute(req.url ?? ''),
+          method: req.method ?? 'GET',
+          status: res.statusCode,
+          ms: performance.now() - started,
+        }),
+      );
+    }
     handle(req, res, requestId).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'redirector error');
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });

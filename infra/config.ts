@@ -10,12 +10,45 @@ import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
 import type { CoverFetcherOptions } from './cover/cover-fetcher.js';
 
+/** One operator's admin token and the name recorded as the actor of what it does. */
+export interface NamedAdminToken {
+  name: string;
+  token: string;
+}
+
+const ADMIN_NAME = /^[a-z][a-z0-9_.-]{0,31}$/;
+
+/** ADMIN_TOKENS: `name:token` pairs split on commas; every problem of the list is pushed to `problems`. */
+function namedAdminTokens(raw: string | undefined, single: string | undefined, problems: string[]): NamedAdminToken[] {
+  if (!raw) return [];
+  const out: NamedAdminToken[] = [];
+  for (const [i, pair] of raw.split(',').entries()) {
+    const colon = pair.indexOf(':');
+    const name = pair.slice(0, Math.max(colon, 0)).trim();
+    const token = pair.slice(colon + 1).trim();
+    // Never the token in a message: the entry is named by its position and its name.
+    if (colon < 0 || !ADMIN_NAME.test(name))
+      problems.push(`ADMIN_TOKENS entry ${i + 1} must be name:token with a name of a-z, 0-9, . _ - (at most 32)`);
+    else if (token.length < 16) problems.push(`ADMIN_TOKENS token of ${name} must be at least 16 characters`);
+    else if (out.some((t) => t.name === name)) problems.push(`ADMIN_TOKENS names ${name} twice`);
+    else if (token === single || out.some((t) => t.token === token))
+      problems.push(`ADMIN_TOKENS token of ${name} is not unique (each operator has a token of their own)`);
+    else out.push({ name, token });
+  }
+  return out;
+}
+
 export interface Config {
   host: string;
   port: number;
   adminHost: string;
   adminPort: number;
   adminToken: string | undefined;
+  /**
+   * ADMIN_TOKENS=`name:token,name:token`: one admin token per operator; what a holder does is recorded as actor
+   * `admin:<name>` (the single ADMIN_TOKEN stays actor `admin`).
+   */
+  adminTokens: readonly NamedAdminToken[];
   /** CURSOR_SECRET: the key of page cursors; unset, one is generated once into DATA_DIR/cursor-secret. */
   cursorSecret: string | undefined;
   dataDir: string;
@@ -155,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
   if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
+  const adminTokens = namedAdminTokens(env.ADMIN_TOKENS, adminToken, problems);
   const cursorSecret = env.CURSOR_SECRET || undefined;
   if (cursorSecret !== undefined && cursorSecret.length < 32)
     problems.push('CURSOR_SECRET must be at least 32 characters');
@@ -176,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     adminPort: port('ADMIN_PORT', 8081),
     adminToken,
+    adminTokens,
     cursorSecret,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,

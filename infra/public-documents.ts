@@ -1,12 +1,17 @@
-/** The public documents: `/openapi.json`, `/openapi.yaml`, `/guia.md`, built once at start-up from shared-schema. */
+/**
+ * The public documents: `/openapi.json`, `/openapi.yaml`, `/guia.md`, the problem type pages and the documentation
+ * for people under `/docs/` (documentation.ts), built once at start-up from shared-schema.
+ */
 import type { PublicDocument } from '../query-api/app.js';
 import { buildOpenApi, toYaml } from '../shared-schema/openapi.js';
 import { guide } from '../shared-schema/guide.js';
 import { PROBLEM_PAGES, problemPageHtml, problemPageJson } from '../shared-schema/problem-pages.js';
+import { documentationPages } from './documentation.js';
 
 export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
   const doc = buildOpenApi(apiBaseUrl);
   return {
+    ...documentationPages(apiBaseUrl),
     '/openapi.json': { type: 'application/json', body: JSON.stringify(doc, null, 2) },
     '/openapi.yaml': { type: 'application/yaml', body: toYaml(doc) },
     '/guia.md': { type: 'text/markdown; charset=utf-8', body: guide(apiBaseUrl) },

@@ -206,7 +206,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
   const gateway = await listen(
-    gatewayHandler(commandApp.callback(), queryApp.callback(), buildRedirector(parts, deps)),
+    gatewayHandler(
+      commandApp.callback(),
+      queryApp.callback(),
+      buildRedirector(parts, deps, operations.metrics.redirectAnswered),
+    ),
     config.port,
     config.host,
     config.apiBaseUrl,

@@ -41,8 +41,22 @@ export const ROUTES: readonly RouteSpec[] = [
 /** Public documents: no key, no rate brake. */
 export const PUBLIC_PATHS: readonly string[] = ['/openapi.json', '/openapi.yaml', '/guia.md'];
 
-/** A path served without a key or rate brake: the public documents and the pages of the problem types. */
-export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.includes(path) || PROBLEM_PAGE_PATHS.includes(path);
+/**
+ * The documentation for people, served without a key like PUBLIC_PATHS but not an operation of the contract: the
+ * guide as HTML and the OpenAPI reference viewer (its page, initializer, bundle and stylesheet), under one prefix.
+ */
+export const DOCUMENTATION_PATHS: readonly string[] = [
+  '/docs/guia.html',
+  '/docs/api.html',
+  '/docs/api-init.js',
+  '/docs/swagger-ui-bundle.js',
+  '/docs/swagger-ui.css',
+  '/docs/docs.css',
+];
+
+/** A path served without a key or rate brake: the public documents, the documentation, the problem type pages. */
+export const isPublicPath = (path: string): boolean =>
+  PUBLIC_PATHS.includes(path) || DOCUMENTATION_PATHS.includes(path) || PROBLEM_PAGE_PATHS.includes(path);
 
 export interface RouteMatch {
   route: RouteSpec | null;
@@ -103,18 +117,28 @@ export function matchRoute(method: string, path: string): RouteMatch {
 
 const pathOnly = (url: string): string => url.split(/[?#]/)[0];
 
+/** The shopper's search API and the favicon browsers ask for (answered without a key). */
+export const SEARCH_PATH = '/api/search';
+export const FAVICON = '/favicon.ico';
+
 /**
- * Whether a request target is one of the public shopper routes outside `/v1` (SHOPPER.md: `/`, `/busca`, `/api/…`,
- * `/p/…`, `/test/p/…`): the query door serves them whatever the method (answering 405 to all but GET and HEAD), so
- * the gateways send them there.
+ * The route pattern of a public shopper path outside `/v1` (SHOPPER.md: `/`, `/busca`, `/api/…`, `/p/…`,
+ * `/test/p/…`, and `/favicon.ico`), or null for any other path: a few fixed values, never the path as sent (metrics
+ * labels).
+ */
+export function shopperRoute(url: string): string | null {
+  const path = pathOnly(url);
+  if (path === '/' || path === '/busca' || path === SEARCH_PATH || path === FAVICON) return path;
+  if (path.startsWith('/api/')) return '/api/*';
+  if (path.startsWith('/p/')) return '/p/{store}/{sku}';
+  if (path.startsWith('/test/p/')) return '/test/p/{store}/{sku}';
+  return null;
+}
+
+/**
+ * Whether a request target is one of the public shopper routes: the query door serves them whatever the method
+ * (answering 405 to all but GET and HEAD), so the gateways send them there.
  */
 export function isShopperPath(url: string): boolean {
-  const path = pathOnly(url);
-  return (
-    path === '/' ||
-    path === '/busca' ||
-    path.startsWith('/api/') ||
-    path.startsWith('/p/') ||
-    path.startsWith('/test/p/')
-  );
+  return shopperRoute(url) !== null;
 }

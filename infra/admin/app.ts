@@ -1,6 +1,8 @@
 /**
  * The operator's admin API (not part of the partner contract): its own port, bound to loopback unless configured,
- * guarded by `Authorization: Bearer <ADMIN_TOKEN>`. Each write waits until the projections have applied it, so a
+ * guarded by `Authorization: Bearer <token>`: the single ADMIN_TOKEN (actor `admin`) or one operator's token of
+ * ADMIN_TOKENS (actor `admin:<name>`). The actor is the token's, never a name the caller states, and is recorded in
+ * the metadata of every event a route appends and in the request's log line. Each write waits until the projections have applied it, so a
  * key issued here works on the very next call.
  */
 import Koa from 'koa';
@@ -20,10 +22,13 @@ import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
 import { unicodeErrors } from '../../shared-schema/validation.js';
 import { adminListRoutes } from './lists.js';
 import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
+import type { NamedAdminToken } from '../config.js';
 
 export interface AdminOptions {
   deps: CommandDeps;
   token: string;
+  /** ADMIN_TOKENS: one token per operator, recorded as actor `admin:<name>`. */
+  namedTokens?: readonly NamedAdminToken[];
   /** The partner API's `{base_url}`: problem types point at its public pages (`{base_url}/problemas/<status>`). */
   problemBaseUrl: string;
   log: Logger;
@@ -94,15 +99,27 @@ export function createAdminApi(options: AdminOptions): Koa {
   const { deps } = options;
   const app = new Koa();
   const router = new Router({ prefix: '/admin/v1' });
-  const expected = digest(options.token);
+  const tokens = [
+    { actor: 'admin', digest: digest(options.token) },
+    ...(options.namedTokens ?? []).map((t) => ({ actor: `admin:${t.name}`, digest: digest(t.token) })),
+  ];
+  /** The actor of the token sent, or undefined; every token is compared, so the time does not tell which matched. */
+  const actorOf = (sent: string): string | undefined => {
+    const got = digest(sent);
+    let actor: string | undefined;
+    for (const t of tokens) if (timingSafeEqual(got, t.digest) && actor === undefined) actor = t.actor;
+    return actor;
+  };
 
   app.use(async (ctx, next) => {
     const requestId = newRequestId();
     ctx.set('X-Request-Id', requestId);
+    let actor: string | undefined;
     try {
-      const got = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
-      if (!timingSafeEqual(digest(got), expected))
+      actor = actorOf(/^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '');
+      if (actor === undefined)
         throw new ProblemError(401, [], 'Send `Authorization: Bearer <ADMIN_TOKEN>`.', { ...BEARER_CHALLENGE });
+      ctx.state.actor = actor;
       await next();
       // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
       if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
@@ -116,7 +133,7 @@ export function createAdminApi(options: AdminOptions): Koa {
       ctx.body = answer.toBody(options.problemBaseUrl, requestId);
     } finally {
       options.log.info(
-        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status },
+        { request_id: requestId, actor, method: ctx.method, path: ctx.path, status: ctx.status },
         'admin request',
       );
     }
@@ -125,7 +142,7 @@ export function createAdminApi(options: AdminOptions): Koa {
   const settle = async (position: number | undefined) => {
     if (position !== undefined) await options.waitForPosition(position, 10_000);
   };
-  const meta = () => metadata(options.clock, undefined, 'admin');
+  const meta = (ctx: Koa.Context) => metadata(options.clock, undefined, ctx.state.actor as string);
 
   router.post('/partners', async (ctx) => {
     const body = await readJson(ctx);
@@ -135,7 +152,7 @@ export function createAdminApi(options: AdminOptions): Koa {
     if (body.partner_type !== 'hub' && body.partner_type !== 'store')
       errors.push(fieldError('partner_type', 'enum', 'partner_type: hub or store.'));
     if (errors.length) throw invalid(errors);
-    const r = await createPartner(deps, body.name as string, body.partner_type as PartnerType, meta());
+    const r = await createPartner(deps, body.name as string, body.partner_type as PartnerType, meta(ctx));
     await settle(r.position);
     ctx.status = 201;
     ctx.body = r.partner;
@@ -156,7 +173,7 @@ export function createAdminApi(options: AdminOptions): Koa {
       ctx.params.partner_id,
       body.environment as Environment,
       scopes as Scope[] | undefined,
-      meta(),
+      meta(ctx),
     );
     await settle(r.position);
     ctx.status = 201;
@@ -166,7 +183,7 @@ export function createAdminApi(options: AdminOptions): Koa {
   router.delete('/keys/:key_id', async (ctx) => {
     const [key] = await deps.reads.find<KeyDoc>(KEYS, { where: { key_id: ctx.params.key_id }, limit: 1 });
     if (!key) throw notFound('No such key.');
-    const r = await revokeKey(deps, key.partner_id, ctx.params.key_id, meta());
+    const r = await revokeKey(deps, key.partner_id, ctx.params.key_id, meta(ctx));
     await settle(r.position);
     ctx.status = 204;
   });
@@ -175,7 +192,7 @@ export function createAdminApi(options: AdminOptions): Koa {
     router.post(`/partners/:partner_id/:environment/stores/:store_id${path}`, async (ctx) => {
       const tenant: Tenant = { partnerId: ctx.params.partner_id, env: environmentParam(ctx.params.environment) };
       if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id)) throw notFound('No such store.');
-      const r = await operateStore(deps, tenant, ctx.params.store_id, command(ctx), meta());
+      const r = await operateStore(deps, tenant, ctx.params.store_id, command(ctx), meta(ctx));
       await settle(r.position);
       ctx.body = r.view;
     });

@@ -1,13 +1,14 @@
 /**
  * The `ops` commands that are one admin request each (partners, keys, stores and domains, clock, streams read, cover
  * dead letters): the command line is planned into a request (`planRequest`, testable without a service), sent with
- * the admin token, and the answer printed as JSON.
+ * the admin token, and the answer printed (tables, or JSON with `--json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
-import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
+import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query, usageFor } from './commands.js';
 import { serviceAddress } from './service-address.js';
+import { printed } from './tables.js';
 
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -192,7 +193,7 @@ export function planRequest(args: readonly string[]): AdminRequest {
     rest: words.slice(2),
   };
   const planner = Object.hasOwn(PLANNERS, name) ? PLANNERS[name] : undefined;
-  if (!planner) throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${name}`);
+  if (!planner) throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${words.join(' ')}`);
   const request = planner(line);
   const unknown = [...flags.keys()].filter((f) => !used.has(f));
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((f) => `--${f}`).join(', ')}`);
@@ -218,10 +219,15 @@ export interface Output {
 }
 
 /** Runs one command of this file with the admin token given; resolves to the exit status. */
-export async function runAdminRequest(args: readonly string[], env: NodeJS.ProcessEnv, io: Output): Promise<number> {
-  if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
-    (args.length === 0 ? io.err : io.out)(OPS_USAGE + '\n');
-    return args.length === 0 ? 2 : 0;
+export async function runAdminRequest(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: Output,
+  json = false,
+): Promise<number> {
+  if (args[0] === '--help' || args[0] === 'help') {
+    io.out(OPS_USAGE + '\n');
+    return 0;
   }
   let request: AdminRequest;
   let token: string;
@@ -230,7 +236,7 @@ export async function runAdminRequest(args: readonly string[], env: NodeJS.Proce
     token = adminToken(env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.err(`ops: ${err.message}\n${OPS_USAGE}\n`);
+    io.err(`ops: ${err.message}\n${usageFor(args)}\n`);
     return 2;
   }
   const base = serviceAddress(env).adminApi;
@@ -255,6 +261,6 @@ export async function runAdminRequest(args: readonly string[], env: NodeJS.Proce
   const shown =
     body ??
     (request.method === 'DELETE' ? { key_id: decodeURIComponent(request.path.split('/').pop()!), revoked: true } : {});
-  io.out(JSON.stringify(shown, null, 2) + '\n');
+  io.out(printed(shown, json));
   return 0;
 }

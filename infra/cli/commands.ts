@@ -1,14 +1,15 @@
 /**
- * The one table of `ops` commands, and what both of its runners share. The usage text (`ops help`, and the text
- * printed after any usage error) is generated from it, and the runners are checked against it
+ * The one table of `ops` commands, and what both of its runners share. The usage texts (`ops help`, and the few
+ * lines printed after a usage error: that command's usage, or the nearest command names) are generated from it, and the runners are checked against it
  * (tests/ops/ops-usage.unit.spec.ts): a command cannot exist without being listed, nor be listed without existing.
  *
  * `module`: which file runs it — `request` (admin-requests.ts: one admin request per command, its answer printed)
  * or `operations` (operations-commands.ts: history, projections, export, audit, health, metrics — answers that are
- * streamed, waited on, or turned into an exit status).
+ * streamed, waited on, or turned into an exit status), or `files` (backup-commands.ts: backup and restore of
+ * DATA_DIR on the service's host, no admin request).
  */
 
-/** A command line that names no command, or a command with wrong options: exit 2 and the whole usage. */
+/** A command line that names no command, or a command with wrong options: exit 2 and the usage of that command. */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -69,7 +70,7 @@ export interface OpsCommand {
   /** Options and arguments, as shown in the usage. */
   args: string;
   summary: string;
-  module: 'request' | 'operations';
+  module: 'request' | 'operations' | 'files';
   /** One valid invocation (without `ops`), used by the tests that hold the table and the dispatchers together. */
   example: readonly string[];
 }
@@ -250,6 +251,20 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     module: 'request',
     example: ['cover', 'requeue-all'],
   },
+  {
+    name: 'backup',
+    args: '--to DIR',
+    summary: 'online snapshot of the SQLite files of $DATA_DIR (the service keeps running) into a new DIR',
+    module: 'files',
+    example: ['backup', '--to', '/tmp/pc-backup'],
+  },
+  {
+    name: 'restore',
+    args: '--from DIR --to DATA_DIR',
+    summary: 'copy a backup into a new, empty DATA_DIR (then start the service on it)',
+    module: 'files',
+    example: ['restore', '--from', '/tmp/pc-backup', '--to', '/tmp/pc-restored'],
+  },
   { name: 'health', args: '', summary: 'readiness of the service', module: 'operations', example: ['health'] },
   { name: 'metrics', args: '', summary: 'the Prometheus metrics text', module: 'operations', example: ['metrics'] },
   { name: 'help', args: '', summary: 'this text', module: 'request', example: ['help'] },
@@ -267,12 +282,73 @@ function usageText(): string {
     'env: ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, ADMIN_PORT default 8081; a trailing /admin/v1 is accepted),',
     '     ADMIN_TOKEN or $DATA_DIR/admin-token (DATA_DIR default ./data),',
     '     METRICS_TOKEN for `ops metrics` when the service sets one',
+    'output: tables for a person; --json (with any command) prints the JSON answer',
     'exit: 0 done; 1 the service answered a problem or could not be reached; 2 usage error',
   ].join('\n');
 }
 
 /** Every command, generated from OPS_COMMANDS. */
 export const OPS_USAGE = usageText();
+
+/** Edit distance (insertions, deletions, substitutions) between two words. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The names close to `word` (a typo away, or `word` a prefix of them), nearest first; [] when none is. */
+export function nearMisses(word: string, names: readonly string[]): string[] {
+  const scored = names
+    .map((name) => ({ name, d: name.startsWith(word) && word.length >= 2 ? 0 : distance(word, name) }))
+    .filter((s) => s.d <= Math.max(2, Math.floor(word.length / 3)));
+  return scored.sort((x, y) => x.d - y.d).map((s) => s.name);
+}
+
+/** `did you mean X?` for the nearest names, or '' when none is near. */
+export function didYouMean(word: string, names: readonly string[]): string {
+  const near = nearMisses(word, names).slice(0, 3);
+  return near.length === 0 ? '' : `did you mean ${near.join(' or ')}?`;
+}
+
+/** The first word of every command, in the table's order. */
+const COMMAND_WORDS = [...new Set(OPS_COMMANDS.map((c) => c.name.split(' ')[0]))];
+
+const usageLine = (c: OpsCommand, first: boolean) =>
+  `${first ? 'usage:' : '      '} ops ${c.name}${c.args ? ` ${c.args}` : ''}`;
+
+/**
+ * The few lines printed after a usage error: the usage of the command the line names (of each sub-command of a
+ * group such as `ops stores`, at most five), else the nearest command names and the list of them.
+ */
+export function usageFor(argv: readonly string[]): string {
+  const [first = '', second = ''] = argv.filter((a) => !a.startsWith('--'));
+  const exact = OPS_COMMANDS.filter((c) => c.name === `${first} ${second}` || c.name === first);
+  const group = OPS_COMMANDS.filter((c) => c.name.split(' ')[0] === first);
+  const lines: string[] = [];
+  if (exact.length > 0) lines.push(...exact.map((c, i) => usageLine(c, i === 0)));
+  else if (group.length > 0) {
+    lines.push(...group.slice(0, 5).map((c, i) => usageLine(c, i === 0)));
+    const hint =
+      second &&
+      didYouMean(
+        `${first} ${second}`,
+        group.map((c) => c.name),
+      );
+    if (hint) lines.push(hint.replace('did you mean ', 'did you mean ops '));
+  } else {
+    const hint = first ? didYouMean(first, COMMAND_WORDS) : '';
+    if (hint) lines.push(hint);
+    lines.push(`commands: ${COMMAND_WORDS.join(', ')}`);
+  }
+  lines.push('`ops help` prints every command; `--json` prints an answer as JSON');
+  return lines.join('\n');
+}
 
 /** The first words of the commands operations-commands.ts runs (`streams export` is matched on two words). */
 export function isOperationsCommand(argv: readonly string[]): boolean {

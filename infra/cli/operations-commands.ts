@@ -7,7 +7,8 @@
  * Exit codes: 0 done (verify: no difference), 1 failed (verify: differences found), 2 wrong usage.
  */
 import type { Writable } from 'node:stream';
-import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query } from './commands.js';
+import { UsageError, answerBody, didYouMean, parseArgs, problemMessage, query, usageFor } from './commands.js';
+import { printed } from './tables.js';
 
 export interface OpsIo {
   /** Origin of the admin port, e.g. `http://127.0.0.1:8081`. */
@@ -15,6 +16,8 @@ export interface OpsIo {
   /** The admin token (METRICS_TOKEN is used for `metrics` when given). */
   token: string;
   metricsToken?: string;
+  /** `--json`: the answers as JSON (default: tables for a person). */
+  json?: boolean;
   out: Writable;
   err: Writable;
   /** Between two looks at a rebuild in progress (default 500 ms). */
@@ -44,17 +47,28 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  const print = (value: unknown) => io.out.write(JSON.stringify(value, null, 2) + '\n');
+  const print = (value: unknown) => io.out.write(printed(value, io.json === true));
   const fail = async (r: Response): Promise<number> => {
     io.err.write(`${problemMessage(r.status, await answerBody(r))}\n`);
     return 1;
+  };
+  /** A projection name the service does not know: a usage error (2) with the valid names and the nearest. */
+  const unknownProjection = async (name: string): Promise<number> => {
+    const r = await admin('GET', '/admin/v1/projections');
+    const names = r.ok ? ((await r.json()) as { projections: { name: string }[] }).projections.map((p) => p.name) : [];
+    const hint = didYouMean(name, names);
+    io.err.write(
+      [`ops: no projection named ${name}`, ...(hint ? [hint] : []), `projections: ${names.join(', ')}`].join('\n') +
+        '\n',
+    );
+    return 2;
   };
   try {
     switch (command) {
       case 'history': {
         const { words, options } = parse(rest, ['partner', 'env', 'limit', 'cursor']);
         if (words.length > 0 || !options.partner)
-          throw new UsageError('ops history --partner P [--env E] [--limit N] [--cursor C]');
+          throw new UsageError(words.length > 0 ? 'history takes no argument' : '--partner is required');
         const r = await admin(
           'GET',
           `/admin/v1/partners/${encodeURIComponent(options.partner)}/history${query({ env: options.env, limit: options.limit, cursor: options.cursor })}`,
@@ -66,11 +80,12 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
       case 'projections': {
         if (rest[0] === 'parked') {
           const { words, options } = parse(rest.slice(1), ['projection', 'limit']);
-          if (words.length > 0) throw new UsageError('ops projections parked [--projection NAME] [--limit N]');
+          if (words.length > 0) throw new UsageError('projections parked takes no argument');
           const r = await admin(
             'GET',
             `/admin/v1/projections/parked${query({ projection: options.projection, limit: options.limit })}`,
           );
+          if (r.status === 404 && options.projection) return unknownProjection(options.projection);
           if (!r.ok) return fail(r);
           print(await r.json());
           return 0;
@@ -78,7 +93,7 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
         if (rest[0] === 'retry-parked') {
           const { words, options } = parse(rest.slice(1), [], ['all']);
           if ((options.all === 'true') === words.length > 0 || words.length > 1000)
-            throw new UsageError('ops projections retry-parked ID... | ops projections retry-parked --all');
+            throw new UsageError('give parked event ids or --all, not both');
           const r = await admin(
             'POST',
             '/admin/v1/projections/parked/retry',
@@ -101,11 +116,10 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
           print(await r.json());
           return 0;
         }
-        if (sub !== 'rebuild' || !name || words.length > 2)
-          throw new UsageError(
-            'ops projections [list] | ops projections rebuild NAME [--wait] | ops projections parked | ops projections retry-parked ID...|--all',
-          );
+        if (sub !== 'rebuild') throw new UsageError(`unknown command: projections ${sub}`);
+        if (!name || words.length > 2) throw new UsageError('projections rebuild takes one projection name');
         const r = await admin('POST', `/admin/v1/projections/${encodeURIComponent(name)}/rebuild`);
+        if (r.status === 404) return unknownProjection(name);
         if (r.status !== 202) return fail(r);
         print(await r.json());
         return options.wait ? waitForRebuild(name, io, admin) : 0;
@@ -113,7 +127,8 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
       case 'streams': {
         if (rest[0] !== 'export') return null; // `streams read` belongs to the other module
         const { words, options } = parse(rest, ['partner', 'env']);
-        if (words.length > 1 || !options.partner) throw new UsageError('ops streams export --partner P [--env E]');
+        if (words.length > 1 || !options.partner)
+          throw new UsageError(words.length > 1 ? 'streams export takes no argument' : '--partner is required');
         const r = await admin(
           'GET',
           `/admin/v1/partners/${encodeURIComponent(options.partner)}/export${query({ env: options.env })}`,
@@ -126,7 +141,8 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
       }
       case 'audit': {
         const { words } = parse(rest, []);
-        if (words[0] !== 'verify' || words.length > 1) throw new UsageError('ops audit verify');
+        if (words[0] !== 'verify' || words.length > 1)
+          throw new UsageError(`unknown command: audit ${words.join(' ')}`);
         const r = await admin('POST', '/admin/v1/audit/verify');
         if (!r.ok) return fail(r);
         const report = (await r.json()) as { ok: boolean; differences: unknown[]; documents_compared: number };
@@ -152,7 +168,7 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err.write(`ops: ${err.message}\n${OPS_USAGE}\n`);
+      io.err.write(`ops: ${err.message}\n${usageFor(argv)}\n`);
       return 2;
     }
     throw err;

@@ -14,6 +14,8 @@ export interface CompletedRequest {
   method: string;
   /** Route template (`/products/:sku`), or null when no route matched. */
   route: string | null;
+  /** The path as sent (without the query): never a metrics label as such. */
+  path: string;
   status: number;
   ms: number;
   caller: Caller | undefined;
@@ -69,6 +71,7 @@ export function requestEnvelope(options: {
             requestId,
             method: ctx.method,
             route,
+            path: ctx.path,
             status: ctx.status,
             ms,
             caller,

@@ -109,7 +109,10 @@ export function operationsAdminRoutes(router: Router, ops: Operations, events: E
       ctx.status = 202;
       ctx.body = ops.rebuilder.start(ctx.params.name);
     } catch (err) {
-      if (err instanceof UnknownProjectionError) throw notFound('No such projection.');
+      if (err instanceof UnknownProjectionError)
+        throw notFound(
+          `No such projection; the projections: ${ops.rebuilder.projectors.map((p) => p.name).join(', ')}.`,
+        );
       if (err instanceof RebuildRunningError)
         throw new ProblemError(409, [fieldError('name', 'rebuild_running', err.message)]);
       throw err;

@@ -8,8 +8,12 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CompletedRequest } from '../http/request-envelope.js';
+import { SEARCH_PATH, shopperRoute } from '../../shared-schema/routes.js';
 
 export type Door = 'command' | 'query';
+
+/** The shopper's results page: a search like SEARCH_PATH, timed with it. */
+const SEARCH_PAGE = '/busca';
 
 export interface ProjectionSample {
   name: string;
@@ -23,6 +27,7 @@ export class ServiceMetrics {
   readonly registry: Registry;
   private readonly requests: Counter<'door' | 'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'door' | 'method' | 'route' | 'status'>;
+  private readonly searchLatency: Histogram<'route' | 'status'>;
   private readonly refusals: Counter<'door' | 'kind'>;
   private readonly coverChecks: Counter<'outcome'>;
   private readonly historyFailures: Counter<string>;
@@ -49,6 +54,13 @@ export class ServiceMetrics {
       help: 'Time to answer a partner API request.',
       labelNames,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    this.searchLatency = new Histogram({
+      name: 'pc_search_duration_seconds',
+      help: 'Time to answer a shopper search (/api/search and the results page /busca), by route and status.',
+      labelNames: ['route', 'status'],
+      buckets: [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     });
     this.refusals = new Counter({
@@ -155,13 +167,25 @@ export class ServiceMetrics {
     });
   }
 
-  /** Door hook: one observation per answered request. */
+  /**
+   * Door hook: one observation per answered request, labelled by its route template (a partner route, else a
+   * shopper route's pattern, else `unmatched`: never the path as sent, so the label values stay few).
+   */
   requestObserver(door: Door): (request: CompletedRequest) => void {
-    return (r) => {
-      const labels = { door, method: r.method, route: r.route ?? 'unmatched', status: String(r.status) };
-      this.requests.inc(labels);
-      this.latency.observe(labels, r.ms / 1000);
-    };
+    return (r) => this.observe(door, r.route ?? shopperRoute(r.path) ?? 'unmatched', r.method, r.status, r.ms);
+  }
+
+  /** The redirector's hook (command-api/redirector.ts `onAnswered`): counted with the command door's requests. */
+  readonly redirectAnswered = (a: { route: string; method: string; status: number; ms: number }): void => {
+    this.observe('command', a.route, a.method, a.status, a.ms);
+  };
+
+  private observe(door: Door, route: string, method: string, status: number, ms: number): void {
+    const labels = { door, method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, ms / 1000);
+    if (route === SEARCH_PATH || route === SEARCH_PAGE)
+      this.searchLatency.observe({ route, status: labels.status }, ms / 1000);
   }
 
   /** Door hook: `onRateRefused`. */

@@ -21,7 +21,7 @@ import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
 import { clientAddress } from '../http/client-address.js';
-import { createRedirector } from '../../command-api/redirector.js';
+import { createRedirector, type RedirectorOptions } from '../../command-api/redirector.js';
 import type { Handler } from '../gateway.js';
 import { createAdminApi, type AdminOptions } from '../admin/app.js';
 import { publicDocuments } from '../public-documents.js';
@@ -132,11 +132,16 @@ export function buildCommandApp(
 }
 
 /** The public click redirector (`/r/…`), served beside the command door, braking by the doors' client address. */
-export function buildRedirector(parts: DoorParts, deps: CommandDeps): Handler {
+export function buildRedirector(
+  parts: DoorParts,
+  deps: CommandDeps,
+  onAnswered?: RedirectorOptions['onAnswered'],
+): Handler {
   const { config, log } = parts;
   return createRedirector(deps, log, {
     problemBaseUrl: config.apiBaseUrl,
     clientAddress: (req) => clientAddress(req, config.trustedProxyHops),
+    onAnswered,
   });
 }
 
@@ -170,6 +175,7 @@ export function buildAdminApp(
   return createAdminApi({
     deps,
     token,
+    namedTokens: parts.config.adminTokens,
     problemBaseUrl: parts.config.apiBaseUrl,
     log: parts.log,
     clock: parts.clock,

@@ -1,15 +1,16 @@
 /**
  * The public shopper routes of the query door (SHOPPER.md), outside `/v1`, no key, in front of its authentication:
- * `/` (home), `/busca` (results page), `/api/search` (JSON), `/p/…` and `/test/p/…` (offer pages). Only GET and
- * HEAD; anything else 405. Other paths go on to the partner API.
+ * `/` (home), `/busca` (results page), `/api/search` (JSON), `/p/…` and `/test/p/…` (offer pages), and
+ * `/favicon.ico` (204: browsers ask for it on every page; there is none, and it is no partner's failed call). Only
+ * GET and HEAD; anything else 405. Other paths go on to the partner API.
  */
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { ProblemError } from '../../shared-schema/problems.js';
-import { isShopperPath } from '../../shared-schema/routes.js';
+import { FAVICON, SEARCH_PATH, isShopperPath } from '../../shared-schema/routes.js';
 import type { QueryDeps } from '../app.js';
 import { home, offer, results } from './pages.js';
-import { SEARCH_PATH, searchApi } from './search.js';
+import { searchApi } from './search.js';
 
 export function shopperRoutes(deps: QueryDeps) {
   return async (ctx: DoorContext, next: Next): Promise<void> => {
@@ -20,6 +21,11 @@ export function shopperRoutes(deps: QueryDeps) {
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
       throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (path === FAVICON) {
+      ctx.status = 204;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      return;
+    }
     if (path === '/') return home(ctx, deps);
     if (path === '/busca') return results(ctx, deps);
     if (path === SEARCH_PATH) return searchApi(ctx, deps);

@@ -15,7 +15,6 @@ import { searchHere } from './product-search.js';
 import { publicBrake } from '../../shared-schema/http/minute-brake.js';
 import type { QueryDeps } from '../app.js';
 
-export const SEARCH_PATH = '/api/search';
 export const MAX_Q_LENGTH = 200;
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 50;

@@ -17,6 +17,8 @@ import {
 } from '../support/service.js';
 
 const BASE = 'https://api.example.test/v1';
+const ALICE = 'alice-admin-token-0123456789';
+const BOB = 'bob-admin-token-0123456789';
 
 describe("the operator's tools (admin lists, problems, ops usage, default scopes)", function () {
   let t: TestService;
@@ -25,10 +27,12 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
   let shop: Partner;
 
   const ops = (args: string[], env: Record<string, string> = {}): Promise<OpsRun> =>
-    runOps(adminUrl, t.service.adminToken, args, env);
+    runOps(adminUrl, t.service.adminToken, [...args, '--json'], env);
+  /** `ops` as a person runs it: tables, no --json. */
+  const opsTable = (args: string[]): Promise<OpsRun> => runOps(adminUrl, t.service.adminToken, args);
 
   before(async () => {
-    t = await startTestService({ API_BASE_URL: BASE });
+    t = await startTestService({ API_BASE_URL: BASE, ADMIN_TOKENS: `alice:${ALICE},bob:${BOB}` });
     t.clock.set(new Date('2026-01-02T00:00:00Z'));
     adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}`;
     hub = await t.partner({ type: 'hub', name: 'Hub Listado', env: 'test' });
@@ -261,35 +265,68 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
       expect(both.code).to.equal(2);
     });
 
-    it('ops help and every usage error list every command of the table', async () => {
+    it('ops help lists every command of the table', async () => {
       const help = await ops(['help']);
       expect(help.code).to.equal(0);
-      const errors = [
-        await ops([]),
-        await ops(['nope']),
-        await ops(['partners', 'list', '--bogus', '1']),
-        await ops(['history']),
-        await ops(['projections', 'rebuild']),
+      for (const c of OPS_COMMANDS) expect(help.stdout).to.contain(`ops ${c.name}`);
+    });
+
+    it("a usage error prints that command's usage in a few lines, and the nearest command", async () => {
+      const cases: [string[], string[]][] = [
+        [['history'], ['ops: --partner is required', 'usage: ops history --partner P']],
+        [
+          ['partners', 'list', '--bogus', '1'],
+          ['unknown option(s): --bogus', 'usage: ops partners list [--limit N]'],
+        ],
+        [['projections', 'rebuild'], ['usage: ops projections rebuild NAME [--wait]']],
+        [['partners', 'lst'], ['did you mean ops partners list?']],
+        [['parners', 'list'], ['did you mean partners?']],
+        [['nope'], ['commands: partners, keys, stores, domains, clock, streams, history, projections, audit']],
+        [[], ['commands: partners, keys']],
       ];
-      for (const text of [help.stdout, ...errors.map((e) => e.stderr)]) {
-        for (const c of OPS_COMMANDS) expect(text).to.contain(`ops ${c.name}`);
-        for (const name of [
-          'partners list',
-          'stores pending',
-          'domains pending',
-          'streams read',
-          'streams export',
-          'history',
-          'projections rebuild',
-          'audit verify',
-          'cover requeue-all',
-          'health',
-          'metrics',
-        ]) {
-          expect(text).to.contain(`ops ${name}`);
-        }
+      for (const [args, expected] of cases) {
+        const r = await opsTable(args);
+        expect(r.code, args.join(' ')).to.equal(2);
+        for (const text of expected) expect(r.stderr, args.join(' ')).to.contain(text);
+        // The message, at most five lines of usage, and the pointer to `ops help`.
+        expect(r.stderr.trimEnd().split('\n').length, r.stderr).to.be.at.most(7);
+        expect(r.stderr).not.to.contain('ops audit verify');
       }
-      for (const e of errors) expect(e.code, e.stderr).to.equal(2);
+    });
+
+    it('ops projections rebuild with a near miss names the projection meant and lists them all', async () => {
+      const r = await opsTable(['projections', 'rebuild', 'storse']);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.contain('no projection named storse');
+      expect(r.stderr).to.contain('did you mean stores?');
+      expect(r.stderr).to.match(/projections: .*\bstores\b.*\bpartners\b|projections: .*\bpartners\b.*\bstores\b/);
+      const far = await opsTable(['projections', 'parked', '--projection', 'zzzzzzzz']);
+      expect(far.code, far.stderr).to.equal(2);
+      expect(far.stderr).not.to.contain('did you mean');
+      expect(far.stderr).to.contain('projections: ');
+    });
+
+    it('prints tables for a person by default: aligned columns, one line per row', async () => {
+      const r = await opsTable(['partners', 'list']);
+      expect(r.code, r.stderr).to.equal(0);
+      const [cursor, ...lines] = r.stdout.trimEnd().split('\n');
+      expect(cursor).to.equal('next_cursor: ');
+      expect(lines[0]).to.match(
+        /^PARTNER +NAME +TYPE +KEYS ACTIVE +REVOKED +LIVE PEND\/ACT\/SUSP +TEST PEND\/ACT\/SUSP +CREATED$/,
+      );
+      const rows = lines.filter((l) => l.startsWith('pt_'));
+      expect(rows).to.have.length(2);
+      const hubRow = rows.find((l) => l.startsWith(hub.partnerId))!;
+      const column = (header: string) => lines[0].indexOf(header);
+      expect(hubRow.slice(column('NAME')).startsWith('Hub Listado')).to.equal(true);
+      expect(hubRow.slice(column('TEST PEND/ACT/SUSP')).startsWith('2/1/0')).to.equal(true);
+      expect(hubRow.slice(column('KEYS ACTIVE')).startsWith('2 ')).to.equal(true);
+      const domains = await opsTable(['domains', 'pending', '--partner', shop.partnerId, '--env', 'live']);
+      expect(domains.code, domains.stderr).to.equal(0);
+      expect(domains.stdout).to.match(/^next_cursor: \n/);
+      expect(domains.stdout.trimEnd().split('\n').slice(-1)[0]).to.match(
+        new RegExp(`^${shop.partnerId} +Loja Sozinha +live +unica +active +new\\.test$`),
+      );
     });
 
     it("ops keys issue gives the guide's four scopes by default, promotions only when asked", async () => {
@@ -310,6 +347,34 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
       ]);
       expect(asked.code, asked.stderr).to.equal(0);
       expect(asked.json.scopes).to.deep.equal(['catalog', 'promotions']);
+    });
+
+    it('records who acted: a named token is its operator, the shared token is admin', async () => {
+      const p = await t.partner({ type: 'hub', name: 'Hub Autoria', env: 'live' });
+      expect((await p.api.put('/stores/quem', storeBody({ domains: ['quem.test'] }))).status).to.equal(200);
+      const where = ['--partner', p.partnerId, '--env', 'live', '--store', 'quem'];
+      const approved = await runOps(adminUrl, ALICE, ['stores', 'approve', ...where]);
+      expect(approved.code, approved.stderr).to.equal(0);
+      const suspended = await runOps(adminUrl, BOB, ['stores', 'suspend', ...where]);
+      expect(suspended.code, suspended.stderr).to.equal(0);
+      expect((await ops(['stores', 'reinstate', ...where])).code).to.equal(0);
+      const read = await ops(['streams', 'read', ...where]);
+      expect(
+        read.json.events.map((e: { type: string; metadata: { actor: string } }) => [e.type, e.metadata.actor]),
+      ).to.deep.equal([
+        ['StoreRegistered', p.keyId],
+        ['StoreApproved', 'admin:alice'],
+        ['StoreSuspended', 'admin:bob'],
+        ['StoreReinstated', 'admin'],
+      ]);
+      // The person's table of the stream shows the actor column too.
+      const table = await opsTable(['streams', 'read', ...where]);
+      expect(table.stdout).to.match(/\bACTOR\b/);
+      expect(table.stdout).to.match(/StoreApproved +\S+ +admin:alice /);
+      // A named token opens nothing more than the shared one, and a wrong one nothing at all.
+      const wrong = await runOps(adminUrl, `${ALICE}x`, ['clock', 'get']);
+      expect(wrong.code).to.equal(1);
+      expect(wrong.stderr).to.contain('HTTP 401');
     });
   });
 });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runOps, type OpsRun } from '../support/e2e.js';
 import { portOf } from '../../infra/gateway.js';
-import { client, startTestService, storeBody, type TestService } from '../support/service.js';
+import { client, productBody, startTestService, storeBody, type TestService } from '../support/service.js';
 
 describe('ops command line against a running service', function () {
   let t: TestService;
@@ -12,7 +12,7 @@ describe('ops command line against a running service', function () {
   let adminUrl: string;
 
   const ops = async (args: string[], env: Record<string, string | undefined> = {}): Promise<OpsRun> => {
-    const run = await runOps(adminUrl, t.service.adminToken, args, env);
+    const run = await runOps(adminUrl, t.service.adminToken, [...args, '--json'], env);
     runs.push(run);
     return run;
   };
@@ -115,7 +115,8 @@ describe('ops command line against a running service', function () {
     ]) {
       const r = await ops(args);
       expect(r.code, args.join(' ')).to.equal(2);
-      expect(r.stderr).to.contain('usage: ops');
+      expect(r.stderr).to.contain('`ops help` prints every command');
+      if (args.length > 0 && args[0] !== 'nope') expect(r.stderr).to.contain(`usage: ops ${args[0]}`);
     }
     const down = await ops(['clock', 'get'], { ADMIN_URL: 'http://127.0.0.1:9' });
     expect(down.code).to.equal(1);
@@ -153,6 +154,64 @@ describe('ops command line against a running service', function () {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('backs up while the service runs; a service started on the restored DATA_DIR verifies and serves the data', async function () {
+    if (!fs.existsSync(path.join(t.dataDir, 'events.db'))) this.skip(); // events kept by EventStoreDB, not SQLite
+    const p = await t.partner({ type: 'hub' });
+    expect((await p.api.put('/stores/loja-copia', storeBody())).status).to.equal(200);
+    expect((await t.approveStore(p, 'loja-copia')).status).to.equal(200);
+    for (let i = 0; i < 5; i++)
+      expect((await p.api.put(`/products/sku-copia-${i}`, productBody('loja-copia'))).status).to.equal(200);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-backup-'));
+    const backupDir = path.join(dir, 'backup');
+    const restored = path.join(dir, 'restored');
+    let again: TestService | undefined;
+    try {
+      // Writes go on while the backup runs; it holds every write answered before it started.
+      const [backup] = await Promise.all([
+        ops(['backup', '--to', backupDir], { DATA_DIR: t.dataDir }),
+        p.api.put('/products/sku-durante', productBody('loja-copia')),
+      ]);
+      expect(backup.code, backup.stderr).to.equal(0);
+      expect(backup.json.files.map((f: { file: string }) => f.file)).to.include.members(['read.db', 'events.db']);
+      expect(fs.statSync(path.join(backupDir, 'cursor-secret')).mode & 0o777).to.equal(0o600); // cursors stay valid
+      expect((await ops(['backup', '--to', backupDir], { DATA_DIR: t.dataDir })).stderr).to.contain('is not empty');
+      expect((await p.api.get('/products/sku-copia-4')).status, 'the service kept serving').to.equal(200);
+
+      const restore = await ops(['restore', '--from', backupDir, '--to', restored]);
+      expect(restore.code, restore.stderr).to.equal(0);
+      again = await startTestService({}, restored);
+      const url = `http://127.0.0.1:${portOf(again.service.admin)}/admin/v1`;
+      const verify = await runOps(url, again.service.adminToken, ['audit', 'verify', '--json']);
+      expect(verify.code, verify.stdout + verify.stderr).to.equal(0);
+      expect(verify.json.ok).to.equal(true);
+      const partner = client(again.api, p.key);
+      expect((await partner.get('/stores/loja-copia')).body.status).to.equal('active');
+      for (let i = 0; i < 5; i++) {
+        const read = await partner.get(`/products/sku-copia-${i}`);
+        expect(read.status, `sku-copia-${i}`).to.equal(200);
+        expect(read.body.store_id).to.equal('loja-copia');
+      }
+    } finally {
+      await again?.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a backup or a restore without its directories (2), or into a directory in use (1)', async () => {
+    expect((await ops(['backup'])).code).to.equal(2);
+    const usage = await ops(['restore', '--from', '/tmp/x']);
+    expect(usage.code).to.equal(2);
+    expect(usage.stderr).to.contain('usage: ops restore --from DIR --to DATA_DIR');
+    const noBackup = await ops(['restore', '--from', t.dataDir, '--to', t.dataDir]);
+    expect(noBackup.code).to.equal(1);
+    expect(noBackup.stderr).to.contain('is not empty');
+    const nothing = await ops(['backup', '--to', path.join(os.tmpdir(), 'pc-never')], {
+      DATA_DIR: path.join(os.tmpdir(), 'pc-no-such-data-dir'),
+    });
+    expect(nothing.code).to.equal(1);
+    expect(nothing.stderr).to.contain('no events.db');
   });
 
   it('never prints the admin token', () => {

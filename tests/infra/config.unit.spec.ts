@@ -52,4 +52,32 @@ describe('configuration: rate brake limits and the event store writer', () => {
       ]);
     }
   });
+
+  it('takes ADMIN_TOKENS as name:token pairs and refuses a bad one without printing any token', () => {
+    const tokens = loadConfig({ ADMIN_TOKENS: 'alice:alice-token-0123456789, bob:bob-token-0123456789' }).adminTokens;
+    expect(tokens).to.deep.equal([
+      { name: 'alice', token: 'alice-token-0123456789' },
+      { name: 'bob', token: 'bob-token-0123456789' },
+    ]);
+    expect(loadConfig({}).adminTokens).to.deep.equal([]);
+    try {
+      loadConfig({
+        ADMIN_TOKEN: 'shared-token-0123456789',
+        ADMIN_TOKENS:
+          'Alice:alice-token-0123456789,bob:short,carol:shared-token-0123456789,dan:a-token-0123456789,dan:b-token-0123456789,no-colon',
+      });
+      expect.fail('expected a ConfigError');
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      const problems = (err as ConfigError).problems;
+      expect(problems).to.deep.equal([
+        'ADMIN_TOKENS entry 1 must be name:token with a name of a-z, 0-9, . _ - (at most 32)',
+        'ADMIN_TOKENS token of bob must be at least 16 characters',
+        'ADMIN_TOKENS token of carol is not unique (each operator has a token of their own)',
+        'ADMIN_TOKENS names dan twice',
+        'ADMIN_TOKENS entry 6 must be name:token with a name of a-z, 0-9, . _ - (at most 32)',
+      ]);
+      expect(problems.join('\n')).not.to.match(/token-0123456789|short/);
+    }
+  });
 });

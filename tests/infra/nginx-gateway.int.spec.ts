@@ -195,6 +195,7 @@ if (!nginx) {
         '/api/search?q=cafe',
         '/p/pt_a/loja-a/sku-1',
         '/test/p/pt_a/loja-a/sku-1',
+        '/favicon.ico',
       ];
       for (const path of targets) {
         for (const method of ['GET', 'POST']) {
@@ -214,12 +215,13 @@ if (!nginx) {
       expect(seen.map((s) => s.side)).to.deep.equal(['command', 'command']);
     });
 
-    it('serves the published contract and guide from the query API', async () => {
-      for (const path of ['/v1/openapi.json', '/v1/openapi.yaml', '/v1/guia.md']) {
+    it('serves the published contract, the guide and the documentation pages from the query API', async () => {
+      const paths = ['/v1/openapi.json', '/v1/openapi.yaml', '/v1/guia.md', '/v1/docs/guia.html', '/v1/docs/api.html'];
+      for (const path of paths) {
         const res = await fetch(`${base}${path}`);
         expect(await res.json()).to.deep.equal({ side: 'query' });
       }
-      expect(seen.map((s) => s.side)).to.deep.equal(['query', 'query', 'query']);
+      expect(seen.map((s) => s.side)).to.deep.equal(paths.map(() => 'query'));
     });
 
     it('passes X-Request-Id through, to the service and back', async () => {

@@ -12,7 +12,7 @@ import {
 } from '../../shared-schema/openapi.js';
 import { publishSchema, type Json } from '../../shared-schema/openapi-publish.js';
 import { guide } from '../../shared-schema/guide.js';
-import { ROUTES, PUBLIC_PATHS } from '../../shared-schema/routes.js';
+import { ROUTES, PUBLIC_PATHS, DOCUMENTATION_PATHS } from '../../shared-schema/routes.js';
 import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/schemas/catalog.js';
 import * as commerce from '../../shared-schema/schemas/commerce.js';
@@ -424,7 +424,9 @@ describe('OpenAPI document', () => {
   it('serves the YAML and the JSON as the same document, and a guide written for this base URL', () => {
     expect(parseYaml(toYaml(doc))).to.deep.equal(doc);
     const docs = publicDocuments(BASE);
-    expect(Object.keys(docs).sort()).to.deep.equal([...PUBLIC_PATHS, ...PROBLEM_PAGE_PATHS].sort());
+    expect(Object.keys(docs).sort()).to.deep.equal(
+      [...PUBLIC_PATHS, ...DOCUMENTATION_PATHS, ...PROBLEM_PAGE_PATHS].sort(),
+    );
     expect(docs['/openapi.json'].type).to.equal('application/json');
     expect(docs['/openapi.yaml'].type).to.equal('application/yaml');
     expect(docs['/guia.md'].type).to.equal('text/markdown; charset=utf-8');

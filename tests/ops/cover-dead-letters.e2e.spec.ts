@@ -119,7 +119,7 @@ for (const variant of [
           ADMIN_URL: `http://127.0.0.1:${portOf(t.service.admin)}`,
           ADMIN_TOKEN: t.service.adminToken,
         };
-        execFile(process.execPath, [OPS, ...args], { env, timeout: 15_000 }, (err, stdout, stderr) => {
+        execFile(process.execPath, [OPS, ...args, '--json'], { env, timeout: 15_000 }, (err, stdout, stderr) => {
           let json: unknown;
           try {
             json = JSON.parse(stdout);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { portOf } from '../../infra/gateway.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
@@ -141,6 +143,63 @@ describe('health and metrics on the admin port', function () {
       expect((await fetch(`${url}/admin/v1/health/live`)).status).to.equal(200);
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('labels the shopper routes and the redirector by their patterns, times searches, answers /favicon.ico 204 unlogged', async () => {
+    const lines: { level: number; msg: string; status?: number; route?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
+        done();
+      },
+    });
+    const s = await startTestService({}, undefined, { log: pino({ level: 'info' }, sink) });
+    try {
+      const root = s.api.replace(/\/v1$/, '');
+      const favicon = await fetch(`${root}/favicon.ico`);
+      expect(favicon.status).to.equal(204);
+      expect(favicon.headers.get('www-authenticate')).to.equal(null);
+      const paths = [
+        ['/', 200],
+        ['/busca?q=camiseta', 200],
+        ['/api/search?q=camiseta', 200],
+        ['/api/search?q=meia', 200],
+        ['/api/nothing', 404],
+        ['/p/loja-secreta/sku-secreto', 404],
+        ['/test/p/loja-secreta/sku-secreto', 404],
+        ['/r/loja-secreta/sku-secreto', 404],
+        ['/test/r/loja-secreta/sku-secreto', 404],
+      ] as const;
+      for (const [path, status] of paths) {
+        const r = await fetch(`${root}${path}`, { headers: { Accept: 'application/json' } });
+        await r.arrayBuffer();
+        expect(r.status, path).to.equal(status);
+      }
+      const m = parsePrometheus(await (await fetch(`http://127.0.0.1:${portOf(s.service.admin)}/metrics`)).text());
+      const count = (door: string, route: string, status: string) =>
+        m.value('pc_http_requests_total', { door, method: 'GET', route, status });
+      expect(count('query', '/favicon.ico', '204')).to.equal(1);
+      expect(count('query', '/', '200')).to.equal(1);
+      expect(count('query', '/busca', '200')).to.equal(1);
+      expect(count('query', '/api/search', '200')).to.equal(2);
+      expect(count('query', '/api/*', '404')).to.equal(1);
+      expect(count('query', '/p/{store}/{sku}', '404')).to.equal(1);
+      expect(count('query', '/test/p/{store}/{sku}', '404')).to.equal(1);
+      expect(count('command', '/r/{store}/{sku}', '404')).to.equal(1);
+      expect(count('command', '/test/r/{store}/{sku}', '404')).to.equal(1);
+      expect(m.value('pc_http_requests_total', { route: 'unmatched' })).to.equal(undefined);
+      expect(m.types).to.include({ pc_search_duration_seconds: 'histogram' });
+      expect(m.value('pc_search_duration_seconds_count', { route: '/api/search', status: '200' })).to.equal(2);
+      expect(m.value('pc_search_duration_seconds_count', { route: '/busca', status: '200' })).to.equal(1);
+      expect(m.value('pc_search_duration_seconds_bucket', { route: '/busca', status: '200', le: '+Inf' })).to.equal(1);
+      for (const sample of m.samples)
+        for (const v of Object.values(sample.labels)) expect(v).not.to.match(/secret|camiseta|meia|nothing/);
+      const faviconLines = lines.filter((l) => l.route === '/favicon.ico');
+      expect(faviconLines.map((l) => [l.msg, l.status, l.level])).to.deep.equal([['request', 204, 30]]);
+      expect(lines.filter((l) => l.level >= 40)).to.deep.equal([]);
+    } finally {
+      await s.close();
     }
   });
 });

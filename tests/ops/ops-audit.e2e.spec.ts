@@ -24,6 +24,7 @@ describe('ops commands of the operator surface', function () {
       out,
       err,
       pollMs: 20,
+      json: true,
     };
     const code = await runOperationsCommand(argv, io);
     return { code, out: out.text, err: err.text };
@@ -66,7 +67,10 @@ describe('ops commands of the operator surface', function () {
       (p: { name: string }) => p.name === 'stores',
     );
     expect(after.generation).to.equal(1);
-    expect((await run('projections', 'rebuild', 'nope')).code).to.equal(1);
+    // An unknown name is a usage error that lists the names.
+    const unknown = await run('projections', 'rebuild', 'nope');
+    expect(unknown.code).to.equal(2);
+    expect(unknown.err).to.contain('projections: ').and.contain('stores');
   });
 
   it('exports a partner’s streams as NDJSON', async () => {

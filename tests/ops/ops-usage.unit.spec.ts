@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { OPS_COMMANDS, OPS_USAGE, isOperationsCommand } from '../../infra/cli/commands.js';
 import { PLANNERS, planRequest } from '../../infra/cli/admin-requests.js';
 import { runOperationsCommand } from '../../infra/cli/operations-commands.js';
+import { isFilesCommand } from '../../infra/cli/backup-commands.js';
 import { streams } from '../../shared-schema/streams.js';
 
 class Sink extends Writable {
@@ -29,6 +30,7 @@ describe('ops command table', () => {
   it('plans every example of admin-requests.ts, and routes every command to the module the table names', () => {
     for (const c of OPS_COMMANDS) {
       expect(isOperationsCommand(c.example), c.name).to.equal(c.module === 'operations');
+      expect(isFilesCommand(c.example), c.name).to.equal(c.module === 'files');
       if (c.module === 'request' && c.name !== 'help') expect(() => planRequest(c.example), c.name).not.to.throw();
     }
   });

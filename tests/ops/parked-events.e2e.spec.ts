@@ -44,7 +44,7 @@ describe('parked projection events: admin API and ops command', function () {
   const ops = (args: string[]): Promise<{ code: number; json: any; out: string; err: string }> =>
     new Promise((resolve) => {
       const env = { PATH: process.env.PATH, ADMIN_URL: adminUrl(), ADMIN_TOKEN: t.service.adminToken };
-      execFile(process.execPath, [OPS, ...args], { env, timeout: 15_000 }, (err, stdout, stderr) => {
+      execFile(process.execPath, [OPS, ...args, '--json'], { env, timeout: 15_000 }, (err, stdout, stderr) => {
         let json: unknown;
         try {
           json = JSON.parse(stdout);
