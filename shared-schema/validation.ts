@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { HTTPS_PATTERN, MAP_KEY_PATTERN, type JsonSchema } from './schemas/common.js';
-import type { FieldError } from './problems.js';
+import { MAX_FIELD_ERRORS, type FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -147,8 +147,8 @@ export function unicodeErrors(value: unknown): FieldError[] {
   return errors;
 }
 
-/** A body full of lone surrogates is refused on its first hundred; the rest would only lengthen the answer. */
-const MAX_UNICODE_ERRORS = 100;
+/** A body full of lone surrogates is refused on its first hundred (and one, so the problem says it was cut). */
+const MAX_UNICODE_ERRORS = MAX_FIELD_ERRORS + 1;
 
 /** The errors of a map key (`propertyNames`: MapKey in schemas/common.ts), at the key's own path. */
 function keyError(e: ErrorObject, field: string): FieldError {
@@ -317,21 +317,30 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
   }
 }
 
-/** `root` is the validated value: paths then tell array indexes from map keys made of digits. */
+/**
+ * `root` is the validated value: paths then tell array indexes from map keys made of digits. Stops one past
+ * MAX_FIELD_ERRORS (a problem lists no more, and says it was cut): a body of 100 000 unknown fields is not spelled
+ * out 100 000 times.
+ */
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root?: unknown): FieldError[] {
-  const out: FieldError[] = [];
-  for (const e of errors ?? []) {
-    const fe = toFieldError(e, root);
-    if (fe) out.push(fe);
+  function* mapped(): Generator<FieldError> {
+    for (const e of errors ?? []) {
+      const fe = toFieldError(e, root);
+      if (fe) yield fe;
+    }
   }
-  return uniqueFieldErrors(out);
+  return uniqueFieldErrors(mapped(), MAX_FIELD_ERRORS + 1);
 }
 
-/** Each `field` + `code` once, first one kept (validators whose parts overlap, such as a batch and its products). */
-export function uniqueFieldErrors(errors: readonly FieldError[]): FieldError[] {
+/**
+ * Each `field` + `code` once, first one kept (validators whose parts overlap, such as a batch and its products), and
+ * at most `limit` of them.
+ */
+export function uniqueFieldErrors(errors: Iterable<FieldError>, limit = Infinity): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const fe of errors) {
+    if (out.length >= limit) break;
     const key = `${fe.field}\u0000${fe.code}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -357,6 +366,8 @@ function make<T>(ajv: Ajv, schema: JsonSchema, wellFormed: boolean): Validator<T
   return v;
 }
 
+/** A body's shape only: no `unicode` check (the caller checks the parts it takes apart). */
+export const shapeValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema, false);
 /** Bodies also refuse lone surrogates in every string and key, wherever they are (`unicode`). */
 export const bodyValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema, true);
 export const queryValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(queries, schema, false);

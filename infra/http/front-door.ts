@@ -13,6 +13,7 @@ import { requestEnvelope, type CompletedRequest } from './request-envelope.js';
 import { authenticate, type KeyLookup } from './authenticate.js';
 import { rateBrake, type RateLimits } from './rate-brake.js';
 import { routeGuard } from './route-guard.js';
+import { logAppErrors } from './client-abort.js';
 
 export interface FrontDoorOptions {
   log: Logger;
@@ -38,6 +39,7 @@ export function frontDoor(door: DoorRoutes, options: FrontDoorOptions): Koa<Door
   const hops = options.trustedProxyHops ?? 0;
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
+  logAppErrors(app, options.log);
   app.use(
     requestEnvelope({
       log: options.log,

@@ -124,7 +124,7 @@ export function buildCommandApp(
   routes: Record<string, WriteHandler>,
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
-  return buildDoorApp(parts, commandDoor({ deps, routes }), hooks);
+  return buildDoorApp(parts, commandDoor({ deps, routes, bodies: parts.config.bodies }), hooks);
 }
 
 /** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */

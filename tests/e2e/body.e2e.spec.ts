@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { DISCARD_BYTES } from '../../command-api/json-body.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
-import { upload } from '../support/upload.js';
+import { holdUpload, upload, type UploadAnswer } from '../support/upload.js';
+import { within, until } from '../support/deadline.js';
+import { portOf } from '../../infra/gateway.js';
+import { parsePrometheus } from '../support/prometheus.js';
+import pino from 'pino';
 
 /** A body sent in chunks without Content-Length, so only the count of bytes read can refuse it. */
 function chunked(url: string, key: string, bytes: number): Promise<{ status: number; body: string }> {
@@ -209,5 +213,204 @@ describe('oversized bodies: a client still uploading reads the 413 problem', () 
     expectProblem(result.answer!.status, result.answer!.headers['content-type'], result.answer!.body);
     expect(result.error, 'the connection is cut').to.be.a('string');
     expect(result.written).to.be.above(DISCARD_BYTES).and.below(bytes);
+  });
+});
+
+type Problem = {
+  status: number;
+  title: string;
+  detail?: string;
+  errors?: { field: string; code: string; message: string }[];
+  errors_truncated?: boolean;
+};
+
+/** What a bad body may cost (DECISIONS.md, "Cost of a bad body"): the answer, the parse, the wait, the uploads. */
+describe('the cost of a bad body', () => {
+  let t: TestService;
+  let p: Partner;
+  let other: Partner;
+  let head: number;
+  before(async () => {
+    t = await startTestService({ BODY_DEADLINE_MS: '1000', UPLOADS_PER_KEY: '2', UPLOADS_PER_ADDRESS: '3' });
+    p = await t.partner();
+    other = await t.key(p.partnerId, 'live');
+    expect((await p.api.put('/stores/loja-d', storeBody())).status).to.equal(200);
+    head = await t.service.events.headPosition();
+  });
+  after(async () => t.close());
+  afterEach(async () => {
+    expect(await t.service.events.headPosition(), 'nothing is written').to.equal(head);
+  });
+
+  const json = { 'Content-Type': 'application/json' };
+  const send = async (method: string, route: string, body: string) => {
+    const r = await p.api.request(method, route, { body, headers: json });
+    return { status: r.status, body: r.body as Problem, bytes: Buffer.byteLength(JSON.stringify(r.body)) };
+  };
+  /** `count` fields no contract has, as JSON members (`"extra_0001":1,…`). */
+  const unknownFields = (count: number) =>
+    Array.from({ length: count }, (_, i) => `"extra_${String(i).padStart(4, '0')}":${i}`).join(',');
+
+  it('lists at most 100 errors, then says errors_truncated: a 2.8 MB batch of unknown fields gets a small 422', async () => {
+    const product = JSON.stringify(productBody('loja-d')).slice(1, -1);
+    const items = Array.from(
+      { length: 1000 },
+      (_, i) => `{"op":"upsert","sku":"s-${i}","product":{${product},${unknownFields(150)}},${unknownFields(10)}}`,
+    );
+    const body = `{"items":[${items.join(',')}]}`;
+    expect(body.length)
+      .to.be.above(2.5 * 1024 * 1024)
+      .and.below(5 * 1024 * 1024);
+    const r = await send('POST', '/products/batch', body);
+    expect(r.status).to.equal(422);
+    expect(r.bytes, 'the answer is small').to.be.below(64 * 1024);
+    expect(r.body.errors_truncated).to.equal(true);
+    expect(r.body.errors).to.have.length(100);
+    const perItem = new Map<string, number>();
+    for (const e of r.body.errors!) {
+      expect(e.code).to.equal('unknown_field');
+      const item = /^items\[(\d+)\]/.exec(e.field)![1];
+      perItem.set(item, (perItem.get(item) ?? 0) + 1);
+    }
+    expect(Math.max(...perItem.values()), 'at most 20 a batch item').to.equal(20);
+    expect([...perItem.keys()]).to.deep.equal(['0', '1', '2', '3', '4']);
+  });
+
+  it('cuts the errors of one body at 100 too, and says so in its detail', async () => {
+    const product = JSON.stringify(productBody('loja-d')).slice(1, -1);
+    const r = await send('PUT', '/products/sku-many', `{${product},${unknownFields(3000)}}`);
+    expect(r.status).to.equal(422);
+    expect(r.body.errors).to.have.length(100);
+    expect(r.body.errors_truncated).to.equal(true);
+    expect(r.body.detail).to.match(/first 100/);
+    const few = await send('PUT', '/products/sku-many', `{${product},${unknownFields(3)}}`);
+    expect(few.body.errors).to.have.length(3);
+    expect(few.body).to.not.have.property('errors_truncated');
+  });
+
+  it('refuses JSON nested deeper than 64 levels with 422 json, before parsing it', async () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const deep = await send('POST', '/products/batch', `{"items":${nested(64)}}`);
+    expect(deep.status).to.equal(422);
+    expect(deep.body.errors).to.deep.equal([
+      { field: '', code: 'json', message: 'The body nests arrays and objects more than 64 levels deep.' },
+    ]);
+    // 64 levels are read and validated as any other body; brackets inside strings do not count.
+    const fine = await send('POST', '/products/batch', `{"items":${nested(63)},"x":"${'['.repeat(100)}"}`);
+    expect(fine.status).to.equal(422);
+    expect(fine.body.errors!.map((e) => e.code)).to.not.include('json');
+    const brackets = await send('POST', '/products/batch', '['.repeat(4.8 * 1024 * 1024));
+    expect(brackets.status).to.equal(422);
+    expect(brackets.body.errors).to.deep.equal(deep.body.errors);
+  });
+
+  const auth = () => ({ Authorization: `Bearer ${p.key}`, 'Content-Type': 'application/json' });
+  const expectProblem = (answer: UploadAnswer | undefined, status: number): Problem => {
+    expect(answer, 'an answer').to.not.equal(undefined);
+    expect(answer!.status, answer!.body).to.equal(status);
+    expect(answer!.headers['content-type']).to.match(/^application\/problem\+json/);
+    return JSON.parse(answer!.body) as Problem;
+  };
+
+  it('answers 408 to a body that has not arrived within the deadline after its headers (BODY_DEADLINE_MS)', async function () {
+    // nginx reads the whole body before it passes a request on (its own client_body_timeout): embedded only.
+    if (process.env.TOPOLOGY === 'multi') this.skip();
+    const body = JSON.stringify(productBody('loja-d'));
+    const stalled = holdUpload({
+      method: 'PUT',
+      url: `${t.api}/products/sku-slow`,
+      headers: auth(),
+      body,
+      sent: body.length >> 1,
+    });
+    const problem = expectProblem(await within(stalled.answer, 30_000, 'the 408'), 408);
+    expect(problem).to.include({ title: 'Request Timeout', status: 408 });
+    expect(problem.detail).to.match(/within 1 s/);
+    stalled.abort();
+  });
+
+  it('answers 429 with Retry-After past the uploads in flight of a key (2 here) or of an address (3 here)', async function () {
+    if (process.env.TOPOLOGY === 'multi') this.skip();
+    const body = JSON.stringify(productBody('loja-d'));
+    const hold = (key: string, sku: string) =>
+      holdUpload({
+        method: 'PUT',
+        url: `${t.api}/products/${sku}`,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body,
+        sent: 10,
+      });
+    /** A whole body that is invalid (`{}`): 422 while a place is free, 429 once the held uploads take them all. */
+    const probe = async (key: string) =>
+      (
+        await fetch(`${t.api}/products/sku-probe`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: '{}',
+        })
+      ).status;
+    // BODY_DEADLINE_MS is 1 s here: each held upload is answered 408 after it; held ones are opened until 429.
+    const held = [hold(p.key, 'sku-h1'), hold(p.key, 'sku-h2')];
+    await until(async () => (await probe(p.key)) === 429, 30_000, "the key's uploads in flight are full", 20);
+    const refused = await fetch(`${t.api}/products/sku-probe`, { method: 'PUT', headers: auth(), body: '{}' });
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.equal('1');
+    expect(((await refused.json()) as Problem).detail).to.match(/at most 2 per key/);
+    // Another key from the same address has one place left (3 per address), then none.
+    expect(await probe(other.key)).to.equal(422);
+    held.push(hold(other.key, 'sku-h3'));
+    await until(async () => (await probe(other.key)) === 429, 30_000, "the address's uploads in flight are full", 20);
+    for (const h of held) h.abort();
+    await until(async () => (await probe(p.key)) === 422, 30_000, 'places freed once the uploads end', 20);
+  });
+});
+
+describe('a client that goes away mid-request', () => {
+  const lines: { level: number; msg: string; status?: number }[] = [];
+  let t: TestService;
+  let p: Partner;
+  before(async function () {
+    if (process.env.TOPOLOGY === 'multi') this.skip(); // the log and metrics of the embedded service
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    t = await startTestService({ UPLOADS_PER_KEY: '1' }, undefined, { log });
+    p = await t.partner();
+  });
+  after(async () => t?.close());
+
+  it('is logged at info, not as an error, and counted 499, never 500, in /metrics', async () => {
+    const body = JSON.stringify(productBody('loja-x'));
+    const upload = holdUpload({
+      method: 'PUT',
+      url: `${t.api}/products/sku-gone`,
+      headers: { Authorization: `Bearer ${p.key}`, 'Content-Type': 'application/json' },
+      body,
+      sent: 20,
+    });
+    const metrics = async () => {
+      const r = await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/metrics`);
+      return parsePrometheus(await r.text());
+    };
+    const counted = (status: string) =>
+      metrics().then((m) =>
+        m.value('pc_http_requests_total', { door: 'command', method: 'PUT', route: '/products/:sku', status }),
+      );
+    // The door is reading the body once a second upload of the key is refused (one upload in flight per key here).
+    const probe = async () =>
+      (
+        await fetch(`${t.api}/products/sku-probe`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${p.key}`, 'Content-Type': 'application/json' },
+          body: '{}',
+        })
+      ).status;
+    await until(async () => (await probe()) === 429, 30_000, 'the upload being read', 20);
+    upload.abort();
+    await until(async () => (await counted('499')) === 1, 30_000, 'the abort counted', 20);
+    expect(await counted('500')).to.equal(undefined);
+    expect(
+      lines.filter((l) => l.level >= 50),
+      JSON.stringify(lines.filter((l) => l.level >= 50)),
+    ).to.deep.equal([]);
+    expect(lines.some((l) => l.level === 30 && l.msg === 'client closed the request')).to.equal(true);
   });
 });
