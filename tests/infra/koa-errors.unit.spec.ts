@@ -36,7 +36,8 @@ describe('Koa errors go to the JSON log', () => {
     const printed: unknown[] = [];
     const consoleError = console.error;
     console.error = (...args: unknown[]) => void printed.push(args);
-    const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
+    const handle = app.callback();
+    const server = http.createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1');
     try {
       await new Promise((resolve) => server.once('listening', resolve));
       const port = (server.address() as { port: number }).port;
