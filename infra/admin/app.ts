@@ -3,7 +3,7 @@
  * guarded by `Authorization: Bearer <ADMIN_TOKEN>`. Each write waits until the projections have applied it, so a
  * key issued here works on the very next call.
  */
-import { isClientAbort, logAppErrors } from '../http/client-abort.js';
+import { CLIENT_CLOSED, isClientAbort, logAppErrors, logClientGone } from '../http/client-abort.js';
 import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../shared-schema/json.js';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
@@ -113,13 +113,11 @@ export function createAdminApi(options: AdminOptions): Koa {
       // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
       if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
     } catch (err) {
-      const problem = err instanceof ProblemError ? err : exposedProblem(err);
-      if (!problem && isClientAbort(err, ctx.req)) {
-        options.log.info(
-          { request_id: requestId, err: { message: (err as Error).message } },
-          'client closed the request',
-        );
-      } else if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
+      const gone = !(err instanceof ProblemError) && isClientAbort(err, ctx.req);
+      const problem =
+        err instanceof ProblemError ? err : gone ? new ProblemError(CLIENT_CLOSED, []) : exposedProblem(err);
+      if (gone) logClientGone(options.log, err, { request_id: requestId });
+      else if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
       const answer = problem ?? new ProblemError(500, [], 'Internal error.');
       ctx.status = answer.status;
       for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);

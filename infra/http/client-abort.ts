@@ -26,14 +26,18 @@ export function isClientAbort(err: unknown, req?: http.IncomingMessage): boolean
   return req !== undefined && req.destroyed && !req.complete;
 }
 
+/** A client that went away, logged at info without a stack: nothing of ours failed. */
+export function logClientGone(log: Logger, err: unknown, fields: Record<string, unknown> = {}): void {
+  log.info({ ...fields, err: { message: (err as Error | null)?.message } }, 'client closed the request');
+}
+
 /**
  * Koa's own error printer (used when an app has no 'error' listener) writes stack traces to stderr, outside the
  * JSON log: every Koa app reports through pino instead, a client abort at info.
  */
 export function logAppErrors(app: EventEmitter, log: Logger): void {
   app.on('error', (err: unknown, ctx?: { req?: http.IncomingMessage }) => {
-    if (isClientAbort(err, ctx?.req))
-      log.info({ err: { message: (err as Error)?.message } }, 'client closed the request');
+    if (isClientAbort(err, ctx?.req)) logClientGone(log, err);
     else log.error({ err }, 'unhandled error');
   });
 }

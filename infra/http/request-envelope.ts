@@ -4,7 +4,7 @@
  * never change the answer).
  */
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED, isClientAbort } from './client-abort.js';
+import { CLIENT_CLOSED, isClientAbort, logClientGone } from './client-abort.js';
 import { ProblemError, notFound } from '../../shared-schema/problems.js';
 import { newRequestId } from '../../shared-schema/ids.js';
 import type { Caller, DoorContext, DoorMiddleware, DoorState, Next } from '../../shared-schema/http/context.js';
@@ -116,7 +116,7 @@ class RequestState implements DoorState {
 function toProblem(err: unknown, ctx: DoorContext): ProblemError {
   if (err instanceof ProblemError) return err;
   if (isClientAbort(err, ctx.req)) {
-    ctx.state.log.info({ err: { message: (err as Error).message } }, 'client closed the request');
+    logClientGone(ctx.state.log, err);
     return new ProblemError(CLIENT_CLOSED, [], 'The client closed the connection before the answer.');
   }
   const e = err as { status?: number; expose?: boolean; message?: string };
