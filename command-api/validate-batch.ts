@@ -5,13 +5,7 @@
  * MAX_ITEM_ERRORS are listed per item and MAX_FIELD_ERRORS in all: there the check stops, and the problem says
  * `errors_truncated`.
  */
-import {
-  bodyValidator,
-  joinPath,
-  shapeValidator,
-  uniqueFieldErrors,
-  unicodeErrors,
-} from '../shared-schema/validation.js';
+import { bodyValidator, shapeValidator, uniqueFieldErrors, unicodeErrors } from '../shared-schema/validation.js';
 import { BatchItemShape, BatchTopShape, MAX_BATCH_ITEMS } from '../shared-schema/schemas/batch.js';
 import type { BatchItem } from '../shared-schema/events/job.js';
 import {
@@ -35,7 +29,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The errors of one item, its paths under `items[i]`; the item check also finds a lone surrogate of its product. */
 function itemErrors(item: unknown, i: number, now: Date): FieldError[] {
   const at = `items[${i}]`;
-  const errors = itemShape(item).map((e) => ({ ...e, field: joinPath(at, e.field) }));
+  const errors = itemShape(item, at);
   if (isObject(item) && 'product' in item) {
     const product = `${at}.product`;
     if (item.op === 'delete') {

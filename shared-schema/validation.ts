@@ -101,9 +101,9 @@ export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(t
 /**
  * `unicode` for every string value and every key of `value` that holds a lone surrogate (`"\ud800"` sent as a JSON
  * escape: UTF-8 cannot carry it, so BSON would store U+FFFD and the text would change on the way to MongoDB).
- * Iterative, so a deeply nested body cannot exhaust the stack.
+ * Iterative, so a deeply nested body cannot exhaust the stack. `prefix` places the paths (`items[3]`).
  */
-export function unicodeErrors(value: unknown): FieldError[] {
+export function unicodeErrors(value: unknown, prefix = ''): FieldError[] {
   const errors: FieldError[] = [];
   // Each entry links to its parent instead of copying the path: a body nested 100 000 deep costs a step per level,
   // not a copy of the whole path per level. A path is spelled out only for an error.
@@ -118,7 +118,7 @@ export function unicodeErrors(value: unknown): FieldError[] {
     const [node, at] = stack.pop()!;
     if (typeof node === 'string') {
       if (hasLoneSurrogate(node)) {
-        const field = formatPath(pathOf(at));
+        const field = joinPath(prefix, formatPath(pathOf(at)));
         errors.push({
           field,
           code: 'unicode',
@@ -133,7 +133,7 @@ export function unicodeErrors(value: unknown): FieldError[] {
         const key = keys[i];
         const child: At = { segment: key, parent: at };
         if (hasLoneSurrogate(key)) {
-          const field = formatPath(pathOf(child));
+          const field = joinPath(prefix, formatPath(pathOf(child)));
           errors.push({
             field,
             code: 'unicode',
@@ -254,9 +254,9 @@ function boundMessage(e: ErrorObject, field: string): string {
   }
 }
 
-function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
+function toFieldError(e: ErrorObject, root: unknown, at: string): FieldError | null {
   const params = e.params as Record<string, unknown>;
-  const path = (child?: string) => jsonPath(e.instancePath, child, root);
+  const path = (child?: string) => joinPath(at, jsonPath(e.instancePath, child, root));
   if (e.propertyName !== undefined && e.keyword !== 'propertyNames') return keyError(e, path(e.propertyName));
   switch (e.keyword) {
     case 'propertyNames': // its failing subschema keywords are reported, on the key (above)
@@ -322,10 +322,14 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
  * MAX_FIELD_ERRORS (a problem lists no more, and says it was cut): a body of 100 000 unknown fields is not spelled
  * out 100 000 times.
  */
-export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root?: unknown): FieldError[] {
+export function toFieldErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  root?: unknown,
+  at = '',
+): FieldError[] {
   function* mapped(): Generator<FieldError> {
     for (const e of errors ?? []) {
-      const fe = toFieldError(e, root);
+      const fe = toFieldError(e, root, at);
       if (fe) yield fe;
     }
   }
@@ -350,17 +354,20 @@ export function uniqueFieldErrors(errors: Iterable<FieldError>, limit = Infinity
 }
 
 export interface Validator<T> {
-  /** Returns the field errors (empty when valid). Query validators coerce `value` in place. */
-  (value: unknown): FieldError[];
+  /**
+   * Returns the field errors (empty when valid), their paths and messages under `at` when given (`items[3]`: a part
+   * of a larger body). Query validators coerce `value` in place.
+   */
+  (value: unknown, at?: string): FieldError[];
   readonly schema: JsonSchema;
   readonly _type?: T;
 }
 
 function make<T>(ajv: Ajv, schema: JsonSchema, wellFormed: boolean): Validator<T> {
   const fn: ValidateFunction = ajv.compile(schema);
-  const v = ((value: unknown) => {
-    const errors = fn(value) ? [] : toFieldErrors(fn.errors, value);
-    return wellFormed ? uniqueFieldErrors([...errors, ...unicodeErrors(value)]) : errors;
+  const v = ((value: unknown, at = '') => {
+    const errors = fn(value) ? [] : toFieldErrors(fn.errors, value, at);
+    return wellFormed ? uniqueFieldErrors([...errors, ...unicodeErrors(value, at)]) : errors;
   }) as Validator<T>;
   (v as { schema: JsonSchema }).schema = schema;
   return v;

@@ -274,6 +274,8 @@ describe('the cost of a bad body', () => {
     }
     expect(Math.max(...perItem.values()), 'at most 20 a batch item').to.equal(20);
     expect([...perItem.keys()]).to.deep.equal(['0', '1', '2', '3', '4']);
+    expect(r.body.errors![0]).to.include({ field: 'items[0].extra_0000', code: 'unknown_field' });
+    expect(r.body.errors![0].message).to.match(/^items\[0\]\.extra_0000 is not a field/);
   });
 
   it('cuts the errors of one body at 100 too, and says so in its detail', async () => {
