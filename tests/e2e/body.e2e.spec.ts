@@ -329,6 +329,16 @@ describe('the cost of a bad body', () => {
     expect(problem).to.include({ title: 'Request Timeout', status: 408 });
     expect(problem.detail).to.match(/within 1 s/);
     stalled.abort();
+    // A batch has twice as long.
+    const batch = holdUpload({
+      method: 'POST',
+      url: `${t.api}/products/batch`,
+      headers: auth(),
+      body: JSON.stringify({ items: [{ op: 'delete', sku: 'sku-slow' }] }),
+      sent: 5,
+    });
+    expect(expectProblem(await within(batch.answer, 30_000, 'the 408 of a batch'), 408).detail).to.match(/within 2 s/);
+    batch.abort();
   });
 
   it('answers 429 with Retry-After past the uploads in flight of a key (2 here) or of an address (3 here)', async function () {
