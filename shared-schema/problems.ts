@@ -85,7 +85,7 @@ export class ProblemError extends Error {
 function summary(status: number, errors: readonly FieldError[], truncated: boolean): string | undefined {
   if (status !== 422 || errors.length === 0) return undefined;
   if (truncated) {
-    return `More than ${errors.length} problems; errors lists the first ${errors.length}: correct them and send the body again to see the rest.`;
+    return `errors lists the first ${errors.length} problems found, where the check stopped: correct them and send the body again to find any others.`;
   }
   const fields = [...new Set(errors.map((e) => e.field || '(the body)'))];
   const named =
