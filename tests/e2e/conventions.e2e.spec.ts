@@ -77,7 +77,7 @@ describe('conventions of every route (HTTP)', function () {
 
     it('opens every problem type without a key: an HTML page by default, JSON on Accept: application/json', async () => {
       const anon = t.as('');
-      for (const status of [401, 403, 404, 405, 409, 413, 422, 429, 500, 503]) {
+      for (const status of [401, 403, 404, 405, 408, 409, 413, 422, 429, 500, 503]) {
         const html = await anon.get(`/problemas/${status}`, { Authorization: '' });
         expect(html.status, String(status)).to.equal(200);
         expect(html.headers.get('content-type')).to.match(/^text\/html/);
