@@ -78,25 +78,18 @@ export class BodyReader {
     }
   }
 
-  /** The body, holding a place among the uploads in flight of its key and address while it arrives. */
+  /**
+   * The body, holding a place among the uploads in flight of its key and address while it arrives. A body already
+   * received whole (most: a few KB come with their headers) is no upload in flight: it holds no place, and is never
+   * refused for want of one, however many arrive at once.
+   */
   private async receive(ctx: DoorContext, limit: number, deadlineMs: number): Promise<Buffer | undefined> {
     const req = ctx.req;
     if (req.readableEnded) return Buffer.alloc(0);
     const key = ctx.state.caller?.keyId ?? '';
     const address = ctx.ip;
-    const byKey = this.perKey.take(key);
-    const byAddress = byKey && this.perAddress.take(address);
-    if (!byKey || !byAddress) {
-      if (byKey) this.perKey.give(key);
-      const bound = byKey
-        ? `${this.rules.uploadsPerAddress} per client address`
-        : `${this.rules.uploadsPerKey} per key`;
-      // The body is not read: the connection is closed behind the answer, so the refused upload holds nothing.
-      throw new ProblemError(429, [], `Too many uploads in flight: at most ${bound}. Send it again once one ends.`, {
-        'Retry-After': '1',
-        Connection: 'close',
-      });
-    }
+    const uploading = !req.complete;
+    if (uploading) this.takePlaces(key, address);
     try {
       const body = await readBody(req, limit, deadlineMs);
       if (body === 'late') {
@@ -106,9 +99,30 @@ export class BodyReader {
       }
       return body;
     } finally {
-      this.perKey.give(key);
-      this.perAddress.give(address);
+      if (uploading) {
+        this.perKey.give(key);
+        this.perAddress.give(address);
+      }
     }
+  }
+
+  /** A place among the uploads in flight of the key and of the address, or 429. */
+  private takePlaces(key: string, address: string): void {
+    if (!this.perKey.take(key)) {
+      throw this.refuseUpload(`${this.rules.uploadsPerKey} per key`);
+    }
+    if (!this.perAddress.take(address)) {
+      this.perKey.give(key);
+      throw this.refuseUpload(`${this.rules.uploadsPerAddress} per client address`);
+    }
+  }
+
+  /** The body is not read: the connection is closed behind the answer, so the refused upload holds nothing. */
+  private refuseUpload(bound: string): ProblemError {
+    return new ProblemError(429, [], `Too many uploads in flight: at most ${bound}. Send it again once one ends.`, {
+      'Retry-After': '1',
+      Connection: 'close',
+    });
   }
 }
 
