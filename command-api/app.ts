@@ -7,7 +7,7 @@ import { callerOf, tenantKey, type DoorContext, type DoorRoutes } from '../share
 import { pathParamErrors, writeQueryErrors } from '../shared-schema/http/parameters.js';
 import { Idempotency, type StoredResponse } from './idempotency.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
-import { BODY_LIMITS, readJsonBody } from './json-body.js';
+import { BODY_LIMITS, BodyReader, type BodyRules } from './json-body.js';
 import { metadata, type CommandDeps } from './services/context.js';
 import { registerStore } from './services/stores.js';
 import { patchProduct, removeProduct, upsertProduct } from './services/products.js';
@@ -57,18 +57,23 @@ export const coreWriteRoutes: Record<string, WriteHandler> = {
 export interface CommandDoorOptions {
   deps: CommandDeps;
   routes: Record<string, WriteHandler>;
+  /** Default: BODY_RULES. */
+  bodies?: BodyRules;
 }
 
 export function commandDoor(options: CommandDoorOptions): DoorRoutes {
   const { deps } = options;
   const idempotency = new Idempotency(deps.reads, deps.clock);
+  const bodies = new BodyReader(options.bodies);
   return {
     routes: async (ctx: DoorContext) => {
       const route = ctx.state.route;
       const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
       if (!route || !handler) throw notFound('No such resource.');
-      const limit = route.path === '/products/batch' ? BODY_LIMITS.batch : BODY_LIMITS.default;
-      const body = route.method === 'DELETE' ? undefined : await readJsonBody(ctx, limit);
+      // A batch may be five times larger than any other body, and takes twice as long to arrive.
+      const batch = route.path === '/products/batch';
+      const limit = batch ? BODY_LIMITS.batch : BODY_LIMITS.default;
+      const body = route.method === 'DELETE' ? undefined : await bodies.read(ctx, limit, batch ? 2 : 1);
       const requestErrors = [...pathParamErrors(ctx.state.params), ...writeQueryErrors(ctx.query)];
       if (requestErrors.length > 0) throw invalid(requestErrors);
       let position: number | undefined;

@@ -5,10 +5,14 @@
  * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
  * PROJECTION_THREAD=on|off (default on: the embedded service runs its projections on a thread of their own).
  * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
+ * BODY_DEADLINE_MS (100 to 600,000, default 30,000): a write's body must arrive within this of its headers (a batch
+ * within twice this), else 408. UPLOADS_PER_KEY / UPLOADS_PER_ADDRESS (default 8 / 16): bodies still arriving at once
+ * per API key and per client address at one command door; one more is answered 429 (docs/adr/new-uploads-in-flight.md).
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
 import type { CoverFetcherOptions } from './cover/cover-fetcher.js';
+import { BODY_RULES, type BodyRules } from '../command-api/json-body.js';
 
 /** One operator's admin token and the name recorded as the actor of what it does. */
 export interface NamedAdminToken {
@@ -64,6 +68,8 @@ export interface Config {
    * the client address of the per-address rate brakes is the entry the last of them added, never one a client wrote.
    */
   trustedProxyHops: number;
+  /** BODY_DEADLINE_MS, UPLOADS_PER_KEY, UPLOADS_PER_ADDRESS: what a write's body may cost besides its size. */
+  bodies: BodyRules;
   clock: 'system' | 'manual';
   production: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -217,6 +223,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: publicBase,
     rateLimits: { write: positive('RATE_LIMIT_WRITES', 600), read: positive('RATE_LIMIT_READS', 1200) },
     trustedProxyHops: integer('TRUSTED_PROXY_HOPS', 0, 0, 5),
+    bodies: {
+      deadlineMs: integer('BODY_DEADLINE_MS', BODY_RULES.deadlineMs, 100, 600_000),
+      uploadsPerKey: integer('UPLOADS_PER_KEY', BODY_RULES.uploadsPerKey, 1, 10_000),
+      uploadsPerAddress: integer('UPLOADS_PER_ADDRESS', BODY_RULES.uploadsPerAddress, 1, 10_000),
+    },
     logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
     clock,
     production,

@@ -79,10 +79,19 @@ function swaggerUiFile(name: string): string {
 }
 
 /** Every documentation path (under `/docs/`, as DOCUMENTATION_PATHS names them) with its answer. */
+/**
+ * The pages' policy: the doors' own (infra/gateway.ts SECURITY_HEADERS) allows no script and no stylesheet file;
+ * these pages run our own script files and stylesheets, fetch the OpenAPI document, and still run nothing inline.
+ */
+export const DOCUMENTATION_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_HEADERS = { 'Content-Security-Policy': DOCUMENTATION_CSP };
+
 export function documentationPages(apiBaseUrl: string): Record<string, PublicDocument> {
   return {
-    '/docs/guia.html': { type: HTML, body: guideHtml(apiBaseUrl) },
-    '/docs/api.html': { type: HTML, body: VIEWER_PAGE },
+    '/docs/guia.html': { type: HTML, body: guideHtml(apiBaseUrl), headers: PAGE_HEADERS },
+    '/docs/api.html': { type: HTML, body: VIEWER_PAGE, headers: PAGE_HEADERS },
     '/docs/api-init.js': { type: JS, body: VIEWER_INIT },
     '/docs/swagger-ui-bundle.js': { type: JS, body: swaggerUiFile('swagger-ui-bundle.js') },
     '/docs/swagger-ui.css': { type: CSS, body: swaggerUiFile('swagger-ui.css') },

@@ -23,6 +23,20 @@ export function gatewayHandler(command: Handler, query: Handler, redirect?: Hand
   };
 }
 
+/**
+ * Headers of every answer of every door (partner API, shopper pages, redirector, admin API), set before any handler
+ * runs (DECISIONS.md, "Security headers"). The policy is for the HTML pages (SHOPPER.md, problem pages): no script
+ * at all, styles inline (the pages carry their CSS in a <style> element and `style` attributes: no script can run
+ * from a style), images from https (partners' covers) or our own origin, forms only to our own origin, and never in
+ * a frame. On a JSON answer it costs nothing and protects a browser that opens one.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy':
+    "default-src 'none'; img-src 'self' https:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+};
+
 /** Responses not yet finished, per server: a closing server tells their clients to drop the connection. */
 const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
 const closing = new WeakSet<http.Server>();
@@ -83,6 +97,7 @@ export async function listen(
 ): Promise<http.Server> {
   const active = new Set<http.ServerResponse>();
   const server = http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     if (closing.has(server)) res.setHeader('Connection', 'close');
     active.add(res);
     res.once('close', () => active.delete(res));

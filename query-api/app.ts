@@ -42,6 +42,8 @@ export interface PublicDocument {
   body: string;
   /** The same document as JSON, for a client that prefers `application/json` (problem pages). */
   json?: string;
+  /** Headers of its own, over the doors' defaults (a page that runs our own scripts needs its own policy). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface QueryDoorOptions {
@@ -72,6 +74,7 @@ export function queryDoor(options: QueryDoorOptions): DoorRoutes {
         ctx.type = asJson ? 'application/json' : doc.type;
         ctx.body = asJson ? doc.json : doc.body;
         if (doc.json !== undefined) ctx.vary('Accept');
+        if (doc.headers) ctx.set(doc.headers);
         return;
       }
       const route = ctx.state.route;

@@ -2,6 +2,7 @@
  * The one-file integration guide served at `{base_url}/guia.md`: what a partner's engineer needs to integrate,
  * with curl examples. Markdown in a template literal (backticks escaped) so that the build ships it.
  */
+import { MAX_FIELD_ERRORS, MAX_ITEM_ERRORS } from './problems.js';
 import { PROBLEM_PAGES } from './problem-pages.js';
 import { CONTRACT_VERSION } from './openapi.js';
 import {
@@ -90,7 +91,8 @@ curl -s "$BASE/me" -H "Authorization: Bearer $API_KEY"
    "request_id":"req_…","errors":[{"field":"items[3].unit_price_cents","code":"maximum","message":"…"}]}
   \`\`\`
 
-  \`errors\` lists every invalid field at once; \`field\` is a JSON path (\`""\` means the whole body). Fix them all
+  \`errors\` lists every invalid field at once, up to ${MAX_FIELD_ERRORS} (a batch: up to ${MAX_ITEM_ERRORS} per item; past that the problem says
+  \`"errors_truncated": true\`); \`field\` is a JSON path (\`""\` means the whole body). Fix them all
   before repeating: an identical repeat gets the same answer. The \`type\` opens, without a key, a short page on
   when that status is answered and what to do: ${PROBLEM_LINKS}.
 - **Request id**: every answer carries \`X-Request-Id\` (also in the problem's \`request_id\`). Quote it to support.

@@ -38,3 +38,38 @@ export function canonicalJson(value: unknown): string {
   }
   return out.join('');
 }
+
+/** JSON nested deeper than this is refused before it is parsed (DECISIONS.md, "Cost of a bad body"). */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * True when `raw` (JSON text as UTF-8) opens more than `max` arrays or objects inside one another, counted on the
+ * bytes, brackets inside strings left out, before any parse: JSON.parse of 5 MB of `[` holds the event loop for
+ * more than half a second and builds a value nothing can walk with recursion. Stops at the first level past `max`.
+ * Text that is not JSON is left to the parser to refuse.
+ */
+export function jsonDeeperThan(raw: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i];
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) {
+      inString = true;
+    } else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return false;
+}

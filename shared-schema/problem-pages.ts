@@ -3,7 +3,8 @@
  * saying when the service answers it and what the client does next (the contract's "client handling"). HTML by
  * default, JSON when the client prefers `application/json`.
  */
-import { titleOf } from './problems.js';
+import { MAX_FIELD_ERRORS, MAX_ITEM_ERRORS, titleOf } from './problems.js';
+import { MAX_JSON_DEPTH } from './json.js';
 
 interface ProblemPage {
   when: string;
@@ -35,8 +36,9 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
     what_to_do: 'Use one of the methods of the `Allow` header.',
   },
   408: {
-    when: 'The request line and headers did not arrive within 66 seconds.',
-    what_to_do: 'Repeat the call with the same `Idempotency-Key`; nothing was written.',
+    when: 'The request line and headers did not arrive within 66 seconds, or the request body did not arrive within 30 s of its headers (60 s for `POST /products/batch`): nothing was written, and the connection is closed.',
+    what_to_do:
+      'Repeat on a new connection with the same `Idempotency-Key`; send the body at once after the headers, and split a batch that your link cannot upload in time.',
   },
   409: {
     when: 'A conversion event conflicts with what the order already holds (`event_conflict`, `order_conflict`, `payment_required`, `invalid_transition`), a SKU was sent with another store (`sku_store_conflict`), or a request with the same `Idempotency-Key` is still running (`idempotency_in_flight`).',
@@ -48,11 +50,12 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
     what_to_do: 'Split the batch into smaller ones (1 to 1000 items, at most 5 MB each).',
   },
   422: {
-    when: 'The body or the query is invalid: `errors` lists every invalid field at once, each with `field` (a JSON path such as `items[3].unit_price_cents`), `code` and `message`. Also a reused `Idempotency-Key` with another route or body, an invalid cursor, and `invalid_attribution` on conversions.',
-    what_to_do: 'Correct every field listed in `errors` before repeating: an identical repeat gives the same answer.',
+    when: `The body or the query is invalid: \`errors\` lists every invalid field at once, each with \`field\` (a JSON path such as \`items[3].unit_price_cents\`), \`code\` and \`message\`, up to ${MAX_FIELD_ERRORS} (a batch: up to ${MAX_ITEM_ERRORS} per item); past that the problem says \`errors_truncated: true\`. JSON nested deeper than ${MAX_JSON_DEPTH} levels is \`json\` on \`""\`. Also a reused \`Idempotency-Key\` with another route or body, an invalid cursor, and \`invalid_attribution\` on conversions.`,
+    what_to_do:
+      'Correct every field listed in `errors` before repeating: an identical repeat gives the same answer. With `errors_truncated`, more may follow once those are corrected.',
   },
   429: {
-    when: 'The rate brake of the key: 600 writes and 1200 reads per minute (a batch counts as one write). Outside `/v1`, the brake per client address: 120 searches and 60 recorded clicks per minute.',
+    when: 'The rate brake of the key: 600 writes and 1200 reads per minute (a batch counts as one write); or too many bodies still uploading at once (8 per key, 16 per client address). Outside `/v1`, the brake per client address: 120 searches and 60 recorded clicks per minute.',
     what_to_do: 'Wait the seconds of the `Retry-After` header, then repeat.',
   },
   431: {

@@ -19,7 +19,16 @@ export interface ProblemBody {
   detail?: string;
   request_id?: string;
   errors?: FieldError[];
+  /** True when more was wrong than `errors` lists (it holds at most MAX_FIELD_ERRORS). */
+  errors_truncated?: boolean;
 }
+
+/**
+ * A problem lists at most this many field errors (a batch at most MAX_ITEM_ERRORS per item): past it the answer says
+ * `errors_truncated: true`. Validators stop there too, so a body full of mistakes costs no more than a short one.
+ */
+export const MAX_FIELD_ERRORS = 100;
+export const MAX_ITEM_ERRORS = 20;
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -33,6 +42,7 @@ const TITLES: Record<number, string> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
+  499: 'Client Closed Request',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',
@@ -40,14 +50,21 @@ const TITLES: Record<number, string> = {
 
 export class ProblemError extends Error {
   readonly expose = true;
+  readonly errors: FieldError[];
+  /** More errors were found (or left unsought) than `errors` holds. */
+  readonly truncated: boolean;
   constructor(
     readonly status: number,
-    readonly errors: FieldError[] = [],
+    errors: FieldError[] = [],
     readonly detail?: string,
     readonly headers: Record<string, string> = {},
+    truncated = false,
   ) {
-    super(detail ?? errors.map((e) => `${e.field}: ${e.code}`).join('; '));
+    const listed = errors.length > MAX_FIELD_ERRORS ? errors.slice(0, MAX_FIELD_ERRORS) : errors;
+    super(detail ?? listed.map((e) => `${e.field}: ${e.code}`).join('; '));
     this.name = 'ProblemError';
+    this.errors = listed;
+    this.truncated = truncated || listed.length < errors.length;
   }
 
   toBody(baseUrl: string, requestId?: string): ProblemBody {
@@ -56,17 +73,21 @@ export class ProblemError extends Error {
       title: titleOf(this.status),
       status: this.status,
     };
-    const detail = this.detail ?? summary(this.status, this.errors);
+    const detail = this.detail ?? summary(this.status, this.errors, this.truncated);
     if (detail) body.detail = detail;
     if (requestId) body.request_id = requestId;
     if (this.errors.length > 0) body.errors = this.errors;
+    if (this.truncated) body.errors_truncated = true;
     return body;
   }
 }
 
 /** A 422 without a detail of its own says, in one sentence, what its `errors` list. */
-function summary(status: number, errors: readonly FieldError[]): string | undefined {
+function summary(status: number, errors: readonly FieldError[], truncated: boolean): string | undefined {
   if (status !== 422 || errors.length === 0) return undefined;
+  if (truncated) {
+    return `errors lists the first ${errors.length} problems found, where the check stopped: correct them and send the body again to find any others.`;
+  }
   const fields = [...new Set(errors.map((e) => e.field || '(the body)'))];
   const named =
     fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
@@ -81,8 +102,9 @@ export function titleOf(status: number): string {
 
 export const fieldError = (field: string, code: string, message: string): FieldError => ({ field, code, message });
 
-/** 422 with every invalid field. */
-export const invalid = (errors: FieldError[]): ProblemError => new ProblemError(422, errors);
+/** 422 with every invalid field (up to MAX_FIELD_ERRORS; `truncated` when the validator stopped there). */
+export const invalid = (errors: FieldError[], truncated = false): ProblemError =>
+  new ProblemError(422, errors, undefined, {}, truncated);
 export const invalidField = (field: string, code: string, message: string): ProblemError =>
   new ProblemError(422, [fieldError(field, code, message)]);
 export const conflict = (field: string, code: string, message: string): ProblemError =>

@@ -12,7 +12,7 @@ import {
   TEXT_PATTERN,
   type JsonSchema,
 } from './schemas/common.js';
-import type { FieldError } from './problems.js';
+import { MAX_FIELD_ERRORS, type FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -111,9 +111,9 @@ export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(t
 /**
  * `unicode` for every string value and every key of `value` that holds a lone surrogate (`"\ud800"` sent as a JSON
  * escape: UTF-8 cannot carry it, so BSON would store U+FFFD and the text would change on the way to MongoDB).
- * Iterative, so a deeply nested body cannot exhaust the stack.
+ * Iterative, so a deeply nested body cannot exhaust the stack. `prefix` places the paths (`items[3]`).
  */
-export function unicodeErrors(value: unknown): FieldError[] {
+export function unicodeErrors(value: unknown, prefix = ''): FieldError[] {
   const errors: FieldError[] = [];
   // Each entry links to its parent instead of copying the path: a body nested 100 000 deep costs a step per level,
   // not a copy of the whole path per level. A path is spelled out only for an error.
@@ -128,7 +128,7 @@ export function unicodeErrors(value: unknown): FieldError[] {
     const [node, at] = stack.pop()!;
     if (typeof node === 'string') {
       if (hasLoneSurrogate(node)) {
-        const field = formatPath(pathOf(at));
+        const field = joinPath(prefix, formatPath(pathOf(at)));
         errors.push({
           field,
           code: 'unicode',
@@ -143,7 +143,7 @@ export function unicodeErrors(value: unknown): FieldError[] {
         const key = keys[i];
         const child: At = { segment: key, parent: at };
         if (hasLoneSurrogate(key)) {
-          const field = formatPath(pathOf(child));
+          const field = joinPath(prefix, formatPath(pathOf(child)));
           errors.push({
             field,
             code: 'unicode',
@@ -157,8 +157,8 @@ export function unicodeErrors(value: unknown): FieldError[] {
   return errors;
 }
 
-/** A body full of lone surrogates is refused on its first hundred; the rest would only lengthen the answer. */
-const MAX_UNICODE_ERRORS = 100;
+/** A body full of lone surrogates is refused on its first hundred (and one, so the problem says it was cut). */
+const MAX_UNICODE_ERRORS = MAX_FIELD_ERRORS + 1;
 
 /** The characters TEXT_PATTERN refuses, in a partner's words. */
 const REFUSED_CHARACTERS =
@@ -268,9 +268,9 @@ function boundMessage(e: ErrorObject, field: string): string {
   }
 }
 
-function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
+function toFieldError(e: ErrorObject, root: unknown, at: string): FieldError | null {
   const params = e.params as Record<string, unknown>;
-  const path = (child?: string) => jsonPath(e.instancePath, child, root);
+  const path = (child?: string) => joinPath(at, jsonPath(e.instancePath, child, root));
   if (e.propertyName !== undefined && e.keyword !== 'propertyNames') return keyError(e, path(e.propertyName));
   switch (e.keyword) {
     case 'propertyNames': // its failing subschema keywords are reported, on the key (above)
@@ -339,21 +339,34 @@ function toFieldError(e: ErrorObject, root: unknown): FieldError | null {
   }
 }
 
-/** `root` is the validated value: paths then tell array indexes from map keys made of digits. */
-export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root?: unknown): FieldError[] {
-  const out: FieldError[] = [];
-  for (const e of errors ?? []) {
-    const fe = toFieldError(e, root);
-    if (fe) out.push(fe);
+/**
+ * `root` is the validated value: paths then tell array indexes from map keys made of digits. Stops one past
+ * MAX_FIELD_ERRORS (a problem lists no more, and says it was cut): a body of 100 000 unknown fields is not spelled
+ * out 100 000 times.
+ */
+export function toFieldErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  root?: unknown,
+  at = '',
+): FieldError[] {
+  function* mapped(): Generator<FieldError> {
+    for (const e of errors ?? []) {
+      const fe = toFieldError(e, root, at);
+      if (fe) yield fe;
+    }
   }
-  return uniqueFieldErrors(out);
+  return uniqueFieldErrors(mapped(), MAX_FIELD_ERRORS + 1);
 }
 
-/** Each `field` + `code` once, first one kept (validators whose parts overlap, such as a batch and its products). */
-export function uniqueFieldErrors(errors: readonly FieldError[]): FieldError[] {
+/**
+ * Each `field` + `code` once, first one kept (validators whose parts overlap, such as a batch and its products), and
+ * at most `limit` of them.
+ */
+export function uniqueFieldErrors(errors: Iterable<FieldError>, limit = Infinity): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const fe of errors) {
+    if (out.length >= limit) break;
     const key = `${fe.field}\u0000${fe.code}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -363,22 +376,27 @@ export function uniqueFieldErrors(errors: readonly FieldError[]): FieldError[] {
 }
 
 export interface Validator<T> {
-  /** Returns the field errors (empty when valid). Query validators coerce `value` in place. */
-  (value: unknown): FieldError[];
+  /**
+   * Returns the field errors (empty when valid), their paths and messages under `at` when given (`items[3]`: a part
+   * of a larger body). Query validators coerce `value` in place.
+   */
+  (value: unknown, at?: string): FieldError[];
   readonly schema: JsonSchema;
   readonly _type?: T;
 }
 
 function make<T>(ajv: Ajv, schema: JsonSchema, wellFormed: boolean): Validator<T> {
   const fn: ValidateFunction = ajv.compile(schema);
-  const v = ((value: unknown) => {
-    const errors = fn(value) ? [] : toFieldErrors(fn.errors, value);
-    return wellFormed ? uniqueFieldErrors([...errors, ...unicodeErrors(value)]) : errors;
+  const v = ((value: unknown, at = '') => {
+    const errors = fn(value) ? [] : toFieldErrors(fn.errors, value, at);
+    return wellFormed ? uniqueFieldErrors([...errors, ...unicodeErrors(value, at)]) : errors;
   }) as Validator<T>;
   (v as { schema: JsonSchema }).schema = schema;
   return v;
 }
 
+/** A body's shape only: no `unicode` check (the caller checks the parts it takes apart). */
+export const shapeValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema, false);
 /** Bodies also refuse lone surrogates in every string and key, wherever they are (`unicode`). */
 export const bodyValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(bodies, schema, true);
 export const queryValidator = <T>(schema: JsonSchema): Validator<T> => make<T>(queries, schema, false);

@@ -5,6 +5,8 @@
  * the metadata of every event a route appends and in the request's log line. Each write waits until the projections have applied it, so a
  * key issued here works on the very next call.
  */
+import { CLIENT_CLOSED, isClientAbort, logAppErrors, logClientGone } from '../http/client-abort.js';
+import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../shared-schema/json.js';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -58,9 +60,12 @@ export async function readJson(ctx: Koa.Context): Promise<Record<string, unknown
   if (size > ADMIN_BODY_LIMIT)
     throw new ProblemError(413, [], `The body is larger than ${ADMIN_BODY_LIMIT / 1024} KiB.`);
   if (size === 0) return {};
+  const raw = Buffer.concat(chunks);
+  if (jsonDeeperThan(raw, MAX_JSON_DEPTH))
+    throw invalid([fieldError('', 'json', `The body nests more than ${MAX_JSON_DEPTH} levels deep.`)]);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    parsed = JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
     /* fall through */
   }
@@ -98,6 +103,7 @@ function exposedProblem(err: unknown): ProblemError | null {
 export function createAdminApi(options: AdminOptions): Koa {
   const { deps } = options;
   const app = new Koa();
+  logAppErrors(app, options.log);
   const router = new Router({ prefix: '/admin/v1' });
   const tokens = [
     { actor: 'admin', digest: digest(options.token) },
@@ -124,8 +130,11 @@ export function createAdminApi(options: AdminOptions): Koa {
       // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
       if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
     } catch (err) {
-      const problem = err instanceof ProblemError ? err : exposedProblem(err);
-      if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
+      const gone = !(err instanceof ProblemError) && isClientAbort(err, ctx.req);
+      const problem =
+        err instanceof ProblemError ? err : gone ? new ProblemError(CLIENT_CLOSED, []) : exposedProblem(err);
+      if (gone) logClientGone(options.log, err, { request_id: requestId });
+      else if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
       const answer = problem ?? new ProblemError(500, [], 'Internal error.');
       ctx.status = answer.status;
       for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);

@@ -14,6 +14,7 @@ import { authenticate, type KeyLookup } from './authenticate.js';
 import { rateBrake, type RateLimits } from './rate-brake.js';
 import { routeGuard } from './route-guard.js';
 import { clientAddress } from './client-address.js';
+import { logAppErrors } from './client-abort.js';
 
 export interface FrontDoorOptions {
   log: Logger;
@@ -42,6 +43,7 @@ export function frontDoor(door: DoorRoutes, options: FrontDoorOptions): Koa<Door
     ctx.request.ip = clientAddress(ctx.req, hops);
     return next();
   });
+  logAppErrors(app, options.log);
   app.use(
     requestEnvelope({
       log: options.log,

@@ -4,6 +4,7 @@
  * never change the answer).
  */
 import type { Logger } from 'pino';
+import { CLIENT_CLOSED, isClientAbort, logClientGone } from './client-abort.js';
 import { ProblemError, notFound } from '../../shared-schema/problems.js';
 import { newRequestId } from '../../shared-schema/ids.js';
 import type { Caller, DoorContext, DoorMiddleware, DoorState, Next } from '../../shared-schema/http/context.js';
@@ -111,9 +112,16 @@ class RequestState implements DoorState {
   }
 }
 
-/** A problem as it is; an exposed 4xx (http-errors style, e.g. from Koa) as its status; anything else a logged 500. */
+/**
+ * A problem as it is; an exposed 4xx (http-errors style, e.g. from Koa) as its status; a client that closed its
+ * connection mid-request a 499 nobody reads (logged at info: not a fault of ours); anything else a logged 500.
+ */
 function toProblem(err: unknown, ctx: DoorContext): ProblemError {
   if (err instanceof ProblemError) return err;
+  if (isClientAbort(err, ctx.req)) {
+    logClientGone(ctx.state.log, err);
+    return new ProblemError(CLIENT_CLOSED, [], 'The client closed the connection before the answer.');
+  }
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
     return new ProblemError(e.status, [], e.expose ? e.message : undefined);

@@ -1,4 +1,5 @@
 /** Connection set-up and schema of the SQLite event store. */
+import { makePrivate } from './private-file.js';
 import Database from 'better-sqlite3';
 import { enableWal } from './wal.js';
 
@@ -42,6 +43,7 @@ const SCHEMA = `
 /** Opens the file (several processes may do so at once), in WAL mode, and creates the schema when missing. */
 export function openConnection(options: ConnectionOptions): Database.Database {
   if (options.readOnly) return openReadOnly(options);
+  makePrivate(options.path);
   const db = new Database(options.path);
   try {
     // busy_timeout first: the other pragmas and the schema transaction may wait for another process.

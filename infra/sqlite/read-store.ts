@@ -8,6 +8,7 @@
  * Collection `x` is table `coll_x (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`; each declared index is an index on
  * `json_extract(doc, '$.field')` expressions followed by `_id`, so the `_id` tie-breaker is served too.
  */
+import { makePrivate } from './private-file.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -142,6 +143,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       throw new RangeError('SqliteReadStore needs a file: its reader and writer connections share it');
     }
     fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+    if (!options.readOnly) makePrivate(options.path);
     const writer = new Database(options.path);
     const reader = new Database(options.path);
     try {

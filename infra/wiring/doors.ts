@@ -128,7 +128,7 @@ export function buildCommandApp(
   routes: Record<string, WriteHandler>,
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
-  return buildDoorApp(parts, commandDoor({ deps, routes }), hooks);
+  return buildDoorApp(parts, commandDoor({ deps, routes, bodies: parts.config.bodies }), hooks);
 }
 
 /** The public click redirector (`/r/…`), served beside the command door, braking by the doors' client address. */

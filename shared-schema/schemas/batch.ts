@@ -12,7 +12,7 @@ export const MAX_BATCH_ITEMS = 1000;
 export const BATCH_CHUNK_ITEMS = 50;
 
 /** Envelope of an item: `op` and `sku` checked here, `product` by the product rules. */
-const BatchItemShape: JsonSchema = {
+export const BatchItemShape: JsonSchema = {
   type: 'object',
   required: ['op', 'sku'],
   additionalProperties: false,
@@ -20,10 +20,16 @@ const BatchItemShape: JsonSchema = {
   allOf: [{ if: { properties: { op: { const: 'upsert' } }, required: ['op'] }, then: { required: ['product'] } }],
 };
 
-/** More than `MAX_BATCH_ITEMS` is 413, checked before this schema. */
-export const BatchShape: JsonSchema = {
+/** The batch without its items' envelopes: the door checks each item on its own, and stops at the errors' cap. */
+export const BatchTopShape: JsonSchema = {
   type: 'object',
   required: ['items'],
   additionalProperties: false,
+  properties: { items: { type: 'array', minItems: 1 } },
+};
+
+/** More than `MAX_BATCH_ITEMS` is 413, checked before this schema. */
+export const BatchShape: JsonSchema = {
+  ...BatchTopShape,
   properties: { items: { type: 'array', minItems: 1, items: BatchItemShape } },
 };

@@ -2,6 +2,7 @@
  * JSON Schemas (draft 2020-12 subset ajv compiles) shared by the request validators and the published OpenAPI
  * document. Patterns that the contract writes `\\.` / `\\d` are Markdown escapes: they read `\.` and `\d`.
  */
+import { MAX_FIELD_ERRORS, MAX_ITEM_ERRORS } from '../problems.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -131,6 +132,8 @@ export const Problem: JsonSchema = {
     request_id: { type: 'string' },
     errors: {
       type: 'array',
+      maxItems: MAX_FIELD_ERRORS,
+      description: `Every invalid field, up to ${MAX_FIELD_ERRORS} (a batch: up to ${MAX_ITEM_ERRORS} per item); past that, \`errors_truncated\`.`,
       items: {
         type: 'object',
         required: ['field', 'code', 'message'],
@@ -145,6 +148,12 @@ export const Problem: JsonSchema = {
           },
         },
       },
+    },
+    errors_truncated: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'Present (true) when more was wrong than `errors` lists: validation stopped at the cap. Correct what is listed and send again.',
     },
   },
 };

@@ -165,7 +165,13 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
 
   it('searches, opens the offer, goes to the store with svc_click, and the partner reads the click', async () => {
     const page = await context.newPage();
-    await page.goto(`${rootOf(t)}/`);
+    // The pages work under their Content-Security-Policy: the browser reports no refused style, image or form.
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    const home = await page.goto(`${rootOf(t)}/`);
+    expect(await home?.headerValue('content-security-policy')).to.contain("frame-ancestors 'none'");
     expect(await page.getAttribute('html', 'lang')).to.equal('pt-BR');
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete));
     await check(page, 'home');
@@ -194,6 +200,7 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
       .and.contain('Frete a calcular');
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0));
     await check(page, 'offer');
+    expect(refused, 'nothing refused by the Content-Security-Policy').to.deep.equal([]);
 
     await Promise.all([page.waitForURL(/^https:\/\/shop\.test:\d+\/produto\/chaleira\?/), page.click('a.buy')]);
     const landed = new URL(page.url());

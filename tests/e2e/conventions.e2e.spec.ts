@@ -77,7 +77,7 @@ describe('conventions of every route (HTTP)', function () {
 
     it('opens every problem type without a key: an HTML page by default, JSON on Accept: application/json', async () => {
       const anon = t.as('');
-      for (const status of [401, 403, 404, 405, 409, 413, 422, 429, 500, 503]) {
+      for (const status of [401, 403, 404, 405, 408, 409, 413, 422, 429, 500, 503]) {
         const html = await anon.get(`/problemas/${status}`, { Authorization: '' });
         expect(html.status, String(status)).to.equal(200);
         expect(html.headers.get('content-type')).to.match(/^text\/html/);
@@ -148,6 +148,78 @@ describe('conventions of every route (HTTP)', function () {
           );
           expect(a.status, `${method} ${path}`).to.equal(404);
         }
+      }
+    });
+  });
+
+  describe('security headers (every door, and nginx in front of them)', () => {
+    type Seen = { what: string; status: number; headers: Headers; body: string };
+    const fetchAll = async (urls: [string, string, RequestInit?][]): Promise<Seen[]> =>
+      Promise.all(
+        urls.map(async ([what, url, init]) => {
+          const r = await fetch(url, { redirect: 'manual', ...init });
+          return { what, status: r.status, headers: r.headers, body: await r.text() };
+        }),
+      );
+    const root = () => t.api.replace(/\/v1$/, '');
+
+    it('sends X-Content-Type-Options: nosniff on every answer: partner API, shopper pages, redirector, admin API', async () => {
+      const seen = await fetchAll([
+        ['partner 200', `${t.api}/openapi.json`],
+        ['partner 401', `${t.api}/stores`],
+        ['partner 200 with a key', `${t.api}/me`, { headers: { Authorization: `Bearer ${hub.key}` } }],
+        ['partner 422', `${t.api}/products/x`, { method: 'PUT', headers: { Authorization: `Bearer ${hub.key}` } }],
+        [
+          'partner 413 (nginx answers it in the multi-process topology)',
+          `${t.api}/products/batch`,
+          {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${hub.key}`, 'Content-Type': 'application/json' },
+            body: ' '.repeat(6 * MB),
+          },
+        ],
+        ['shopper search JSON', `${root()}/api/search?q=tenis`],
+        ['redirector 404', `${root()}/r/nope/nope`],
+      ]);
+      for (const s of seen) {
+        expect(s.headers.get('x-content-type-options'), `${s.what} (${s.status})`).to.equal('nosniff');
+      }
+      expect(seen.map((s) => s.status)).to.deep.equal([200, 401, 200, 422, 413, 200, 404]);
+      for (const admin of [
+        await t.admin.get('/projections'),
+        await t.admin.get('/projections', { Authorization: '' }),
+      ]) {
+        expect(admin.headers.get('x-content-type-options'), `admin ${admin.status}`).to.equal('nosniff');
+      }
+    });
+
+    it('sends every HTML page with a Content-Security-Policy (no inline script, no framing) and a Referrer-Policy', async () => {
+      const pages = await fetchAll([
+        ['home', `${root()}/`],
+        ['search page', `${root()}/busca?q=tenis`],
+        ['offer page not found', `${root()}/p/nope/nope`],
+        ['problem page', `${t.api}/problemas/422`],
+        ['redirector 404 page', `${root()}/r/nope/nope`, { headers: { Accept: 'text/html' } }],
+      ]);
+      for (const page of pages) {
+        const what = `${page.what} (${page.status})`;
+        expect(page.headers.get('content-type'), what).to.match(/^text\/html/);
+        const csp = page.headers.get('content-security-policy') ?? '';
+        const directives = new Map(
+          csp
+            .split(';')
+            .map((d) => d.trim().split(/\s+/))
+            .map(([name, ...values]) => [name, values] as const),
+        );
+        expect(directives.get('frame-ancestors'), what).to.deep.equal(["'none'"]);
+        // Scripts fall back to default-src: none may run, inline or not.
+        expect(directives.has('script-src'), what).to.equal(false);
+        expect(directives.get('default-src'), what).to.deep.equal(["'none'"]);
+        expect(page.headers.get('referrer-policy'), what).to.equal('strict-origin-when-cross-origin');
+        expect(page.headers.get('x-content-type-options'), what).to.equal('nosniff');
+        // The pages work under it: no script of any kind, styles inline (style-src allows them).
+        expect(page.body, what).to.not.match(/<script|\son[a-z]+=|javascript:/i);
+        expect(directives.get('style-src'), what).to.include("'unsafe-inline'");
       }
     });
   });

@@ -34,7 +34,12 @@ describe('documentation pages (/v1/docs/)', function () {
   });
 
   it('serves the reference viewer: a page, its initializer as a file, the bundle and stylesheet from swagger-ui-dist', async () => {
-    const page = await (await get('/docs/api.html')).text();
+    const answer = await get('/docs/api.html');
+    // Its own policy: our script files run, nothing inline, never in a frame.
+    const policy = answer.headers.get('content-security-policy') ?? '';
+    expect(policy).to.contain("script-src 'self'").and.contain("frame-ancestors 'none'");
+    expect(policy.split(';').find((d) => d.trim().startsWith('script-src'))).to.not.contain('unsafe-inline');
+    const page = await answer.text();
     expect(page).to.contain('<div id="swagger-ui"></div>');
     const scripts = [...page.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
     expect(scripts.map((m) => m[1].trim())).to.deep.equal(['src="swagger-ui-bundle.js"', 'src="api-init.js"']);

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { bodyValidator, unicodeErrors } from '../../shared-schema/validation.js';
+import { MAX_FIELD_ERRORS, invalid } from '../../shared-schema/problems.js';
 import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/schemas/catalog.js';
 import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
 import { BatchShape } from '../../shared-schema/schemas/batch.js';
@@ -111,7 +112,11 @@ describe('unicodeErrors (lone surrogates anywhere in a body)', () => {
     expect(errors).to.have.length(1);
     expect(errors[0].field).to.equal(`a${'[0]'.repeat(100_000)}`);
   });
-  it('stops at a hundred errors', () => {
-    expect(unicodeErrors(Array.from({ length: 5000 }, () => '\udc00'))).to.have.length(100);
+  it('stops one past a hundred errors (a problem lists a hundred and says the list was cut)', () => {
+    const errors = unicodeErrors(Array.from({ length: 5000 }, () => '\udc00'));
+    expect(errors).to.have.length(MAX_FIELD_ERRORS + 1);
+    const problem = invalid(errors).toBody('https://x.example/v1');
+    expect(problem.errors).to.have.length(MAX_FIELD_ERRORS);
+    expect(problem.errors_truncated).to.equal(true);
   });
 });

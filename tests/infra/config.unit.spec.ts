@@ -23,6 +23,20 @@ describe('configuration: rate brake limits and the event store writer', () => {
     }
   });
 
+  it('bounds what a body may cost: 30 s to arrive, 8 uploads in flight per key, 16 per address, or as set', () => {
+    expect(loadConfig({}).bodies).to.deep.equal({ deadlineMs: 30_000, uploadsPerKey: 8, uploadsPerAddress: 16 });
+    expect(
+      loadConfig({ BODY_DEADLINE_MS: '1000', UPLOADS_PER_KEY: '2', UPLOADS_PER_ADDRESS: '3' }).bodies,
+    ).to.deep.equal({ deadlineMs: 1000, uploadsPerKey: 2, uploadsPerAddress: 3 });
+    expect(() => loadConfig({ BODY_DEADLINE_MS: '10', UPLOADS_PER_KEY: '0' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.deep.equals([
+        'BODY_DEADLINE_MS must be an integer from 100 to 600000, got "10"',
+        'UPLOADS_PER_KEY must be an integer from 1 to 10000, got "0"',
+      ]);
+  });
+
   it('commits the event store in a writer thread unless SQLITE_WRITER_THREAD=off', () => {
     expect(loadConfig({}).sqliteWriterThread).to.equal(true);
     expect(loadConfig({ SQLITE_WRITER_THREAD: 'off' }).sqliteWriterThread).to.equal(false);

@@ -123,3 +123,54 @@ function parse(data: Buffer): UploadAnswer | undefined {
     body: data.subarray(end + 4, end + 4 + length).toString('utf8'),
   };
 }
+
+/** An upload held open: its headers and the first part of its body sent, the rest only on `finish()`. */
+export interface HeldUpload {
+  /** The answer, once the server gives one; undefined when the connection closed without one. */
+  answer: Promise<UploadAnswer | undefined>;
+  /** Sends the rest of the body. */
+  finish(): void;
+  /** Closes the connection, the body unfinished (a client that gives up). */
+  abort(): void;
+}
+
+/**
+ * Sends the request's head (Content-Length: the whole `body`) and the first `sent` bytes of `body`, then nothing
+ * until `finish()`: a client that stalls mid-upload, for as long as the test wants, without timing anything.
+ */
+export function holdUpload(options: {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  sent: number;
+}): HeldUpload {
+  const url = new URL(options.url);
+  const body = Buffer.from(options.body);
+  const socket = net.connect(Number(url.port), url.hostname.replace(/^\[|\]$/g, ''));
+  let received = Buffer.alloc(0);
+  const answer = new Promise<UploadAnswer | undefined>((resolve) => {
+    socket.on('data', (data: Buffer) => {
+      received = Buffer.concat([received, data]);
+      const parsed = parse(received);
+      if (parsed) resolve(parsed);
+    });
+    socket.on('close', () => resolve(parse(received)));
+    socket.on('error', () => undefined);
+  });
+  socket.once('connect', () => {
+    const headers = { Host: url.host, ...options.headers, 'Content-Length': String(body.length) };
+    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(`${options.method} ${url.pathname}${url.search} HTTP/1.1\r\n${head.join('')}\r\n`);
+    socket.write(body.subarray(0, options.sent));
+  });
+  return {
+    answer,
+    finish: () => {
+      const rest = () => socket.write(body.subarray(options.sent));
+      if (socket.connecting) socket.once('connect', rest);
+      else rest();
+    },
+    abort: () => socket.destroy(),
+  };
+}

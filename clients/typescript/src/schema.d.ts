@@ -384,6 +384,7 @@ export interface components {
             status: number;
             detail?: string;
             request_id?: string;
+            /** @description Every invalid field, up to 100 (a batch: up to 20 per item); past that, `errors_truncated`. */
             errors?: {
                 field: string;
                 code: string;
@@ -391,6 +392,11 @@ export interface components {
                 /** @description Which cause applies where a code has several (`invalid_attribution`: `unknown_click`, `other_store`, `click_after_payment`, `click_too_old`). */
                 reason?: string;
             }[];
+            /**
+             * @description Present (true) when more was wrong than `errors` lists: validation stopped at the cap. Correct what is listed and send again.
+             * @enum {boolean}
+             */
+            errors_truncated?: true;
         };
         Account: {
             partner_id: string;
