@@ -223,7 +223,7 @@ export const SETTINGS = {
     fallback: undefined,
     shown: 'generated into `DATA_DIR/admin-token`',
     meaning: 'bearer token of the admin API (required in production)',
-    readBy: ['make run', 'projections', 'launcher'],
+    readBy: ADMIN,
     inProduction: (token) => (token === undefined ? 'ADMIN_TOKEN is required when NODE_ENV=production' : undefined),
   }),
   CURSOR_SECRET: optional({
@@ -247,14 +247,14 @@ export const SETTINGS = {
     fallback: undefined,
     shown: '`http://127.0.0.1:$PORT/v1`',
     meaning: '`{base_url}` of the contract (problem `type` URLs, published documents)',
-    readBy: PROCESSES,
+    readBy: [...PROCESSES, 'launcher'],
   }),
   PUBLIC_BASE_URL: optional({
     kind: url,
     fallback: undefined,
     shown: '`http://127.0.0.1:$PORT`',
     meaning: 'base of `svc_url` links and of the redirector (must be https in production)',
-    readBy: DOORS,
+    readBy: [...DOORS, 'launcher'],
     inProduction: (base) =>
       base?.startsWith('https://') ? undefined : 'PUBLIC_BASE_URL must be https:// when NODE_ENV=production',
   }),
