@@ -12,7 +12,7 @@ FORMATTED := '**/*.{ts,js,mjs}'
 FORMAT_CHECK ?= on
 
 .PHONY: run test build install bench clean lint format test-unit test-int test-e2e deps-system \
-	run-command-api run-query-api run-projections test-topology client \
+	run-command-api run-query-api run-projections test-topology client config-doc \
 	run-topology test-engines soak bench-scale screenshots bench-search demo
 
 $(NODE_MODULES): package.json package-lock.json
@@ -28,6 +28,11 @@ build: install
 # in-process (starts nothing). Commit the result: a test of `make test` fails while the committed copy is out of date.
 client: build
 	node clients/typescript/generate.mjs
+
+# The settings table of docs/configuration.md from SETTINGS in infra/config.ts. Commit the result: a test of
+# `make test` fails while the committed table is out of date.
+config-doc: build
+	node dist/infra/config-doc.js
 
 # System packages some tests need (real nats-server, nginx, chromium); installed from Debian when missing.
 deps-system:

@@ -1,13 +1,11 @@
 /**
- * Configuration from the environment (twelve-factor), validated at start-up with one clear message per bad value.
- * Besides the variables of DESIGN.md: RATE_LIMIT_WRITES / RATE_LIMIT_READS (per key and minute, default 600 / 1200 as
- * the contract says; raise them only for load tests or a deployment that agreed other limits), and
- * SQLITE_WRITER_THREAD=on|off (default on: the embedded event store commits, and fsyncs, in a worker thread).
- * PROJECTION_THREAD=on|off (default on: the embedded service runs its projections on a thread of their own).
- * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
- * BODY_DEADLINE_MS (100 to 600,000, default 30,000): a write's body must arrive within this of its headers (a batch
- * within twice this), else 408. UPLOADS_PER_KEY / UPLOADS_PER_ADDRESS (default 8 / 16): bodies still arriving at once
- * per API key and per client address at one command door; one more is answered 429 (docs/adr/new-uploads-in-flight.md).
+ * Configuration from the environment (twelve-factor), validated at start-up: every bad value is reported at once,
+ * one message per variable. SETTINGS below is the one table of the variables: how each is parsed, its default and
+ * bounds, its meaning and the processes that read it. loadConfig reads the environment through it, and the settings
+ * table of docs/configuration.md is generated from it (`make config-doc`, infra/config-doc.ts).
+ *
+ * A new setting: a row in SETTINGS, its field in Config and the line of `toConfig` that sets it (the compiler
+ * points at the missing one), then `make config-doc`.
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
@@ -136,123 +134,445 @@ export class ConfigError extends Error {
   }
 }
 
+/** How a variable's text becomes a value. */
+export interface Kind<T> {
+  /** The accepted values, as the docs show them. */
+  readonly values: string;
+  /** A secret: its refusal never repeats the value. */
+  readonly secret?: boolean;
+  /** The value, or what the text must be (`be a URL`) when it is refused. */
+  parse(raw: string): { value: T } | { must: string };
+}
+
+/** The processes that read a setting: `make run` (the embedded service), those of `make run-topology`, its launcher. */
+export type Reader = 'make run' | 'command-api' | 'query-api' | 'projections' | 'launcher';
+
+export interface Setting<T, F extends T | undefined = T> {
+  readonly kind: Kind<T>;
+  /** The value when the variable is unset or empty. */
+  readonly fallback: NoInfer<F>;
+  /** The default as the docs show it, when `fallback` alone does not say it (derived, generated). */
+  readonly shown?: string;
+  /** One line for the docs. */
+  readonly meaning: string;
+  readonly readBy: readonly Reader[];
+  /** With NODE_ENV=production: why this value is refused, if it is. */
+  inProduction?(value: T | F): string | undefined;
+}
+
+const setting = <T>(s: Setting<T>): Setting<T> => s;
+/** A setting whose value is `undefined` when unset. */
+const optional = <T>(s: Setting<T, undefined>): Setting<T, undefined> => s;
+
+const ALL: readonly Reader[] = ['make run', 'command-api', 'query-api', 'projections', 'launcher'];
+const PROCESSES: readonly Reader[] = ['make run', 'command-api', 'query-api', 'projections'];
+const DOORS: readonly Reader[] = ['make run', 'command-api', 'query-api'];
+const COVER_CHECKERS: readonly Reader[] = ['make run', 'projections', 'command-api'];
+const ADMIN: readonly Reader[] = ['make run', 'projections', 'launcher'];
+
+const text = (values = 'any text'): Kind<string> => ({ values, parse: (raw) => ({ value: raw }) });
+
+const port: Kind<number> = {
+  values: '0–65535',
+  parse: (raw) => {
+    const n = Number(raw);
+    return Number.isInteger(n) && n >= 0 && n <= 65535 ? { value: n } : { must: 'be a port number (0-65535)' };
+  },
+};
+
+const integer = (min: number, max: number): Kind<number> => ({
+  values: `${min}–${max}`,
+  parse: (raw) => {
+    const n = Number(raw);
+    return Number.isInteger(n) && n >= min && n <= max ? { value: n } : { must: `be an integer from ${min} to ${max}` };
+  },
+});
+
+const positive: Kind<number> = {
+  values: '1 or more',
+  parse: (raw) => {
+    const n = Number(raw);
+    return Number.isSafeInteger(n) && n >= 1 ? { value: n } : { must: 'be a positive integer' };
+  },
+};
+
+const oneOf = <T extends string>(...allowed: readonly T[]): Kind<T> => ({
+  values: allowed.map((a) => `\`${a}\``).join(', '),
+  parse: (raw) =>
+    (allowed as readonly string[]).includes(raw) ? { value: raw as T } : { must: `be one of ${allowed.join(', ')}` },
+});
+
+const onOff: Kind<boolean> = {
+  values: '`on`, `off`',
+  parse: (raw) => (raw === 'on' || raw === 'off' ? { value: raw === 'on' } : { must: 'be one of on, off' }),
+};
+
+/** A URL, without its trailing slashes. */
+const url: Kind<string> = {
+  values: 'a URL',
+  parse: (raw) => (URL.canParse(raw) ? { value: raw.replace(/\/+$/, '') } : { must: 'be a URL' }),
+};
+
+/** A namespace or database name: letters, digits and `_` (no `-`: it would change EventStoreDB categories). */
+const name: Kind<string> = {
+  values: 'letters, digits, `_` (at most 60)',
+  parse: (raw) =>
+    /^[A-Za-z0-9_]{1,60}$/.test(raw) ? { value: raw } : { must: 'be letters, digits and _ (at most 60)' },
+};
+
+const secret = (minLength: number): Kind<string> => ({
+  values: `${minLength}+ characters`,
+  secret: true,
+  parse: (raw) => (raw.length >= minLength ? { value: raw } : { must: `be at least ${minLength} characters` }),
+});
+
+/** Read through coverFetcherOptionsFromEnv (infra/cover/cover-fetch-config.ts), which checks the three together. */
+const coverFetchTestOnly = (values: string): Kind<string> => text(`${values} (refused in production)`);
+
+/**
+ * Every variable loadConfig reads, in the order of docs/configuration.md. An empty variable counts as unset.
+ * The operator surface's own settings are in infra/ops/settings.ts (docs/operations.md, "Settings").
+ */
+export const SETTINGS = {
+  NODE_ENV: optional({
+    kind: text(),
+    fallback: undefined,
+    meaning: '`production` refuses the test-only settings, requires `ADMIN_TOKEN` and an https `PUBLIC_BASE_URL`',
+    readBy: ALL,
+  }),
+  PORT: setting({ kind: port, fallback: 8080, meaning: 'port of the partner API (the gateway)', readBy: ALL }),
+  HOST: setting({
+    kind: text('an address'),
+    fallback: '127.0.0.1',
+    meaning: 'address of the partner API',
+    readBy: ALL,
+  }),
+  ADMIN_PORT: setting({ kind: port, fallback: 8081, meaning: 'port of the admin API', readBy: ADMIN }),
+  ADMIN_HOST: setting({
+    kind: text('an address'),
+    fallback: '127.0.0.1',
+    meaning: 'address of the admin API',
+    readBy: ADMIN,
+  }),
+  ADMIN_TOKEN: optional({
+    kind: secret(16),
+    fallback: undefined,
+    shown: 'generated into `DATA_DIR/admin-token`',
+    meaning: 'bearer token of the admin API (required in production)',
+    readBy: ADMIN,
+    inProduction: (token) => (token === undefined ? 'ADMIN_TOKEN is required when NODE_ENV=production' : undefined),
+  }),
+  ADMIN_TOKENS: optional({
+    kind: { ...secret(16), values: '`name:token,…` (names of a-z, 0-9, `.` `_` `-`; tokens of 16+ characters)' },
+    fallback: undefined,
+    meaning: 'one admin token per operator; what each does is recorded as actor `admin:<name>`',
+    readBy: ADMIN,
+  }),
+  CURSOR_SECRET: optional({
+    kind: secret(32),
+    fallback: undefined,
+    shown: 'generated into `DATA_DIR/cursor-secret`',
+    meaning:
+      'key of the HMAC that signs page cursors; every query-api replica needs the same one; changing it invalidates outstanding cursors (422)',
+    readBy: ['make run', 'query-api'],
+  }),
+  DATA_DIR: setting({
+    kind: text('a path'),
+    fallback: 'data',
+    shown: '`./data`',
+    meaning:
+      'SQLite files of the embedded default: `events.db` (the log), `read.db` (read models), `history.db` (operation history)',
+    readBy: ALL,
+  }),
+  API_BASE_URL: optional({
+    kind: url,
+    fallback: undefined,
+    shown: '`http://127.0.0.1:$PORT/v1`',
+    meaning: '`{base_url}` of the contract (problem `type` URLs, published documents)',
+    readBy: [...PROCESSES, 'launcher'],
+  }),
+  PUBLIC_BASE_URL: optional({
+    kind: url,
+    fallback: undefined,
+    shown: '`http://127.0.0.1:$PORT`',
+    meaning: 'base of `svc_url` links and of the redirector (must be https in production)',
+    readBy: [...DOORS, 'launcher'],
+    inProduction: (base) =>
+      base?.startsWith('https://') ? undefined : 'PUBLIC_BASE_URL must be https:// when NODE_ENV=production',
+  }),
+  CLOCK: setting({
+    kind: oneOf('system', 'manual'),
+    fallback: 'system',
+    meaning: '`manual`: a clock only the admin API moves (refused in production)',
+    readBy: PROCESSES,
+    inProduction: (clock) => (clock === 'manual' ? 'CLOCK=manual is refused when NODE_ENV=production' : undefined),
+  }),
+  LOG_LEVEL: setting({
+    kind: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'),
+    fallback: 'info',
+    meaning: 'pino level; logs are JSON with the request id, never a key, token or body',
+    readBy: PROCESSES,
+  }),
+  RATE_LIMIT_WRITES: setting({
+    kind: positive,
+    fallback: 600,
+    meaning:
+      "rate brake: writes per key and minute (the contract's 600; raise it only for load tests or agreed limits)",
+    readBy: DOORS,
+  }),
+  RATE_LIMIT_READS: setting({
+    kind: positive,
+    fallback: 1200,
+    meaning: "rate brake: reads per key and minute (the contract's 1200)",
+    readBy: DOORS,
+  }),
+  TRUSTED_PROXY_HOPS: setting({
+    kind: integer(0, 5),
+    fallback: 0,
+    meaning:
+      'proxies in front whose `X-Forwarded-For` entry names the client (per-address brake of `/api/search`); `make run-topology` sets 1 (nginx)',
+    readBy: DOORS,
+  }),
+  BODY_DEADLINE_MS: setting({
+    kind: integer(100, 600_000),
+    fallback: BODY_RULES.deadlineMs,
+    meaning: "a write's body must arrive within this of its headers (a batch within twice this), else 408",
+    readBy: ['make run', 'command-api'],
+  }),
+  UPLOADS_PER_KEY: setting({
+    kind: integer(1, 10_000),
+    fallback: BODY_RULES.uploadsPerKey,
+    meaning: 'bodies still arriving at once per API key at one command door; one more is answered 429',
+    readBy: ['make run', 'command-api'],
+  }),
+  UPLOADS_PER_ADDRESS: setting({
+    kind: integer(1, 10_000),
+    fallback: BODY_RULES.uploadsPerAddress,
+    meaning: 'bodies still arriving at once per client address at one command door; one more is answered 429',
+    readBy: ['make run', 'command-api'],
+  }),
+  SQLITE_SYNCHRONOUS: setting({
+    kind: oneOf('FULL', 'NORMAL'),
+    fallback: 'FULL',
+    meaning: '`NORMAL` trades durability on power loss (not on a process crash) for speed',
+    readBy: PROCESSES,
+  }),
+  SQLITE_WRITER_THREAD: setting({
+    kind: onOff,
+    fallback: true,
+    meaning: 'the event store commits (and fsyncs) in a worker thread, off the event loop',
+    readBy: PROCESSES,
+  }),
+  PROJECTION_THREAD: setting({
+    kind: onOff,
+    fallback: true,
+    meaning:
+      'the embedded service runs its projections (read-model units and their commits) on a thread of their own; `off`: on the event loop',
+    readBy: ['make run'],
+  }),
+  EVENTSTORE_URL: optional({
+    kind: url,
+    fallback: undefined,
+    meaning: 'EventStoreDB as the event store (`docs/topology.md`)',
+    readBy: PROCESSES,
+  }),
+  EVENTSTORE_STREAM_PREFIX: setting({
+    kind: name,
+    fallback: '',
+    meaning: 'namespace put before every stream name on EventStoreDB, so deployments or tests can share a server',
+    readBy: PROCESSES,
+  }),
+  MONGO_URL: optional({
+    kind: url,
+    fallback: undefined,
+    meaning: 'MongoDB as the read store (`docs/topology.md`)',
+    readBy: PROCESSES,
+  }),
+  MONGO_DB: optional({
+    kind: name,
+    fallback: undefined,
+    shown: 'the one of `MONGO_URL`, else `partner_commerce`',
+    meaning: "the read store's database on MongoDB",
+    readBy: PROCESSES,
+  }),
+  NATS_URL: optional({
+    kind: url,
+    fallback: undefined,
+    meaning: 'NATS between the processes (required by those of `make run-topology`; `docs/topology.md`)',
+    readBy: ALL,
+  }),
+  COVER_CHECK: setting({
+    kind: onOff,
+    fallback: true,
+    meaning: '`off` starts neither the cover check nor its re-checks (tests that do not fetch; refused in production)',
+    readBy: COVER_CHECKERS,
+    inProduction: (on) => (on ? undefined : 'COVER_CHECK=off is refused when NODE_ENV=production'),
+  }),
+  COVER_CHECK_CONCURRENCY: setting({
+    kind: integer(1, 64),
+    fallback: 8,
+    meaning:
+      'cover checks running at once, and the idle connections kept per image server for the next checks (each closed after 4 s unused)',
+    readBy: COVER_CHECKERS,
+  }),
+  COVER_RECHECK_SCAN_MS: setting({
+    kind: integer(10, 3_600_000),
+    fallback: 60_000,
+    meaning:
+      'real-time period of the scan for covers due a re-check (rejected: 1 h, accepted: 7 days, by the service clock)',
+    readBy: ['make run', 'projections'],
+  }),
+  COVER_CHECK_MAX_DELIVERIES: setting({
+    kind: integer(1, 100),
+    fallback: 5,
+    meaning: 'deliveries of a cover-check item (the first included) before it is a dead letter',
+    readBy: COVER_CHECKERS,
+  }),
+  COVER_CHECK_RETRY_MS: setting({
+    kind: integer(0, 60_000),
+    fallback: 1_000,
+    meaning: 'pause before a failed cover check is handed back, doubled per delivery (at most 15 s)',
+    readBy: COVER_CHECKERS,
+  }),
+  COVER_CHECK_WORKER: setting({
+    kind: onOff,
+    fallback: false,
+    meaning: '`on`: a command-api process also consumes the cover-check queue (NATS), beside the projections process',
+    readBy: ['command-api'],
+  }),
+  COVER_FETCH_HOSTS: optional({
+    kind: coverFetchTestOnly('`name=ip,…`'),
+    fallback: undefined,
+    meaning: 'tests only: addresses used instead of the DNS for those names',
+    readBy: COVER_CHECKERS,
+  }),
+  COVER_FETCH_ALLOW_PRIVATE: optional({
+    kind: coverFetchTestOnly('`1`, `0`'),
+    fallback: undefined,
+    meaning: 'tests only: `1` lets the check reach loopback and private addresses',
+    readBy: COVER_CHECKERS,
+  }),
+  COVER_FETCH_CA_FILE: optional({
+    kind: coverFetchTestOnly('a PEM file'),
+    fallback: undefined,
+    meaning:
+      "tests only: CAs trusted besides Node's own, for a service started inside a running process where `NODE_EXTRA_CA_CERTS` comes too late",
+    readBy: COVER_CHECKERS,
+  }),
+  SEARCH_THREADS: setting({
+    kind: integer(0, 8),
+    fallback: 2,
+    meaning:
+      "threads that run the shopper search's reads and ranking beside the event loop on the embedded SQLite read store; 0 runs them on the event loop",
+    readBy: ['make run'],
+  }),
+  SEARCH_HELD_OFFERS: setting({
+    kind: onOff,
+    fallback: true,
+    meaning:
+      "each search thread keeps, off V8's heap, the ranking facts of the offers its searches have read (at most 256 MB a thread), exact through the offers model's change log; `off` reads every candidate's document at every search",
+    readBy: ['make run'],
+  }),
+  SEARCHES_IN_FLIGHT: setting({
+    kind: integer(1, 10_000),
+    fallback: 32,
+    meaning:
+      'shopper searches (`/api/search`, `/busca`) a query door answers at once; one more is answered 429 with `Retry-After: 1` at once, whatever its address',
+    readBy: ['make run', 'query-api'],
+  }),
+  BATCH_PASSES: setting({
+    kind: integer(1, 64),
+    fallback: 4,
+    meaning: 'batch passes (50 items each) in flight at once, never two of one partner area',
+    readBy: ['make run', 'projections'],
+  }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+/** The parsed value of every setting (its fallback when unset). */
+export type SettingValues = {
+  -readonly [K in SettingName]: (typeof SETTINGS)[K] extends { kind: Kind<infer T>; fallback: infer F } ? T | F : never;
+};
+type AnySetting = Setting<unknown, unknown>;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
-  const port = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0 || n > 65535)
-      problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
-    return n;
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (!allowed.includes(raw as T)) problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-    return raw as T;
-  };
-  const url = (name: string, fallback: string | undefined): string | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    try {
-      new URL(raw);
-    } catch {
-      problems.push(`${name} must be a URL, got "${raw}"`);
-    }
-    return raw.replace(/\/+$/, '');
-  };
-  /** A namespace or database name: letters, digits and `_` (no `-`: it would change EventStoreDB categories). */
-  const name = (variable: string, minLength: number): string | undefined => {
-    const raw = env[variable];
-    if (raw === undefined || (raw === '' && minLength > 0)) return undefined;
-    if (!/^[A-Za-z0-9_]*$/.test(raw) || raw.length < minLength || raw.length > 60) {
-      problems.push(`${variable} must be letters, digits and _ (at most 60), got "${raw}"`);
-    }
-    return raw;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
-  const positive = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1) problems.push(`${name} must be a positive integer, got "${raw}"`);
-    return n;
-  };
-  const production = env.NODE_ENV === 'production';
-  const p = port('PORT', 8080);
-  const host = env.HOST || '127.0.0.1';
-  const clock = oneOf('CLOCK', ['system', 'manual'] as const, 'system');
-  if (clock === 'manual' && production) problems.push('CLOCK=manual is refused when NODE_ENV=production');
-  const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
-  if (production && adminToken === undefined) problems.push('ADMIN_TOKEN is required when NODE_ENV=production');
-  const adminTokens = namedAdminTokens(env.ADMIN_TOKENS, adminToken, problems);
-  const cursorSecret = env.CURSOR_SECRET || undefined;
-  if (cursorSecret !== undefined && cursorSecret.length < 32)
-    problems.push('CURSOR_SECRET must be at least 32 characters');
-  const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
-  if (production && !publicBase.startsWith('https://'))
-    problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
-  const coverCheck = oneOf('COVER_CHECK', ['on', 'off'] as const, 'on') === 'on';
-  if (!coverCheck && production) problems.push('COVER_CHECK=off is refused when NODE_ENV=production');
+  const values = readSettings(env, problems);
+  const adminTokens = namedAdminTokens(values.ADMIN_TOKENS, values.ADMIN_TOKEN, problems);
   let coverFetch: CoverFetcherOptions = {};
   try {
     coverFetch = coverFetcherOptionsFromEnv(env);
   } catch (err) {
     problems.push((err as Error).message);
   }
-  const coverCheckConcurrency = integer('COVER_CHECK_CONCURRENCY', 8, 1, 64);
-  const config: Config = {
-    host,
-    port: p,
-    adminHost: env.ADMIN_HOST || '127.0.0.1',
-    adminPort: port('ADMIN_PORT', 8081),
-    adminToken,
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toConfig(values, adminTokens, coverFetch);
+}
+
+/** Every variable of SETTINGS, each refusal (and production rule) added to `problems`. */
+function readSettings(env: NodeJS.ProcessEnv, problems: string[]): SettingValues {
+  const production = env.NODE_ENV === 'production';
+  const values: Partial<Record<SettingName, unknown>> = {};
+  for (const [variable, s] of Object.entries(SETTINGS) as [SettingName, AnySetting][]) {
+    const raw = env[variable];
+    let value: unknown = s.fallback;
+    if (raw !== undefined && raw !== '') {
+      const parsed = s.kind.parse(raw);
+      if ('must' in parsed) {
+        problems.push(`${variable} must ${parsed.must}${s.kind.secret ? '' : `, got "${raw}"`}`);
+        continue;
+      }
+      value = parsed.value;
+    }
+    const refused = production ? s.inProduction?.(value) : undefined;
+    if (refused !== undefined) problems.push(refused);
+    values[variable] = value;
+  }
+  return values as SettingValues;
+}
+
+function toConfig(s: SettingValues, adminTokens: readonly NamedAdminToken[], coverFetch: CoverFetcherOptions): Config {
+  return {
+    host: s.HOST,
+    port: s.PORT,
+    adminHost: s.ADMIN_HOST,
+    adminPort: s.ADMIN_PORT,
+    adminToken: s.ADMIN_TOKEN,
     adminTokens,
-    cursorSecret,
-    dataDir: path.resolve(env.DATA_DIR || 'data'),
-    apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
-    publicBaseUrl: publicBase,
-    rateLimits: { write: positive('RATE_LIMIT_WRITES', 600), read: positive('RATE_LIMIT_READS', 1200) },
-    trustedProxyHops: integer('TRUSTED_PROXY_HOPS', 0, 0, 5),
+    cursorSecret: s.CURSOR_SECRET,
+    dataDir: path.resolve(s.DATA_DIR),
+    apiBaseUrl: s.API_BASE_URL ?? `http://127.0.0.1:${s.PORT}/v1`,
+    publicBaseUrl: s.PUBLIC_BASE_URL ?? `http://127.0.0.1:${s.PORT}`,
+    logLevel: s.LOG_LEVEL,
+    rateLimits: { write: s.RATE_LIMIT_WRITES, read: s.RATE_LIMIT_READS },
+    trustedProxyHops: s.TRUSTED_PROXY_HOPS,
     bodies: {
-      deadlineMs: integer('BODY_DEADLINE_MS', BODY_RULES.deadlineMs, 100, 600_000),
-      uploadsPerKey: integer('UPLOADS_PER_KEY', BODY_RULES.uploadsPerKey, 1, 10_000),
-      uploadsPerAddress: integer('UPLOADS_PER_ADDRESS', BODY_RULES.uploadsPerAddress, 1, 10_000),
+      deadlineMs: s.BODY_DEADLINE_MS,
+      uploadsPerKey: s.UPLOADS_PER_KEY,
+      uploadsPerAddress: s.UPLOADS_PER_ADDRESS,
     },
-    logLevel: oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
-    clock,
-    production,
-    sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
-    sqliteWriterThread: oneOf('SQLITE_WRITER_THREAD', ['on', 'off'] as const, 'on') === 'on',
-    projectionThread: oneOf('PROJECTION_THREAD', ['on', 'off'] as const, 'on') === 'on',
-    eventstoreUrl: url('EVENTSTORE_URL', undefined),
-    eventstoreStreamPrefix: name('EVENTSTORE_STREAM_PREFIX', 0) ?? '',
-    mongoUrl: url('MONGO_URL', undefined),
-    mongoDb: name('MONGO_DB', 1),
-    natsUrl: url('NATS_URL', undefined),
-    coverCheck,
+    clock: s.CLOCK,
+    production: s.NODE_ENV === 'production',
+    sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
+    sqliteWriterThread: s.SQLITE_WRITER_THREAD,
+    projectionThread: s.PROJECTION_THREAD,
+    eventstoreUrl: s.EVENTSTORE_URL,
+    eventstoreStreamPrefix: s.EVENTSTORE_STREAM_PREFIX,
+    mongoUrl: s.MONGO_URL,
+    mongoDb: s.MONGO_DB,
+    natsUrl: s.NATS_URL,
+    coverCheck: s.COVER_CHECK,
     // As many idle connections per image server as checks run at once: a burst to one host leaves them all for
     // the next checks, where keeping fewer closed and reopened the surplus every time.
-    coverFetch: { idleConnections: coverCheckConcurrency, ...coverFetch },
-    coverCheckConcurrency,
-    batchPasses: integer('BATCH_PASSES', 4, 1, 64),
-    searchThreads: integer('SEARCH_THREADS', 2, 0, 8),
-    searchHeldOffers: oneOf('SEARCH_HELD_OFFERS', ['on', 'off'] as const, 'on') === 'on',
-    searchesInFlight: integer('SEARCHES_IN_FLIGHT', 32, 1, 10_000),
-    coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
-    coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
-    coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),
-    coverCheckWorker: oneOf('COVER_CHECK_WORKER', ['on', 'off'] as const, 'off') === 'on',
+    coverFetch: { idleConnections: s.COVER_CHECK_CONCURRENCY, ...coverFetch },
+    coverCheckConcurrency: s.COVER_CHECK_CONCURRENCY,
+    searchThreads: s.SEARCH_THREADS,
+    searchHeldOffers: s.SEARCH_HELD_OFFERS,
+    searchesInFlight: s.SEARCHES_IN_FLIGHT,
+    batchPasses: s.BATCH_PASSES,
+    coverRecheckScanMs: s.COVER_RECHECK_SCAN_MS,
+    coverCheckMaxDeliveries: s.COVER_CHECK_MAX_DELIVERIES,
+    coverCheckRetryMs: s.COVER_CHECK_RETRY_MS,
+    coverCheckWorker: s.COVER_CHECK_WORKER,
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return config;
 }

@@ -18,7 +18,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import dns from 'node:dns';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import sharp from 'sharp';
 import { hostMatchesDomains, normalizeHost } from '../../shared-schema/host-match.js';
 import { addressRefusal } from './address-guard.js';
@@ -115,13 +115,46 @@ class PinnedAgent extends https.Agent {
 const unreachable = (message: string) => new CoverFailure('image_unreachable', message);
 
 export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetcher {
-  const limits = {
+  const limits = coverLimits(options);
+  const steps: FetchSteps = {
+    limits,
+    resolve: addressResolver(options),
+    connections: new TlsConnections(options, limits),
+  };
+  return async function checkCover(url, allowedHosts) {
+    const deadline = Date.now() + limits.totalTimeoutMs;
+    try {
+      return await inspect(await fetchBody(url, allowedHosts, deadline, steps), limits.maxPixels);
+    } catch (err) {
+      const failure = asFailure(err);
+      return { ok: false, reasons: [reason(failure.code, failure.message)] };
+    }
+  };
+}
+
+type CoverLimits = { readonly [K in keyof typeof COVER_FETCH_DEFAULTS]: number };
+
+function coverLimits(options: CoverFetcherOptions): CoverLimits {
+  return {
     connectTimeoutMs: options.connectTimeoutMs ?? COVER_FETCH_DEFAULTS.connectTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? COVER_FETCH_DEFAULTS.totalTimeoutMs,
     maxBytes: options.maxBytes ?? COVER_FETCH_DEFAULTS.maxBytes,
     maxPixels: options.maxPixels ?? COVER_FETCH_DEFAULTS.maxPixels,
     maxRedirects: options.maxRedirects ?? COVER_FETCH_DEFAULTS.maxRedirects,
   };
+}
+
+/** What one check goes through, built once per fetcher. */
+interface FetchSteps {
+  limits: CoverLimits;
+  resolve: AddressResolver;
+  connections: TlsConnections;
+}
+
+/** Steps 2–3: every address of a host name, each one allowed, or a refusal before any connection. */
+type AddressResolver = (host: string, deadline: number) => Promise<string[]>;
+
+function addressResolver(options: CoverFetcherOptions): AddressResolver {
   const hostMap = new Map<string, string>();
   for (const [name, address] of Object.entries(options.hostMap ?? {})) {
     if (net.isIP(address) === 0)
@@ -131,35 +164,7 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
   const addressAllowed =
     options.addressAllowed ?? (options.allowPrivate ? () => true : (ip: string) => addressRefusal(ip) === null);
   const lookup = options.lookup ?? systemLookup;
-  // One TLS context for every check: built per connection (what https.request does by default) it parses every
-  // trusted CA again, milliseconds of the event loop per cover with a CA list.
-  const secureContext = tls.createSecureContext(options.ca === undefined ? {} : { ca: options.ca });
-  // The last TLS session of each server (host, pinned address, port): the next check to it resumes the session
-  // instead of a full handshake, which verifies and parses the server's certificate chain again each time (a large
-  // share of the cover thread's CPU under a batch load). Only sessions of connections whose certificate passed are
-  // kept, and a resumed session is one that passed for this very host name. Oldest dropped past the bound.
-  const sessions = new Map<string, Buffer>();
-  const sessionsKept = Math.max(0, options.tlsSessions ?? TLS_SESSIONS_KEPT);
-  const keepSession = (key: string, session: Buffer) => {
-    sessions.delete(key);
-    sessions.set(key, session);
-    if (sessions.size > sessionsKept) sessions.delete(sessions.keys().next().value!);
-  };
-  // Kept connections: a new TLS connection per check costs most of the cover thread's CPU (creating the socket,
-  // setting the session, the handshake). Unlimited connections in use,
-  // at most `idleConnections` idle per pool, each closed after IDLE_CONNECTION_MS.
-  const idleKept = Math.max(0, options.idleConnections ?? IDLE_CONNECTIONS_KEPT);
-  const agent =
-    idleKept === 0
-      ? false
-      : new PinnedAgent({
-          keepAlive: true,
-          maxFreeSockets: idleKept,
-          timeout: IDLE_CONNECTION_MS,
-          maxCachedSessions: 0,
-        });
-
-  async function resolve(host: string, deadline: number): Promise<string[]> {
+  return async (host, deadline) => {
     const mapped = hostMap.get(host);
     // Special-use names never resolve on the public internet: refuse them without asking the system resolver, so a
     // test host name (shop.test) can never leave the machine as a DNS query, even by mistake.
@@ -180,40 +185,88 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
       }
     }
     return addresses;
-  }
+  };
+}
 
-  async function fetchBody(url: string, allowedHosts: readonly string[], deadline: number): Promise<Buffer> {
-    let current: URL;
+/** Steps 1–5: the body of the cover at `url`, following at most `maxRedirects` redirects, each checked again. */
+async function fetchBody(
+  url: string,
+  allowedHosts: readonly string[],
+  deadline: number,
+  { limits, resolve, connections }: FetchSteps,
+): Promise<Buffer> {
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw unreachable('the cover URL is not a valid URL');
+  }
+  const visited = new Set([current.href]);
+  for (let redirects = 0; ; redirects += 1) {
+    const host = checkTarget(current, allowedHosts, redirects > 0);
+    const addresses = await resolve(host, deadline);
+    const answer = await connections.firstReachable(current, host, addresses, deadline);
+    if (Buffer.isBuffer(answer)) return answer;
+    if (redirects >= limits.maxRedirects) throw unreachable(`more than ${limits.maxRedirects} redirects`);
+    let next: URL;
     try {
-      current = new URL(url);
+      next = new URL(answer.location, current);
     } catch {
-      throw unreachable('the cover URL is not a valid URL');
+      throw unreachable('redirected to an invalid URL');
     }
-    const visited = new Set([current.href]);
-    for (let redirects = 0; ; redirects += 1) {
-      const host = checkTarget(current, allowedHosts, redirects > 0);
-      const addresses = await resolve(host, deadline);
-      const answer = await firstReachable(current, host, addresses, deadline);
-      if (Buffer.isBuffer(answer)) return answer;
-      if (redirects >= limits.maxRedirects) throw unreachable(`more than ${limits.maxRedirects} redirects`);
-      let next: URL;
-      try {
-        next = new URL(answer.location, current);
-      } catch {
-        throw unreachable('redirected to an invalid URL');
-      }
-      if (visited.has(next.href)) throw unreachable('redirect loop');
-      visited.add(next.href);
-      current = next;
-    }
+    if (visited.has(next.href)) throw unreachable('redirect loop');
+    visited.add(next.href);
+    current = next;
+  }
+}
+
+/** A complete 200 answer's body, or where a redirect points. */
+type Answer = Buffer | { location: string };
+
+/**
+ * Steps 4 and 6: HTTPS requests to a checked address, under the connect timeout and the check's deadline, on one
+ * TLS context, resuming the TLS sessions and reusing the connections of earlier checks of the same server.
+ */
+class TlsConnections {
+  // One TLS context for every check: built per connection (what https.request does by default) it parses every
+  // trusted CA again, milliseconds of the event loop per cover with a CA list.
+  private readonly secureContext: tls.SecureContext;
+  // The last TLS session of each server (host, pinned address, port): the next check to it resumes the session
+  // instead of a full handshake, which verifies and parses the server's certificate chain again each time (a large
+  // share of the cover thread's CPU under a batch load). Only sessions of connections whose certificate passed are
+  // kept, and a resumed session is one that passed for this very host name. Oldest dropped past the bound.
+  private readonly sessions = new Map<string, Buffer>();
+  private readonly sessionsKept: number;
+  // Kept connections: a new TLS connection per check costs most of the cover thread's CPU (creating the socket,
+  // setting the session, the handshake). Unlimited connections in use,
+  // at most `idleConnections` idle per pool, each closed after IDLE_CONNECTION_MS.
+  private readonly agent: https.Agent | false;
+
+  constructor(
+    options: CoverFetcherOptions,
+    private readonly limits: CoverLimits,
+  ) {
+    this.secureContext = tls.createSecureContext(options.ca === undefined ? {} : { ca: options.ca });
+    this.sessionsKept = Math.max(0, options.tlsSessions ?? TLS_SESSIONS_KEPT);
+    const idleKept = Math.max(0, options.idleConnections ?? IDLE_CONNECTIONS_KEPT);
+    this.agent =
+      idleKept === 0
+        ? false
+        : new PinnedAgent({
+            keepAlive: true,
+            maxFreeSockets: idleKept,
+            timeout: IDLE_CONNECTION_MS,
+            maxCachedSessions: 0,
+          });
   }
 
-  async function firstReachable(url: URL, host: string, addresses: string[], deadline: number) {
+  /** The answer of the first address that connects; a kept connection found closed is replaced by a new one. */
+  async firstReachable(url: URL, host: string, addresses: string[], deadline: number): Promise<Answer> {
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        return await requestOnce(url, host, address, deadline, agent).catch((err) => {
-          if (err instanceof StaleConnection) return requestOnce(url, host, address, deadline, false);
+        return await this.request(url, host, address, deadline, this.agent).catch((err) => {
+          if (err instanceof StaleConnection) return this.request(url, host, address, deadline, false);
           throw err;
         });
       } catch (err) {
@@ -226,26 +279,28 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
     );
   }
 
-  function requestOnce(
+  private request(
     url: URL,
     host: string,
     address: string,
     deadline: number,
     via: https.Agent | false,
-  ): Promise<Buffer | { location: string }> {
+  ): Promise<Answer> {
     const remaining = deadline - Date.now();
-    if (remaining <= 0)
-      return Promise.reject(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`));
+    if (remaining <= 0) return Promise.reject(this.late());
     return new Promise((resolvePromise, rejectPromise) => {
+      const port = url.port === '' ? 443 : Number(url.port);
+      const sessionKey = `${host}\u0000${address}\u0000${port}`;
+      const req = https.request(this.pinnedRequest(url, host, address, port, this.sessions.get(sessionKey), via));
       let connected = false;
       let answered = false;
       let settled = false;
-      const timers: NodeJS.Timeout[] = [];
       /** Settles once. The connection is closed unless `keep`: a complete 200 leaves it to the agent's pool. */
       const finish = (outcome: () => void, keep = false) => {
         if (settled) return;
         settled = true;
-        timers.forEach(clearTimeout);
+        clearTimeout(total);
+        clearTimeout(connect);
         outcome();
         if (!keep) req.destroy();
       };
@@ -257,94 +312,128 @@ export function createCoverFetcher(options: CoverFetcherOptions = {}): CoverFetc
         return connected ? asFailure(err) : new NotConnected('not connected', { cause: err });
       };
       const fail = (err: unknown, final = false) => finish(() => rejectPromise(failure(err, final)));
-
-      const port = url.port === '' ? 443 : Number(url.port);
-      const sessionKey = `${host}\u0000${address}\u0000${port}`;
-      const session = sessions.get(sessionKey);
-      // `secureContext` and `session` reach tls.connect, which @types/node does not say of https.request.
-      const request: PinnedRequest = {
-        hostname: host,
-        servername: host,
-        port,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: {
-          'user-agent': 'partner-commerce-cover-check/1',
-          accept: 'image/jpeg, image/png, image/webp',
-          'accept-encoding': 'identity',
-        },
-        agent: via,
-        pinnedAddress: address,
-        secureContext,
-        lookup: pinnedLookup(address),
-        ...(session ? { session } : {}),
-      };
-      const req = https.request(request);
-      timers.push(
-        setTimeout(
-          () => fail(unreachable(`the cover did not arrive within ${limits.totalTimeoutMs} ms`), true),
-          remaining,
-        ),
-      );
-      timers.push(
-        setTimeout(
-          () => fail(unreachable(`no TLS connection to ${host} within ${limits.connectTimeoutMs} ms`)),
-          limits.connectTimeoutMs,
-        ),
+      const total = setTimeout(() => fail(this.late(), true), remaining);
+      const connect = setTimeout(
+        () => fail(unreachable(`no TLS connection to ${host} within ${this.limits.connectTimeoutMs} ms`)),
+        this.limits.connectTimeoutMs,
       );
       req.on('socket', (socket) => {
-        if (req.reusedSocket) {
-          // A kept connection: connected, its certificate passed for this host when it was opened.
-          connected = true;
-          clearTimeout(timers[1]);
-          return;
-        }
-        socket.once('connect', () => (connected = true));
-        socket.once('secureConnect', () => clearTimeout(timers[1]));
-        // TLS 1.2 may hand over a session before the certificate is checked: keep it only once it passed.
-        const tlsSocket = socket as tls.TLSSocket;
-        tlsSocket.on('session', (s: Buffer) => {
-          if (tlsSocket.authorized) keepSession(sessionKey, s);
-          else tlsSocket.once('secureConnect', () => tlsSocket.authorized && keepSession(sessionKey, s));
-        });
+        this.watchConnection(
+          req,
+          socket as tls.TLSSocket,
+          sessionKey,
+          () => (connected = true),
+          () => clearTimeout(connect),
+        );
       });
       req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {
         answered = true;
-        res.on('error', fail);
-        // Every answer closes, the complete ones after `end`: the error (its stack) is built only when it is one.
-        res.on('close', () => settled || fail(unreachable('the connection closed before the cover was complete')));
-        const status = res.statusCode ?? 0;
-        if (REDIRECTS.has(status)) {
-          const location = res.headers.location;
-          if (!location) return fail(unreachable(`HTTP ${status} redirect without a Location`));
-          return finish(() => resolvePromise({ location }));
-        }
-        if (status !== 200) return fail(unreachable(`HTTP status ${status}`));
-        const declared = Number(res.headers['content-length']);
-        if (declared > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
-          chunks.push(chunk);
+        readAnswer(res, this.limits.maxBytes, {
+          fail,
+          done: (answer, keep) => finish(() => resolvePromise(answer), keep),
+          settled: () => settled,
         });
-        res.on('end', () => finish(() => resolvePromise(Buffer.concat(chunks, size)), true));
       });
       req.end();
     });
   }
 
-  return async function checkCover(url, allowedHosts) {
-    const deadline = Date.now() + limits.totalTimeoutMs;
-    try {
-      return await inspect(await fetchBody(url, allowedHosts, deadline), limits.maxPixels);
-    } catch (err) {
-      const failure = asFailure(err);
-      return { ok: false, reasons: [reason(failure.code, failure.message)] };
+  private late(): CoverFailure {
+    return unreachable(`the cover did not arrive within ${this.limits.totalTimeoutMs} ms`);
+  }
+
+  /** The request options that pin the checked address while SNI, certificate check and Host stay the host name. */
+  private pinnedRequest(
+    url: URL,
+    host: string,
+    address: string,
+    port: number,
+    session: Buffer | undefined,
+    via: https.Agent | false,
+  ): PinnedRequest {
+    // `secureContext` and `session` reach tls.connect, which @types/node does not say of https.request.
+    return {
+      hostname: host,
+      servername: host,
+      port,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: {
+        'user-agent': 'partner-commerce-cover-check/1',
+        accept: 'image/jpeg, image/png, image/webp',
+        'accept-encoding': 'identity',
+      },
+      agent: via,
+      pinnedAddress: address,
+      secureContext: this.secureContext,
+      lookup: pinnedLookup(address),
+      ...(session ? { session } : {}),
+    };
+  }
+
+  /** Connected (TCP), then secure (TLS): a kept connection is both already. Keeps the sessions whose certificate passed. */
+  private watchConnection(
+    req: ClientRequest,
+    socket: tls.TLSSocket,
+    sessionKey: string,
+    onConnected: () => void,
+    onSecure: () => void,
+  ): void {
+    if (req.reusedSocket) {
+      // A kept connection: connected, its certificate passed for this host when it was opened.
+      onConnected();
+      onSecure();
+      return;
     }
-  };
+    socket.once('connect', onConnected);
+    socket.once('secureConnect', onSecure);
+    // TLS 1.2 may hand over a session before the certificate is checked: keep it only once it passed.
+    socket.on('session', (s: Buffer) => {
+      if (socket.authorized) this.keepSession(sessionKey, s);
+      else socket.once('secureConnect', () => socket.authorized && this.keepSession(sessionKey, s));
+    });
+  }
+
+  private keepSession(key: string, session: Buffer): void {
+    this.sessions.delete(key);
+    this.sessions.set(key, session);
+    if (this.sessions.size > this.sessionsKept) this.sessions.delete(this.sessions.keys().next().value!);
+  }
+}
+
+/**
+ * Step 6, the body: a redirect's Location, or a 200's body read under `maxBytes` (its declared length first), the
+ * connection kept only once the body is complete.
+ */
+function readAnswer(
+  res: IncomingMessage,
+  maxBytes: number,
+  settle: { fail(err: unknown): void; done(answer: Answer, keep: boolean): void; settled(): boolean },
+): void {
+  res.on('error', (err) => settle.fail(err));
+  // Every answer closes, the complete ones after `end`: the error (its stack) is built only when it is one.
+  res.on(
+    'close',
+    () => settle.settled() || settle.fail(unreachable('the connection closed before the cover was complete')),
+  );
+  const status = res.statusCode ?? 0;
+  if (REDIRECTS.has(status)) {
+    const location = res.headers.location;
+    if (!location) return settle.fail(unreachable(`HTTP ${status} redirect without a Location`));
+    return settle.done({ location }, false);
+  }
+  if (status !== 200) return settle.fail(unreachable(`HTTP status ${status}`));
+  const declared = Number(res.headers['content-length']);
+  if (declared > maxBytes) return settle.fail(tooLarge(maxBytes));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) return settle.fail(tooLarge(maxBytes));
+    chunks.push(chunk);
+  });
+  res.on('end', () => settle.done(Buffer.concat(chunks, size), true));
 }
 
 /** Step 1: scheme, credentials and host of one URL (the first or a redirect target). Returns the host. */

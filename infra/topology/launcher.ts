@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { renderNginxConf } from '../deploy/render-nginx.js';
 import { freePort, holdsListener } from './ports.js';
 
@@ -125,28 +125,38 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
   const nginxBinary = findNginx();
   if (!nginxBinary) throw new Error('nginx is not installed (make deps-system installs it)');
   const config = loadConfig(options.env); // throws ConfigError, as make run does
+  const launch = new Launch(options, config, await planTopology(options, config));
+  try {
+    await launch.startNats();
+    await launch.startServices();
+    await launch.startGateway(nginxBinary);
+  } catch (err) {
+    await launch.stopAll();
+    throw err;
+  }
+  return launch.topology();
+}
+
+/** Where everything goes: folders, the gateway's address, the environment of the service processes. */
+interface Plan {
+  dataDir: string;
+  runDir: string;
+  gatewayPort: number;
+  /** The gateway's host as nginx listens on it (an IPv6 address in brackets). */
+  listenHost: string;
+  /** The gateway's host in its URL (loopback for a wildcard address). */
+  urlHost: string;
+  /** The environment of every service process (their own ports and NATS_URL are added per process). */
+  env: Record<string, string>;
+}
+
+async function planTopology(options: LaunchOptions, config: Config): Promise<Plan> {
   const dataDir = config.dataDir;
   fs.mkdirSync(dataDir, { recursive: true });
   const runDir = options.nginxRunDir ?? path.join(dataDir, 'nginx');
   fs.mkdirSync(runDir, { recursive: true });
-  const detached = options.detached ?? false;
-  const onLine = options.onLine ?? (() => undefined);
-
-  const children: ServiceProcess[] = [];
-  let nginx: ChildProcess | undefined;
-  let nats: ChildProcess | undefined;
-  let stopping = false;
-  const asked = new WeakSet<ChildProcess>(); // processes we stopped on purpose
-  const killAll = () => {
-    for (const c of children) c.proc.kill('SIGKILL');
-    nginx?.kill('SIGTERM'); // the master takes its workers with it; SIGKILL would orphan them
-    nats?.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
-
   const gatewayPort = config.port === 0 ? await freePort(config.host) : config.port;
-  const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const urlHost = config.host === '0.0.0.0' || config.host === '::' ? LOOPBACK : hostInUrl;
+  const urlHost = hostInUrl(config.host);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (v !== undefined) env[k] = v;
   env.DATA_DIR = dataDir;
@@ -157,59 +167,93 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
   // What partners see is the gateway: the services' default base addresses are nginx's, not their own.
   env.API_BASE_URL = options.env.API_BASE_URL || `http://${urlHost}:${gatewayPort}/v1`;
   env.PUBLIC_BASE_URL = options.env.PUBLIC_BASE_URL || `http://${urlHost}:${gatewayPort}`;
+  return { dataDir, runDir, gatewayPort, listenHost: bracketed(config.host), urlHost, env };
+}
 
-  const spawned: Partial<Record<Role, number>> = {};
-  const restarts: Partial<Record<Role, number[]>> = {};
-  let fatal: ((reason: string) => void) | undefined;
+/** An address as a URL names it: in brackets when IPv6. */
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
+/** An address a client on this machine reaches a listener on: loopback for a wildcard address. */
+const hostInUrl = (host: string) => (host === '0.0.0.0' || host === '::' ? LOOPBACK : bracketed(host));
 
-  const pipeLines = (
-    proc: ChildProcess,
-    source: string,
-    keep: (s: string) => void,
-    onStdoutLine?: (line: string) => void,
-  ) => {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const readable = proc[stream];
-      if (!readable) continue;
-      let buffer = '';
-      readable.on('data', (chunk: Buffer) => {
-        const text = chunk.toString();
-        keep(text);
-        buffer += text;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (stream === 'stdout') onStdoutLine?.(line);
-          onLine(source, stream, line);
-        }
-      });
-      readable.once('end', () => {
-        if (buffer) onLine(source, stream, buffer);
-        buffer = '';
-      });
-    }
+/** The processes of one topology and what it takes to start, supervise and stop them. */
+class Launch {
+  private readonly children: ServiceProcess[] = [];
+  private nginx: ChildProcess | undefined;
+  private nats: ChildProcess | undefined;
+  private natsUrl: string;
+  private stopping = false;
+  /** Processes stopped on purpose. */
+  private readonly asked = new WeakSet<ChildProcess>();
+  /** Processes started so far, per role (their labels' numbers). */
+  private readonly spawned: Partial<Record<Role, number>> = {};
+  /** When each role's processes exited unexpectedly (the restart policy's window). */
+  private readonly restarts: Partial<Record<Role, number[]>> = {};
+  /** Set once the topology is up: before, a failure is thrown by the start itself. */
+  private fatal: ((reason: string) => void) | undefined;
+  private readonly detached: boolean;
+  private readonly onLine: NonNullable<LaunchOptions['onLine']>;
+
+  constructor(
+    private readonly options: LaunchOptions,
+    private readonly config: Config,
+    private readonly plan: Plan,
+  ) {
+    this.natsUrl = config.natsUrl ?? '';
+    this.detached = options.detached ?? false;
+    this.onLine = options.onLine ?? (() => undefined);
+    process.once('exit', this.killAll);
+  }
+
+  /** The launcher itself exits: nothing it started may outlive it. */
+  private readonly killAll = () => {
+    for (const c of this.children) c.proc.kill('SIGKILL');
+    this.nginx?.kill('SIGTERM'); // the master takes its workers with it; SIGKILL would orphan them
+    this.nats?.kill('SIGKILL');
   };
 
-  const spawnChild = async (role: Role, like?: ServiceProcess): Promise<ServiceProcess> => {
-    const index = like?.index ?? (spawned[role] = (spawned[role] ?? 0) + 1) - 1;
+  /** A nats-server of our own, unless NATS_URL names one. */
+  async startNats(): Promise<void> {
+    if (this.config.natsUrl) return;
+    const started = await startNats(
+      this.options.natsStoreDir ?? path.join(this.plan.dataDir, 'nats'),
+      this.detached,
+      (line, stream) => this.onLine('nats', stream, line),
+    );
+    this.nats = started.proc;
+    this.natsUrl = started.url;
+  }
+
+  /** The projections process first (it creates the read models the doors read), then the doors of each role. */
+  async startServices(): Promise<void> {
+    await this.spawnService('projections');
+    const doors: Role[] = [
+      ...Array<Role>(this.options.commandReplicas ?? 2).fill('command-api'),
+      ...Array<Role>(this.options.queryReplicas ?? 2).fill('query-api'),
+    ];
+    await Promise.all(doors.map((role) => this.spawnService(role)));
+  }
+
+  /** One service process of `role`, ready (its ready line read); with `like`, on that one's ports. */
+  async spawnService(role: Role, like?: ServiceProcess): Promise<ServiceProcess> {
+    const index = like?.index ?? (this.spawned[role] = (this.spawned[role] ?? 0) + 1) - 1;
     const label = `${role}.${index + 1}`;
     const ports: Record<string, string> = { PORT: String(like?.port ?? 0) };
-    if (role === 'projections') ports.ADMIN_PORT = String(like?.adminPort ?? config.adminPort);
+    if (role === 'projections') ports.ADMIN_PORT = String(like?.adminPort ?? this.config.adminPort);
     const proc = spawn(process.execPath, [ENTRY(role)], {
-      env: { ...env, NATS_URL: natsUrl, ...ports },
+      env: { ...this.plan.env, NATS_URL: this.natsUrl, ...ports },
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached,
+      detached: this.detached,
     });
-    let tail = '';
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    const ready = new Promise<{ port: number; admin_port?: number }>((resolve, reject) => {
+    let tail = '';
+    const ready = new Promise<ReadyLine>((resolve, reject) => {
       pipeLines(
         proc,
         label,
+        this.onLine,
         (text) => (tail = (tail + text).slice(-8000)),
         (line) => {
-          if (line.startsWith('{"ready"')) resolve(JSON.parse(line) as { port: number; admin_port?: number });
+          if (line.startsWith('{"ready"')) resolve(JSON.parse(line) as ReadyLine);
         },
       );
       void exited.then(() =>
@@ -224,155 +268,188 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
       );
       const child: ServiceProcess = { role, index, label, proc, port: line.port, exited, output: () => tail };
       if (line.admin_port !== undefined) child.adminPort = line.admin_port;
-      children.push(child);
-      void exited.then(() => supervise(child));
+      this.children.push(child);
+      void exited.then(() => this.supervise(child));
       return child;
     } catch (err) {
       proc.kill('SIGKILL');
       await exited;
       throw err;
     }
-  };
+  }
 
   /** A service process exited: asked to (nothing to do), or not (report; restart on its ports if so configured). */
-  const supervise = (child: ServiceProcess) => {
-    if (asked.has(child.proc) || stopping) return;
-    options.onUnexpectedExit?.(child.label, child.proc.exitCode, child.proc.signalCode);
-    const policy = options.restart;
+  private supervise(child: ServiceProcess): void {
+    if (this.asked.has(child.proc) || this.stopping) return;
+    this.options.onUnexpectedExit?.(child.label, child.proc.exitCode, child.proc.signalCode);
+    const policy = this.options.restart;
     if (!policy) return;
     const now = Date.now();
-    const recent = (restarts[child.role] ?? []).filter((at) => now - at < policy.windowMs);
+    const recent = (this.restarts[child.role] ?? []).filter((at) => now - at < policy.windowMs);
     if (recent.length >= policy.maxRestarts) {
-      fatal?.(`${child.role} exited ${recent.length + 1} times within ${policy.windowMs} ms; stopping the topology`);
+      this.fatal?.(
+        `${child.role} exited ${recent.length + 1} times within ${policy.windowMs} ms; stopping the topology`,
+      );
       return;
     }
-    restarts[child.role] = [...recent, now];
-    const i = children.indexOf(child);
-    if (i >= 0) children.splice(i, 1);
+    this.restarts[child.role] = [...recent, now];
+    this.forget(child);
     setTimeout(() => {
-      if (stopping) return;
-      onLine('launcher', 'stderr', `restarting ${child.label} on port ${child.port}`);
-      spawnChild(child.role, child).catch((err: unknown) =>
-        fatal?.(`${child.label} could not be restarted: ${(err as Error).message}`),
+      if (this.stopping) return;
+      this.onLine('launcher', 'stderr', `restarting ${child.label} on port ${child.port}`);
+      this.spawnService(child.role, child).catch((err: unknown) =>
+        this.fatal?.(`${child.label} could not be restarted: ${(err as Error).message}`),
       );
     }, policy.delayMs);
-  };
+  }
 
-  const stopChild = async (child: ServiceProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
-    const i = children.indexOf(child);
-    if (i >= 0) children.splice(i, 1);
-    asked.add(child.proc);
-    await stopProcess(child.proc, [signal, 'SIGKILL']);
-  };
-
-  const stopAll = async () => {
-    stopping = true;
-    await stopProcess(nginx, ['SIGQUIT', 'SIGTERM', 'SIGKILL']);
-    await Promise.all(children.filter((c) => c.role !== 'projections').map((c) => stopChild(c)));
-    await Promise.all([...children].map((c) => stopChild(c)));
-    await stopProcess(nats, ['SIGTERM', 'SIGKILL']);
-    process.removeListener('exit', killAll);
-  };
-
-  let natsUrl = config.natsUrl ?? '';
-  try {
-    if (!config.natsUrl) {
-      const started = await startNats(options.natsStoreDir ?? path.join(dataDir, 'nats'), detached, (line, stream) =>
-        onLine('nats', stream, line),
-      );
-      nats = started.proc;
-      natsUrl = started.url;
-    }
-    // The projections process first: it creates the read models the doors read.
-    await spawnChild('projections');
-    const doors: Role[] = [
-      ...Array<Role>(options.commandReplicas ?? 2).fill('command-api'),
-      ...Array<Role>(options.queryReplicas ?? 2).fill('query-api'),
-    ];
-    await Promise.all(doors.map((role) => spawnChild(role)));
-
+  /** nginx from infra/deploy/nginx.conf.template in front of the doors, ready once it listens. */
+  async startGateway(nginxBinary: string): Promise<void> {
+    const { runDir, urlHost, gatewayPort } = this.plan;
     const conf = path.join(runDir, 'nginx.conf');
-    const upstreams = (role: Role) => children.filter((c) => c.role === role).map((c) => `${LOOPBACK}:${c.port}`);
-    let rendered = renderNginxConf({
-      LISTEN: `${hostInUrl}:${gatewayPort}`,
-      COMMAND_UPSTREAMS: upstreams('command-api'),
-      QUERY_UPSTREAMS: upstreams('query-api'),
-      RUN_DIR: runDir,
-      // The gateway's own problems (413, 503) carry `${PUBLIC_BASE_URL}/v1/problemas/…`: the services' API base.
-      PUBLIC_BASE_URL: env.API_BASE_URL.replace(/\/v1\/?$/, ''),
-    });
-    if (options.nginxWorkers !== undefined)
-      rendered = rendered.replace('worker_processes auto;', `worker_processes ${options.nginxWorkers};`);
-    // Started as root, nginx runs its workers as `nobody`, who may not enter DATA_DIR: they run as the launcher's user.
-    if (process.getuid?.() === 0) rendered = `user root;\n${rendered}`;
-    fs.writeFileSync(conf, rendered);
+    fs.writeFileSync(conf, this.renderGatewayConf());
     const gw = spawn(nginxBinary, ['-e', 'stderr', '-p', runDir, '-c', conf, '-g', 'daemon off;'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached,
+      detached: this.detached,
     });
-    nginx = gw;
+    this.nginx = gw;
     let nginxTail = '';
-    pipeLines(gw, 'nginx', (text) => (nginxTail = (nginxTail + text).slice(-4000)));
+    pipeLines(gw, 'nginx', this.onLine, (text) => (nginxTail = (nginxTail + text).slice(-4000)));
     await waitForPort(urlHost.replace(/^\[|\]$/g, ''), gatewayPort, START_DEADLINE_MS, gw, () => nginxTail);
-  } catch (err) {
-    await stopAll();
-    throw err;
   }
 
-  let stopped: Promise<void> | undefined;
-  const topology: Topology = {
-    dataDir,
-    nats: nats?.pid !== undefined ? { url: natsUrl, pid: nats.pid } : { url: natsUrl },
-    gateway: `http://${urlHost}:${gatewayPort}`,
-    children,
-    replicas: (role) => children.filter((c) => c.role === role),
-    adminUrl() {
-      const projections = children.find((c) => c.role === 'projections' && c.adminPort !== undefined);
-      if (!projections) throw new Error('the projections process (which serves the admin API) is not running');
-      const adminHost =
-        config.adminHost === '0.0.0.0' || config.adminHost === '::'
-          ? LOOPBACK
-          : config.adminHost.includes(':')
-            ? `[${config.adminHost}]`
-            : config.adminHost;
-      return `http://${adminHost}:${projections.adminPort}/admin/v1`;
-    },
-    nginxPid: () => (nginx && nginx.exitCode === null && nginx.signalCode === null ? nginx.pid : undefined),
-    pids() {
-      const running = [nats, nginx, ...children.map((c) => c.proc)].filter(
-        (p): p is ChildProcess => p !== undefined && p.exitCode === null && p.signalCode === null,
-      );
-      return running.map((p) => p.pid).filter((pid): pid is number => pid !== undefined);
-    },
-    start: (role, like) => spawnChild(role, like),
-    kill: stopChild,
-    async restartServices() {
-      // Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload.
-      const running = [...children];
-      await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => stopChild(c)));
-      await Promise.all(running.filter((c) => c.role === 'projections').map((c) => stopChild(c)));
-      await Promise.all(running.filter((c) => c.role === 'projections').map((c) => spawnChild(c.role, c)));
-      await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => spawnChild(c.role, c)));
-    },
-    stop() {
-      stopped ??= stopAll();
-      return stopped;
-    },
-  };
-  fatal = (reason) => {
-    if (stopping) return;
-    void topology.stop();
-    options.onFatal?.(reason);
-  };
-  for (const [proc, name] of [
-    [nginx, 'nginx'],
-    [nats, 'nats-server'],
-  ] as const) {
-    proc?.once('exit', (code, signal) => {
-      if (!stopping) fatal(`${name} exited (${code ?? signal}); stopping the topology`);
+  private renderGatewayConf(): string {
+    const upstreams = (role: Role) => this.children.filter((c) => c.role === role).map((c) => `${LOOPBACK}:${c.port}`);
+    let rendered = renderNginxConf({
+      LISTEN: `${this.plan.listenHost}:${this.plan.gatewayPort}`,
+      COMMAND_UPSTREAMS: upstreams('command-api'),
+      QUERY_UPSTREAMS: upstreams('query-api'),
+      RUN_DIR: this.plan.runDir,
+      // The gateway's own problems (413, 503) carry `${PUBLIC_BASE_URL}/v1/problemas/…`: the services' API base.
+      PUBLIC_BASE_URL: this.plan.env.API_BASE_URL.replace(/\/v1\/?$/, ''),
+    });
+    if (this.options.nginxWorkers !== undefined)
+      rendered = rendered.replace('worker_processes auto;', `worker_processes ${this.options.nginxWorkers};`);
+    // Started as root, nginx runs its workers as `nobody`, who may not enter DATA_DIR: they run as the launcher's user.
+    if (process.getuid?.() === 0) rendered = `user root;\n${rendered}`;
+    return rendered;
+  }
+
+  private forget(child: ServiceProcess): void {
+    const i = this.children.indexOf(child);
+    if (i >= 0) this.children.splice(i, 1);
+  }
+
+  async stopChild(child: ServiceProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+    this.forget(child);
+    this.asked.add(child.proc);
+    await stopProcess(child.proc, [signal, 'SIGKILL']);
+  }
+
+  /** nginx first (it finishes the requests in flight), then the doors, the projections process, nats-server. */
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    await stopProcess(this.nginx, ['SIGQUIT', 'SIGTERM', 'SIGKILL']);
+    await Promise.all(this.children.filter((c) => c.role !== 'projections').map((c) => this.stopChild(c)));
+    await Promise.all([...this.children].map((c) => this.stopChild(c)));
+    await stopProcess(this.nats, ['SIGTERM', 'SIGKILL']);
+    process.removeListener('exit', this.killAll);
+  }
+
+  /** Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload. */
+  private async restartServices(): Promise<void> {
+    const running = [...this.children];
+    const doors = running.filter((c) => c.role !== 'projections');
+    const projections = running.filter((c) => c.role === 'projections');
+    await Promise.all(doors.map((c) => this.stopChild(c)));
+    await Promise.all(projections.map((c) => this.stopChild(c)));
+    await Promise.all(projections.map((c) => this.spawnService(c.role, c)));
+    await Promise.all(doors.map((c) => this.spawnService(c.role, c)));
+  }
+
+  /** The running topology's handle; from now on nginx or nats-server exiting, or a role out of restarts, stops it. */
+  topology(): Topology {
+    const { children, config, plan } = this;
+    let stopped: Promise<void> | undefined;
+    const running = (p: ChildProcess | undefined): p is ChildProcess =>
+      p !== undefined && p.exitCode === null && p.signalCode === null;
+    const topology: Topology = {
+      dataDir: plan.dataDir,
+      nats: this.nats?.pid !== undefined ? { url: this.natsUrl, pid: this.nats.pid } : { url: this.natsUrl },
+      gateway: `http://${plan.urlHost}:${plan.gatewayPort}`,
+      children,
+      replicas: (role) => children.filter((c) => c.role === role),
+      adminUrl() {
+        const projections = children.find((c) => c.role === 'projections' && c.adminPort !== undefined);
+        if (!projections) throw new Error('the projections process (which serves the admin API) is not running');
+        return `http://${hostInUrl(config.adminHost)}:${projections.adminPort}/admin/v1`;
+      },
+      nginxPid: () => (running(this.nginx) ? this.nginx.pid : undefined),
+      pids: () =>
+        [this.nats, this.nginx, ...children.map((c) => c.proc)]
+          .filter(running)
+          .map((p) => p.pid)
+          .filter((pid): pid is number => pid !== undefined),
+      start: (role, like) => this.spawnService(role, like),
+      kill: (child, signal) => this.stopChild(child, signal),
+      restartServices: () => this.restartServices(),
+      stop: () => (stopped ??= this.stopAll()),
+    };
+    this.fatal = (reason) => {
+      if (this.stopping) return;
+      void topology.stop();
+      this.options.onFatal?.(reason);
+    };
+    for (const [proc, name] of [
+      [this.nginx, 'nginx'],
+      [this.nats, 'nats-server'],
+    ] as const) {
+      proc?.once('exit', (code, signal) => {
+        if (!this.stopping) this.fatal?.(`${name} exited (${code ?? signal}); stopping the topology`);
+      });
+    }
+    return topology;
+  }
+}
+
+/** The line a service process prints once it listens (infra/entry/process.ts). */
+interface ReadyLine {
+  port: number;
+  admin_port?: number;
+}
+
+/**
+ * Forwards every line `proc` writes to `onLine` as `source`, hands `keep` the raw text (a tail for failure
+ * messages) and `onStdoutLine` each stdout line.
+ */
+function pipeLines(
+  proc: ChildProcess,
+  source: string,
+  onLine: (source: string, stream: OutputStream, line: string) => void,
+  keep: (text: string) => void,
+  onStdoutLine?: (line: string) => void,
+): void {
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const readable = proc[stream];
+    if (!readable) continue;
+    let buffer = '';
+    readable.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      keep(text);
+      buffer += text;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (stream === 'stdout') onStdoutLine?.(line);
+        onLine(source, stream, line);
+      }
+    });
+    readable.once('end', () => {
+      if (buffer) onLine(source, stream, buffer);
+      buffer = '';
     });
   }
-  return topology;
 }
 
 /** Sends each signal in turn, waiting up to STOP_DEADLINE_MS after each for the process to exit. */
@@ -407,18 +484,12 @@ export async function startNats(
       detached,
     });
     let tail = '';
-    for (const stream of ['stdout', 'stderr'] as const) {
-      let buffer = '';
-      proc[stream]?.on('data', (chunk: Buffer) => {
-        tail = (tail + chunk.toString()).slice(-4000);
-        buffer += chunk.toString();
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          onLine(buffer.slice(0, nl), stream);
-          buffer = buffer.slice(nl + 1);
-        }
-      });
-    }
+    pipeLines(
+      proc,
+      'nats',
+      (_source, stream, line) => onLine(line, stream),
+      (text) => (tail = (tail + text).slice(-4000)),
+    );
     try {
       await waitUntil(async () => {
         if (proc.exitCode !== null || proc.signalCode !== null)

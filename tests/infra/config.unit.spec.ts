@@ -94,4 +94,52 @@ describe('configuration: rate brake limits and the event store writer', () => {
       expect(problems.join('\n')).not.to.match(/token-0123456789|short/);
     }
   });
+
+  it('reports every bad value at once, never repeating a secret, and the production rules', () => {
+    try {
+      loadConfig({
+        NODE_ENV: 'production',
+        PORT: '70000',
+        ADMIN_TOKEN: 'short-secret',
+        CLOCK: 'manual',
+        PUBLIC_BASE_URL: 'http://shop.example',
+        SEARCH_THREADS: '9',
+        MONGO_DB: 'no-dash',
+        COVER_CHECK: 'off',
+        COVER_FETCH_ALLOW_PRIVATE: '1',
+      });
+      expect.fail('expected a ConfigError');
+    } catch (err) {
+      expect((err as ConfigError).problems).to.have.members([
+        'PORT must be a port number (0-65535), got "70000"',
+        'ADMIN_TOKEN must be at least 16 characters',
+        'PUBLIC_BASE_URL must be https:// when NODE_ENV=production',
+        'CLOCK=manual is refused when NODE_ENV=production',
+        'MONGO_DB must be letters, digits and _ (at most 60), got "no-dash"',
+        'COVER_CHECK=off is refused when NODE_ENV=production',
+        'SEARCH_THREADS must be an integer from 0 to 8, got "9"',
+        'COVER_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production: they exist for tests and let the cover check reach addresses it must refuse',
+      ]);
+    }
+    expect(() => loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://shop.example' })).to.throw(
+      ConfigError,
+      'ADMIN_TOKEN is required when NODE_ENV=production',
+    );
+  });
+
+  it('derives the base URLs from PORT, strips their trailing slashes and counts an empty variable as unset', () => {
+    const derived = loadConfig({ PORT: '9000', HOST: '', EVENTSTORE_STREAM_PREFIX: '' });
+    expect([derived.apiBaseUrl, derived.publicBaseUrl, derived.host, derived.eventstoreStreamPrefix]).to.deep.equal([
+      'http://127.0.0.1:9000/v1',
+      'http://127.0.0.1:9000',
+      '127.0.0.1',
+      '',
+    ]);
+    const set = loadConfig({ PUBLIC_BASE_URL: 'https://shop.example//', MONGO_DB: '' });
+    expect([set.publicBaseUrl, set.mongoDb, set.coverFetch.idleConnections]).to.deep.equal([
+      'https://shop.example',
+      undefined,
+      8,
+    ]);
+  });
 });
