@@ -106,6 +106,8 @@ export interface Config {
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
+  /** FRESHNESS_SCAN_MS: real-time period between scans for accepted products whose 48 h passed. */
+  freshnessScanMs: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
   coverCheckMaxDeliveries: number;
   /** Pause before retrying a failed cover check, doubled per delivery. */
@@ -232,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchNice: integer('SEARCH_NICE', -10, -20, 19),
     eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
+    freshnessScanMs: integer('FRESHNESS_SCAN_MS', 60_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),
     coverCheckWorker: oneOf('COVER_CHECK_WORKER', ['on', 'off'] as const, 'off') === 'on',

@@ -1,5 +1,9 @@
-/** The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner and the cover check. */
+/**
+ * The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner, the cover check and the
+ * freshness reactor.
+ */
 import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
+import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
 import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
@@ -73,5 +77,24 @@ export const coverCheckReactor: ReactorStart = async ({
       await covers.stop();
     },
     clockMoved: () => covers.clockMoved(),
+  };
+};
+
+/** Records the 48 h lapses of accepted products by the service clock (command-api/reactors/freshness.ts). */
+export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
+  const reactor = new FreshnessReactor({
+    deps,
+    reads: deps.reads,
+    clock: deps.clock,
+    intervalMs: config.freshnessScanMs,
+    onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
+  });
+  reactor.start();
+  return {
+    stop: () => reactor.stop(),
+    async clockMoved() {
+      const position = await reactor.scan();
+      if (position > 0) await waitForPosition(position, 10_000);
+    },
   };
 };
