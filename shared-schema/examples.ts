@@ -211,6 +211,25 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
       stores: [{ store_id: 'loja-centro', ...TOTALS }],
     },
   },
+  listEvents: {
+    response: {
+      data: [
+        {
+          id: 'ntf_4096_0',
+          type: 'product.state_changed',
+          occurred_at: '2026-03-01T15:00:03Z',
+          data: { sku: 'SKU-1', store_id: 'loja-centro', state: 'accepted', reasons: [] },
+        },
+        {
+          id: 'ntf_5120_0',
+          type: 'job.finished',
+          occurred_at: '2026-03-01T15:02:00Z',
+          data: { job_id: 'job_01HQ', state: 'done', received: 2, accepted: 1, rejected: 0, pending: 0, removed: 1 },
+        },
+      ],
+      next_cursor: 'WzUxMjAsMCwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNlLWN1cnNvci1rZXk',
+    },
+  },
 };
 
 const PROBLEM_ERRORS: Record<number, { detail?: string; errors?: { field: string; code: string; message: string }[] }> =

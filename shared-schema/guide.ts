@@ -340,6 +340,20 @@ Run each item with your test key and keep the \`X-Request-Id\` of each answer:
 
 Then ask the operator for a live key. Live writes publish to the site.
 
+## 10. What changed since you last looked: \`GET /events\`
+
+\`\`\`sh
+curl -s "$BASE/events?limit=100" -H "Authorization: Bearer $API_KEY"
+curl -s "$BASE/events?cursor=$NEXT_CURSOR" -H "Authorization: Bearer $API_KEY"
+\`\`\`
+
+Your own notifications (scope \`catalog\`), in the order they happened: \`product.state_changed\` (a new SKU's first
+state, then each change of the state \`GET /products/{sku}\` answers: the cover verdict, a removal, a re-check, a change
+of the store, and \`stale\` when 48 h pass without a write), \`store.status_changed\`, \`store.domain_approved\` and
+\`job.finished\` (with the job's totals). \`type=product.state_changed\` keeps one type. Keep the \`next_cursor\` of each
+answer and ask again with it later: it is never null, and an empty \`data\` means nothing new yet. Each notification
+has a stable \`id\`: walking the feed again from the start gives the same ids in the same order.
+
 ## Changelog
 
 - **\`svc_url\` holds your partner id** (a change of the beta contract, for safety): it was

@@ -31,6 +31,7 @@ import {
   SandboxClickInput,
 } from './schemas/commerce.js';
 import type { JsonSchema } from './schemas/common.js';
+import { ListEventsQuery, NotificationPage } from './schemas/notifications.js';
 
 export const StorePage: JsonSchema = page(Store);
 export const ProductPage: JsonSchema = page(ProductStatus);
@@ -209,6 +210,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       WINDOW,
     query: CommissionReportQuery,
     ok: { status: 200, description: 'The report.', schema: CommissionReport },
+  },
+  'GET /events': {
+    operationId: 'listEvents',
+    tag: 'Notifications',
+    summary: 'What changed since I last looked',
+    description:
+      "The partner's own notifications in the environment of the key, in the order they happened, from the beginning or after `cursor`: `product.state_changed` (a new SKU's first state and each change of the state `GET /products/{sku}` answers, `stale` included when the 48 h pass), `store.status_changed`, `store.domain_approved`, `job.finished`. `type` filters by one type (an unknown one: 422). `limit` 1 to 200, default 50. `next_cursor` is never null: it is where to ask next, and an empty `data` means nothing new yet. Walking the feed again gives the same notifications with the same ids, in the same order. A cursor the service did not issue for this list and filter answers 422.",
+    query: ListEventsQuery,
+    ok: { status: 200, description: 'A page of notifications.', schema: NotificationPage },
   },
 };
 

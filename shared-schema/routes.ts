@@ -36,6 +36,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/conversions', scope: 'conversions' },
   { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
   { method: 'GET', path: '/reports/commission', scope: 'reports' },
+  { method: 'GET', path: '/events', scope: 'catalog' },
 ];
 
 /** Public documents: no key, no rate brake. */

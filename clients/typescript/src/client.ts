@@ -315,6 +315,9 @@ export function createClient(options: ClientOptions) {
   const commissionReport = (query: Query<'getCommissionReport'> = {}, o?: CallOptions) =>
     call<Answer<'getCommissionReport', 200>>({ method: 'GET', path: '/reports/commission', query, options: o });
 
+  const listEvents = (query: Query<'listEvents'> = {}, o?: CallOptions) =>
+    call<Answer<'listEvents', 200>>({ method: 'GET', path: '/events', query, options: o });
+
   return {
     /** GET /me: the key's partner, type, environment and scopes. */
     me,
@@ -338,6 +341,11 @@ export function createClient(options: ClientOptions) {
     listClicks,
     /** POST /sandbox/clicks (test key only): a test click on one of the partner's SKUs. */
     sandboxClick,
+    /**
+     * GET /events: the partner's notifications after `cursor`; `next_cursor` is never null: keep it and ask again
+     * with it later (an empty `data` means nothing new yet).
+     */
+    listEvents,
     /** POST /conversions: a paid, refunded or cancelled event of an order. */
     postConversion,
     getConversion,

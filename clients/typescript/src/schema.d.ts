@@ -262,6 +262,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since I last looked
+         * @description The partner's own notifications in the environment of the key, in the order they happened, from the beginning or after `cursor`: `product.state_changed` (a new SKU's first state and each change of the state `GET /products/{sku}` answers, `stale` included when the 48 h pass), `store.status_changed`, `store.domain_approved`, `job.finished`. `type` filters by one type (an unknown one: 422). `limit` 1 to 200, default 50. `next_cursor` is never null: it is where to ask next, and an empty `data` means nothing new yet. Walking the feed again gives the same notifications with the same ids, in the same order. A cursor the service did not issue for this list and filter answers 422. Scope: `catalog`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -672,6 +692,72 @@ export interface components {
             commission_is: "expected_not_settled";
             totals: components["schemas"]["CommercialTotals"];
             stores: components["schemas"]["StoreCommercialTotals"][];
+        };
+        Notification: components["schemas"]["NotificationProductStateChanged"] | components["schemas"]["NotificationStoreStatusChanged"] | components["schemas"]["NotificationStoreDomainApproved"] | components["schemas"]["NotificationJobFinished"];
+        NotificationProductStateChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.state_changed";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                sku: components["schemas"]["ExternalId"];
+                store_id: components["schemas"]["ExternalId"];
+                state: components["schemas"]["ProductState"];
+                reasons: components["schemas"]["RejectionReason"][];
+            };
+        };
+        NotificationStoreStatusChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "store.status_changed";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                store_id: components["schemas"]["ExternalId"];
+                /** @enum {string} */
+                status: "pending_review" | "active" | "suspended";
+            };
+        };
+        NotificationStoreDomainApproved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "store.domain_approved";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                store_id: components["schemas"]["ExternalId"];
+                domain: string;
+            };
+        };
+        NotificationJobFinished: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "job.finished";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                job_id: string;
+                /** @enum {string} */
+                state: "done" | "failed";
+                received: number;
+                accepted: number;
+                rejected: number;
+                pending: number;
+                removed: number;
+            };
+        };
+        NotificationPage: {
+            data: components["schemas"]["Notification"][];
+            next_cursor: string;
         };
     };
     responses: {
@@ -1866,6 +1952,67 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CommissionReport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                cursor?: components["schemas"]["Cursor"];
+                limit?: components["schemas"]["Limit"];
+                type?: "product.state_changed" | "store.status_changed" | "store.domain_approved" | "job.finished";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ntf_4096_0",
+                     *           "type": "product.state_changed",
+                     *           "occurred_at": "2026-03-01T15:00:03Z",
+                     *           "data": {
+                     *             "sku": "SKU-1",
+                     *             "store_id": "loja-centro",
+                     *             "state": "accepted",
+                     *             "reasons": []
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "ntf_5120_0",
+                     *           "type": "job.finished",
+                     *           "occurred_at": "2026-03-01T15:02:00Z",
+                     *           "data": {
+                     *             "job_id": "job_01HQ",
+                     *             "state": "done",
+                     *             "received": 2,
+                     *             "accepted": 1,
+                     *             "rejected": 0,
+                     *             "pending": 0,
+                     *             "removed": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "WzUxMjAsMCwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNlLWN1cnNvci1rZXk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationPage"];
                 };
             };
             401: components["responses"]["Unauthorized"];
