@@ -44,7 +44,15 @@ import {
   type DoorParts,
 } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
-import { batchRunnerReactor, coverCheckReactor, freshnessReactor } from './wiring/core-reactors.js';
+import {
+  batchRunnerReactor,
+  coverCheckReactor,
+  freshnessReactor,
+  webhookSenderReactor,
+} from './wiring/core-reactors.js';
+import { webhookWriteRoutes } from '../command-api/routes/webhooks.js';
+import { webhookReadRoutes } from '../query-api/routes/webhooks.js';
+import { WEBHOOK_DELIVERY_COLLECTION } from '../shared-schema/read-models/webhooks.js';
 import { gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
 import { Operations } from './ops/operations.js';
@@ -79,19 +87,25 @@ export const WRITE_ROUTES: Record<string, WriteHandler> = {
   ...coreWriteRoutes,
   ...batchWriteRoutes,
   ...commerceWriteRoutes,
+  ...webhookWriteRoutes,
 };
 export const READ_ROUTES: Record<string, ReadRoute> = {
   ...catalogReadRoutes,
   ...jobsReadRoutes,
   ...commerceReadRoutes,
   ...eventsReadRoutes,
+  ...webhookReadRoutes,
 };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
-export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, freshnessReactor];
+export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, freshnessReactor, webhookSenderReactor];
 
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
-export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
+export const ALL_COLLECTIONS = () => [
+  IDEMPOTENCY_COLLECTION,
+  WEBHOOK_DELIVERY_COLLECTION,
+  ...PROJECTORS.flatMap((p) => p.collections),
+];
 
 /** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
 export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');

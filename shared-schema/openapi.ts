@@ -32,6 +32,7 @@ import {
 } from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
 import { Notification, NotificationPage } from './schemas/notifications.js';
+import { Webhook, WebhookAttempt, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
 
@@ -78,6 +79,10 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   CommissionReport: commerce.CommissionReport,
   Notification,
   NotificationPage,
+  WebhookInput,
+  WebhookRegistration,
+  WebhookAttempt,
+  Webhook,
 };
 
 const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> = {

@@ -9,6 +9,7 @@ import { ordersProjector } from '../../projections/projectors/orders.js';
 import { reportProjector } from '../../projections/projectors/report.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { notificationsProjector } from '../../projections/projectors/notifications.js';
+import { webhooksProjector } from '../../projections/projectors/webhooks.js';
 
 export const PROJECTORS: Projector[] = [
   partnersProjector,
@@ -20,4 +21,5 @@ export const PROJECTORS: Projector[] = [
   reportProjector,
   offersProjector,
   notificationsProjector,
+  webhooksProjector,
 ];

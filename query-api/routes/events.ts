@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor, DEFAULT_LIMIT, type CursorScope } from '../
 import type { Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import {
   NOTIFICATIONS,
-  type Notification,
+  notificationView,
   type NotificationDoc,
 } from '../../shared-schema/read-models/notifications.js';
 import { ListEventsQuery } from '../../shared-schema/schemas/notifications.js';
@@ -17,10 +17,6 @@ import { textOf } from './catalog.js';
 
 /** Sort values of the position before every notification: (position, seq, _id). */
 const START: readonly Scalar[] = [0, 0, ''];
-
-export function notificationView(doc: NotificationDoc): Notification {
-  return { id: doc.id, type: doc.type, occurred_at: doc.occurred_at, data: doc.data } as Notification;
-}
 
 export const eventsReadRoutes: Record<string, ReadRoute> = {
   'GET /events': {

@@ -48,6 +48,11 @@ export type Notification = { id: string; occurred_at: string } & NotificationDat
 /** `position` is the causing event's log position; `seq` its rank among that event's notifications. */
 export type NotificationDoc = ScopedDoc & Notification & { seq: number };
 
+/** A stored notification as `GET /v1/events` shows it, and as webhooks send it. */
+export function notificationView(doc: NotificationDoc): Notification {
+  return { id: doc.id, type: doc.type, occurred_at: doc.occurred_at, data: doc.data } as Notification;
+}
+
 /** The public id: stable across restarts and rebuilds (the log does not move). */
 export const notificationId = (position: number, seq: number): string => `ntf_${position}_${seq}`;
 

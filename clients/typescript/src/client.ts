@@ -317,6 +317,11 @@ export function createClient(options: ClientOptions) {
 
   const listEvents = (query: Query<'listEvents'> = {}, o?: CallOptions) =>
     call<Answer<'listEvents', 200>>({ method: 'GET', path: '/events', query, options: o });
+  const putWebhook = (body: RequestBody<'putWebhook'>, o?: WriteOptions) =>
+    call<Answer<'putWebhook', 200>>({ method: 'PUT', path: '/webhook', body, options: o });
+  const getWebhook = (o?: CallOptions) =>
+    call<Answer<'getWebhook', 200>>({ method: 'GET', path: '/webhook', options: o });
+  const deleteWebhook = (o?: WriteOptions) => call<void>({ method: 'DELETE', path: '/webhook', options: o });
 
   return {
     /** GET /me: the key's partner, type, environment and scopes. */
@@ -346,6 +351,12 @@ export function createClient(options: ClientOptions) {
      * with it later (an empty `data` means nothing new yet).
      */
     listEvents,
+    /** PUT /webhook: registers the HTTPS endpoint; the answer that creates it holds the `secret`, shown once. */
+    putWebhook,
+    /** GET /webhook: the endpoint and its most recent delivery attempts. */
+    getWebhook,
+    /** DELETE /webhook: stops the deliveries. */
+    deleteWebhook,
     /** POST /conversions: a paid, refunded or cancelled event of an order. */
     postConversion,
     getConversion,
