@@ -45,6 +45,8 @@ export interface WebhookSenderOptions {
   intervalMs: number;
   /** Notifications sent per endpoint and scan. Default 100. */
   perScan?: number;
+  /** Endpoints served at once (a slow one holds only its own slot). Default 8. */
+  concurrency?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -89,9 +91,13 @@ export class WebhookSender {
         ...(after ? { after: [after] } : {}),
         limit: 200,
       });
-      for (const endpoint of endpoints) {
-        if (this.stopped) return;
-        await this.deliver(endpoint).catch((err: unknown) => this.options.onError?.(err));
+      const slots = Math.max(1, this.options.concurrency ?? 8);
+      for (let i = 0; i < endpoints.length && !this.stopped; i += slots) {
+        await Promise.all(
+          endpoints
+            .slice(i, i + slots)
+            .map((endpoint) => this.deliver(endpoint).catch((err: unknown) => this.options.onError?.(err))),
+        );
       }
       const last = endpoints[endpoints.length - 1];
       if (endpoints.length < 200 || !last) return;

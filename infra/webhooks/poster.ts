@@ -72,7 +72,6 @@ export function createWebhookPoster(
             'user-agent': 'partner-commerce-webhooks/1',
           },
           agent: false,
-          timeout: timeoutMs,
           ...(options.ca !== undefined ? { ca: options.ca } : {}),
         },
         (res) => {
@@ -86,7 +85,9 @@ export function createWebhookPoster(
           res.resume();
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      // The whole exchange, not only each silence, is bounded: a receiver that trickles its answer is cut off too.
+      const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      req.on('close', () => clearTimeout(deadline));
       req.on('error', (err) => resolve({ error: `no answer (${err.message})` }));
       req.end(payload);
     });
