@@ -175,6 +175,14 @@ describe('GET /v1/events: the notification feed (e2e)', function () {
       expect((await hub.api.get(`/events?cursor=${encodeURIComponent(theirs)}`)).status).to.equal(422);
     });
 
+    it('needs the catalog scope, as the webhook routes do (403)', async () => {
+      const clicksOnly = await t.key(hub.partnerId, 'live', ['clicks']);
+      expect((await clicksOnly.api.get('/events')).status).to.equal(403);
+      expect((await clicksOnly.api.get('/webhook')).status).to.equal(403);
+      expect((await clicksOnly.api.put('/webhook', { url: 'https://hooks.partner.test/x' })).status).to.equal(403);
+      expect((await clicksOnly.api.delete('/webhook')).status).to.equal(403);
+    });
+
     it("never shows one partner's or environment's notifications to another", async () => {
       const stranger = await t.partner({ type: 'hub' });
       expect((await walk(stranger)).all).to.deep.equal([]);
