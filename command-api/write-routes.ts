@@ -6,9 +6,11 @@
 import { coreWriteRoutes, type WriteHandler } from './app.js';
 import { batchWriteRoutes } from './routes/batch.js';
 import { commerceWriteRoutes } from './routes/commerce.js';
+import { webhookWriteRoutes } from './routes/webhooks.js';
 
 export const WRITE_ROUTES: Record<string, WriteHandler> = {
   ...coreWriteRoutes,
   ...batchWriteRoutes,
   ...commerceWriteRoutes,
+  ...webhookWriteRoutes,
 };

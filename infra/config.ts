@@ -53,6 +53,10 @@ export interface Config {
   adminTokens: readonly NamedAdminToken[];
   /** CURSOR_SECRET: the key of page cursors; unset, one is generated once into DATA_DIR/cursor-secret. */
   cursorSecret: string | undefined;
+  /** WEBHOOK_KEY: the key webhook secrets are derived from; unset, one is generated once into DATA_DIR/webhook-key. */
+  webhookKey: string | undefined;
+  /** WEBHOOK_SCAN_MS: real-time period between looks for notifications to push to webhooks. */
+  webhookScanMs: number;
   dataDir: string;
   /** `{base_url}` of the contract (ends in /v1): the prefix of problem `type` URLs and of the published documents. */
   apiBaseUrl: string;
@@ -119,6 +123,8 @@ export interface Config {
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
+  /** FRESHNESS_SCAN_MS: real-time period between scans for accepted products whose 48 h passed. */
+  freshnessScanMs: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
   coverCheckMaxDeliveries: number;
   /** Pause before retrying a failed cover check, doubled per delivery. */
@@ -268,6 +274,14 @@ export const SETTINGS = {
     meaning: 'one admin token per operator; what each does is recorded as actor `admin:<name>`',
     readBy: ADMIN,
   }),
+  WEBHOOK_KEY: optional({
+    kind: secret(32),
+    fallback: undefined,
+    shown: 'generated into `DATA_DIR/webhook-key`',
+    meaning:
+      'key the webhook secrets are derived from; every process that registers or sends webhooks needs the same one',
+    readBy: ['make run', 'command-api', 'projections'],
+  }),
   CURSOR_SECRET: optional({
     kind: secret(32),
     fallback: undefined,
@@ -415,6 +429,19 @@ export const SETTINGS = {
       'cover checks running at once, and the idle connections kept per image server for the next checks (each closed after 4 s unused)',
     readBy: COVER_CHECKERS,
   }),
+  FRESHNESS_SCAN_MS: setting({
+    kind: integer(10, 3_600_000),
+    fallback: 60_000,
+    meaning:
+      'real-time period of the scan for accepted products whose 48 h without a write have passed (their `stale` notification); moving the manual clock also scans',
+    readBy: ['make run', 'projections'],
+  }),
+  WEBHOOK_SCAN_MS: setting({
+    kind: integer(10, 3_600_000),
+    fallback: 5_000,
+    meaning: "real-time period between looks for notifications to push to the partners' webhooks",
+    readBy: ['make run', 'projections'],
+  }),
   COVER_RECHECK_SCAN_MS: setting({
     kind: integer(10, 3_600_000),
     fallback: 60_000,
@@ -540,6 +567,9 @@ function toConfig(s: SettingValues, adminTokens: readonly NamedAdminToken[], cov
     adminToken: s.ADMIN_TOKEN,
     adminTokens,
     cursorSecret: s.CURSOR_SECRET,
+    webhookKey: s.WEBHOOK_KEY,
+    webhookScanMs: s.WEBHOOK_SCAN_MS,
+    freshnessScanMs: s.FRESHNESS_SCAN_MS,
     dataDir: path.resolve(s.DATA_DIR),
     apiBaseUrl: s.API_BASE_URL ?? `http://127.0.0.1:${s.PORT}/v1`,
     publicBaseUrl: s.PUBLIC_BASE_URL ?? `http://127.0.0.1:${s.PORT}`,

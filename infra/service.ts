@@ -37,7 +37,13 @@ import {
   type DoorParts,
 } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
-import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
+import {
+  batchRunnerReactor,
+  coverCheckReactor,
+  freshnessReactor,
+  webhookSenderReactor,
+} from './wiring/core-reactors.js';
+import { WEBHOOK_DELIVERY_COLLECTION } from '../shared-schema/read-models/webhooks.js';
 import { gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
 import { Operations } from './ops/operations.js';
@@ -70,10 +76,14 @@ export interface Service {
 export { PROJECTORS };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
-export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
+export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, freshnessReactor, webhookSenderReactor];
 
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
-export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
+export const ALL_COLLECTIONS = () => [
+  IDEMPOTENCY_COLLECTION,
+  WEBHOOK_DELIVERY_COLLECTION,
+  ...PROJECTORS.flatMap((p) => p.collections),
+];
 
 /** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
 export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
@@ -116,6 +126,8 @@ export interface StartOptions {
   projectionThreadPollMs?: number;
   /** Tests only: wraps the shopper search the query door calls (to hold searches in flight). */
   wrapSearch?: (search: ProductSearch) => ProductSearch;
+  /** Tests only: where `CLOCK=manual` starts (default: now), so that a restart resumes the time it left. */
+  clockAt?: Date;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
@@ -123,7 +135,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   // A manual clock in shared memory: the projection thread stamps parked events with it.
-  const clock: Clock = config.clock === 'manual' ? new SharedMemoryClock() : systemClock;
+  const clock: Clock = config.clock === 'manual' ? new SharedMemoryClock(options.clockAt) : systemClock;
   const mode = options.storeMode ?? 'embedded';
   const choice = adapterChoice(config, mode);
   // The projections run on a thread of their own when both stores are SQLite files it can open too, unless a test

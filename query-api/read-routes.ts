@@ -6,10 +6,14 @@
 import type { ReadRoute } from './app.js';
 import { catalogReadRoutes } from './routes/catalog.js';
 import { commerceReadRoutes } from './routes/commerce.js';
+import { eventsReadRoutes } from './routes/events.js';
 import { jobsReadRoutes } from './routes/jobs.js';
+import { webhookReadRoutes } from './routes/webhooks.js';
 
 export const READ_ROUTES: Record<string, ReadRoute> = {
   ...catalogReadRoutes,
   ...jobsReadRoutes,
   ...commerceReadRoutes,
+  ...eventsReadRoutes,
+  ...webhookReadRoutes,
 };

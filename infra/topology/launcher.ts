@@ -95,8 +95,11 @@ export interface Topology {
   start(role: Role, like?: ServiceProcess): Promise<ServiceProcess>;
   /** Stops one process: SIGTERM (graceful) or SIGKILL (crash). Not restarted by the supervisor. */
   kill(child: ServiceProcess, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
-  /** Stops and starts every service process again, on the same ports (same DATA_DIR, NATS and gateway). */
-  restartServices(): Promise<void>;
+  /**
+   * Stops and starts every service process again, on the same ports (same DATA_DIR, NATS and gateway); `whileStopped`
+   * runs when all are down (a test moves the manual clock there: time that passed while the service was down).
+   */
+  restartServices(whileStopped?: () => unknown): Promise<void>;
   /** Stops everything it started (see the module comment). Idempotent. */
   stop(): Promise<void>;
 }
@@ -357,12 +360,13 @@ class Launch {
   }
 
   /** Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload. */
-  private async restartServices(): Promise<void> {
+  private async restartServices(whileStopped?: () => unknown): Promise<void> {
     const running = [...this.children];
     const doors = running.filter((c) => c.role !== 'projections');
     const projections = running.filter((c) => c.role === 'projections');
     await Promise.all(doors.map((c) => this.stopChild(c)));
     await Promise.all(projections.map((c) => this.stopChild(c)));
+    await whileStopped?.();
     await Promise.all(projections.map((c) => this.spawnService(c.role, c)));
     await Promise.all(doors.map((c) => this.spawnService(c.role, c)));
   }
@@ -392,7 +396,7 @@ class Launch {
           .filter((pid): pid is number => pid !== undefined),
       start: (role, like) => this.spawnService(role, like),
       kill: (child, signal) => this.stopChild(child, signal),
-      restartServices: () => this.restartServices(),
+      restartServices: (whileStopped) => this.restartServices(whileStopped),
       stop: () => (stopped ??= this.stopAll()),
     };
     this.fatal = (reason) => {
