@@ -12,6 +12,7 @@ import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js';
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../event-store/cached-state.js';
 import { commandDoor, type WriteHandler } from '../../command-api/app.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
@@ -96,7 +97,7 @@ export function commandDeps(parts: DoorParts): CommandDeps {
     reads,
     messaging,
     clock,
-    repo: new AggregateRepository(events),
+    repo: new AggregateRepository(new CachedAggregateStates(events)),
     publicBaseUrl: config.publicBaseUrl,
   };
 }
