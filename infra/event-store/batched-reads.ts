@@ -4,7 +4,7 @@
  * them — a batch pass's 50 product streams, the concurrent PUTs' and cover checks' streams cost one statement, not
  * one each (a statement's fixed cost is most of a read). A caller only joins a read not yet made, so every caller
  * sees what the log held at some moment after it asked, as if it had read alone. Everything else goes straight to
- * the wrapped store.
+ * the wrapped store (without `readStreams`: its callers read one by one, as the port allows).
  */
 import type {
   AppendResult,
@@ -14,7 +14,6 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
-  StreamRead,
   SubscribeOptions,
   Subscription,
 } from '../../shared-schema/ports/event-store.js';
@@ -89,13 +88,6 @@ export class BatchedReads implements EventStore {
 
   appendToStream(stream: string, events: readonly NewEvent[], expected?: ExpectedRevision): Promise<AppendResult> {
     return this.store.appendToStream(stream, events, expected);
-  }
-  readStreams(reads: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>> {
-    return this.store.readStreams
-      ? this.store.readStreams(reads)
-      : Promise.all(reads.map(async (r) => [r.stream, await this.readStream(r.stream, r)] as const)).then(
-          (pairs) => new Map(pairs),
-        );
   }
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.store.readAll(options);
