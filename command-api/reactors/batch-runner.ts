@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import { CATEGORIES } from '../../shared-schema/streams.js';
-import { ConflictsExhausted } from '../aggregate-repository.js';
+import { ConflictsExhausted } from '../conflict-retry.js';
 import {
   WrongExpectedRevisionError,
   type RecordedEvent,

@@ -5,7 +5,8 @@
  * the metadata of every event a route appends and in the request's log line. Each write waits until the projections have applied it, so a
  * key issued here works on the very next call.
  */
-import { CLIENT_CLOSED, isClientAbort, logAppErrors, logClientGone } from '../http/client-abort.js';
+import { logAppErrors } from '../http/client-abort.js';
+import { answerProblem, statusProblem } from '../http/problem-answer.js';
 import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../shared-schema/json.js';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
@@ -81,25 +82,6 @@ function environmentParam(raw: string | undefined): Environment {
   return raw as Environment;
 }
 
-/** The problem of a status the router set without a body: 404 (no such path), 405 with `Allow`, 501. */
-function statusProblem(ctx: Koa.Context): ProblemError {
-  if (ctx.status === 405) {
-    const allow = ctx.response.get('Allow');
-    return new ProblemError(405, [], `${ctx.method} is not allowed here; allowed: ${allow}.`, { Allow: allow });
-  }
-  if (ctx.status === 404) return notFound('No such admin resource.');
-  if (ctx.status === 501) return new ProblemError(501, [], `The method ${ctx.method} is not implemented.`);
-  return new ProblemError(ctx.status, []);
-}
-
-/** An error some middleware threw with an exposed 4xx status (http-errors style), as a problem; else null (a 500). */
-function exposedProblem(err: unknown): ProblemError | null {
-  if (!err || typeof err !== 'object') return null;
-  const { status, expose, message } = err as { status?: unknown; expose?: unknown; message?: unknown };
-  if (typeof status !== 'number' || status < 400 || status > 499 || expose !== true) return null;
-  return new ProblemError(status, [], typeof message === 'string' && message ? message : undefined);
-}
-
 export function createAdminApi(options: AdminOptions): Koa {
   const { deps } = options;
   const app = new Koa();
@@ -128,18 +110,11 @@ export function createAdminApi(options: AdminOptions): Koa {
       ctx.state.actor = actor;
       await next();
       // What the router answered without a body (404 no route, 405 wrong method, 501 unknown method) is a problem too.
-      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) throw statusProblem(ctx);
+      const unanswered = statusProblem(ctx, 'No such admin resource.');
+      if (unanswered) throw unanswered;
     } catch (err) {
-      const gone = !(err instanceof ProblemError) && isClientAbort(err, ctx.req);
-      const problem =
-        err instanceof ProblemError ? err : gone ? new ProblemError(CLIENT_CLOSED, []) : exposedProblem(err);
-      if (gone) logClientGone(options.log, err, { request_id: requestId });
-      else if (!problem) options.log.error({ err, request_id: requestId }, 'admin error');
-      const answer = problem ?? new ProblemError(500, [], 'Internal error.');
-      ctx.status = answer.status;
-      for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
-      ctx.type = 'application/problem+json';
-      ctx.body = answer.toBody(options.problemBaseUrl, requestId);
+      const log = options.log.child({ request_id: requestId });
+      answerProblem(ctx, err, { baseUrl: options.problemBaseUrl, requestId, log });
     } finally {
       options.log.info(
         { request_id: requestId, actor, method: ctx.method, path: ctx.path, status: ctx.status },

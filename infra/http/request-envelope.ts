@@ -1,11 +1,11 @@
 /**
- * The outermost middleware of both partner doors: sets `X-Request-Id`, turns every error into a problem, logs one
+ * The outermost middleware of both partner doors: sets `X-Request-Id`, turns every error into a problem
+ * (`answerProblem`, as every Koa app of ours does), logs one
  * line per request (never a body or a key), then hands the outcome to `onCompleted` (errors there are logged and
  * never change the answer).
  */
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED, isClientAbort, logClientGone } from './client-abort.js';
-import { ProblemError, notFound } from '../../shared-schema/problems.js';
+import { answerProblem, statusProblem } from './problem-answer.js';
 import { newRequestId } from '../../shared-schema/ids.js';
 import type { Caller, DoorContext, DoorMiddleware, DoorState, Next } from '../../shared-schema/http/context.js';
 
@@ -41,13 +41,10 @@ export function requestEnvelope(options: {
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such resource.');
+      const unanswered = statusProblem(ctx, 'No such resource.');
+      if (unanswered) throw unanswered;
     } catch (err) {
-      const problem = toProblem(err, ctx);
-      ctx.status = problem.status;
-      for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
-      ctx.type = 'application/problem+json';
-      ctx.body = problem.toBody(options.baseUrl, requestId);
+      answerProblem(ctx, err, { baseUrl: options.baseUrl, requestId, log: ctx.state.log });
     } finally {
       const caller = ctx.state.caller;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -110,22 +107,4 @@ class RequestState implements DoorState {
   get log(): Logger {
     return (this.child ??= this.baseLog.child({ request_id: this.requestId }));
   }
-}
-
-/**
- * A problem as it is; an exposed 4xx (http-errors style, e.g. from Koa) as its status; a client that closed its
- * connection mid-request a 499 nobody reads (logged at info: not a fault of ours); anything else a logged 500.
- */
-function toProblem(err: unknown, ctx: DoorContext): ProblemError {
-  if (err instanceof ProblemError) return err;
-  if (isClientAbort(err, ctx.req)) {
-    logClientGone(ctx.state.log, err);
-    return new ProblemError(CLIENT_CLOSED, [], 'The client closed the connection before the answer.');
-  }
-  const e = err as { status?: number; expose?: boolean; message?: string };
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new ProblemError(e.status, [], e.expose ? e.message : undefined);
-  }
-  ctx.state.log.error({ err }, 'unhandled error');
-  return new ProblemError(500, [], 'Internal error. Quote the X-Request-Id to support.');
 }

@@ -12,6 +12,7 @@ import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js';
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../event-store/cached-state.js';
 import { commandDoor, type WriteHandler } from '../../command-api/app.js';
 import { WebhookKey } from '../../shared-schema/webhooks.js';
 import { dataDirSecret } from './data-dir-secret.js';
@@ -98,7 +99,7 @@ export function commandDeps(parts: DoorParts): CommandDeps {
     reads,
     messaging,
     clock,
-    repo: new AggregateRepository(events),
+    repo: new AggregateRepository(new CachedAggregateStates(events)),
     publicBaseUrl: config.publicBaseUrl,
     webhookKey: new WebhookKey(dataDirSecret(config.dataDir, 'webhook-key', config.webhookKey)),
   };

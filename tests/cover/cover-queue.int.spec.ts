@@ -16,6 +16,7 @@ import { NatsMessaging } from '../../infra/messaging/nats.js';
 import { loadConfig } from '../../infra/config.js';
 import { startCoverChecks, startCoverWorker } from '../../infra/cover/cover-checks.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { CoverWork } from '../../command-api/reactors/cover-work.js';
 import { COVER_REACTOR_CHECKPOINT, CoverCheckReactor } from '../../command-api/reactors/cover-check.js';
 import { COVER_QUEUE, CoverQueueConsumer } from '../../command-api/reactors/cover-queue.js';
@@ -106,7 +107,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
   ) => {
     const work = new CoverWork({
       events,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock: new ManualClock(new Date(meta.recorded_at)),
       checker,
       concurrency: 1,
@@ -304,7 +305,7 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
       reads,
       messaging,
       clock,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       publicBaseUrl: 'http://127.0.0.1',
     });
     const main = await startCoverChecks({

@@ -12,6 +12,7 @@ import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { productsProjector } from '../../projections/projectors/products.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { CoverWork } from '../../command-api/reactors/cover-work.js';
 import { CoverRecheckScheduler } from '../../command-api/reactors/cover-recheck.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
@@ -40,7 +41,7 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
     checked = [];
     work = new CoverWork({
       events,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock,
       checker: async (url) => {
         checked.push(url);

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
 import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { CoverWork, type JobOutcome } from '../../command-api/reactors/cover-work.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { CoverVerdict } from '../../shared-schema/ports/cover-checker.js';
@@ -32,7 +33,7 @@ describe('cover-check pool (SQLite event store)', () => {
     maxAtOnce = 0;
     work = new CoverWork({
       events,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock: new ManualClock(new Date(meta.recorded_at)),
       concurrency: 3,
       checker: (url, hosts) =>

@@ -1,14 +1,12 @@
-/** command-api/aggregate-repository.ts on a real event store, with two repositories standing for two writer processes. */
+/** command-api/aggregate-repository.ts over infra/event-store/cached-state.ts on a real event store, with two repositories standing for two writer processes. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import {
-  AggregateRepository,
-  approximateBytes,
-  ConflictsExhausted,
-  retryOnConflict,
-} from '../../command-api/aggregate-repository.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { ConflictsExhausted, retryOnConflict } from '../../command-api/conflict-retry.js';
+import { approximateBytes, CachedAggregateStates } from '../../infra/event-store/cached-state.js';
+import { readAndFold } from '../../shared-schema/ports/aggregate-states.js';
 import type { Decider, Decision } from '../../command-api/deciders/decider.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
@@ -27,6 +25,8 @@ const counter: Decider<Count, Policy, Ticked, number> = {
 const META: EventMetadata = { recorded_at: '2026-01-01T00:00:00.000Z' };
 const tick = (seen: number): Ticked => ({ type: 'Ticked', data: { seen } });
 const always: Policy = (s) => ({ events: [tick(s.count)], result: s.count });
+/** A repository over the cached aggregate states, as the service wires it. */
+const cachedRepo = (events: EventStore) => new AggregateRepository(new CachedAggregateStates(events));
 
 describe('AggregateRepository (command handling loop)', () => {
   let dir: string;
@@ -55,8 +55,8 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('load: callers asking in one turn share one read, and each sees every append made before it asked', async () => {
-    const repo = new AggregateRepository(counted);
-    const other = new AggregateRepository(store); // another writer process
+    const repo = cachedRepo(counted);
+    const other = cachedRepo(store); // another writer process
     await other.handle('counter-f', counter, always, META);
     const before = reads;
     const together = await Promise.all(Array.from({ length: 20 }, () => repo.load('counter-f', counter)));
@@ -79,8 +79,8 @@ describe('AggregateRepository (command handling loop)', () => {
         return rows;
       },
     });
-    const repo = new AggregateRepository(gated);
-    const other = new AggregateRepository(store);
+    const repo = cachedRepo(gated);
+    const other = cachedRepo(store);
     slow = true;
     const first = repo.load('counter-g', counter);
     await new Promise((resolve) => setImmediate(resolve)); // the read has been made, its answer not yet arrived
@@ -94,7 +94,7 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('decides on its cached state without reading the stream once it holds it', async () => {
-    const repo = new AggregateRepository(counted);
+    const repo = cachedRepo(counted);
     await repo.handle('counter-1', counter, always, META);
     const before = reads;
     for (let i = 0; i < 5; i++) await repo.handle('counter-1', counter, always, META);
@@ -105,8 +105,8 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('reads asked for in one turn are made together, each from its own revision', async () => {
-    const repo = new AggregateRepository(counted);
-    const other = new AggregateRepository(store); // another writer process
+    const repo = cachedRepo(counted);
+    const other = cachedRepo(store); // another writer process
     await other.handle('counter-b1', counter, always, META);
     await repo.handle('counter-b2', counter, always, META);
     await other.handle('counter-b2', counter, always, META); // repo's cached b2 (revision 0) is one behind
@@ -131,9 +131,20 @@ describe('AggregateRepository (command handling loop)', () => {
     expect((await repo.load('counter-b1', counter)).state.count).to.equal(2); // asked after: sees it
   });
 
+  it('without a cache (read and fold), every decision reads the stream and lands on the current revision', async () => {
+    const plain = new AggregateRepository(readAndFold(counted));
+    const other = cachedRepo(store); // another writer process
+    await plain.handle('counter-p', counter, always, META);
+    await other.handle('counter-p', counter, always, META);
+    const before = reads;
+    expect((await plain.handle('counter-p', counter, always, META)).result).to.equal(2);
+    expect(reads - before).to.equal(1);
+    expect(await store.readStream('counter-p')).to.have.length(3);
+  });
+
   it('when another writer appended, the append conflicts, and it reads and decides again', async () => {
-    const a = new AggregateRepository(counted);
-    const b = new AggregateRepository(counted);
+    const a = cachedRepo(counted);
+    const b = cachedRepo(counted);
     await a.handle('counter-2', counter, always, META);
     await b.handle('counter-2', counter, always, META);
     await a.handle('counter-2', counter, always, META); // a's cache was stale: conflict, read, retry
@@ -145,8 +156,8 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('checks a refusal or a no-op taken on the unread cache against the stream before answering', async () => {
-    const a = new AggregateRepository(counted);
-    const b = new AggregateRepository(counted);
+    const a = cachedRepo(counted);
+    const b = cachedRepo(counted);
     await b.load('counter-3', counter); // b caches "no stream"
     await a.handle('counter-3', counter, always, META);
     const refuseEmpty = (s: Count) => {
@@ -162,8 +173,8 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('two writer processes, 50 appends each at once on one stream: every one lands, none gives up', async () => {
-    const a = new AggregateRepository(store);
-    const b = new AggregateRepository(store);
+    const a = cachedRepo(store);
+    const b = cachedRepo(store);
     const results = await Promise.allSettled(
       Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).handle('counter-burst', counter, always, META)),
     );
@@ -204,7 +215,7 @@ describe('AggregateRepository (command handling loop)', () => {
   });
 
   it('keeps a stream used often in a small cache while others come and go, and forgets one left unused', async () => {
-    const repo = new AggregateRepository(counted, 4);
+    const repo = new AggregateRepository(new CachedAggregateStates(counted, 4));
     const readsOf = async (run: () => Promise<unknown>) => {
       const before = reads;
       await run();
@@ -235,12 +246,13 @@ describe('AggregateRepository (command handling loop)', () => {
       },
     };
     const maxBytes = 50_000;
-    const repo = new AggregateRepository(counted, 1_000, maxBytes);
+    const states = new CachedAggregateStates(counted, 1_000, maxBytes);
+    const repo = new AggregateRepository(states);
     for (let i = 0; i < 40; i++) {
       await repo.handle(`notes-${i}`, notes, 'note', META);
-      expect(repo.cacheSize.bytes).to.be.at.most(maxBytes);
+      expect(states.cacheSize.bytes).to.be.at.most(maxBytes);
     }
-    expect(repo.cacheSize.entries).to.be.within(1, 5);
+    expect(states.cacheSize.entries).to.be.within(1, 5);
     // notes-0 was evicted long ago: its next command reads the stream and sees its first note.
     const before = reads;
     expect((await repo.handle('notes-0', notes, 'refuse-after-2', META)).result).to.equal(2);
@@ -250,9 +262,10 @@ describe('AggregateRepository (command handling loop)', () => {
     await repo.handle('notes-0', notes, 'refuse-after-2', META).catch(() => (refused = true));
     expect(refused).to.equal(true);
     // A count bound holds the same way.
-    const few = new AggregateRepository(counted, 3, maxBytes * 100);
+    const fewStates = new CachedAggregateStates(counted, 3, maxBytes * 100);
+    const few = new AggregateRepository(fewStates);
     for (let i = 0; i < 10; i++) await few.handle(`counter-n-${i}`, counter, always, META);
-    expect(few.cacheSize.entries).to.equal(3);
+    expect(fewStates.cacheSize.entries).to.equal(3);
   });
 
   it('approximateBytes: grows with the strings a state holds, Maps included', () => {

@@ -7,7 +7,10 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import pino from 'pino';
+import Koa from 'koa';
 import { frontDoor } from '../../infra/http/front-door.js';
+import { createAdminApi } from '../../infra/admin/app.js';
+import type { CommandDeps } from '../../command-api/services/context.js';
 import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { systemClock } from '../../shared-schema/ports/clock.js';
 import { isClientAbort } from '../../infra/http/client-abort.js';
@@ -50,6 +53,89 @@ describe('Koa errors go to the JSON log', () => {
     } finally {
       console.error = consoleError;
       server.close();
+      await messaging.close();
+    }
+  });
+
+  it('every Koa app answers the same error with the same problem, and logs a fault with its stack and request id', async () => {
+    type Line = { level: number; msg: string; request_id?: string; err?: { message: string; stack?: string } };
+    const lines: Line[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+    const baseUrl = 'http://127.0.0.1/v1';
+    // What middleware may throw: a fault of ours, and a 4xx in the http-errors style not meant for the client.
+    const thrown: Record<string, () => Error> = {
+      '/fault': () => new Error('the disk went away'),
+      '/hidden-4xx': () => Object.assign(new Error('internal words'), { status: 400, expose: false }),
+    };
+    const messaging = new InProcessMessaging();
+    const partner = frontDoor(
+      {
+        public: async (ctx, next) => {
+          const make = thrown[ctx.path];
+          if (!make) return next();
+          throw make();
+        },
+        routes: async () => undefined,
+      },
+      { log, baseUrl, keys: async () => null, messaging, clock: systemClock },
+    );
+    const admin = createAdminApi({
+      deps: {} as CommandDeps,
+      token: 'admin-token',
+      problemBaseUrl: baseUrl,
+      log,
+      clock: systemClock,
+      waitForPosition: async () => true,
+      extend: (router) => {
+        for (const [path, make] of Object.entries(thrown))
+          router.get(path, () => {
+            throw make();
+          });
+      },
+    });
+    const serve = async (app: Koa, ask: (port: number) => Promise<void>) => {
+      const handle = app.callback();
+      const server = http.createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1');
+      try {
+        await new Promise((resolve) => server.once('listening', resolve));
+        await ask((server.address() as { port: number }).port);
+      } finally {
+        server.close();
+      }
+    };
+    const answers = async (app: Koa, prefix: string, headers: Record<string, string> = {}) => {
+      const got: Record<string, { status: number; body: Record<string, unknown> }> = {};
+      await serve(app, async (port) => {
+        for (const path of Object.keys(thrown)) {
+          const r = await fetch(`http://127.0.0.1:${port}${prefix}${path}`, { headers });
+          expect(r.headers.get('content-type'), path).to.match(/^application\/problem\+json/);
+          const body = (await r.json()) as Record<string, unknown>;
+          expect(body.request_id, path).to.equal(r.headers.get('x-request-id'));
+          delete body.request_id;
+          got[path] = { status: r.status, body };
+        }
+      });
+      return got;
+    };
+    try {
+      const fromPartner = await answers(partner, '');
+      const fromAdmin = await answers(admin, '/admin/v1', { Authorization: 'Bearer admin-token' });
+      expect(fromAdmin).to.deep.equal(fromPartner);
+      expect(fromPartner['/hidden-4xx']).to.deep.equal({
+        status: 400,
+        body: { type: `${baseUrl}/problemas/400`, title: 'Bad Request', status: 400 },
+      });
+      expect(fromPartner['/fault'].status).to.equal(500);
+      expect(fromPartner['/fault'].body.detail).to.match(/X-Request-Id/);
+      const faults = lines.filter((l) => l.err?.message === 'the disk went away');
+      expect(faults).to.have.length(2);
+      for (const f of faults) {
+        expect(f).to.include({ level: 50, msg: 'unhandled error' });
+        expect(f.request_id).to.be.a('string');
+        expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
+      }
+      expect(JSON.stringify(lines)).not.to.include('admin-token');
+    } finally {
       await messaging.close();
     }
   });

@@ -13,6 +13,7 @@ import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
 import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { PROJECTORS } from '../../infra/service.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { BATCH_RUNNER_CHECKPOINT, BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { submitBatch } from '../../command-api/services/batch.js';
 import { registerStore } from '../../command-api/services/stores.js';
@@ -54,7 +55,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
   const depsWith = (store: EventStore): CommandDeps => ({
     ...deps,
     events: store,
-    repo: new AggregateRepository(store),
+    repo: new AggregateRepository(new CachedAggregateStates(store)),
   });
   const runner = async (d: CommandDeps, retryDelayMs: number) => {
     const r = new BatchRunner(d, { retryDelayMs });
@@ -118,7 +119,7 @@ describe('batch runner: interrupted passes (SQLite stores, injected failures)', 
       reads,
       messaging: new InProcessMessaging(clock),
       clock,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       publicBaseUrl: 'http://127.0.0.1',
     };
     await registerStore(deps, tenant, 'hub', 'loja', storeBody(), meta());

@@ -3,6 +3,7 @@ import { queuedJobView } from '../../shared-schema/job-view.js';
 import { commandDoor } from '../../command-api/app.js';
 import { frontDoor } from '../../infra/http/front-door.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { keyLookup } from '../../infra/service.js';
 import { listen, portOf, closeServer } from '../../infra/gateway.js';
 import type { HistoryEntry } from '../../infra/ops/history.js';
@@ -159,7 +160,7 @@ describe('operation history', function () {
       reads: s.reads,
       messaging: s.messaging,
       clock: s.clock,
-      repo: new AggregateRepository(s.events),
+      repo: new AggregateRepository(new CachedAggregateStates(s.events)),
       publicBaseUrl: 'http://127.0.0.1',
     };
     const routes = {
