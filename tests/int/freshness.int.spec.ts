@@ -13,6 +13,7 @@ import { InProcessMessaging } from '../../infra/messaging/in-process.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { productsProjector } from '../../projections/projectors/products.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
 import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
@@ -91,7 +92,7 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
       reads,
       messaging,
       clock,
-      repo: new AggregateRepository(events),
+      repo: new AggregateRepository(new CachedAggregateStates(events)),
       publicBaseUrl: 'https://example.test',
     };
     return new FreshnessReactor({ deps, reads, clock, intervalMs: 3_600_000, ...(batch ? { batch } : {}) });
