@@ -13,12 +13,12 @@ const db = openConnection({
 });
 const writer = new GroupWriter(db);
 
-parentPort!.on('message', (message: { id: number; group: string } | { close: true }) => {
+parentPort!.on('message', (message: { id: number; group: string; now: number | null } | { close: true }) => {
   if ('close' in message) {
     db.close();
     parentPort!.close();
     return;
   }
-  const outcomes = packOutcomes(writer.commit(unpackGroup(message.group)));
+  const outcomes = packOutcomes(writer.commit(unpackGroup(message.group), message.now));
   parentPort!.postMessage({ id: message.id, outcomes }, [outcomes.results.buffer as ArrayBuffer]);
 });
