@@ -31,6 +31,7 @@ import {
   SandboxClickInput,
 } from './schemas/commerce.js';
 import type { JsonSchema } from './schemas/common.js';
+import { LEDGER_OPERATIONS } from './openapi-ledger.js';
 
 export const StorePage: JsonSchema = page(Store);
 export const ProductPage: JsonSchema = page(ProductStatus);
@@ -44,7 +45,8 @@ export interface OperationSpec {
   query?: JsonSchema;
   /** Request body schema (JSON). */
   body?: JsonSchema;
-  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema };
+  /** `type`: the answer's media type when it is not JSON (default `application/json`). */
+  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema; type?: string };
   /** Problem statuses beyond the ones every route of its kind can answer (see openapi.ts). */
   extraProblems?: number[];
 }
@@ -210,6 +212,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: CommissionReportQuery,
     ok: { status: 200, description: 'The report.', schema: CommissionReport },
   },
+  ...LEDGER_OPERATIONS,
 };
 
 /** The public documents (no key, no rate brake). */

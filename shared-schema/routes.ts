@@ -36,6 +36,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/conversions', scope: 'conversions' },
   { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
   { method: 'GET', path: '/reports/commission', scope: 'reports' },
+  { method: 'GET', path: '/statement', scope: 'reports' },
+  { method: 'GET', path: '/closings', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period/movements.csv', scope: 'reports' },
 ];
 
 /** Public documents: no key, no rate brake. */
