@@ -70,8 +70,8 @@ export const LEDGER_OPERATIONS: Record<string, LedgerOperation> = {
       PERIOD_RULE,
     ok: {
       status: 200,
-      description: 'The CSV.',
-      type: 'text/csv; charset=utf-8',
+      description: 'The CSV (`text/csv; charset=utf-8`).',
+      type: 'text/csv',
       schema: { type: 'string' },
     },
     extraProblems: [409],

@@ -360,6 +360,8 @@ describe('movement statement and monthly closings', function () {
         oct.closing.net_cents,
         oct.closing.known_expected_commission_cents,
       ]);
+      // Through the client that checks answers against the published document (OPENAPI_CHECK_ANSWERS=1).
+      expect((await p.api.get('/closings/2026-10/movements.csv')).body).to.equal(text);
       const aug = await download(p, '2026-08');
       expect(aug.bytes.toString('utf8')).to.equal(`${HEADER}\r\n`);
       expect(createHash('sha256').update(aug.bytes).digest('hex')).to.equal((await closing('2026-08')).sha256);
