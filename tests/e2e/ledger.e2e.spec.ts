@@ -9,7 +9,11 @@ import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { expectInvalid, expectProblem } from '../support/e2e.js';
 import { until } from '../support/deadline.js';
+import { Writable } from 'node:stream';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
+import { portOf } from '../../infra/gateway.js';
+import { runOperationsCommand } from '../../infra/cli/operations-commands.js';
+import { LEDGER, movementDocId, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
 import {
   DAY,
   HOUR,
@@ -414,6 +418,76 @@ describe('movement statement and monthly closings', function () {
       expect(nov.opening).to.deep.equal(before.closing.closing);
       expect(nov).to.include({ movements: 2, previous_sha256: before.closing.sha256 });
       t.clock.set(new Date(NOV + DAY));
+    });
+  });
+
+  describe('for the operator (ops closings, admin API)', () => {
+    class Capture extends Writable {
+      text = '';
+      override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+        this.text += chunk.toString('utf8');
+        done();
+      }
+    }
+    const ops = async (...argv: string[]) => {
+      const out = new Capture();
+      const err = new Capture();
+      const code = await runOperationsCommand(argv, {
+        adminUrl: `http://127.0.0.1:${portOf(t.service.admin)}`,
+        token: t.service.adminToken,
+        out,
+        err,
+      });
+      return { code, out: out.text, err: err.text };
+    };
+    const target = () => ['--partner', p.partnerId, '--env', 'test', '--period', '2026-10'];
+
+    it('exports a closed period without the partner key, byte for byte what the partner downloads', async () => {
+      const r = await ops('closings', 'export', ...target());
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out).to.equal((await download(p, '2026-10')).bytes.toString('utf8'));
+      const open = await ops('closings', 'export', '--partner', p.partnerId, '--env', 'test', '--period', '2099-01');
+      expect(open.code).to.equal(1);
+      expect(open.err).to.contain('period_open');
+      expect((await ops('closings', 'export', '--partner', p.partnerId)).code).to.equal(2);
+    });
+
+    it('recomputes a closed period from the log alone and finds it identical, or names the first different line', async () => {
+      const good = await ops('closings', 'verify', ...target());
+      expect(good.code, good.err).to.equal(0);
+      const report = JSON.parse(good.out) as Record<string, unknown>;
+      expect(report).to.include({ ok: true, period: '2026-10', first_difference_line: null });
+      expect((report.served as { sha256: string }).sha256).to.equal((await closing('2026-10')).sha256);
+      expect(report.recomputed).to.deep.equal(report.served);
+      expectInvalid(await t.admin.post('/closings/verify', { partner_id: p.partnerId, env: 'x', period: '10-2026' }), [
+        'env:enum',
+        'period:pattern',
+      ]);
+      // A read model that drifted from the log (a hand edit) is caught: the refund's line (line 2 after the header).
+      const id = movementDocId({ partnerId: p.partnerId, env: 'test' }, 'A-r');
+      const reads = t.service.operations.reads;
+      const doc = (await reads.get<MovementDoc>(LEDGER.movements, id))!;
+      await reads.transact((tx) => tx.put(LEDGER.movements, { ...doc, net_delta: '-499' }));
+      try {
+        const bad = await ops('closings', 'verify', ...target());
+        expect(bad.code).to.equal(1);
+        expect(JSON.parse(bad.out)).to.include({ ok: false, first_difference_line: 2 });
+        const audit = await t.admin.post('/audit/verify', {});
+        expect(audit.body.ok).to.equal(false);
+        expect(
+          audit.body.differences.map((d: { collection: string; id: string }) => [d.collection, d.id]),
+        ).to.deep.include([LEDGER.movements, id]);
+      } finally {
+        await reads.transact((tx) => tx.put(LEDGER.movements, doc));
+      }
+      expect((await ops('closings', 'verify', ...target())).code).to.equal(0);
+    });
+
+    it('audit verify covers the movements read model', async () => {
+      const r = await t.admin.post('/audit/verify', {});
+      expect(r.status).to.equal(200);
+      expect(r.body.ok, JSON.stringify(r.body.differences)).to.equal(true);
+      expect(r.body.positions).to.have.property('ledger');
     });
   });
 });
