@@ -463,6 +463,7 @@ describe('movement statement and monthly closings', function () {
         'env:enum',
         'period:pattern',
       ]);
+      if (process.env.TOPOLOGY === 'multi') return; // the hand edit below writes through the embedded service's store
       // A read model that drifted from the log (a hand edit) is caught: the refund's line (line 2 after the header).
       const id = movementDocId({ partnerId: p.partnerId, env: 'test' }, 'A-r');
       const reads = t.service.operations.reads;
