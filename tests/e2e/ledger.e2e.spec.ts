@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import { portOf } from '../../infra/gateway.js';
 import { runOperationsCommand } from '../../infra/cli/operations-commands.js';
+import { createClient } from '../../clients/typescript/src/client.js';
 import { LEDGER, movementDocId, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
 import {
   DAY,
@@ -369,6 +370,23 @@ describe('movement statement and monthly closings', function () {
       const aug = await download(p, '2026-08');
       expect(aug.bytes.toString('utf8')).to.equal(`${HEADER}\r\n`);
       expect(createHash('sha256').update(aug.bytes).digest('hex')).to.equal((await closing('2026-08')).sha256);
+    });
+
+    it('is read by the typed client: statement pages, closings and the CSV', async () => {
+      const api = createClient({ baseUrl: t.api, apiKey: p.key, retry: false });
+      const seen: unknown[] = [];
+      for await (const page of api.pages.statement({
+        since: '2026-09-30T00:00:00Z',
+        until: '2026-10-31T00:00:00Z',
+        limit: 2,
+      }))
+        seen.push(...page.data);
+      expect(seen).to.deep.equal((await statement(p, W1)).data);
+      const periods: string[] = [];
+      for await (const page of api.pages.closings({ limit: 1 })) periods.push(...page.data.map((c) => c.period));
+      expect(periods).to.deep.equal(['2026-10', '2026-09']);
+      expect((await api.getClosing('2026-10')).sha256).to.equal((await closing('2026-10')).sha256);
+      expect(await api.closingCsv('2026-10')).to.equal((await download(p, '2026-10')).bytes.toString('utf8'));
     });
 
     it('never changes a closed period: later events, a restart and a projection rebuild give the same bytes', async () => {
