@@ -147,9 +147,10 @@ describe('movement statement and monthly closings', function () {
     expect((await p.api.post('/conversions', { ...a, event_id: 'bad', items: [] })).status).to.equal(422);
     // October: a partial refund of A, B paid (unknown expectation), and an event older than A's last (stale).
     t.clock.set(new Date(OCT));
+    // Sent an hour after it happened: booked when recorded.
     await send(
       p,
-      laterBody(a, { event_id: 'A-r', status: 'refunded', occurred_at: iso(OCT), refunds: { 'sku-pct': 500 } }),
+      laterBody(a, { event_id: 'A-r', status: 'refunded', occurred_at: iso(OCT - HOUR), refunds: { 'sku-pct': 500 } }),
     );
     await pay(t, p, 's2', 'B', UNKNOWN);
     const stale = laterBody(a, {
@@ -190,8 +191,14 @@ describe('movement statement and monthly closings', function () {
       ]);
       expect(s.opening).to.deep.equal({ net_cents: 0, known_expected_commission_cents: 0 });
       expect(s.closing).to.deep.equal({ net_cents: 5200, known_expected_commission_cents: 350 });
-      const [m1] = s.data as Movement[];
+      const [m1, m2] = s.data as Movement[];
       expect(m1).to.include({ event_id: 'A-paid', store_id: 's1', occurred_at: iso(SEP), recorded_at: iso(SEP) });
+      expect(m2).to.include({ event_id: 'A-r', occurred_at: iso(OCT - HOUR), recorded_at: iso(OCT) });
+      const sum = (f: string) => (s.data as Movement[]).reduce((acc, m) => acc + (m[f] as number), 0);
+      expect(s.closing.net_cents).to.equal(s.opening.net_cents + sum('net_delta_cents'));
+      expect(s.closing.known_expected_commission_cents).to.equal(
+        s.opening.known_expected_commission_cents + sum('known_expected_commission_delta_cents'),
+      );
     });
 
     it('opens a window with the running totals of everything before it, whatever the window', async () => {
@@ -353,7 +360,7 @@ describe('movement statement and monthly closings', function () {
       expect(text).to.equal(
         [
           HEADER,
-          `${iso(OCT)},${iso(OCT)},s1,A,A-r,refunded,-500,-50,-50,4500,350`,
+          `${iso(OCT)},${iso(OCT - HOUR)},s1,A,A-r,refunded,-500,-50,-50,4500,350`,
           `${iso(OCT)},${iso(OCT)},s2,B,B-paid,paid,700,0,,5200,350`,
           `${iso(OCT_END)},${iso(OCT_END)},s1,C,C-paid,paid,5000,400,400,10200,750`,
           '',
@@ -435,6 +442,14 @@ describe('movement statement and monthly closings', function () {
       const nov = await closing('2026-11');
       expect(nov.opening).to.deep.equal(before.closing.closing);
       expect(nov).to.include({ movements: 2, previous_sha256: before.closing.sha256 });
+      // A month without movements is listed too, with zero rows, carrying the balances on.
+      t.clock.set(new Date(Date.parse('2027-01-01T03:00:00.000Z')));
+      const list = (await p.api.get('/closings')).body.data as Record<string, any>[];
+      expect(list.map((c) => c.period)).to.deep.equal(['2026-12', '2026-11', '2026-10', '2026-09']);
+      expect(list[0]).to.include({ movements: 0, net_delta_cents: 0, previous_sha256: nov.sha256 });
+      expect(list[0].opening).to.deep.equal(nov.closing);
+      expect(list[0].closing).to.deep.equal(nov.closing);
+      expect(list[1]).to.deep.equal(nov);
       t.clock.set(new Date(NOV + DAY));
     });
   });
