@@ -44,15 +44,22 @@ export const ledgerProjector: Projector = {
     const after = balanceOf(order);
     const delta = deltasOf(before, after);
     const owner = { partner_id: partnerId, env, position: recorded.position };
-    const next = async (id: string): Promise<{ net: bigint; known: bigint }> => {
-      const head = await tx.get<LedgerStateDoc>(LEDGER.state, id);
+    // Booked at the event's recorded_at, never before the scope's previous movement: the SQLite store already books
+    // in log order, and this keeps running balances (summed in log order) in the order the statement shows them on a
+    // store that does not (EventStoreDB keeps the time its command read; docs/adr/new-ledger-movements-and-closings.md).
+    const scopeId = ledgerScopeId(tenant);
+    const scope = await tx.get<LedgerStateDoc>(LEDGER.state, scopeId);
+    const stamped = new Date(recorded.metadata.recorded_at).toISOString();
+    const bookedAt = scope?.booked_at !== undefined && scope.booked_at > stamped ? scope.booked_at : stamped;
+    const next = async (id: string, head: LedgerStateDoc | null, extra: Partial<LedgerStateDoc> = {}) => {
       const net = (head ? cents(head.net) : 0n) + delta.net;
       const known = (head ? cents(head.known) : 0n) + delta.known;
-      await tx.put(LEDGER.state, { _id: id, ...owner, net: text(net), known: text(known) });
+      await tx.put(LEDGER.state, { _id: id, ...owner, net: text(net), known: text(known), ...extra });
       return { net, known };
     };
-    const all = await next(ledgerScopeId(tenant));
-    const store = await next(ledgerScopeId(tenant, order.store_id));
+    const all = await next(scopeId, scope, { booked_at: bookedAt });
+    const storeId = ledgerScopeId(tenant, order.store_id);
+    const store = await next(storeId, await tx.get<LedgerStateDoc>(LEDGER.state, storeId));
     await tx.put(LEDGER.state, {
       _id: orderId,
       ...owner,
@@ -68,7 +75,7 @@ export const ledgerProjector: Projector = {
       order_id: order.order_id,
       type: order.status,
       occurred_at: order.occurred_at,
-      recorded_at: new Date(recorded.metadata.recorded_at).toISOString(),
+      recorded_at: bookedAt,
       net_delta: text(delta.net),
       known_delta: text(delta.known),
       expected_delta: delta.expected === null ? null : text(delta.expected),

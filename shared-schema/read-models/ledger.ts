@@ -47,6 +47,8 @@ export type LedgerStateDoc = ScopedDoc & {
   known: SignedCents;
   /** Orders only: null while an expectation is unknown. */
   expected?: SignedCents | null;
+  /** The partner and environment's scope only: the booking time of its last movement. */
+  booked_at?: string;
 };
 
 export const movementDocId = (t: Tenant, eventId: string): string => scopedId(t, `m:${eventId}`);

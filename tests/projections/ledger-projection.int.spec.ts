@@ -106,6 +106,35 @@ describe('ledger projection (movements)', () => {
     ]);
   });
 
+  it('never books a movement before the previous one of its scope (a log whose times disagree with its order)', async () => {
+    const other = { partnerId: 'pt_OTHER', env: 'test' as const };
+    const events = recorded(orderDecider, command(paid({ event_id: 'x-paid', order_id: 'x' }), { click: CLICK }));
+    const later = recorded(orderDecider, command(paid({ event_id: 'y-paid', order_id: 'y' })));
+    const at = ['2026-03-01T12:00:05.000Z', '2026-03-01T12:00:01.000Z']; // the second stamped before the first
+    await spec.reads.transact(async (tx) => {
+      for (const [i, e] of [events[0], later[0]].entries())
+        await ledgerProjector.apply(
+          {
+            id: `e${i}`,
+            stream: streams.order(other, 'store-1', i === 0 ? 'x' : 'y'),
+            revision: 0,
+            position: 1_000_000 + i,
+            type: e.type,
+            data: e.data,
+            metadata: { recorded_at: at[i] },
+          },
+          tx,
+        );
+    });
+    const mine = (await spec.reads.find<MovementDoc>(LEDGER.movements, { where: { partner_id: other.partnerId } }))
+      .sort((a, b) => a.position - b.position)
+      .map((m) => [m.event_id, m.recorded_at, m.net_balance]);
+    expect(mine).to.deep.equal([
+      ['x-paid', at[0], '5300'],
+      ['y-paid', at[0], '10600'],
+    ]);
+  });
+
   it('changes nothing when every event is applied again', async () => {
     const before = await spec.documents(LEDGER.movements);
     const state = await spec.documents(LEDGER.state);
