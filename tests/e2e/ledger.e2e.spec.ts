@@ -280,6 +280,30 @@ describe('movement statement and monthly closings', function () {
       expectProblem(await t.as('nope').get('/statement'), 401);
     });
 
+    it('carries figures beyond 2^53 exactly, as bare JSON integers and CSV digits', async () => {
+      const big = await t.partner({ type: 'hub', env: 'test', name: 'Grande' });
+      await registerStore(big, 's1');
+      await putProduct(t, big, 's1', 'sku-big', {
+        commission: { type: 'fixed', amount_cents: Number.MAX_SAFE_INTEGER },
+      });
+      await pay(t, big, 's1', 'G', [{ sku: 'sku-big', quantity: 3, unit_price_cents: 100, refunded_cents: 0 }]);
+      const exact = (3n * BigInt(Number.MAX_SAFE_INTEGER)).toString(); // 27021597764222973
+      const r = await fetch(`${t.api}/statement?since=${iso(NOV)}&until=${iso(NOV + HOUR)}`, {
+        headers: { Authorization: `Bearer ${big.key}` },
+      });
+      const text = await r.text();
+      expect(text).to.contain(`"known_expected_commission_delta_cents":${exact}`);
+      expect(text).to.contain(`"known_expected_commission_balance_cents":${exact}`);
+      expect(text).to.contain(`"closing":{"net_cents":300,"known_expected_commission_cents":${exact}}`);
+      t.clock.set(new Date(Date.parse('2026-12-01T03:00:00.000Z'))); // November closed, for this read only
+      try {
+        const csvText = (await download(big, '2026-11')).bytes.toString('utf8');
+        expect(csvText).to.contain(`,G-paid,paid,300,${exact},${exact},300,${exact}\r\n`);
+      } finally {
+        t.clock.set(new Date(NOV));
+      }
+    });
+
     it('shows a partner and environment only its own movements', async () => {
       expect((await statement(other, W1)).data).to.deep.equal([]);
       const live = await t.key(p.partnerId, 'live');
