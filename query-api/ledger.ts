@@ -107,12 +107,19 @@ export function answerMovement(scope: LedgerScope, m: MovementDoc) {
 export const PERIOD_TIMEZONE = 'America/Sao_Paulo';
 const OFFSET_MS = 3 * 3_600_000;
 
+/** Midnight UTC of the first day of a month (`Date.UTC` would read years 0–99 as 1900–1999). */
+function monthStart(year: number, monthIndex: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, monthIndex, 1);
+  return d.getTime();
+}
+
 /** `YYYY-MM` → its bounds in UTC: [first day 03:00Z, first day of the next month 03:00Z). */
 export function periodBounds(period: string): { since: string; until: string } {
   const [year, month] = period.split('-').map(Number);
   return {
-    since: new Date(Date.UTC(year, month - 1, 1) + OFFSET_MS).toISOString(),
-    until: new Date(Date.UTC(year, month, 1) + OFFSET_MS).toISOString(),
+    since: new Date(monthStart(year, month - 1) + OFFSET_MS).toISOString(),
+    until: new Date(monthStart(year, month) + OFFSET_MS).toISOString(),
   };
 }
 
@@ -125,7 +132,7 @@ export function periodOf(at: Date | string): string {
 /** The period `n` months after `period` (n may be negative). */
 export function periodPlus(period: string, n: number): string {
   const [year, month] = period.split('-').map(Number);
-  const d = new Date(Date.UTC(year, month - 1 + n, 15));
+  const d = new Date(monthStart(year, month - 1 + n));
   return `${String(d.getUTCFullYear()).padStart(4, '0')}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 

@@ -357,6 +357,7 @@ describe('movement statement and monthly closings', function () {
       const aug = await closing('2026-08'); // closed, before the first movement: zero rows
       expect(aug).to.include({ movements: 0, net_delta_cents: 0, previous_sha256: null });
       expect(aug.opening).to.deep.equal({ net_cents: 0, known_expected_commission_cents: 0 });
+      expect(await closing('0001-01')).to.include({ since: '0001-01-01T03:00:00.000Z', movements: 0 });
     });
 
     it('answers 409 period_open until the period has ended, and 422 on a period that is not YYYY-MM', async () => {

@@ -13,6 +13,11 @@ describe('ledger periods and CSV fields', () => {
       until: '2027-01-01T03:00:00.000Z',
     });
     expect(periodBounds('2028-02').until).to.equal('2028-03-01T03:00:00.000Z');
+    expect(periodBounds('0001-01')).to.deep.equal({
+      since: '0001-01-01T03:00:00.000Z',
+      until: '0001-02-01T03:00:00.000Z',
+    });
+    expect(periodBounds('9999-12').until).to.equal('+010000-01-01T03:00:00.000Z');
   });
 
   it('places an instant in the month of Brasília, and says when a period has closed', () => {
