@@ -25,6 +25,15 @@ export interface PendingAppend {
 
 export type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
+/**
+ * The clock's time a group is booked at (`GroupWriter.commit`): a function, read once the write lock is held; a time
+ * read before; or null, no clock (each event keeps its own time, raised to the log's last).
+ */
+export type BookingTime = (() => number) | number | null;
+
+/** A booking time as it crosses to the writer thread: `system` is the system clock, read there under the lock. */
+export type WireBookingTime = number | null | 'system';
+
 interface StreamRow {
   revision: number;
   position: number;
@@ -56,7 +65,7 @@ export class GroupWriter {
    * event). `now` null (stores opened without a clock: tools, tests that write their own times) books each event at
    * max(its own `recorded_at`, the last of the log).
    */
-  commit(group: readonly PendingAppend[], now: number | null = null): Outcome[] {
+  commit(group: readonly PendingAppend[], now: BookingTime = null): Outcome[] {
     const failAll = (error: unknown): Outcome[] => group.map(() => ({ ok: false, error }));
     try {
       this.db.exec('BEGIN IMMEDIATE');
@@ -64,8 +73,9 @@ export class GroupWriter {
       return failAll(error);
     }
     try {
-      this.booked = Math.max(now ?? -Infinity, this.lastRecordedAt());
-      this.bookNow = now !== null;
+      const at = typeof now === 'function' ? now() : now; // read under the lock when it can be
+      this.booked = Math.max(at ?? -Infinity, this.lastRecordedAt());
+      this.bookNow = at !== null;
       const outcomes = group.map((append) => this.applyOne(append));
       this.db.exec('COMMIT');
       return outcomes;
@@ -277,7 +287,7 @@ export class WriterThread {
     );
   }
 
-  async commit(group: readonly PendingAppend[], now: number | null = null): Promise<Outcome[]> {
+  async commit(group: readonly PendingAppend[], now: WireBookingTime = null): Promise<Outcome[]> {
     return unpackOutcomes((await this.calls.call({ group: packGroup(group), now })).outcomes);
   }
 

@@ -33,9 +33,15 @@ import {
 } from '../../shared-schema/ports/event-store.js';
 import { openConnection } from './event-store-schema.js';
 import { AppendWaker, SqliteSubscription } from './event-store-subscription.js';
-import { GroupWriter, WriterThread, type Outcome, type PendingAppend } from './event-store-writer.js';
+import {
+  GroupWriter,
+  WriterThread,
+  type Outcome,
+  type PendingAppend,
+  type WireBookingTime,
+} from './event-store-writer.js';
 import { LIMIT_BOUND } from './limit.js';
-import type { Clock } from '../../shared-schema/ports/clock.js';
+import { systemClock, type Clock } from '../../shared-schema/ports/clock.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -354,12 +360,13 @@ export class SqliteEventStore implements EventStore {
     const writer = this.writer!;
     if (writer instanceof GroupWriter) {
       if (this.queue.length > 0) this.scheduleFlush();
-      this.settle(group, writer.commit(group, this.bookingNow()));
+      const clock = this.clock;
+      this.settle(group, writer.commit(group, clock ? () => clock.now().getTime() : null));
       return;
     }
     this.inFlight = true;
     const batch: PendingAppend[] = group.map(({ stream, events, expected }) => ({ stream, events, expected }));
-    void writer.commit(batch, this.bookingNow()).then(
+    void writer.commit(batch, this.threadBookingTime()).then(
       (outcomes) => this.afterThread(group, outcomes),
       (error: unknown) =>
         this.afterThread(
@@ -369,8 +376,12 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  /** The clock's time for the group about to be committed (the writer thread takes it with the group). */
-  private bookingNow(): number | null {
+  /**
+   * The booking time the writer thread gets with a group: the system clock is read by the thread itself under the
+   * write lock; another clock (the manual one) is read here, as the group leaves.
+   */
+  private threadBookingTime(): WireBookingTime {
+    if (this.clock === systemClock) return 'system';
     return this.clock ? this.clock.now().getTime() : null;
   }
 

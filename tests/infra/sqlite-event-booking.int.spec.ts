@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { ManualClock } from '../../shared-schema/ports/clock.js';
+import { ManualClock, systemClock } from '../../shared-schema/ports/clock.js';
 
 const T0 = Date.parse('2026-10-31T23:59:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -50,6 +50,24 @@ for (const writerThread of [false, true]) {
     });
   });
 }
+
+describe('SQLite event store booking time with the system clock', () => {
+  for (const writerThread of [false, true])
+    it(`books at the time of the commit (${writerThread ? 'read by the writer thread' : 'caller thread'})`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-booking-'));
+      const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), writerThread, clock: systemClock });
+      try {
+        const before = Date.now();
+        await store.appendToStream('s', [{ type: 'T', data: {}, metadata: { recorded_at: iso(T0) } }]);
+        const after = Date.now();
+        const booked = Date.parse((await store.readAll())[0].metadata.recorded_at);
+        expect(booked).to.be.within(before, after);
+      } finally {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+});
 
 describe('SQLite event store booking time without a clock', () => {
   it('keeps each event its own time, raised to the last of the log when earlier', async () => {
