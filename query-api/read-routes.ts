@@ -8,6 +8,7 @@ import { catalogReadRoutes } from './routes/catalog.js';
 import { commerceReadRoutes } from './routes/commerce.js';
 import { eventsReadRoutes } from './routes/events.js';
 import { jobsReadRoutes } from './routes/jobs.js';
+import { ledgerReadRoutes } from './routes/ledger.js';
 import { webhookReadRoutes } from './routes/webhooks.js';
 
 export const READ_ROUTES: Record<string, ReadRoute> = {
@@ -16,4 +17,5 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
   ...commerceReadRoutes,
   ...eventsReadRoutes,
   ...webhookReadRoutes,
+  ...ledgerReadRoutes,
 };

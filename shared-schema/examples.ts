@@ -5,6 +5,7 @@
  */
 import type { Json } from './openapi-publish.js';
 import { titleOf } from './problems.js';
+import { LEDGER_EXAMPLES } from './openapi-ledger.js';
 
 type Obj = { [key: string]: Json };
 
@@ -262,6 +263,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
       next_cursor: 'WzUxMjAsMCwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNlLWN1cnNvci1rZXk',
     },
   },
+  ...LEDGER_EXAMPLES,
 };
 
 const PROBLEM_ERRORS: Record<number, { detail?: string; errors?: { field: string; code: string; message: string }[] }> =

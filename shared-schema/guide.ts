@@ -4,6 +4,7 @@
  */
 import { MAX_FIELD_ERRORS, MAX_ITEM_ERRORS } from './problems.js';
 import { PROBLEM_PAGES } from './problem-pages.js';
+import { LEDGER_GUIDE } from './guide-ledger.js';
 import { CONTRACT_VERSION } from './openapi.js';
 import {
   BATCH_INPUT,
@@ -320,6 +321,7 @@ Clicks are counted by \`occurred_at\`, orders by \`paid_at\` with their current 
 past period can change. \`totals\` and \`stores\` (every store with a click or an order) come from one snapshot. The
 amount is an **expected** commission balance (\`commission_is: expected_not_settled\`), not a payment or a closing.
 
+${LEDGER_GUIDE}
 ## 9. Checklist before asking for a live key
 
 Run each item with your test key and keep the \`X-Request-Id\` of each answer:

@@ -33,6 +33,7 @@ import {
 import type { JsonSchema } from './schemas/common.js';
 import { ListEventsQuery, NotificationPage } from './schemas/notifications.js';
 import { Webhook, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
+import { LEDGER_OPERATIONS } from './openapi-ledger.js';
 
 export const StorePage: JsonSchema = page(Store);
 export const ProductPage: JsonSchema = page(ProductStatus);
@@ -46,7 +47,8 @@ export interface OperationSpec {
   query?: JsonSchema;
   /** Request body schema (JSON). */
   body?: JsonSchema;
-  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema };
+  /** `type`: the answer's media type when it is not JSON (default `application/json`). */
+  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema; type?: string };
   /** Problem statuses beyond the ones every route of its kind can answer (see openapi.ts). */
   extraProblems?: number[];
 }
@@ -250,6 +252,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: 'Stops the deliveries. 204 also when none was registered. No body.',
     ok: { status: 204, description: 'Removed, or already absent.' },
   },
+  ...LEDGER_OPERATIONS,
 };
 
 /** The public documents (no key, no rate brake). */

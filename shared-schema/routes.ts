@@ -40,6 +40,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/webhook', scope: 'catalog' },
   { method: 'PUT', path: '/webhook', scope: 'catalog' },
   { method: 'DELETE', path: '/webhook', scope: 'catalog' },
+  { method: 'GET', path: '/statement', scope: 'reports' },
+  { method: 'GET', path: '/closings', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period/movements.csv', scope: 'reports' },
 ];
 
 /** Public documents: no key, no rate brake. */

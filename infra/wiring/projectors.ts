@@ -10,6 +10,7 @@ import { reportProjector } from '../../projections/projectors/report.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { notificationsProjector } from '../../projections/projectors/notifications.js';
 import { webhooksProjector } from '../../projections/projectors/webhooks.js';
+import { ledgerProjector } from '../../projections/projectors/ledger.js';
 
 export const PROJECTORS: Projector[] = [
   partnersProjector,
@@ -22,4 +23,5 @@ export const PROJECTORS: Projector[] = [
   offersProjector,
   notificationsProjector,
   webhooksProjector,
+  ledgerProjector,
 ];

@@ -20,6 +20,7 @@ import { eventsReadRoutes } from '../../query-api/routes/events.js';
 import { webhookReadRoutes } from '../../query-api/routes/webhooks.js';
 import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
+import { ledgerReadRoutes } from '../../query-api/routes/ledger.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
 
@@ -246,7 +247,10 @@ describe('OpenAPI document', () => {
       if (r.scope) expect(statuses).to.include('403');
       if (r.method !== 'GET' && r.method !== 'DELETE') expect(statuses).to.include('413');
       if (ok === '204') expect(op.responses[ok].content).to.equal(undefined);
-      else expect(Object.keys(op.responses[ok].content)).to.deep.equal(['application/json']);
+      else
+        expect(Object.keys(op.responses[ok].content)).to.deep.equal([
+          r.path.endsWith('.csv') ? 'text/csv' : 'application/json',
+        ]);
       for (const s of statuses.slice(1)) {
         const problem = deref(op.responses[s]) as Obj;
         expect(problem.content['application/problem+json'].schema).to.deep.equal(COMPONENT_SCHEMAS.Problem);
@@ -305,7 +309,7 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    const readRoutes = { ...catalogReadRoutes, ...eventsReadRoutes, ...webhookReadRoutes };
+    const readRoutes = { ...catalogReadRoutes, ...eventsReadRoutes, ...webhookReadRoutes, ...ledgerReadRoutes };
     for (const [key, route] of Object.entries(readRoutes)) queries[key] = route.query;
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;
