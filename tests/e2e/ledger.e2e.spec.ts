@@ -495,6 +495,7 @@ describe('movement statement and monthly closings', function () {
         token: t.service.adminToken,
         out,
         err,
+        json: true,
       });
       return { code, out: out.text, err: err.text };
     };
