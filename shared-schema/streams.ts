@@ -40,4 +40,6 @@ export const CATEGORIES = {
   conversionEvent: 'convevent',
   click: 'click',
   job: 'job',
+  /** Channels of the feeds (shared-schema/events/channel.ts). */
+  channel: 'channel',
 } as const;

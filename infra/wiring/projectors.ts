@@ -8,6 +8,8 @@ import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';
 import { reportProjector } from '../../projections/projectors/report.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
+import { channelsProjector } from '../../projections/projectors/channels.js';
+import { feedProjector } from '../../projections/projectors/feed.js';
 
 export const PROJECTORS: Projector[] = [
   partnersProjector,
@@ -18,4 +20,6 @@ export const PROJECTORS: Projector[] = [
   ordersProjector,
   reportProjector,
   offersProjector,
+  channelsProjector,
+  feedProjector,
 ];

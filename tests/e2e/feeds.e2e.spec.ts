@@ -1,0 +1,224 @@
+/**
+ * Channel feeds over HTTP (FEEDS.md): channels made and revoked by the operator (admin API and `ops channels`), the
+ * full feed (`/feeds/offers.tsv`: exactly the searchable offers, the columns and formats, gzip, ETag / 304,
+ * `Feed-Cursor`), its token and brake, and the changes feed.
+ */
+import { expect } from 'chai';
+import { portOf } from '../../infra/gateway.js';
+import { startTestService, type Partner, type TestService } from '../support/service.js';
+import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
+import { HOUR, putProduct } from './commerce-support.js';
+import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
+import { allChanges, feed, newChannel, tsvRows, type Channel } from './feeds-support.js';
+
+const T0 = Date.parse('2026-06-01T12:00:00.000Z');
+
+describe('channel feeds over HTTP', function () {
+  let t: TestService;
+  let hub: Partner;
+  let other: Partner;
+  let channel: Channel;
+
+  before(async () => {
+    t = await startTestService();
+    ({ hub, other } = await shopperWorld(t, T0));
+    channel = await newChannel(t, 'Vitrine');
+  });
+  after(() => t?.close());
+
+  describe('channels', () => {
+    it('creates a channel with a token shown once, lists it without the token, and revokes it', async () => {
+      const made = await newChannel(t, 'Bot de mensagens');
+      expect(Object.keys(made).sort()).to.deep.equal(['channel_id', 'name', 'token']);
+      expect(made.channel_id).to.match(/^ch_[A-Za-z0-9_-]{22}$/);
+      const listed = await t.admin.get('/channels');
+      expect(listed.status).to.equal(200);
+      expect(JSON.stringify(listed.body)).to.not.contain(made.token);
+      const mine = (listed.body.channels as { channel_id: string }[]).find((c) => c.channel_id === made.channel_id);
+      expect(mine).to.deep.include({ name: 'Bot de mensagens', revoked_at: null, clicks: 0 });
+
+      expect((await feed(t, '/feeds/offers.tsv', made.token)).status).to.equal(200);
+      const revoked = await t.admin.post(`/channels/${made.channel_id}/revoke`, {});
+      expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
+      expect(revoked.body.revoked_at).to.be.a('string');
+      const refused = await feed(t, '/feeds/offers.tsv', made.token);
+      expect(refused.status).to.equal(401);
+      expect(refused.headers['content-type']).to.contain('application/problem+json');
+    });
+
+    it('refuses a bad name with every invalid field, and an unknown channel with 404', async () => {
+      expectInvalid(await t.admin.post('/channels', { name: 'x', extra: 1 }), ['extra:unknown_field', 'name:required']);
+      expectProblem(await t.admin.post('/channels/ch_AAAAAAAAAAAAAAAAAAAAAA/revoke', {}), 404);
+      expectProblem(await t.admin.post('/channels/nope/revoke', {}), 404);
+    });
+
+    it('ops channels create, list and revoke', async () => {
+      const adminUrl = `http://127.0.0.1:${portOf(t.service.admin)}`;
+      const token = t.service.adminToken;
+      const made = await runOps(adminUrl, token, ['channels', 'create', '--name', 'Comparador']);
+      expect(made.code, made.stderr).to.equal(0);
+      expect(made.json.token).to.be.a('string');
+      const listed = await runOps(adminUrl, token, ['channels', 'list']);
+      expect(listed.code, listed.stderr).to.equal(0);
+      expect(listed.stdout).to.contain(made.json.channel_id).and.not.contain(made.json.token);
+      const revoked = await runOps(adminUrl, token, ['channels', 'revoke', made.json.channel_id]);
+      expect(revoked.code, revoked.stderr).to.equal(0);
+      expect(revoked.json.revoked_at).to.be.a('string');
+    });
+
+    it('answers 401 without a valid token, and brakes a channel at 60 requests a minute', async () => {
+      for (const token of [null, 'fct_nope']) {
+        const r = await feed(t, '/feeds/offers.tsv', token);
+        expect(r.status).to.equal(401);
+        expect(JSON.parse(r.text).status).to.equal(401);
+      }
+      const braked = await newChannel(t, 'Apressado');
+      t.clock.set(new Date(Math.ceil(t.clock.now().getTime() / 60_000) * 60_000));
+      for (let i = 0; i < 60; i++) expect((await feed(t, '/feeds/changes?limit=1', braked.token)).status).to.equal(200);
+      const refused = await feed(t, '/feeds/changes?limit=1', braked.token);
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.headers['retry-after'])).to.be.within(1, 60);
+      // Another channel is not braked by this one.
+      expect((await feed(t, '/feeds/changes?limit=1', channel.token)).status).to.equal(200);
+      t.clock.advance(60_000);
+      expect((await feed(t, '/feeds/changes?limit=1', braked.token)).status).to.equal(200);
+    });
+  });
+
+  describe('the full feed', () => {
+    it('holds exactly the searchable offers, with the columns and formats of FEEDS.md', async () => {
+      await offer(t, hub, 'Loja-A', 'tsv-1', {
+        title: 'Camiseta azul lisa',
+        description: 'Algodão\tpenteado\nmacio',
+        brand: 'Marca',
+        gtin: '7891234567895',
+        category: 'Roupas > Camisetas',
+        price_cents: 123456,
+        original_price_cents: 150000,
+        condition: 'used',
+        shipping: { type: 'fixed', cost_cents: 1234 },
+        product_url: 'https://shop.test/p/tsv-1',
+      });
+      await offer(t, other, 'Loja-C', 'tsv-2', { price_cents: 5, shipping: { type: 'free' } });
+      await offer(t, hub, 'Loja-B', 'tsv-3', { available: false });
+      await putProduct(t, hub, 'Loja-B', 'tsv-4', {}); // no cover check yet: pending
+      await settle(t);
+      const r = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(r.status, r.text).to.equal(200);
+      expect(r.headers['content-type']).to.equal('text/tab-separated-values; charset=utf-8');
+      expect(r.text.split('\n')[0]).to.equal(
+        'id\ttitle\tdescription\tlink\timage_link\tavailability\tprice\tsale_price\tcondition\tbrand\tgtin\tproduct_type\tshipping',
+      );
+      const rows = tsvRows(r.text);
+      const search = JSON.parse((await getFrom(`${rootOf(t)}/api/search?q=camiseta&limit=50`)).text) as {
+        results: { offers: { sku: string }[]; alternatives: { sku: string }[] }[];
+      };
+      const searched = search.results.flatMap((p) => [...p.offers, ...p.alternatives].map((o) => o.sku)).sort();
+      expect(searched).to.deep.equal(['tsv-1', 'tsv-2']);
+      expect(rows).to.have.length(2);
+      const one = rows.find((row) => row.title === 'Camiseta azul lisa')!;
+      expect(one.id).to.match(/^[A-Za-z0-9_-]{1,50}$/);
+      expect(one).to.deep.include({
+        description: 'Algodão penteado macio',
+        availability: 'in_stock',
+        price: '1500.00 BRL',
+        sale_price: '1234.56 BRL',
+        condition: 'used',
+        brand: 'Marca',
+        gtin: '7891234567895',
+        product_type: 'Roupas > Camisetas',
+        shipping: 'BR:::12.34 BRL',
+        image_link: 'https://cdn.shop.test/1.jpg',
+      });
+      expect(one.link).to.match(
+        new RegExp(`/p/${hub.partnerId.toLowerCase()}/loja-a/tsv-1\\?canal=${channel.channel_id}$`),
+      );
+      const two = rows.find((row) => row.id !== one.id)!;
+      expect(two).to.deep.include({ price: '0.05 BRL', sale_price: '', shipping: 'BR:::0.00 BRL', description: '' });
+      expect(two).to.deep.include({ brand: '', gtin: '', product_type: '', condition: 'new' });
+      // The same ids in a second read.
+      const again = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text);
+      expect(again.map((x) => x.id).sort()).to.deep.equal(rows.map((x) => x.id).sort());
+    });
+
+    it('is gzip when asked, carries an ETag answered by 304 until something changes, and a Feed-Cursor', async () => {
+      const plain = await feed(t, '/feeds/offers.tsv', channel.token);
+      const zipped = await feed(t, '/feeds/offers.tsv', channel.token, { 'Accept-Encoding': 'gzip' });
+      expect(zipped.headers['content-encoding']).to.equal('gzip');
+      expect(zipped.text).to.equal(plain.text);
+      const etag = plain.headers.etag!;
+      expect(etag).to.match(/^"[^"]+"$/);
+      expect(plain.headers['feed-cursor']).to.be.a('string');
+      const same = await feed(t, '/feeds/offers.tsv', channel.token, { 'If-None-Match': etag });
+      expect(same.status).to.equal(304);
+      expect(same.body.length).to.equal(0);
+      // Another channel's links differ: so does its ETag.
+      const second = await newChannel(t, 'Outra vitrine');
+      const theirs = await feed(t, '/feeds/offers.tsv', second.token, { 'If-None-Match': etag });
+      expect(theirs.status).to.equal(200);
+      expect(theirs.text).to.contain(`canal=${second.channel_id}`).and.not.contain(channel.channel_id);
+      await offer(t, hub, 'Loja-A', 'tsv-5', { title: 'Camiseta nova' });
+      await settle(t);
+      const changed = await feed(t, '/feeds/offers.tsv', channel.token, { 'If-None-Match': etag });
+      expect(changed.status).to.equal(200);
+      expect(changed.text).to.contain('Camiseta nova');
+      // 48 h with no write: the clock alone makes the feed change (and its ETag).
+      const before = changed.headers.etag!;
+      t.clock.advance(48 * HOUR + 1);
+      const later = await feed(t, '/feeds/offers.tsv', channel.token, { 'If-None-Match': before });
+      expect(later.status).to.equal(200);
+      expect(tsvRows(later.text)).to.deep.equal([]);
+    });
+  });
+
+  describe('the changes feed', () => {
+    it('refuses a cursor it did not issue, a limit out of range and unknown parameters, all at once', async () => {
+      const r = await feed(t, '/feeds/changes?cursor=abc.def&limit=0&x=1', channel.token);
+      expect(r.status).to.equal(422);
+      const errors = (JSON.parse(r.text) as { errors: FieldErr[] }).errors.map((e) => `${e.field}:${e.code}`).sort();
+      expect(errors).to.deep.equal(['cursor:invalid', 'limit:out_of_range', 'x:unknown_field']);
+      expect((await feed(t, '/feeds/changes?limit=1001', channel.token)).status).to.equal(422);
+    });
+
+    it('gives upserts and deletes in order, never a null next_cursor', async () => {
+      const start = await allChanges(t, channel.token, null);
+      expect(start.changes.length).to.be.greaterThan(0);
+      const empty = await allChanges(t, channel.token, start.cursor);
+      expect(empty.changes).to.deep.equal([]);
+      expect(empty.cursor).to.be.a('string');
+      await offer(t, hub, 'Loja-A', 'chg-1', { title: 'Caneca' });
+      await settle(t);
+      const upserted = await allChanges(t, channel.token, start.cursor, 1);
+      expect(upserted.changes.map((c) => c.op)).to.deep.equal(['upsert']);
+      const o = (upserted.changes[0] as { offer: Record<string, unknown> }).offer;
+      expect(Object.keys(o).sort()).to.deep.equal(
+        [
+          'store',
+          'sku',
+          'title',
+          'price_cents',
+          'original_price_cents',
+          'installments',
+          'shipping',
+          'condition',
+          'condition_label',
+          'rating',
+          'image_url',
+          'offer_url',
+          'buy_url',
+          'updated_at',
+          'description',
+          'brand',
+          'gtin',
+          'category',
+          'id',
+        ].sort(),
+      );
+      expect(o.buy_url).to.match(new RegExp(`/r/.*/chg-1\\?canal=${channel.channel_id}$`));
+      expect(await hub.api.delete('/products/chg-1')).to.include({ status: 204 });
+      await settle(t);
+      const deleted = await allChanges(t, channel.token, upserted.cursor);
+      expect(deleted.changes).to.deep.equal([{ op: 'delete', id: o.id }]);
+    });
+  });
+});
