@@ -221,4 +221,59 @@ describe('channel feeds over HTTP', function () {
       expect(deleted.changes).to.deep.equal([{ op: 'delete', id: o.id }]);
     });
   });
+
+  describe('clicks per channel', () => {
+    it('counts a click through a channel link for that channel; the partner sees the same PartnerClick', async () => {
+      const shop = await newChannel(t, 'Comparador de preços');
+      await offer(t, other, 'Loja-D', 'clk-1', {
+        title: 'Garrafa térmica',
+        product_url: 'https://shop.test/p/clk-1?x=1',
+      });
+      await settle(t);
+      const row = tsvRows((await feed(t, '/feeds/offers.tsv', shop.token)).text).find(
+        (r) => r.title === 'Garrafa térmica',
+      )!;
+      const page = await getFrom(row.link.replace(/^https?:\/\/[^/]+/, rootOf(t)), '127.0.0.41', {
+        Accept: 'application/json',
+      });
+      expect(page.status, page.text).to.equal(200);
+      const buy = (JSON.parse(page.text) as { buy_url: string }).buy_url;
+      expect(buy).to.match(new RegExp(`/r/${other.partnerId.toLowerCase()}/loja-d/clk-1\\?canal=${shop.channel_id}$`));
+      const html = await getFrom(row.link.replace(/^https?:\/\/[^/]+/, rootOf(t)), '127.0.0.41');
+      expect(html.text).to.contain(`/r/${other.partnerId.toLowerCase()}/loja-d/clk-1?canal=${shop.channel_id}`);
+
+      const before = (await other.api.get('/clicks')).body.data as unknown[];
+      const go = await getFrom(buy.replace(/^https?:\/\/[^/]+/, rootOf(t)), '127.0.0.42');
+      expect(go.status).to.equal(302);
+      const location = new URL(go.headers.get('location')!);
+      expect([...location.searchParams.keys()].sort()).to.deep.equal(['svc_click', 'x']);
+      // Not a valid channel, a revoked one, a repeated canal: the click is recorded without a channel.
+      const gone = await newChannel(t, 'Antigo');
+      expect((await t.admin.post(`/channels/${gone.channel_id}/revoke`, {})).status).to.equal(200);
+      const plain = buy.replace(/^https?:\/\/[^/]+/, rootOf(t)).split('?')[0];
+      for (const q of [
+        '?canal=nope',
+        `?canal=${gone.channel_id}`,
+        `?canal=${shop.channel_id}&canal=${shop.channel_id}`,
+      ])
+        expect((await getFrom(plain + q, '127.0.0.42')).status).to.equal(302);
+      await settle(t);
+      t.clock.advance(1); // the default window [now − 30 days, now) leaves out a click at exactly now
+      const clicks = (await other.api.get('/clicks')).body.data as Record<string, unknown>[];
+      expect(clicks.length).to.equal(before.length + 4);
+      for (const c of clicks)
+        expect(Object.keys(c).sort()).to.deep.equal(['click_id', 'occurred_at', 'price_cents', 'sku', 'store_id']);
+      const listed = (await t.admin.get('/channels')).body.channels as { channel_id: string; clicks: number }[];
+      expect(listed.find((c) => c.channel_id === shop.channel_id)?.clicks).to.equal(1);
+      expect(listed.find((c) => c.channel_id === gone.channel_id)?.clicks).to.equal(0);
+      const ops = await runOps(`http://127.0.0.1:${portOf(t.service.admin)}`, t.service.adminToken, [
+        'channels',
+        'list',
+      ]);
+      expect(
+        (ops.json.channels as { channel_id: string; clicks: number }[]).find((c) => c.channel_id === shop.channel_id)
+          ?.clicks,
+      ).to.equal(1);
+    });
+  });
 });
