@@ -6,6 +6,7 @@
  * SQLITE_MAX_GROUP_EVENTS (default 128 with the writer thread, 5000 without): the events of one group commit at most.
  * PROJECTION_THREAD=on|off (default on: the embedded service runs its projections on a thread of their own).
  * CURSOR_SECRET (at least 32 characters; default: generated into DATA_DIR/cursor-secret): the key of page cursors.
+ * WEBHOOK_KEY (at least 32 characters; default: generated into DATA_DIR/webhook-key): webhook secrets derive from it.
  */
 import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from './cover/cover-fetch-config.js';
@@ -19,6 +20,10 @@ export interface Config {
   adminToken: string | undefined;
   /** CURSOR_SECRET: the key of page cursors; unset, one is generated once into DATA_DIR/cursor-secret. */
   cursorSecret: string | undefined;
+  /** WEBHOOK_KEY: the key webhook secrets are derived from; unset, one is generated once into DATA_DIR/webhook-key. */
+  webhookKey: string | undefined;
+  /** WEBHOOK_SCAN_MS: real-time period between looks for notifications to push to webhooks. */
+  webhookScanMs: number;
   dataDir: string;
   /** `{base_url}` of the contract (ends in /v1): the prefix of problem `type` URLs and of the published documents. */
   apiBaseUrl: string;
@@ -106,6 +111,8 @@ export interface Config {
   batchPasses: number;
   /** Real-time period between scans for covers due a re-check. */
   coverRecheckScanMs: number;
+  /** FRESHNESS_SCAN_MS: real-time period between scans for accepted products whose 48 h passed. */
+  freshnessScanMs: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
   coverCheckMaxDeliveries: number;
   /** Pause before retrying a failed cover check, doubled per delivery. */
@@ -182,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cursorSecret = env.CURSOR_SECRET || undefined;
   if (cursorSecret !== undefined && cursorSecret.length < 32)
     problems.push('CURSOR_SECRET must be at least 32 characters');
+  const webhookKey = env.WEBHOOK_KEY || undefined;
+  if (webhookKey !== undefined && webhookKey.length < 32) problems.push('WEBHOOK_KEY must be at least 32 characters');
   const publicBase = url('PUBLIC_BASE_URL', `http://127.0.0.1:${p}`)!;
   if (production && !publicBase.startsWith('https://'))
     problems.push('PUBLIC_BASE_URL must be https:// when NODE_ENV=production');
@@ -202,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPort: port('ADMIN_PORT', 8081),
     adminToken,
     cursorSecret,
+    webhookKey,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     apiBaseUrl: url('API_BASE_URL', `http://127.0.0.1:${p}/v1`)!,
     publicBaseUrl: publicBase,
@@ -232,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchNice: integer('SEARCH_NICE', -10, -20, 19),
     eventLoopNice: integer('EVENT_LOOP_NICE', -5, -20, 19),
     coverRecheckScanMs: integer('COVER_RECHECK_SCAN_MS', 60_000, 10, 3_600_000),
+    freshnessScanMs: integer('FRESHNESS_SCAN_MS', 60_000, 10, 3_600_000),
+    webhookScanMs: integer('WEBHOOK_SCAN_MS', 5_000, 10, 3_600_000),
     coverCheckMaxDeliveries: integer('COVER_CHECK_MAX_DELIVERIES', 5, 1, 100),
     coverCheckRetryMs: integer('COVER_CHECK_RETRY_MS', 1_000, 0, 60_000),
     coverCheckWorker: oneOf('COVER_CHECK_WORKER', ['on', 'off'] as const, 'off') === 'on',

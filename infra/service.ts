@@ -24,6 +24,7 @@ import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
+import { eventsReadRoutes } from '../query-api/routes/events.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -43,7 +44,15 @@ import {
   type DoorParts,
 } from './wiring/doors.js';
 import { startReactors, type ReactorStart } from './wiring/reactors.js';
-import { batchRunnerReactor, coverCheckReactor } from './wiring/core-reactors.js';
+import {
+  batchRunnerReactor,
+  coverCheckReactor,
+  freshnessReactor,
+  webhookSenderReactor,
+} from './wiring/core-reactors.js';
+import { webhookWriteRoutes } from '../command-api/routes/webhooks.js';
+import { webhookReadRoutes } from '../query-api/routes/webhooks.js';
+import { WEBHOOK_DELIVERY_COLLECTION } from '../shared-schema/read-models/webhooks.js';
 import { gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
 import { Operations } from './ops/operations.js';
@@ -78,18 +87,25 @@ export const WRITE_ROUTES: Record<string, WriteHandler> = {
   ...coreWriteRoutes,
   ...batchWriteRoutes,
   ...commerceWriteRoutes,
+  ...webhookWriteRoutes,
 };
 export const READ_ROUTES: Record<string, ReadRoute> = {
   ...catalogReadRoutes,
   ...jobsReadRoutes,
   ...commerceReadRoutes,
+  ...eventsReadRoutes,
+  ...webhookReadRoutes,
 };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
-export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
+export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, freshnessReactor, webhookSenderReactor];
 
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
-export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
+export const ALL_COLLECTIONS = () => [
+  IDEMPOTENCY_COLLECTION,
+  WEBHOOK_DELIVERY_COLLECTION,
+  ...PROJECTORS.flatMap((p) => p.collections),
+];
 
 /** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
 export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
@@ -132,6 +148,8 @@ export interface StartOptions {
   projectionThreadPollMs?: number;
   /** Tests only: wraps the shopper search the query door calls (to hold searches in flight). */
   wrapSearch?: (search: ProductSearch) => ProductSearch;
+  /** Tests only: where `CLOCK=manual` starts (default: now), so that a restart resumes the time it left. */
+  clockAt?: Date;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
@@ -141,7 +159,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
   // A manual clock in shared memory: the projection thread stamps parked events with it.
-  const clock: Clock = config.clock === 'manual' ? new SharedMemoryClock() : systemClock;
+  const clock: Clock = config.clock === 'manual' ? new SharedMemoryClock(options.clockAt) : systemClock;
   const mode = options.storeMode ?? 'embedded';
   const choice = adapterChoice(config, mode);
   // The projections run on a thread of their own when both stores are SQLite files it can open too, unless a test

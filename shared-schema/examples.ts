@@ -179,6 +179,8 @@ const TOTALS: Obj = {
   expected_commission_cents: 2500,
 };
 
+export const WEBHOOK_INPUT: Obj = { url: 'https://hooks.lojacentro.com.br/partner-commerce' };
+
 /** Request body and success answer of each operation, by operationId. */
 export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Json }> = {
   getMe: { response: ACCOUNT },
@@ -209,6 +211,55 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
       commission_is: 'expected_not_settled',
       totals: TOTALS,
       stores: [{ store_id: 'loja-centro', ...TOTALS }],
+    },
+  },
+  putWebhook: {
+    request: WEBHOOK_INPUT,
+    response: {
+      url: 'https://hooks.lojacentro.com.br/partner-commerce',
+      created_at: '2026-03-01T15:00:00Z',
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    },
+  },
+  getWebhook: {
+    response: {
+      url: 'https://hooks.lojacentro.com.br/partner-commerce',
+      created_at: '2026-03-01T15:00:00Z',
+      attempts: [
+        {
+          notification_id: 'ntf_5120_0',
+          attempted_at: '2026-03-01T15:03:00Z',
+          status: 200,
+          ok: true,
+          error: null,
+        },
+        {
+          notification_id: 'ntf_5120_0',
+          attempted_at: '2026-03-01T15:02:00Z',
+          status: 503,
+          ok: false,
+          error: 'the endpoint answered 503',
+        },
+      ],
+    },
+  },
+  listEvents: {
+    response: {
+      data: [
+        {
+          id: 'ntf_4096_0',
+          type: 'product.state_changed',
+          occurred_at: '2026-03-01T15:00:03Z',
+          data: { sku: 'SKU-1', store_id: 'loja-centro', state: 'accepted', reasons: [] },
+        },
+        {
+          id: 'ntf_5120_0',
+          type: 'job.finished',
+          occurred_at: '2026-03-01T15:02:00Z',
+          data: { job_id: 'job_01HQ', state: 'done', received: 2, accepted: 1, rejected: 0, pending: 0, removed: 1 },
+        },
+      ],
+      next_cursor: 'WzUxMjAsMCwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNlLWN1cnNvci1rZXk',
     },
   },
 };

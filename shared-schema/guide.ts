@@ -11,6 +11,7 @@ import {
   PRODUCT_PATCH,
   SANDBOX_CLICK_INPUT,
   STORE_INPUT,
+  WEBHOOK_INPUT,
 } from './examples.js';
 
 const WIDTH = 118;
@@ -339,6 +340,35 @@ Run each item with your test key and keep the \`X-Request-Id\` of each answer:
 11. No buyer personal data is sent anywhere.
 
 Then ask the operator for a live key. Live writes publish to the site.
+
+## 10. What changed since you last looked: \`GET /events\`
+
+\`\`\`sh
+curl -s "$BASE/events?limit=100" -H "Authorization: Bearer $API_KEY"
+curl -s "$BASE/events?cursor=$NEXT_CURSOR" -H "Authorization: Bearer $API_KEY"
+\`\`\`
+
+Your own notifications (scope \`catalog\`), in the order they happened: \`product.state_changed\` (a new SKU's first
+state, then each change of the state \`GET /products/{sku}\` answers: the cover verdict, a removal, a re-check, a change
+of the store, and \`stale\` when 48 h pass without a write), \`store.status_changed\`, \`store.domain_approved\` and
+\`job.finished\` (with the job's totals). \`type=product.state_changed\` keeps one type. Keep the \`next_cursor\` of each
+answer and ask again with it later: it is never null, and an empty \`data\` means nothing new yet. Each notification
+has a stable \`id\`: walking the feed again from the start gives the same ids in the same order.
+
+The same notifications can be pushed to your HTTPS endpoint, one per environment (the feed stays the reference):
+
+\`\`\`sh
+curl -s -X PUT "$BASE/webhook" -H "Authorization: Bearer $API_KEY" -H "Content-Type: application/json" \\
+${curlBody(WEBHOOK_INPUT)}
+\`\`\`
+
+The answer that creates the endpoint holds its \`secret\` (\`whsec_…\`), shown only then: keep it. Each notification
+after the registration is POSTed as JSON, in feed order, with \`Webhook-Id\` (the notification id: the same id may come
+twice, skip it), \`Webhook-Timestamp\` (seconds) and \`Webhook-Signature\` (\`v1,\` + base64 of HMAC-SHA256 over
+\`{id}.{timestamp}.{body}\` keyed with the bytes of the base64 after \`whsec_\`; the Standard Webhooks scheme, which
+its libraries check). Answer any 2xx quickly; anything else is tried again after 1 min, 2 min, 4 min… (at most 1 h
+apart) for 24 h, and later notifications wait behind it. \`GET /webhook\` shows the recent attempts;
+\`DELETE /webhook\` stops them. A private or loopback address is never contacted.
 
 ## Changelog
 

@@ -31,6 +31,8 @@ import {
   SandboxClickInput,
 } from './schemas/commerce.js';
 import type { JsonSchema } from './schemas/common.js';
+import { ListEventsQuery, NotificationPage } from './schemas/notifications.js';
+import { Webhook, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
 
 export const StorePage: JsonSchema = page(Store);
 export const ProductPage: JsonSchema = page(ProductStatus);
@@ -209,6 +211,44 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       WINDOW,
     query: CommissionReportQuery,
     ok: { status: 200, description: 'The report.', schema: CommissionReport },
+  },
+  'GET /events': {
+    operationId: 'listEvents',
+    tag: 'Notifications',
+    summary: 'What changed since I last looked',
+    description:
+      "The partner's own notifications in the environment of the key, in the order they happened, from the beginning or after `cursor`: `product.state_changed` (a new SKU's first state and each change of the state `GET /products/{sku}` answers, `stale` included when the 48 h pass), `store.status_changed`, `store.domain_approved`, `job.finished`. `type` filters by one type (an unknown one: 422). `limit` 1 to 200, default 50. `next_cursor` is never null: it is where to ask next, and an empty `data` means nothing new yet. Walking the feed again gives the same notifications with the same ids, in the same order. A cursor the service did not issue for this list and filter answers 422.",
+    query: ListEventsQuery,
+    ok: { status: 200, description: 'A page of notifications.', schema: NotificationPage },
+  },
+  'PUT /webhook': {
+    operationId: 'putWebhook',
+    tag: 'Notifications',
+    summary: 'Register the webhook',
+    description:
+      'One HTTPS endpoint per partner and environment receives every notification of `GET /events` after its registration, in the same order, as a JSON POST of the Notification with the headers `Webhook-Id` (the notification id), `Webhook-Timestamp` (seconds since the epoch) and `Webhook-Signature`: `v1,` + base64 of HMAC-SHA256 over `{id}.{timestamp}.{body}` keyed with the bytes of the secret after `whsec_` (the Standard Webhooks scheme). The answer that creates the endpoint holds its `secret`, shown once; a later PUT changes the URL and keeps the secret (DELETE, then PUT, for a new one). Any 2xx is a delivery; anything else is tried again after 1 min, doubling, at most 1 h apart, for 24 h, and later notifications wait behind it. An address that is not public (loopback, private, link-local) is never contacted. The pull feed is the reference.',
+    body: WebhookInput,
+    ok: {
+      status: 200,
+      description: 'The endpoint; `secret` only when this request created it.',
+      schema: WebhookRegistration,
+    },
+  },
+  'GET /webhook': {
+    operationId: 'getWebhook',
+    tag: 'Notifications',
+    summary: 'The webhook and its recent deliveries',
+    description:
+      'The registered endpoint (never its secret) and its most recent delivery attempts, newest first: the notification, when, the HTTP status (null when no answer came), whether it was a success and why not. 404 when none is registered.',
+    ok: { status: 200, description: 'The webhook.', schema: Webhook },
+    extraProblems: [404],
+  },
+  'DELETE /webhook': {
+    operationId: 'deleteWebhook',
+    tag: 'Notifications',
+    summary: 'Remove the webhook',
+    description: 'Stops the deliveries. 204 also when none was registered. No body.',
+    ok: { status: 204, description: 'Removed, or already absent.' },
   },
 };
 

@@ -26,7 +26,7 @@ export interface BranchSink {
   add(name: string, schema: Obj): string;
 }
 
-const pascal = (s: string) => s.replace(/(^|[_-])([a-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+const pascal = (s: string) => s.replace(/(^|[_.-])([a-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
 
 function jsonType(v: Json): string {
   if (v === null) return 'null';

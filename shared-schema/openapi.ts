@@ -31,6 +31,8 @@ import {
   StoreInput,
 } from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
+import { Notification, NotificationPage } from './schemas/notifications.js';
+import { Webhook, WebhookAttempt, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
 
@@ -75,6 +77,12 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   CommercialTotals: commerce.CommercialTotals,
   StoreCommercialTotals: commerce.StoreCommercialTotals,
   CommissionReport: commerce.CommissionReport,
+  Notification,
+  NotificationPage,
+  WebhookInput,
+  WebhookRegistration,
+  WebhookAttempt,
+  Webhook,
 };
 
 const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> = {
@@ -277,7 +285,9 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
     info: { title: 'Partner Commerce API', version: CONTRACT_VERSION, description: DESCRIPTION },
     servers: [{ url: apiBaseUrl }],
     security: [{ bearerAuth: [] }],
-    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Documents'].map((name) => ({ name })),
+    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Notifications', 'Documents'].map(
+      (name) => ({ name }),
+    ),
     paths,
     components: {
       schemas: publishedComponents(),

@@ -112,6 +112,14 @@ export function withClock(state: BaseState, lastWriteAt: string | number, now: D
 }
 
 /**
+ * When an accepted product written last at `lastWriteAt` goes stale unless written again: 48 h later (ISO). It
+ * reads `stale` once the clock is past this instant (`withClock`).
+ */
+export function freshUntil(lastWriteAt: string): string {
+  return new Date(Date.parse(lastWriteAt) + STALE_AFTER_MS).toISOString();
+}
+
+/**
  * A store's address in the service (DECISIONS.md, "Stores"): `{partner_id lower-cased}/{store_id lower-cased}`.
  * Store ids are chosen by partners and repeat across them, so the partner is part of it: two partners' stores of
  * the same id never share an address, their offer pages or their clicks.

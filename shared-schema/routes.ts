@@ -36,6 +36,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/conversions', scope: 'conversions' },
   { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
   { method: 'GET', path: '/reports/commission', scope: 'reports' },
+  { method: 'GET', path: '/events', scope: 'catalog' },
+  { method: 'GET', path: '/webhook', scope: 'catalog' },
+  { method: 'PUT', path: '/webhook', scope: 'catalog' },
+  { method: 'DELETE', path: '/webhook', scope: 'catalog' },
 ];
 
 /** Public documents: no key, no rate brake. */

@@ -27,6 +27,8 @@ export const streams = {
   conversionEvent: (t: Tenant, eventId: string) => `convevent-${scope(t)}:${eventId}`,
   click: (t: Tenant, clickId: string) => `click-${scope(t)}:${clickId}`,
   job: (t: Tenant, jobId: string) => `job-${scope(t)}:${jobId}`,
+  /** The partner's notification endpoint in one environment (one at most). */
+  webhook: (t: Tenant) => `webhook-${scope(t)}`,
 } as const;
 
 /** Categories the projectors follow. */
@@ -40,6 +42,7 @@ export const CATEGORIES = {
   conversionEvent: 'convevent',
   click: 'click',
   job: 'job',
+  webhook: 'webhook',
   /** Channels of the feeds (shared-schema/events/channel.ts). */
   channel: 'channel',
 } as const;

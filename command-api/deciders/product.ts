@@ -4,7 +4,13 @@
  * `ignored_stale` and changes nothing. The store of a SKU never changes, even after a delete.
  */
 import type { ProductEvent, ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
-import { applyPatch, type CoverFacts } from '../../shared-schema/product-status.js';
+import {
+  applyPatch,
+  deriveBaseState,
+  freshUntil,
+  type CoverFacts,
+  type StoreFacts,
+} from '../../shared-schema/product-status.js';
 import { conflict, notFound, invalid } from '../../shared-schema/problems.js';
 import { notHigher } from '../../shared-schema/product-rules.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
@@ -26,6 +32,8 @@ export interface ProductStreamState {
    * `published_at` (the write answer then needs no read of the read model).
    */
   coverEverPassed: boolean;
+  /** `lastWriteAt` of the write whose 48 h lapse is recorded ('' when none): one lapse per write. */
+  lapsedWriteAt: string;
 }
 
 const initialState = (): ProductStreamState => ({
@@ -39,6 +47,7 @@ const initialState = (): ProductStreamState => ({
   lastWriteAt: '',
   cover: null,
   coverEverPassed: false,
+  lapsedWriteAt: '',
 });
 
 function evolve(s: ProductStreamState, e: ProductEvent): ProductStreamState {
@@ -71,6 +80,8 @@ function evolve(s: ProductStreamState, e: ProductEvent): ProductStreamState {
         cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
         coverEverPassed: s.coverEverPassed || e.data.ok,
       };
+    case 'ProductFreshnessLapsed':
+      return { ...s, lapsedWriteAt: s.lastWriteAt };
     default:
       return unreachable(e);
   }
@@ -83,7 +94,12 @@ export interface ProductResult {
 export type ProductCommand =
   | { type: 'UpsertProduct'; sku: string; input: ProductInput; now: string }
   | { type: 'PatchProduct'; sku: string; patch: ProductPatch; now: string }
-  | { type: 'RemoveProduct'; sku: string; now: string };
+  | { type: 'RemoveProduct'; sku: string; now: string }
+  /**
+   * Records the 48 h lapse of the last write when it is due: the product is accepted (judged with its store's
+   * facts, as reads judge it), the clock (`now`) is past the write + 48 h, and that write's lapse is not recorded yet.
+   */
+  | { type: 'LapseFreshness'; sku: string; store: StoreFacts | null; now: string };
 
 function decide(c: ProductCommand, s: ProductStreamState): Decision<ProductEvent, ProductResult> {
   switch (c.type) {
@@ -114,6 +130,18 @@ function decide(c: ProductCommand, s: ProductStreamState): Decision<ProductEvent
         events: [{ type: 'ProductRemoved', data: { sku: c.sku, store_id: s.storeId, removed_at: c.now } }],
         result: { ignoredStale: false },
       };
+    case 'LapseFreshness': {
+      const none = { events: [], result: { ignoredStale: false } };
+      if (!s.exists || s.removed || !s.product || s.lapsedWriteAt === s.lastWriteAt) return none;
+      const lapsedAt = freshUntil(s.lastWriteAt);
+      if (Date.parse(c.now) <= Date.parse(lapsedAt)) return none;
+      const facts = { product: s.product, removed: s.removed, cover: s.cover };
+      if (deriveBaseState(facts, c.store).state !== 'accepted') return none;
+      return {
+        events: [{ type: 'ProductFreshnessLapsed', data: { sku: c.sku, store_id: s.storeId, lapsed_at: lapsedAt } }],
+        result: { ignoredStale: false },
+      };
+    }
     default:
       return unreachable(c);
   }

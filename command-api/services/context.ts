@@ -3,6 +3,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { AggregateRepository } from '../aggregate-repository.js';
+import type { WebhookKey } from '../../shared-schema/webhooks.js';
 
 /** Everything the write side needs, passed in (no module-level clients). */
 export interface CommandDeps {
@@ -13,6 +14,8 @@ export interface CommandDeps {
   repo: AggregateRepository;
   /** Base of `svc_url` links. */
   publicBaseUrl: string;
+  /** The key webhook secrets are derived from (absent: the webhook routes answer 503). */
+  webhookKey?: WebhookKey;
 }
 
 export function metadata(clock: Clock, requestId: string | undefined, actor: string): EventMetadata {

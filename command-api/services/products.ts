@@ -144,3 +144,26 @@ export async function removeProduct(
   );
   return handled.position !== undefined ? { position: handled.position } : {};
 }
+
+/**
+ * Records the 48 h lapse of the product's last write if it is due now (LapseFreshness). The append checks the
+ * stream's revision: a write that came meanwhile wins, and the decision is taken again on it (then nothing is due).
+ * Returns the log position of the lapse, or undefined when none was due.
+ */
+export async function lapseFreshness(
+  deps: CommandDeps,
+  tenant: Tenant,
+  sku: string,
+  storeId: string,
+  meta: EventMetadata,
+): Promise<number | undefined> {
+  const store = await deps.repo.load(streams.store(tenant, storeId), storeDecider);
+  const command: ProductCommand = {
+    type: 'LapseFreshness',
+    sku,
+    store: storeFacts(store.state),
+    now: meta.recorded_at,
+  };
+  const handled = await deps.repo.handle(streams.product(tenant, sku), productDecider, command, meta);
+  return handled.position;
+}

@@ -95,8 +95,11 @@ export interface Topology {
   start(role: Role, like?: ServiceProcess): Promise<ServiceProcess>;
   /** Stops one process: SIGTERM (graceful) or SIGKILL (crash). Not restarted by the supervisor. */
   kill(child: ServiceProcess, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
-  /** Stops and starts every service process again, on the same ports (same DATA_DIR, NATS and gateway). */
-  restartServices(): Promise<void>;
+  /**
+   * Stops and starts every service process again, on the same ports (same DATA_DIR, NATS and gateway); `whileStopped`
+   * runs when all are down (a test moves the manual clock there: time that passed while the service was down).
+   */
+  restartServices(whileStopped?: () => unknown): Promise<void>;
   /** Stops everything it started (see the module comment). Idempotent. */
   stop(): Promise<void>;
 }
@@ -346,11 +349,12 @@ export async function launchTopology(options: LaunchOptions): Promise<Topology> 
     },
     start: (role, like) => spawnChild(role, like),
     kill: stopChild,
-    async restartServices() {
+    async restartServices(whileStopped) {
       // Doors first, then the projections process; each comes back on its old ports, so nginx needs no reload.
       const running = [...children];
       await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => stopChild(c)));
       await Promise.all(running.filter((c) => c.role === 'projections').map((c) => stopChild(c)));
+      await whileStopped?.();
       await Promise.all(running.filter((c) => c.role === 'projections').map((c) => spawnChild(c.role, c)));
       await Promise.all(running.filter((c) => c.role !== 'projections').map((c) => spawnChild(c.role, c)));
     },

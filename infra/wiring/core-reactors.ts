@@ -1,5 +1,11 @@
-/** The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner and the cover check. */
+/**
+ * The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner, the cover check, the
+ * freshness reactor and the webhook sender.
+ */
 import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
+import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
+import { WebhookSender } from '../../command-api/reactors/webhook-sender.js';
+import { createWebhookPoster } from '../webhooks/poster.js';
 import { startCoverChecks } from '../cover/cover-checks.js';
 import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
@@ -74,4 +80,38 @@ export const coverCheckReactor: ReactorStart = async ({
     },
     clockMoved: () => covers.clockMoved(),
   };
+};
+
+/** Records the 48 h lapses of accepted products by the service clock (command-api/reactors/freshness.ts). */
+export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
+  const reactor = new FreshnessReactor({
+    deps,
+    reads: deps.reads,
+    clock: deps.clock,
+    intervalMs: config.freshnessScanMs,
+    onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
+  });
+  reactor.start();
+  return {
+    stop: () => reactor.stop(),
+    async clockMoved() {
+      const position = await reactor.scan();
+      if (position > 0) await waitForPosition(position, 10_000);
+    },
+  };
+};
+
+/** Pushes the notifications to the partners' webhooks (command-api/reactors/webhook-sender.ts). */
+export const webhookSenderReactor: ReactorStart = async ({ config, deps, log }) => {
+  if (!deps.webhookKey) return null;
+  const sender = new WebhookSender({
+    reads: deps.reads,
+    clock: deps.clock,
+    key: deps.webhookKey,
+    poster: createWebhookPoster(config.coverFetch),
+    intervalMs: config.webhookScanMs,
+    onError: (err) => log.error({ err }, 'webhook delivery failed'),
+  });
+  sender.start();
+  return { stop: () => sender.stop(), clockMoved: () => sender.scan() };
 };

@@ -13,6 +13,8 @@ import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js'
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { commandDoor, type WriteHandler } from '../../command-api/app.js';
+import { WebhookKey } from '../../shared-schema/webhooks.js';
+import { dataDirSecret } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
 import { limitInFlight, searchHere, type ProductSearch } from '../../query-api/public/search.js';
@@ -97,6 +99,7 @@ export function commandDeps(parts: DoorParts): CommandDeps {
     clock,
     repo: new AggregateRepository(events),
     publicBaseUrl: config.publicBaseUrl,
+    webhookKey: new WebhookKey(dataDirSecret(config.dataDir, 'webhook-key', config.webhookKey)),
   };
 }
 

@@ -8,6 +8,8 @@ import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';
 import { reportProjector } from '../../projections/projectors/report.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
+import { notificationsProjector } from '../../projections/projectors/notifications.js';
+import { webhooksProjector } from '../../projections/projectors/webhooks.js';
 import { channelsProjector } from '../../projections/projectors/channels.js';
 import { feedProjector } from '../../projections/projectors/feed.js';
 
@@ -20,6 +22,8 @@ export const PROJECTORS: Projector[] = [
   ordersProjector,
   reportProjector,
   offersProjector,
+  notificationsProjector,
+  webhooksProjector,
   channelsProjector,
   feedProjector,
 ];

@@ -8,7 +8,7 @@
  * freshness reactor when the clock passes), judged at its `lapsed_at`, so a replay writes the same changes. A
  * store's event judges every offer of the store again, in the same unit (a status, a domain approval, a name).
  */
-import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
@@ -22,21 +22,16 @@ import {
   type FeedChangeDoc,
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
-import type { ProductInput } from '../../shared-schema/events/product.js';
+import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
-
-/** The event a freshness reactor appends to a product stream when its last write turns 48 h old. */
-export const FRESHNESS_LAPSED = 'ProductFreshnessLapsed';
 
 type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
 
 /** The time an event judges at: a lapse's own time, else when it was recorded. */
 function judgedAt(recorded: RecordedEvent): Date {
-  const lapsedAt = (recorded.data as { lapsed_at?: unknown }).lapsed_at;
-  return new Date(
-    recorded.type === FRESHNESS_LAPSED && typeof lapsedAt === 'string' ? lapsedAt : recorded.metadata.recorded_at,
-  );
+  const e = asUnion<ProductEvent>(recorded);
+  return new Date(e.type === 'ProductFreshnessLapsed' ? e.data.lapsed_at : recorded.metadata.recorded_at);
 }
 
 /** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
@@ -63,7 +58,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   const current = await tx.get<FeedOfferDoc>(FEED_OFFERS, id);
   if (alreadyApplied(current, recorded)) return;
   let next: FeedOfferDoc | null;
-  if (recorded.type === FRESHNESS_LAPSED) next = current;
+  if (recorded.type === 'ProductFreshnessLapsed') next = current;
   else {
     const facts = offerAfter(current, recorded, id);
     if (!facts) return;

@@ -7,7 +7,13 @@ import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-sto
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
-import { applyPatch, currentCover, deriveBaseState, type StoreFacts } from '../../shared-schema/product-status.js';
+import {
+  applyPatch,
+  currentCover,
+  deriveBaseState,
+  freshUntil,
+  type StoreFacts,
+} from '../../shared-schema/product-status.js';
 import {
   FANOUTS,
   PRODUCTS,
@@ -117,6 +123,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         reasons: [],
         received_at: e.data.received_at,
         last_write_at: e.data.received_at,
+        lapse_due_at: freshUntil(e.data.received_at),
         published_at: current && !current.removed ? current.published_at : null,
         position: 0,
       };
@@ -128,6 +135,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
           product: applyPatch(current.product, e.data.patch),
           received_at: e.data.received_at,
           last_write_at: e.data.received_at,
+          lapse_due_at: freshUntil(e.data.received_at),
         };
       break;
     case 'ProductRemoved':
@@ -139,6 +147,10 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
           ...current,
           cover: { url: e.data.url, ok: e.data.ok, reasons: e.data.reasons, checked_at: e.data.checked_at },
         };
+      break;
+    case 'ProductFreshnessLapsed':
+      // Only the lapse of the current write is done with; the state itself still follows the clock.
+      if (current && e.data.lapsed_at === freshUntil(current.last_write_at)) doc = { ...current, lapse_due_at: null };
       break;
   }
   if (!doc) return;

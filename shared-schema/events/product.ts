@@ -53,4 +53,10 @@ export type ProductEvent =
   | {
       type: 'CoverChecked';
       data: { sku: string; url: string; ok: boolean; reasons: RejectionReason[]; checked_at: string };
-    };
+    }
+  /**
+   * The service clock passed `lapsed_at` (the last applied PUT/PATCH + 48 h) while the product was accepted and no
+   * later write had come: the offer went stale then. Appended once per write by the freshness reactor
+   * (command-api/reactors/freshness.ts); the state is still derived from the clock, this only records when it moved.
+   */
+  | { type: 'ProductFreshnessLapsed'; data: { sku: string; store_id: string; lapsed_at: string } };

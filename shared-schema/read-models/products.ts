@@ -28,6 +28,12 @@ export type ProductDoc = ScopedDoc & {
   received_at: string;
   last_write_at: string;
   published_at: string | null;
+  /**
+   * `last_write_at` + 48 h while that write's lapse (ProductFreshnessLapsed) is not recorded; null once it is. The
+   * freshness reactor scans accepted products by it. Absent on documents projected before it existed (a rebuild
+   * fills it).
+   */
+  lapse_due_at?: string | null;
 };
 
 export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
@@ -63,6 +69,7 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'store_id', 'sku'],
       ['partner_id', 'env', 'base_state', 'sku'],
       ['base_state', 'cover_checked_at'],
+      ['base_state', 'lapse_due_at'], // the freshness reactor: accepted products whose 48 h passed
       ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
     ],
   },

@@ -348,6 +348,56 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           }
         }
       });
+
+      it('follows a feed by two numbers from a start before every row ([0, 0, ""]), with equality filters', async () => {
+        // The shape of the notifications feed (GET /v1/events): (position, seq) under (partner_id, env[, type]).
+        const c = await collection([
+          ['partner_id', 'env', 'position', 'seq'],
+          ['partner_id', 'env', 'type', 'position', 'seq'],
+        ]);
+        const docs: Doc[] = [];
+        for (const position of [7, 3, 1024, 99, 5_000_000_000]) {
+          for (let seq = 0; seq < (position === 99 ? 12 : 1); seq++) {
+            for (const [partner_id, env] of [
+              ['p1', 'live'],
+              ['p1', 'test'],
+              ['p2', 'live'],
+            ]) {
+              const type = seq % 3 === 1 ? 'b' : 'a';
+              docs.push({ _id: `${env}:${partner_id}:n_${position}_${seq}`, partner_id, env, type, position, seq });
+            }
+          }
+        }
+        await putAll(c, docs);
+        const wheres: Record<string, string>[] = [
+          { partner_id: 'p1', env: 'live' },
+          { partner_id: 'p1', env: 'live', type: 'b' },
+        ];
+        for (const where of wheres) {
+          const expected = ids(
+            sortInMemory(
+              docs.filter((d) => Object.entries(where).every(([k, v]) => d[k] === v)),
+              [{ field: 'position' }, { field: 'seq' }],
+            ),
+          );
+          const seen: string[] = [];
+          let after: Scalar[] = [0, 0, ''];
+          for (let pages = 0; pages <= docs.length; pages++) {
+            const page = await store.find(c, {
+              where,
+              orderBy: [{ field: 'position' }, { field: 'seq' }],
+              after,
+              limit: 5,
+            });
+            seen.push(...ids(page));
+            const last = page[page.length - 1];
+            if (!last) break;
+            after = [last.position as number, last.seq as number, last._id];
+          }
+          expect(seen, JSON.stringify(where)).to.deep.equal(expected);
+          expect(seen.length).to.be.above(0);
+        }
+      });
     });
 
     describe('comparison values are scalars', () => {

@@ -6,6 +6,7 @@ import type { StoreEvent, StoreInput } from '../../shared-schema/events/store.js
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
 import type { PartnerEvent } from '../../shared-schema/events/partner.js';
 import { fold, given } from '../support/decider-given.js';
+import type { StoreFacts } from '../../shared-schema/product-status.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-03T00:00:00.000Z';
@@ -147,6 +148,45 @@ describe('store decider', () => {
 });
 
 describe('product decider', () => {
+  describe('LapseFreshness', () => {
+    const active: StoreFacts = { status: 'active', domains: ['shop.test'], domains_approved: ['shop.test'] };
+    const passed: ProductEvent = {
+      type: 'CoverChecked',
+      data: { sku: 'k', url: 'https://shop.test/1.jpg', ok: true, reasons: [], checked_at: now },
+    };
+    const lapse = (at: string, store: StoreFacts | null = active) =>
+      ({ type: 'LapseFreshness', sku: 'k', store, now: at }) as const;
+    const lapsed: ProductEvent = {
+      type: 'ProductFreshnessLapsed',
+      data: { sku: 'k', store_id: 's1', lapsed_at: '2026-01-03T00:00:00.000Z' },
+    };
+    const past = '2026-01-03T00:00:00.001Z';
+
+    it('records the lapse of an accepted product once the clock is past its last write + 48 h', () => {
+      given(productDecider, upserted(), passed).when(lapse(later)).thenNothing();
+      given(productDecider, upserted(), passed).when(lapse(past)).then(lapsed);
+    });
+
+    it('records it once per write, and again for the next write', () => {
+      given(productDecider, upserted(), passed, lapsed).when(lapse('2026-02-01T00:00:00.000Z')).thenNothing();
+      given(productDecider, upserted(), passed, lapsed, upserted({}, later))
+        .when(lapse('2026-01-05T00:00:00.001Z'))
+        .then({ ...lapsed, data: { ...lapsed.data, lapsed_at: '2026-01-05T00:00:00.000Z' } });
+    });
+
+    it('records nothing for a product that is not accepted: pending, rejected, removed, its store not active', () => {
+      given(productDecider, upserted()).when(lapse(past)).thenNothing();
+      given(productDecider, upserted(), { ...passed, data: { ...passed.data, ok: false } })
+        .when(lapse(past))
+        .thenNothing();
+      given(productDecider, upserted(), passed, removed).when(lapse(past)).thenNothing();
+      given(productDecider, upserted(), passed)
+        .when(lapse(past, { ...active, status: 'suspended' }))
+        .thenNothing();
+      given(productDecider).when(lapse(past)).thenNothing();
+    });
+  });
+
   it('when new, records the product', () => {
     const r = given(productDecider).when({ type: 'UpsertProduct', sku: 'k', input: PRODUCT, now }).then(upserted());
     expect(r.ignoredStale).to.equal(false);

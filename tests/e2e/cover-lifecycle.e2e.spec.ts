@@ -59,6 +59,13 @@ describe('cover check and the product life cycle (e2e)', function () {
     await put(sku, img(`/img/800x600.jpg?barrier=${seq}`));
     await settledState(sku, 'accepted');
   };
+  /** The ProductFreshnessLapsed events of a product's stream, as the log holds them. */
+  const lapses = async (sku: string) => {
+    const r = await t.admin.get(`/streams/${encodeURIComponent(`product-live:${hub.partnerId}:${sku}`)}`);
+    return (r.body.events as { type: string; data: unknown; metadata: { recorded_at: string } }[]).filter(
+      (e) => e.type === 'ProductFreshnessLapsed',
+    );
+  };
   const advance = async (ms: number) => expect((await t.admin.post('/clock', { advance_ms: ms })).status).to.equal(200);
   const codes = (body: { reasons: { code: string; field?: string }[] }) =>
     body.reasons.map((r) => `${r.field}:${r.code}`);
@@ -240,13 +247,21 @@ describe('cover check and the product life cycle (e2e)', function () {
     });
 
     it('goes stale after more than 48 hours without PUT or PATCH, and comes back on the next one', async () => {
-      await put('fresh', img('/img/800x600.jpg?fresh'));
+      const written = (await put('fresh', img('/img/800x600.jpg?fresh'))).body.received_at as string;
       await settledState('fresh', 'accepted');
       await advance(48 * HOUR);
       expect((await read('fresh')).state, 'exactly 48 h: not yet').to.equal('accepted');
+      expect(await lapses('fresh'), 'no lapse at exactly 48 h').to.deep.equal([]);
       await advance(1);
       const stale = await read('fresh');
       expect(stale.state).to.equal('stale');
+      // The moment it went stale is a fact of the log, recorded with no request (the clock move waited for it).
+      const lapsedAt = new Date(Date.parse(written) + 48 * HOUR).toISOString();
+      expect((await lapses('fresh')).map((e) => e.data)).to.deep.equal([
+        { sku: 'fresh', store_id: 'main', lapsed_at: lapsedAt },
+      ]);
+      await advance(HOUR);
+      expect(await lapses('fresh'), 'one lapse per write, however often the clock moves').to.have.length(1);
       expect(new URL(stale.svc_url).pathname).to.equal(`/p/${hub.partnerId.toLowerCase()}/main/fresh`);
       const listed = await hub.api.get('/products?state=stale');
       expect(listed.body.data.map((p: { sku: string }) => p.sku)).to.include('fresh');
@@ -255,9 +270,37 @@ describe('cover check and the product life cycle (e2e)', function () {
       expect((await read('fresh')).state).to.equal('accepted');
       await advance(49 * HOUR);
       expect((await read('fresh')).state).to.equal('stale');
+      expect((await lapses('fresh')).map((e) => e.data)).to.deep.equal([
+        { sku: 'fresh', store_id: 'main', lapsed_at: lapsedAt },
+        {
+          sku: 'fresh',
+          store_id: 'main',
+          lapsed_at: new Date(Date.parse(back.body.received_at) + 48 * HOUR).toISOString(),
+        },
+      ]);
       await put('fresh', img('/img/800x600.jpg?fresh'));
       expect((await read('fresh')).state).to.equal('accepted');
       expect(await coverChecks('fresh'), 'coming back checks nothing').to.equal(1);
+    });
+
+    it('records a lapse that came due while the service was down, once, and none for a product not accepted', async () => {
+      const written = (await put('down', img('/img/800x600.jpg?down'))).body.received_at as string;
+      await settledState('down', 'accepted');
+      servers.setSwitch('down-rejected', '499x800.jpg');
+      await put('down-rejected', img('/switch/down-rejected'));
+      await settledState('down-rejected', 'rejected');
+      await t.restart(new Date(t.clock.now().getTime() + 49 * HOUR));
+      hub = { ...hub, api: t.as(hub.key) };
+      const lapsedAt = new Date(Date.parse(written) + 48 * HOUR).toISOString();
+      await until(async () => (await lapses('down')).length > 0, 30_000, 'the lapse of "down" after the restart', 100);
+      const [lapse] = await lapses('down');
+      expect(lapse.data).to.deep.equal({ sku: 'down', store_id: 'main', lapsed_at: lapsedAt });
+      expect((await read('down')).state).to.equal('stale');
+      await t.restart();
+      hub = { ...hub, api: t.as(hub.key) };
+      await advance(HOUR); // a scan of the restarted service, which finds nothing new
+      expect(await lapses('down'), 'never two lapses for one write').to.have.length(1);
+      expect(await lapses('down-rejected'), 'a rejected product does not lapse').to.deep.equal([]);
     });
 
     it('re-checks an accepted cover every 7 days and takes the result', async () => {

@@ -16,6 +16,9 @@ import { ROUTES, PUBLIC_PATHS } from '../../shared-schema/routes.js';
 import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/schemas/catalog.js';
 import * as commerce from '../../shared-schema/schemas/commerce.js';
+import { eventsReadRoutes } from '../../query-api/routes/events.js';
+import { webhookReadRoutes } from '../../query-api/routes/webhooks.js';
+import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
@@ -274,6 +277,7 @@ describe('OpenAPI document', () => {
       'POST /products/batch': commerce.BatchInput,
       'POST /sandbox/clicks': commerce.SandboxClickInput,
       'POST /conversions': commerce.ConversionEventSchema,
+      'PUT /webhook': WebhookInput,
     };
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;
@@ -301,7 +305,8 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    for (const [key, route] of Object.entries(catalogReadRoutes)) queries[key] = route.query;
+    const readRoutes = { ...catalogReadRoutes, ...eventsReadRoutes, ...webhookReadRoutes };
+    for (const [key, route] of Object.entries(readRoutes)) queries[key] = route.query;
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];

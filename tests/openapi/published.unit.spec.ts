@@ -91,8 +91,17 @@ describe('Published OpenAPI document (outside validator)', () => {
       'POST /products/batch',
       'POST /sandbox/clicks',
       'POST /conversions',
+      'PUT /webhook',
     ]);
-    const ids = ['putStore', 'putProduct', 'patchProduct', 'postProductBatch', 'postSandboxClick', 'postConversion'];
+    const ids = [
+      'putStore',
+      'putProduct',
+      'patchProduct',
+      'postProductBatch',
+      'postSandboxClick',
+      'postConversion',
+      'putWebhook',
+    ];
     bodies.forEach((b, i) => expect(b.body, ids[i]).to.deep.equal(OPERATION_EXAMPLES[ids[i]].request));
   });
 

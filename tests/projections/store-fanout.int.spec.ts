@@ -9,6 +9,7 @@ import type { ProductInput } from '../../shared-schema/events/product.js';
 import type { StoreInput } from '../../shared-schema/events/store.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
 import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { freshUntil } from '../../shared-schema/product-status.js';
 import { ProjectorSpec, RECORDED_AT, type GivenEvent } from '../support/projector-spec.js';
 
 const T: Tenant = { env: 'live', partnerId: 'pt_F' };
@@ -77,6 +78,7 @@ const doc = (
   cover_checked_at: CHECKED_AT,
   received_at: RECORDED_AT,
   last_write_at: RECORDED_AT,
+  lapse_due_at: freshUntil(RECORDED_AT),
   ...o,
 });
 

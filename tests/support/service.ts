@@ -120,7 +120,8 @@ export interface TestService {
   key(partnerId: string, env: 'live' | 'test', scopes?: string[]): Promise<Partner>;
   as(key: string): Client;
   approveStore(p: Partner, storeId: string, env?: 'live' | 'test'): Promise<Answer>;
-  restart(): Promise<void>;
+  /** Stops and starts the service on its data; the clock resumes where it was, or at `at` (time passed while down). */
+  restart(at?: Date): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -208,8 +209,14 @@ export async function startTestService(
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const { messaging: openMessaging, ...rest } = serviceOptions;
   const storeMode = Object.keys(engines).length > 0 ? ('configured' as const) : ('embedded' as const);
-  const start = async (c: typeof config) =>
-    startService(c, { log, storeMode, ...rest, ...(openMessaging ? { messaging: await openMessaging() } : {}) });
+  const start = async (c: typeof config, clockAt?: Date) =>
+    startService(c, {
+      log,
+      storeMode,
+      ...rest,
+      ...(openMessaging ? { messaging: await openMessaging() } : {}),
+      ...(clockAt ? { clockAt } : {}),
+    });
   let service = await start(config);
   const t: TestService = {
     service,
@@ -218,10 +225,11 @@ export async function startTestService(
     admin: client(`http://127.0.0.1:${portOf(service.admin)}/admin/v1`, service.adminToken),
     dataDir,
     ...partnerHelpers(() => t),
-    async restart() {
+    async restart(at) {
       await service.close();
-      const again = await start(configFor());
-      (again.clock as ManualClock).set(t.clock.now());
+      const resumeAt = at ?? t.clock.now();
+      const again = await start(configFor(), resumeAt);
+      (again.clock as ManualClock).set(resumeAt);
       service = again;
       t.service = again;
       t.api = `http://127.0.0.1:${portOf(again.gateway)}/v1`;

@@ -119,8 +119,10 @@ export async function startMultiTestService(
     admin: client(topology.adminUrl(), TOPOLOGY_ADMIN_TOKEN),
     dataDir,
     ...partnerHelpers(() => t),
-    async restart() {
-      await topology.restartServices();
+    async restart(at) {
+      await topology.restartServices(() => {
+        if (at) clock.set(at);
+      });
       t.admin = client(topology.adminUrl(), TOPOLOGY_ADMIN_TOKEN);
     },
     async close() {

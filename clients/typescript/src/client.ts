@@ -315,6 +315,14 @@ export function createClient(options: ClientOptions) {
   const commissionReport = (query: Query<'getCommissionReport'> = {}, o?: CallOptions) =>
     call<Answer<'getCommissionReport', 200>>({ method: 'GET', path: '/reports/commission', query, options: o });
 
+  const listEvents = (query: Query<'listEvents'> = {}, o?: CallOptions) =>
+    call<Answer<'listEvents', 200>>({ method: 'GET', path: '/events', query, options: o });
+  const putWebhook = (body: RequestBody<'putWebhook'>, o?: WriteOptions) =>
+    call<Answer<'putWebhook', 200>>({ method: 'PUT', path: '/webhook', body, options: o });
+  const getWebhook = (o?: CallOptions) =>
+    call<Answer<'getWebhook', 200>>({ method: 'GET', path: '/webhook', options: o });
+  const deleteWebhook = (o?: WriteOptions) => call<void>({ method: 'DELETE', path: '/webhook', options: o });
+
   return {
     /** GET /me: the key's partner, type, environment and scopes. */
     me,
@@ -338,6 +346,17 @@ export function createClient(options: ClientOptions) {
     listClicks,
     /** POST /sandbox/clicks (test key only): a test click on one of the partner's SKUs. */
     sandboxClick,
+    /**
+     * GET /events: the partner's notifications after `cursor`; `next_cursor` is never null: keep it and ask again
+     * with it later (an empty `data` means nothing new yet).
+     */
+    listEvents,
+    /** PUT /webhook: registers the HTTPS endpoint; the answer that creates it holds the `secret`, shown once. */
+    putWebhook,
+    /** GET /webhook: the endpoint and its most recent delivery attempts. */
+    getWebhook,
+    /** DELETE /webhook: stops the deliveries. */
+    deleteWebhook,
     /** POST /conversions: a paid, refunded or cancelled event of an order. */
     postConversion,
     getConversion,

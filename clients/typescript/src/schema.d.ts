@@ -262,6 +262,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since I last looked
+         * @description The partner's own notifications in the environment of the key, in the order they happened, from the beginning or after `cursor`: `product.state_changed` (a new SKU's first state and each change of the state `GET /products/{sku}` answers, `stale` included when the 48 h pass), `store.status_changed`, `store.domain_approved`, `job.finished`. `type` filters by one type (an unknown one: 422). `limit` 1 to 200, default 50. `next_cursor` is never null: it is where to ask next, and an empty `data` means nothing new yet. Walking the feed again gives the same notifications with the same ids, in the same order. A cursor the service did not issue for this list and filter answers 422. Scope: `catalog`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook and its recent deliveries
+         * @description The registered endpoint (never its secret) and its most recent delivery attempts, newest first: the notification, when, the HTTP status (null when no answer came), whether it was a success and why not. 404 when none is registered. Scope: `catalog`.
+         */
+        get: operations["getWebhook"];
+        /**
+         * Register the webhook
+         * @description One HTTPS endpoint per partner and environment receives every notification of `GET /events` after its registration, in the same order, as a JSON POST of the Notification with the headers `Webhook-Id` (the notification id), `Webhook-Timestamp` (seconds since the epoch) and `Webhook-Signature`: `v1,` + base64 of HMAC-SHA256 over `{id}.{timestamp}.{body}` keyed with the bytes of the secret after `whsec_` (the Standard Webhooks scheme). The answer that creates the endpoint holds its `secret`, shown once; a later PUT changes the URL and keeps the secret (DELETE, then PUT, for a new one). Any 2xx is a delivery; anything else is tried again after 1 min, doubling, at most 1 h apart, for 24 h, and later notifications wait behind it. An address that is not public (loopback, private, link-local) is never contacted. The pull feed is the reference. Scope: `catalog`.
+         */
+        put: operations["putWebhook"];
+        post?: never;
+        /**
+         * Remove the webhook
+         * @description Stops the deliveries. 204 also when none was registered. No body. Scope: `catalog`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -672,6 +720,92 @@ export interface components {
             commission_is: "expected_not_settled";
             totals: components["schemas"]["CommercialTotals"];
             stores: components["schemas"]["StoreCommercialTotals"][];
+        };
+        Notification: components["schemas"]["NotificationProductStateChanged"] | components["schemas"]["NotificationStoreStatusChanged"] | components["schemas"]["NotificationStoreDomainApproved"] | components["schemas"]["NotificationJobFinished"];
+        NotificationProductStateChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.state_changed";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                sku: components["schemas"]["ExternalId"];
+                store_id: components["schemas"]["ExternalId"];
+                state: components["schemas"]["ProductState"];
+                reasons: components["schemas"]["RejectionReason"][];
+            };
+        };
+        NotificationStoreStatusChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "store.status_changed";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                store_id: components["schemas"]["ExternalId"];
+                /** @enum {string} */
+                status: "pending_review" | "active" | "suspended";
+            };
+        };
+        NotificationStoreDomainApproved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "store.domain_approved";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                store_id: components["schemas"]["ExternalId"];
+                domain: string;
+            };
+        };
+        NotificationJobFinished: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "job.finished";
+            id: string;
+            occurred_at: components["schemas"]["DateTime"];
+            data: {
+                job_id: string;
+                /** @enum {string} */
+                state: "done" | "failed";
+                received: number;
+                accepted: number;
+                rejected: number;
+                pending: number;
+                removed: number;
+            };
+        };
+        NotificationPage: {
+            data: components["schemas"]["Notification"][];
+            next_cursor: string;
+        };
+        WebhookInput: {
+            url: components["schemas"]["HttpsUrl"];
+        };
+        WebhookRegistration: {
+            url: string;
+            created_at: components["schemas"]["DateTime"];
+            secret?: string;
+        };
+        WebhookAttempt: {
+            notification_id: string;
+            attempted_at: components["schemas"]["DateTime"];
+            status: number | null;
+            ok: boolean;
+            error: string | null;
+        };
+        Webhook: {
+            url: string;
+            created_at: components["schemas"]["DateTime"];
+            attempts: components["schemas"]["WebhookAttempt"][];
         };
     };
     responses: {
@@ -1870,6 +2004,188 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                cursor?: components["schemas"]["Cursor"];
+                limit?: components["schemas"]["Limit"];
+                type?: "product.state_changed" | "store.status_changed" | "store.domain_approved" | "job.finished";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ntf_4096_0",
+                     *           "type": "product.state_changed",
+                     *           "occurred_at": "2026-03-01T15:00:03Z",
+                     *           "data": {
+                     *             "sku": "SKU-1",
+                     *             "store_id": "loja-centro",
+                     *             "state": "accepted",
+                     *             "reasons": []
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "ntf_5120_0",
+                     *           "type": "job.finished",
+                     *           "occurred_at": "2026-03-01T15:02:00Z",
+                     *           "data": {
+                     *             "job_id": "job_01HQ",
+                     *             "state": "done",
+                     *             "received": 2,
+                     *             "accepted": 1,
+                     *             "rejected": 0,
+                     *             "pending": 0,
+                     *             "removed": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "WzUxMjAsMCwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNlLWN1cnNvci1rZXk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.lojacentro.com.br/partner-commerce",
+                     *       "created_at": "2026-03-01T15:00:00Z",
+                     *       "attempts": [
+                     *         {
+                     *           "notification_id": "ntf_5120_0",
+                     *           "attempted_at": "2026-03-01T15:03:00Z",
+                     *           "status": 200,
+                     *           "ok": true,
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "notification_id": "ntf_5120_0",
+                     *           "attempted_at": "2026-03-01T15:02:00Z",
+                     *           "status": 503,
+                     *           "ok": false,
+                     *           "error": "the endpoint answered 503"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key, route and body within 24 h replays the original answer without writing; another route or body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.lojacentro.com.br/partner-commerce"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint; `secret` only when this request created it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.lojacentro.com.br/partner-commerce",
+                     *       "created_at": "2026-03-01T15:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRegistration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key, route and body within 24 h replays the original answer without writing; another route or body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, or already absent. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
         };

@@ -1,0 +1,112 @@
+/**
+ * The freshness reactor: records, by the injected clock, the moment an accepted product's last PUT/PATCH is 48 h
+ * old (ProductFreshnessLapsed on the product's stream), so that "went stale" is a fact of the log that a feed walked
+ * again finds with the same position. Nothing else changes: the state is still derived from the clock.
+ *
+ * It follows the clock, not the log: every `intervalMs` of real time, at start (lapses that came due while the
+ * service was down), and at once when the operator moves a manual clock, it asks the product read model for accepted
+ * products whose `lapse_due_at` is past, and decides on each stream (command-api/services/products.ts
+ * `lapseFreshness`). The decision, not the read model, is the guard: the append carries the stream's revision, a
+ * write that came meanwhile wins, and a lapse already recorded for the write is never recorded again.
+ */
+import type { Clock } from '../../shared-schema/ports/clock.js';
+import type { ReadView, Scalar } from '../../shared-schema/ports/read-store.js';
+import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { metadata, type CommandDeps } from '../services/context.js';
+import { lapseFreshness } from '../services/products.js';
+
+export const FRESHNESS_ACTOR = 'system:freshness';
+
+export interface FreshnessOptions {
+  deps: CommandDeps;
+  reads: ReadView;
+  clock: Clock;
+  /** Real-time period between scans. */
+  intervalMs: number;
+  /** Products read per page of a scan. Default 500. */
+  batch?: number;
+  /** Streams decided on at once. Default 8. */
+  concurrency?: number;
+  /** A scan, or one product's decision (`sku`), failed: the next scan finds what is still due. */
+  onError?: (err: unknown, sku?: string) => void;
+}
+
+export class FreshnessReactor {
+  private timer: NodeJS.Timeout | null = null;
+  private tail: Promise<number> = Promise.resolve(0);
+  private queued: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: FreshnessOptions) {}
+
+  /** Scans once now (what came due while the service was down), then every `intervalMs`. */
+  start(): void {
+    void this.scan();
+    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.tail;
+  }
+
+  /**
+   * Runs one scan after the current one (calls while one waits share it) and resolves with the highest log position
+   * it appended (0 when none).
+   */
+  scan(): Promise<number> {
+    if (this.queued) return this.queued;
+    const run = this.tail
+      .then(() => {
+        this.queued = null;
+        return this.stopped ? 0 : this.scanOnce();
+      })
+      .catch((err: unknown) => {
+        this.options.onError?.(err);
+        return 0;
+      });
+    this.queued = run;
+    this.tail = run;
+    return run;
+  }
+
+  private async scanOnce(): Promise<number> {
+    const { deps, reads, clock } = this.options;
+    const batch = this.options.batch ?? 500;
+    const concurrency = Math.max(1, this.options.concurrency ?? 8);
+    const now = clock.now().toISOString();
+    let highest = 0;
+    let after: Scalar[] | undefined;
+    for (;;) {
+      const rows = await reads.find<ProductDoc>(PRODUCTS, {
+        where: { base_state: 'accepted', lapse_due_at: { lt: now } },
+        orderBy: [{ field: 'lapse_due_at' }],
+        ...(after ? { after } : {}),
+        limit: batch,
+      });
+      for (let i = 0; i < rows.length && !this.stopped; i += concurrency) {
+        const positions = await Promise.all(
+          rows.slice(i, i + concurrency).map((row) =>
+            lapseFreshness(
+              deps,
+              { partnerId: row.partner_id, env: row.env },
+              row.sku,
+              row.store_id,
+              metadata(clock, undefined, FRESHNESS_ACTOR),
+            ).catch((err: unknown) => {
+              this.options.onError?.(err, row.sku);
+              return undefined;
+            }),
+          ),
+        );
+        for (const position of positions) highest = Math.max(highest, position ?? 0);
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < batch || !last || this.stopped) return highest;
+      after = [last.lapse_due_at ?? null, last._id];
+    }
+  }
+}

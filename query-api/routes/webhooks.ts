@@ -1,0 +1,23 @@
+/** GET /webhook: the partner's endpoint in this environment and its most recent delivery attempts (404: none). */
+import { callerOf } from '../../shared-schema/http/context.js';
+import { notFound } from '../../shared-schema/problems.js';
+import {
+  WEBHOOKS,
+  WEBHOOK_DELIVERIES,
+  webhookDocId,
+  type WebhookDeliveryDoc,
+  type WebhookDoc,
+} from '../../shared-schema/read-models/webhooks.js';
+import { NO_QUERY, type ReadRoute } from '../app.js';
+
+export const webhookReadRoutes: Record<string, ReadRoute> = {
+  'GET /webhook': {
+    query: NO_QUERY,
+    handle: async (ctx, _q, deps) => {
+      const doc = await deps.reads.get<WebhookDoc>(WEBHOOKS, webhookDocId(callerOf(ctx)));
+      if (!doc) throw notFound('No webhook is registered for this partner and environment.');
+      const delivery = await deps.reads.get<WebhookDeliveryDoc>(WEBHOOK_DELIVERIES, doc.endpoint_id);
+      return { url: doc.url, created_at: doc.created_at, attempts: delivery?.attempts ?? [] };
+    },
+  },
+};

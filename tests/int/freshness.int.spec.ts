@@ -1,0 +1,170 @@
+/**
+ * The freshness reactor on the real SQLite stores and the products projection, by a manual clock: the lapse of each
+ * accepted product's last write once the clock is past it + 48 h, found in pages, never twice, and a write that
+ * races the lapse's append wins (the decision is taken again on it, and nothing is due).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { InProcessMessaging } from '../../infra/messaging/in-process.js';
+import { ProjectionRunner } from '../../projections/runner.js';
+import { productsProjector } from '../../projections/projectors/products.js';
+import { AggregateRepository } from '../../command-api/aggregate-repository.js';
+import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
+import { ManualClock } from '../../shared-schema/ports/clock.js';
+import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
+import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
+
+const tenant: Tenant = { env: 'live', partnerId: 'pt_F' };
+const HOUR = 3_600_000;
+
+describe('freshness reactor (SQLite stores, products projection)', () => {
+  let dir: string;
+  let inner: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let runner: ProjectionRunner;
+  let clock: ManualClock;
+  let messaging: InProcessMessaging;
+  /** Runs once before the next append of a lapse reaches the store (a write racing it). */
+  let beforeLapse: (() => Promise<void>) | null;
+
+  const now = () => clock.now().toISOString();
+  async function append(stream: string, type: string, data: Record<string, unknown>) {
+    const r = await inner.appendToStream(stream, [{ type, data, metadata: { recorded_at: now() } }]);
+    expect(await runner.waitFor(r.position, 30_000)).to.equal(true);
+  }
+  const send = (sku: string) =>
+    append(streams.product(tenant, sku), 'ProductUpserted', {
+      sku,
+      received_at: now(),
+      product: {
+        store_id: 's',
+        title: 'Title',
+        product_url: 'https://shop.test/p',
+        image_urls: [`https://shop.test/${sku}.jpg`],
+        price_cents: 1,
+        available: true,
+        updated_at: '2026-01-01T00:00:00Z',
+      },
+    });
+  const patch = (sku: string) =>
+    append(streams.product(tenant, sku), 'ProductPatched', {
+      sku,
+      patch: { price_cents: 2, updated_at: '2026-01-01T00:00:00Z' },
+      received_at: now(),
+    });
+  const accept = (sku: string) =>
+    append(streams.product(tenant, sku), 'CoverChecked', {
+      sku,
+      url: `https://shop.test/${sku}.jpg`,
+      ok: true,
+      reasons: [],
+      checked_at: now(),
+    });
+  const lapses = async (sku: string) =>
+    (await inner.readStream(streams.product(tenant, sku)))
+      .filter((e) => e.type === 'ProductFreshnessLapsed')
+      .map((e) => e.data);
+
+  function reactor(batch?: number): FreshnessReactor {
+    const events: EventStore = {
+      async appendToStream(stream, batchOfEvents: readonly NewEvent[], expected) {
+        const hook = beforeLapse;
+        if (hook && batchOfEvents.some((e) => e.type === 'ProductFreshnessLapsed')) {
+          beforeLapse = null;
+          await hook();
+        }
+        return inner.appendToStream(stream, batchOfEvents, expected);
+      },
+      readStream: (stream, options) => inner.readStream(stream, options),
+      readAll: (options) => inner.readAll(options),
+      headPosition: () => inner.headPosition(),
+      subscribeToAll: (options) => inner.subscribeToAll(options),
+      close: () => inner.close(),
+    };
+    const deps = {
+      events,
+      reads,
+      messaging,
+      clock,
+      repo: new AggregateRepository(events),
+      publicBaseUrl: 'https://example.test',
+    };
+    return new FreshnessReactor({ deps, reads, clock, intervalMs: 3_600_000, ...(batch ? { batch } : {}) });
+  }
+  async function scan(r: FreshnessReactor): Promise<number> {
+    const position = await r.scan();
+    if (position > 0) expect(await runner.waitFor(position, 30_000)).to.equal(true);
+    return position;
+  }
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'freshness-'));
+    inner = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS });
+    reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
+    runner = new ProjectionRunner(inner, reads, [productsProjector]);
+    await runner.start();
+    clock = new ManualClock(new Date('2026-01-02T00:00:00Z'));
+    messaging = new InProcessMessaging(clock);
+    beforeLapse = null;
+    await append(streams.store(tenant, 's'), 'StoreRegistered', {
+      store_id: 's',
+      store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
+      registered_at: now(),
+    });
+    await append(streams.store(tenant, 's'), 'StoreApproved', { store_id: 's', domains: ['shop.test'] });
+  });
+  afterEach(async () => {
+    await runner.stop();
+    await messaging.close();
+    await inner.close();
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records each accepted product’s lapse once the clock is past its last write + 48 h, in pages, once', async () => {
+    const written = now();
+    for (const sku of ['a', 'b', 'c', 'd', 'e']) {
+      await send(sku);
+      await accept(sku);
+    }
+    await send('pending'); // no cover verdict: never accepted, never lapses
+    const r = reactor(2);
+    clock.advance(48 * HOUR);
+    expect(await scan(r), 'exactly 48 h: not yet').to.equal(0);
+    clock.advance(1);
+    expect(await scan(r)).to.be.above(0);
+    const lapsedAt = new Date(Date.parse(written) + 48 * HOUR).toISOString();
+    for (const sku of ['a', 'b', 'c', 'd', 'e'])
+      expect(await lapses(sku), sku).to.deep.equal([{ sku, store_id: 's', lapsed_at: lapsedAt }]);
+    expect(await lapses('pending')).to.deep.equal([]);
+    clock.advance(HOUR);
+    expect(await scan(r), 'nothing new').to.equal(0);
+    await r.stop();
+  });
+
+  it('lets a write that races the lapse win: the lapse is decided again, and the new write lapses later', async () => {
+    await send('raced');
+    await accept('raced');
+    const r = reactor();
+    clock.advance(48 * HOUR + 1);
+    let patchedAt = '';
+    beforeLapse = async () => {
+      patchedAt = now();
+      await patch('raced');
+    };
+    expect(await scan(r)).to.equal(0);
+    expect(patchedAt).to.not.equal('');
+    expect(await lapses('raced'), 'the write won').to.deep.equal([]);
+    clock.advance(48 * HOUR + 1);
+    expect(await scan(r)).to.be.above(0);
+    expect(await lapses('raced')).to.deep.equal([
+      { sku: 'raced', store_id: 's', lapsed_at: new Date(Date.parse(patchedAt) + 48 * HOUR).toISOString() },
+    ]);
+    await r.stop();
+  });
+});
