@@ -5,7 +5,7 @@
  * `upsert` when the offer enters the feed or any field of it changes, a `delete` when it leaves.
  *
  * The clock's part (rule 3: 48 h without a write) reaches the log as `ProductFreshnessLapsed` (appended by the
- * freshness reactor when the clock passes), judged at its `lapsed_at`, so a replay writes the same changes. A
+ * freshness reactor when the clock passes), judged just past its `lapsed_at`, so a replay writes the same changes. A
  * store's event judges every offer of the store again, in the same unit (a status, a domain approval, a name).
  */
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
@@ -28,10 +28,14 @@ import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
 type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
 
-/** The time an event judges at: a lapse's own time, else when it was recorded. */
+/**
+ * The time an event judges at: when it was recorded; for a lapse, the instant after its `lapsed_at` (the write turned
+ * 48 h old then, and rule 3 reads stale only past 48 h), whenever the reactor got to it.
+ */
 function judgedAt(recorded: RecordedEvent): Date {
   const e = asUnion<ProductEvent>(recorded);
-  return new Date(e.type === 'ProductFreshnessLapsed' ? e.data.lapsed_at : recorded.metadata.recorded_at);
+  if (e.type === 'ProductFreshnessLapsed') return new Date(Date.parse(e.data.lapsed_at) + 1);
+  return new Date(recorded.metadata.recorded_at);
 }
 
 /** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */

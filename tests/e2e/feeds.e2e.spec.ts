@@ -9,7 +9,7 @@ import { startTestService, type Partner, type TestService } from '../support/ser
 import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
 import { HOUR, putProduct } from './commerce-support.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
-import { allChanges, feed, newChannel, tsvRows, type Channel } from './feeds-support.js';
+import { allChanges, feed, newChannel, tsvRows, type Change, type Channel } from './feeds-support.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
@@ -219,6 +219,68 @@ describe('channel feeds over HTTP', function () {
       await settle(t);
       const deleted = await allChanges(t, channel.token, upserted.cursor);
       expect(deleted.changes).to.deep.equal([{ op: 'delete', id: o.id }]);
+    });
+  });
+
+  describe('changes the service makes on its own', () => {
+    const clock = async (ms: number) => expect((await t.admin.post('/clock', { advance_ms: ms })).status).to.equal(200);
+    const ops = (changes: Change[]) =>
+      changes.map((c) => (c.op === 'delete' ? `delete ${c.id}` : `upsert ${c.offer.id}`));
+
+    it('deletes an offer 48 h after its last write, with no request', async () => {
+      await offer(t, other, 'Loja-C', 'lapse-1', { title: 'Luminária' });
+      await settle(t);
+      const { cursor } = await allChanges(t, channel.token, null);
+      const row = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text).find(
+        (r) => r.title === 'Luminária',
+      )!;
+      await clock(48 * HOUR - 1); // other offers, older, lapse now; not this one
+      expect(ops((await allChanges(t, channel.token, cursor)).changes)).to.not.include(`delete ${row.id}`);
+      await clock(2);
+      const after = await allChanges(t, channel.token, cursor);
+      expect(ops(after.changes)).to.include(`delete ${row.id}`);
+      expect(tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text).map((r) => r.id)).to.not.include(row.id);
+    });
+
+    it('a suspension deletes every offer of the store, a reinstatement brings them back, a domain approval adds its offers', async () => {
+      await offer(t, hub, 'Loja-B', 'sus-1', { title: 'Cadeira' });
+      await offer(t, hub, 'Loja-B', 'sus-2', { title: 'Mesa de jantar' });
+      await settle(t);
+      const start = await allChanges(t, channel.token, null);
+      const rows = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text).filter((r) =>
+        ['Cadeira', 'Mesa de jantar'].includes(r.title),
+      );
+      expect(rows).to.have.length(2);
+      const suspend = await t.admin.post(`/partners/${hub.partnerId}/live/stores/Loja-B/suspend`, {});
+      expect(suspend.status, JSON.stringify(suspend.body)).to.equal(200);
+      const suspended = await allChanges(t, channel.token, start.cursor);
+      expect(ops(suspended.changes).sort()).to.deep.equal(rows.map((r) => `delete ${r.id}`).sort());
+      expect((await t.admin.post(`/partners/${hub.partnerId}/live/stores/Loja-B/reinstate`, {})).status).to.equal(200);
+      const back = await allChanges(t, channel.token, suspended.cursor);
+      expect(ops(back.changes).sort()).to.deep.equal(rows.map((r) => `upsert ${r.id}`).sort());
+
+      // A domain declared later: its offers enter the feed once the operator approves it.
+      const store = await hub.api.get('/stores/Loja-B');
+      expect(store.status).to.equal(200);
+      const { cnpj, name, website_url, image_hosts } = store.body as Record<string, unknown>;
+      const replaced = await hub.api.put('/stores/Loja-B', {
+        cnpj,
+        name,
+        website_url,
+        image_hosts,
+        domains: ['shop.test', 'loja-b.test'],
+      });
+      expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+      await offer(t, hub, 'Loja-B', 'dom-1', { title: 'Sofá-cama', product_url: 'https://loja-b.test/p/dom-1' });
+      await settle(t);
+      expect((await allChanges(t, channel.token, back.cursor)).changes).to.deep.equal([]);
+      const approved = await t.admin.post(
+        `/partners/${hub.partnerId}/live/stores/Loja-B/domains/loja-b.test/approve`,
+        {},
+      );
+      expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
+      const added = await allChanges(t, channel.token, back.cursor);
+      expect(added.changes.map((c) => (c.op === 'upsert' ? c.offer.title : c.op))).to.deep.equal(['Sofá-cama']);
     });
   });
 
