@@ -11,10 +11,8 @@ import { fieldError, invalid, type FieldError } from '../../shared-schema/proble
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
 import { feedOffer, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_CHANGES, type FeedChangeDoc } from '../../shared-schema/read-models/feed.js';
+import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../shared-schema/feeds/limits.js';
 import type { QueryDeps } from '../app.js';
-
-export const DEFAULT_CHANGES_LIMIT = 500;
-export const MAX_CHANGES_LIMIT = 1000;
 
 export type FeedChange = { op: 'upsert'; offer: FeedOffer } | { op: 'delete'; id: string };
 

@@ -5,6 +5,7 @@
  *
  * - GET /feeds/offers.tsv             the full feed (offers-tsv.ts)
  * - GET /feeds/changes?cursor&limit   what changed since a cursor (changes.ts)
+ * - GET /feeds/openapi.json           the channels' OpenAPI document (no token)
  *
  * Only GET and HEAD; anything else 405.
  */
@@ -17,8 +18,11 @@ import { CHANNELS, type ChannelDoc } from '../../shared-schema/read-models/chann
 import type { QueryDeps } from '../app.js';
 import { fullFeed } from './offers-tsv.js';
 import { changesFeed } from './changes.js';
+import { buildFeedsOpenApi } from '../../shared-schema/feeds/openapi.js';
 
 export const FEEDS_PREFIX = '/feeds/';
+/** The channels' own OpenAPI document: public, like the partner contract's. */
+export const OPENAPI_PATH = '/feeds/openapi.json';
 /** Requests per channel and minute. */
 export const CHANNEL_LIMIT = 60;
 
@@ -41,6 +45,7 @@ async function channelOf(ctx: DoorContext, deps: QueryDeps): Promise<ChannelDoc>
 }
 
 export function feedRoutes(deps: QueryDeps) {
+  const document = JSON.stringify(buildFeedsOpenApi(deps.publicBaseUrl), null, 2);
   return async (ctx: DoorContext, next: Next): Promise<void> => {
     if (!isFeedPath(ctx.path)) {
       await next();
@@ -48,6 +53,11 @@ export function feedRoutes(deps: QueryDeps) {
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
       throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (ctx.path === OPENAPI_PATH) {
+      ctx.type = 'application/json';
+      ctx.body = document;
+      return;
+    }
     const handler =
       ctx.path === '/feeds/offers.tsv' ? fullFeed : ctx.path === '/feeds/changes' ? changesFeed : undefined;
     if (!handler) throw new ProblemError(404, [], 'No such feed.');

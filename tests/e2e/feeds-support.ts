@@ -1,5 +1,12 @@
 /** Fixtures of the channel-feed HTTP tests (FEEDS.md): channels made through the admin API, feeds read as a channel. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { validate } from '@hyperjump/json-schema/openapi-3-1';
+import '@hyperjump/json-schema/formats';
+import type { Json } from '../../shared-schema/openapi-publish.js';
+import { describeErrors } from '../support/published-openapi.js';
 import http from 'node:http';
 import { expect } from 'chai';
 import type { TestService } from '../support/service.js';
@@ -82,4 +89,24 @@ export async function allChanges(
     at = page.next_cursor;
     if (page.changes.length < limit) return { changes, cursor: at };
   }
+}
+
+/**
+ * Checks `value` against a schema of the channels' document as served at `/feeds/openapi.json`, by the outside
+ * validator of the published documents (@hyperjump/json-schema, OpenAPI 3.1 dialect), and the document against the
+ * OpenAPI 3.1 schema.
+ */
+export async function servedFeedsDocument(t: TestService): Promise<(schema: string, value: Json) => Promise<string>> {
+  const r = await feed(t, '/feeds/openapi.json', null);
+  expect(r.status, r.text).to.equal(200);
+  expect(r.headers['content-type']).to.contain('application/json');
+  const doc = JSON.parse(r.text) as Json;
+  const document = await validate('https://spec.openapis.org/oas/3.1/schema-base', doc, 'BASIC');
+  expect(document.valid, describeErrors(document)).to.equal(true);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'feeds-openapi-')), 'feeds.openapi.json');
+  fs.writeFileSync(file, r.text);
+  return async (schema, value) => {
+    const out = await validate(`file://${file}#/components/schemas/${schema}`, value, 'BASIC');
+    return describeErrors(out);
+  };
 }

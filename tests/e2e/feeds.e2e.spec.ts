@@ -9,7 +9,16 @@ import { startTestService, type Partner, type TestService } from '../support/ser
 import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
 import { HOUR, putProduct } from './commerce-support.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
-import { allChanges, feed, newChannel, tsvRows, type Change, type Channel } from './feeds-support.js';
+import {
+  allChanges,
+  feed,
+  newChannel,
+  servedFeedsDocument,
+  tsvRows,
+  type Change,
+  type Channel,
+} from './feeds-support.js';
+import type { Json } from '../../shared-schema/openapi-publish.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
@@ -219,6 +228,14 @@ describe('channel feeds over HTTP', function () {
       await settle(t);
       const deleted = await allChanges(t, channel.token, upserted.cursor);
       expect(deleted.changes).to.deep.equal([{ op: 'delete', id: o.id }]);
+
+      // Every answer is what the channels' own document says it is.
+      const check = await servedFeedsDocument(t);
+      const page = await feed(t, `/feeds/changes?limit=3`, channel.token);
+      expect(await check('FeedChangesPage', JSON.parse(page.text) as Json)).to.equal('');
+      for (const c of [...upserted.changes, ...deleted.changes])
+        expect(await check('FeedChange', c as Json)).to.equal('');
+      expect(await check('FeedChange', { op: 'delete', id: 'x', more: 1 })).to.not.equal('');
     });
   });
 
