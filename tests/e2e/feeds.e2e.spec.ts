@@ -81,6 +81,11 @@ describe('channel feeds over HTTP', function () {
         expect(r.status).to.equal(401);
         expect(JSON.parse(r.text).status).to.equal(401);
       }
+      // The feeds are the query side's whatever the method (the gateway, nginx in the topology): only GET and HEAD.
+      const post = await feed(t, '/feeds/changes', channel.token, {}, 'POST');
+      expect(post.status).to.equal(405);
+      expect(post.headers.allow).to.equal('GET, HEAD');
+      expect((await feed(t, '/feeds/nothing', channel.token)).status).to.equal(404);
       const braked = await newChannel(t, 'Apressado');
       t.clock.set(new Date(Math.ceil(t.clock.now().getTime() / 60_000) * 60_000));
       for (let i = 0; i < 60; i++) expect((await feed(t, '/feeds/changes?limit=1', braked.token)).status).to.equal(200);
