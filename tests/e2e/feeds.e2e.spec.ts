@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { portOf } from '../../infra/gateway.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
-import { HOUR, putProduct } from './commerce-support.js';
+import { HOUR, publish, putProduct, registerStore } from './commerce-support.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
 import {
   allChanges,
@@ -116,6 +116,12 @@ describe('channel feeds over HTTP', function () {
       await offer(t, other, 'Loja-C', 'tsv-2', { price_cents: 5, shipping: { type: 'free' } });
       await offer(t, hub, 'Loja-B', 'tsv-3', { available: false });
       await putProduct(t, hub, 'Loja-B', 'tsv-4', {}); // no cover check yet: pending
+      // The test area: accepted, and seen by no channel.
+      const test = await t.key(hub.partnerId, 'test');
+      await registerStore(test, 'Loja-T');
+      await putProduct(t, test, 'Loja-T', 'tsv-test', { title: 'Camiseta de teste' });
+      await publish(t, test, 'test', 'Loja-T', 'tsv-test');
+      expect((await test.api.get('/products/tsv-test')).body.state).to.equal('accepted');
       await settle(t);
       const r = await feed(t, '/feeds/offers.tsv', channel.token);
       expect(r.status, r.text).to.equal(200);
@@ -150,6 +156,8 @@ describe('channel feeds over HTTP', function () {
       const two = rows.find((row) => row.id !== one.id)!;
       expect(two).to.deep.include({ price: '0.05 BRL', sale_price: '', shipping: 'BR:::0.00 BRL', description: '' });
       expect(two).to.deep.include({ brand: '', gtin: '', product_type: '', condition: 'new' });
+      const everyChange = JSON.stringify((await allChanges(t, channel.token, null)).changes);
+      expect(everyChange).to.contain('tsv-1').and.not.contain('tsv-test').and.not.contain('Camiseta de teste');
       // The same ids in a second read.
       const again = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text);
       expect(again.map((x) => x.id).sort()).to.deep.equal(rows.map((x) => x.id).sort());
