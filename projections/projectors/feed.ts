@@ -12,6 +12,7 @@ import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-sto
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import { canonicalJson } from '../../shared-schema/json.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
@@ -44,7 +45,8 @@ function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc:
   const before = doc.entry;
   const changes: Change[] = [];
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
-  if (entry && (!before || JSON.stringify(entry) !== JSON.stringify(before))) changes.push({ op: 'upsert', entry });
+  // Canonical: the entry held was read back from the store, whose key order is the adapter's.
+  if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
   return { doc: { ...doc, entry, in_feed: entry !== null }, changes };
 }
 
