@@ -18,6 +18,9 @@
  * click counts; past the limit it answers 429 with `Retry-After` (a Problem for JSON clients, a page otherwise) and
  * records nothing. HEAD and 404s record nothing and are not counted.
  *
+ * `?canal=<channel id>` (the links of the channel feeds, FEEDS.md) is recorded on the click when it names a channel
+ * not revoked, and ignored otherwise (shared-schema/feeds/channel-link.ts); the Location is the same either way.
+ *
  * It is a GET that writes, so the gateway sends `/r/` and `/test/r/` to the write side. `svc_url` (`/p/…`) is the
  * offer page, served by the query door: opening it records nothing.
  */
@@ -29,6 +32,7 @@ import { publicBrake } from '../shared-schema/http/minute-brake.js';
 import { ProblemError } from '../shared-schema/problems.js';
 import { messagePage, notFoundPage, pageLinks } from '../shared-schema/shopper/html.js';
 import { findSearchableOffer, parseOfferPath } from '../shared-schema/shopper/offer-lookup.js';
+import { activeChannel, canalOf } from '../shared-schema/feeds/channel-link.js';
 import type { Tenant } from '../shared-schema/streams.js';
 import { recordClick } from './services/clicks.js';
 import type { CommandDeps } from './services/context.js';
@@ -139,10 +143,20 @@ export function createRedirector(
       );
     }
     const tenant: Tenant = { partnerId: offer.partner_id, env: 'live' };
+    const url = (req.url ?? '').split('#')[0];
+    const channelId = await activeChannel(
+      deps.reads,
+      canalOf(url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
+    );
     const recorded = await recordClick(
       deps,
       tenant,
-      { store_id: offer.store_id, sku: offer.sku, price_cents: offer.product.price_cents },
+      {
+        store_id: offer.store_id,
+        sku: offer.sku,
+        price_cents: offer.product.price_cents,
+        ...(channelId !== null ? { channel_id: channelId } : {}),
+      },
       'redirect',
       { recorded_at: deps.clock.now().toISOString(), request_id: requestId, actor: 'redirector' },
     );

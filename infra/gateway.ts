@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { newRequestId } from '../shared-schema/ids.js';
 import { ProblemError, titleOf } from '../shared-schema/problems.js';
 import { isRedirectPath } from '../command-api/redirector.js';
-import { isShopperPath } from '../shared-schema/routes.js';
+import { isFeedPath, isShopperPath } from '../shared-schema/routes.js';
 
 /** A Node request listener; a Koa app's `callback()` returns a promise that never rejects (Koa answers its errors). */
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
@@ -19,7 +19,8 @@ export function gatewayHandler(command: Handler, query: Handler, redirect?: Hand
   return (req, res) => {
     const url = req.url ?? '/';
     if (redirect && isRedirectPath(url)) return redirect(req, res);
-    return req.method === 'GET' || req.method === 'HEAD' || isShopperPath(url) ? query(req, res) : command(req, res);
+    const toQuery = req.method === 'GET' || req.method === 'HEAD' || isShopperPath(url) || isFeedPath(url);
+    return toQuery ? query(req, res) : command(req, res);
   };
 }
 

@@ -14,6 +14,7 @@ import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
+import { feedRoutes } from './feeds/routes.js';
 import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 
 export interface QueryDeps {
@@ -65,8 +66,11 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 
 export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   const { deps } = options;
+  const shopper = shopperRoutes(deps);
+  const feeds = feedRoutes(deps);
   return {
-    public: shopperRoutes(deps), // the shopper's routes outside /v1 (no key): /, /busca, /api/search, /p/…
+    // Outside /v1, without a partner key: the shopper's routes (/, /busca, /api/search, /p/…), the channel feeds.
+    public: (ctx, next) => shopper(ctx, () => feeds(ctx, next)),
     routes: async (ctx: DoorContext) => {
       const doc = options.publicDocuments[ctx.path.slice(API_PREFIX.length)];
       if (doc) {

@@ -254,6 +254,10 @@ A shopper who clicks your product is sent through the service's redirector to yo
 \`GET /clicks?since=…&until=…&store_id=…\` lists the clicks (ordered by time, store and id). Clicks carry no personal
 data.
 
+Your accepted offers also reach shoppers through **channels** (storefronts, messaging-app bots, comparison sites that
+import the service's product feed). Nothing changes for you: a click through a channel's link comes to your page
+with \`svc_click\` like any other, and counts and converts the same way.
+
 In the test environment create clicks yourself (test key only; a live key answers 403 \`test_key_required\`):
 
 \`\`\`sh

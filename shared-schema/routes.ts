@@ -143,6 +143,12 @@ export function shopperRoute(url: string): string | null {
   return null;
 }
 
+/** The channel feeds (FEEDS.md). */
+export const FEEDS_PREFIX = '/feeds/';
+
+/** Whether a request target is a feed (the gateways send them to the query door, any method). */
+export const isFeedPath = (url: string): boolean => pathOnly(url).startsWith(FEEDS_PREFIX);
+
 /**
  * Whether a request target is one of the public shopper routes: the query door serves them whatever the method
  * (answering 405 to all but GET and HEAD), so the gateways send them there.

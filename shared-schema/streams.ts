@@ -43,4 +43,6 @@ export const CATEGORIES = {
   click: 'click',
   job: 'job',
   webhook: 'webhook',
+  /** Channels of the feeds (shared-schema/events/channel.ts). */
+  channel: 'channel',
 } as const;

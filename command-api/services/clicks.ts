@@ -21,6 +21,8 @@ export interface ClickTarget {
   store_id: string;
   sku: string;
   price_cents: number | null;
+  /** The channel whose link was followed (FEEDS.md), when there is one. */
+  channel_id?: string;
 }
 
 export async function recordClick(
@@ -39,6 +41,7 @@ export async function recordClick(
     price_cents: target.price_cents,
     occurred_at: meta.recorded_at,
     source,
+    ...(target.channel_id !== undefined ? { channel_id: target.channel_id } : {}),
   };
   const appended = await deps.events.appendToStream(
     streams.click(tenant, data.click_id),

@@ -24,6 +24,7 @@ import type { StoreCommand } from '../../command-api/deciders/store.js';
 import { EXTERNAL_ID_PATTERN } from '../../shared-schema/schemas/common.js';
 import { unicodeErrors } from '../../shared-schema/validation.js';
 import { adminListRoutes } from './lists.js';
+import { channelRoutes } from './channels.js';
 import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
 import type { NamedAdminToken } from '../config.js';
 
@@ -209,6 +210,7 @@ export function createAdminApi(options: AdminOptions): Koa {
   });
 
   adminListRoutes(router, deps.reads);
+  channelRoutes(router, deps, settle, meta);
   options.extend?.(router);
   app.use(router.routes());
   app.use(router.allowedMethods());

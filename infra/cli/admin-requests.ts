@@ -126,6 +126,15 @@ export const PLANNERS: Readonly<Record<string, (line: Line) => AdminRequest>> = 
     return { method: 'POST', path: `/partners/${seg(line.flag('partner'))}/keys`, body };
   },
   'keys revoke': (line) => ({ method: 'DELETE', path: `/keys/${seg(line.positional(1)[0])}` }),
+  'channels create': (line) => {
+    line.positional(0);
+    return { method: 'POST', path: '/channels', body: { name: line.flag('name') } };
+  },
+  'channels list': (line) => {
+    line.positional(0);
+    return { method: 'GET', path: '/channels' };
+  },
+  'channels revoke': (line) => ({ method: 'POST', path: `/channels/${seg(line.positional(1)[0])}/revoke` }),
   'stores pending': (line) => {
     line.positional(0);
     return { method: 'GET', path: `/stores${listQuery(line, { status: 'pending_review' })}` };

@@ -107,6 +107,27 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     example: ['keys', 'revoke', 'key_x'],
   },
   {
+    name: 'channels create',
+    args: '--name N',
+    summary: 'a new feed channel; prints its token (shown only this once)',
+    module: 'request',
+    example: ['channels', 'create', '--name', 'Vitrine'],
+  },
+  {
+    name: 'channels list',
+    args: '',
+    summary: 'feed channels with their click counts (no tokens)',
+    module: 'request',
+    example: ['channels', 'list'],
+  },
+  {
+    name: 'channels revoke',
+    args: 'CHANNEL_ID',
+    summary: "end a channel's token",
+    module: 'request',
+    example: ['channels', 'revoke', 'ch_x'],
+  },
+  {
     name: 'stores pending',
     args: '[--partner P] [--env live|test] [--limit N] [--cursor C]',
     summary: 'stores awaiting approval (pending_review), across partners',

@@ -11,6 +11,8 @@ import { offersProjector } from '../../projections/projectors/offers.js';
 import { notificationsProjector } from '../../projections/projectors/notifications.js';
 import { webhooksProjector } from '../../projections/projectors/webhooks.js';
 import { ledgerProjector } from '../../projections/projectors/ledger.js';
+import { channelsProjector } from '../../projections/projectors/channels.js';
+import { feedProjector } from '../../projections/projectors/feed.js';
 
 export const PROJECTORS: Projector[] = [
   partnersProjector,
@@ -24,4 +26,6 @@ export const PROJECTORS: Projector[] = [
   notificationsProjector,
   webhooksProjector,
   ledgerProjector,
+  channelsProjector,
+  feedProjector,
 ];

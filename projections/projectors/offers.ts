@@ -31,13 +31,13 @@ function withText(doc: OfferDoc): OfferDoc {
   };
 }
 
-async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+/**
+ * The offer's document after one event of its product stream (null: the event changes nothing of it). The channel
+ * feed's model (projections/projectors/feed.ts) keeps the same facts by this same rule.
+ */
+export function offerAfter(current: OfferDoc | null, recorded: RecordedEvent, id: string): OfferDoc | null {
   const { env, partnerId } = streamScope(recorded.stream);
-  if (env !== 'live') return;
   const e = asUnion<ProductEvent>(recorded);
-  const id = scopedId({ env, partnerId }, e.data.sku);
-  const current = await tx.get<OfferDoc>(OFFERS, id);
-  if (alreadyApplied(current, recorded)) return;
   let next: OfferDoc | null = null;
   switch (e.type) {
     case 'ProductUpserted': {
@@ -80,21 +80,32 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         };
       break;
   }
-  if (next) await tx.put(OFFERS, { ...withText(next), position: recorded.position });
+  return next ? { ...withText(next), position: recorded.position } : null;
 }
 
-async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const { env, partnerId } = streamScope(recorded.stream);
   if (env !== 'live') return;
-  const e = asUnion<StoreEvent>(recorded);
-  if (!('store_id' in e.data)) return;
-  const id = scopedId({ env, partnerId }, e.data.store_id);
-  const current = await tx.get<OfferStoreDoc>(OFFER_STORES, id);
+  const sku = (recorded.data as { sku: string }).sku;
+  const id = scopedId({ env, partnerId }, sku);
+  const current = await tx.get<OfferDoc>(OFFERS, id);
   if (alreadyApplied(current, recorded)) return;
+  const next = offerAfter(current, recorded, id);
+  if (next) await tx.put(OFFERS, next);
+}
+
+/** A live store's facts after one event of its stream (null: none to keep). Shared with the channel feed's model. */
+export function offerStoreAfter(
+  current: OfferStoreDoc | null,
+  recorded: RecordedEvent,
+  id: string,
+): OfferStoreDoc | null {
+  const e = asUnion<StoreEvent>(recorded);
+  if (!('store_id' in e.data)) return null;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
-  if (!current && !declares) return;
+  if (!current && !declares) return null;
   const standing = evolveStanding(current ?? NEW_STANDING, e);
-  const next: OfferStoreDoc = declares
+  return declares
     ? {
         _id: id,
         store_id: e.data.store_id,
@@ -104,7 +115,23 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
         position: recorded.position,
       }
     : { ...current!, ...standing, position: recorded.position };
-  await tx.put(OFFER_STORES, next);
+}
+
+/** The `_id` of a live store's facts (`live:<partner>:<store_id>`), or null for a test store or a stream-wide event. */
+export function offerStoreId(recorded: RecordedEvent): string | null {
+  const { env, partnerId } = streamScope(recorded.stream);
+  const data = recorded.data as { store_id?: unknown };
+  if (env !== 'live' || typeof data.store_id !== 'string') return null;
+  return scopedId({ env, partnerId }, data.store_id);
+}
+
+async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const id = offerStoreId(recorded);
+  if (id === null) return;
+  const current = await tx.get<OfferStoreDoc>(OFFER_STORES, id);
+  if (alreadyApplied(current, recorded)) return;
+  const next = offerStoreAfter(current, recorded, id);
+  if (next) await tx.put(OFFER_STORES, next);
 }
 
 export const offersProjector: Projector = {

@@ -18,6 +18,8 @@ import {
   resultsPage,
   type PageLinks,
 } from '../../shared-schema/shopper/html.js';
+import { activeChannel, canalOf } from '../../shared-schema/feeds/channel-link.js';
+import { withCanal } from '../../shared-schema/feeds/feed-offer.js';
 import { findSearchableOffer, parseOfferPath } from '../../shared-schema/shopper/offer-lookup.js';
 import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import type { QueryDeps } from '../app.js';
@@ -114,7 +116,10 @@ export async function offer(ctx: DoorContext, deps: QueryDeps): Promise<void> {
   const found = target ? await findSearchableOffer(deps.reads, target.address, target.sku, deps.clock.now()) : null;
   ctx.set('Cache-Control', 'no-store');
   if (!found) return refuse(ctx, deps, new ProblemError(404, [], 'No offer can be shown at this address.'));
-  const view = offerView(searchOfferOf(found.offer, found.store), deps.publicBaseUrl);
+  const shown = offerView(searchOfferOf(found.offer, found.store), deps.publicBaseUrl);
+  // A shopper who came by a channel's link keeps its channel on the way to the store.
+  const channelId = await activeChannel(deps.reads, canalOf(ctx.querystring));
+  const view = channelId === null ? shown : { ...shown, buy_url: withCanal(shown.buy_url, channelId) };
   if (wantsJson(ctx)) {
     ctx.body = view;
     ctx.vary('Accept');

@@ -16,6 +16,8 @@ export interface ClickData {
   occurred_at: string;
   /** `redirect`: a shopper went through the redirector; `sandbox`: `POST /sandbox/clicks` (test keys only). */
   source: 'redirect' | 'sandbox';
+  /** The channel whose link the shopper followed (`canal`, FEEDS.md); absent when none, or not a valid one. */
+  channel_id?: string;
 }
 
 export type ClickEvent = { type: 'ClickRecorded'; data: ClickData };

@@ -281,7 +281,10 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
         [['projections', 'rebuild'], ['usage: ops projections rebuild NAME [--wait]']],
         [['partners', 'lst'], ['did you mean ops partners list?']],
         [['parners', 'list'], ['did you mean partners?']],
-        [['nope'], ['commands: partners, keys, stores, domains, clock, streams, history, projections, audit']],
+        [
+          ['nope'],
+          ['commands: partners, keys, channels, stores, domains, clock, streams, history, projections, audit'],
+        ],
         [[], ['commands: partners, keys']],
       ];
       for (const [args, expected] of cases) {

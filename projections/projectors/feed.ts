@@ -1,0 +1,113 @@
+/**
+ * The channel feed (FEEDS.md): the facts of every live offer and store, kept by the offers model's own rule
+ * (offers.ts `offerAfter`, `offerStoreAfter`), each offer judged with the search's rule (`isSearchable`) at the time
+ * of every event that concerns it, and each judgment that changes what a channel holds written as a change: an
+ * `upsert` when the offer enters the feed or any field of it changes, a `delete` when it leaves.
+ *
+ * The clock's part (rule 3: 48 h without a write) reaches the log as `ProductFreshnessLapsed` (appended by the
+ * freshness reactor when the clock passes), judged just past its `lapsed_at`, so a replay writes the same changes. A
+ * store's event judges every offer of the store again, in the same unit (a status, a domain approval, a name).
+ */
+import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
+import type { ReadTx } from '../../shared-schema/ports/read-store.js';
+import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import { canonicalJson } from '../../shared-schema/json.js';
+import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import {
+  FEED_CHANGES,
+  FEED_COLLECTIONS,
+  FEED_OFFERS,
+  FEED_STORES,
+  feedChangeKey,
+  type FeedChangeDoc,
+  type FeedOfferDoc,
+} from '../../shared-schema/read-models/feed.js';
+import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
+import { alreadyApplied, streamScope, type Projector } from '../projector.js';
+import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
+
+type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
+
+/**
+ * The time an event judges at: when it was recorded; for a lapse, the instant after its `lapsed_at` (the write turned
+ * 48 h old then, and rule 3 reads stale only past 48 h), whenever the reactor got to it.
+ */
+function judgedAt(recorded: RecordedEvent): Date {
+  const e = asUnion<ProductEvent>(recorded);
+  if (e.type === 'ProductFreshnessLapsed') return new Date(Date.parse(e.data.lapsed_at) + 1);
+  return new Date(recorded.metadata.recorded_at);
+}
+
+/** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
+function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
+  const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
+  const before = doc.entry;
+  const changes: Change[] = [];
+  if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
+  // Canonical: the entry held was read back from the store, whose key order is the adapter's.
+  if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
+  return { doc: { ...doc, entry, in_feed: entry !== null }, changes };
+}
+
+async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {
+  for (const [rank, c] of changes.entries()) {
+    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c };
+    await tx.put(FEED_CHANGES, doc);
+  }
+}
+
+async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const { env, partnerId } = streamScope(recorded.stream);
+  if (env !== 'live') return;
+  const id = scopedId({ env, partnerId }, (recorded.data as { sku: string }).sku);
+  const current = await tx.get<FeedOfferDoc>(FEED_OFFERS, id);
+  if (alreadyApplied(current, recorded)) return;
+  let next: FeedOfferDoc | null;
+  if (recorded.type === 'ProductFreshnessLapsed') next = current;
+  else {
+    const facts = offerAfter(current, recorded, id);
+    if (!facts) return;
+    const upserted = (recorded.data as { product?: ProductInput }).product;
+    next = {
+      ...facts,
+      description: upserted ? (upserted.description ?? null) : (current?.description ?? null),
+      entry: current?.entry ?? null,
+      in_feed: current?.in_feed ?? false,
+    };
+  }
+  if (!next) return;
+  const store = await tx.get<OfferStoreDoc>(FEED_STORES, next.store_key);
+  const judged = judge(next, store, judgedAt(recorded));
+  await tx.put(FEED_OFFERS, { ...judged.doc, position: recorded.position });
+  await writeChanges(tx, recorded.position, judged.changes);
+}
+
+async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const id = offerStoreId(recorded);
+  if (id === null) return;
+  const current = await tx.get<OfferStoreDoc>(FEED_STORES, id);
+  if (alreadyApplied(current, recorded)) return;
+  const store = offerStoreAfter(current, recorded, id);
+  if (!store) return;
+  await tx.put(FEED_STORES, store);
+  const at = judgedAt(recorded);
+  const changes: Change[] = [];
+  for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {
+    const judged = judge(offer, store, at);
+    if (judged.changes.length === 0) continue;
+    await tx.put(FEED_OFFERS, judged.doc);
+    changes.push(...judged.changes);
+  }
+  await writeChanges(tx, recorded.position, changes);
+}
+
+export const feedProjector: Projector = {
+  name: 'feed',
+  collections: FEED_COLLECTIONS,
+  categories: ['product', 'store'],
+  async apply(recorded, tx) {
+    if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+    return onStoreEvent(recorded, tx);
+  },
+};

@@ -1,0 +1,73 @@
+/**
+ * GET /feeds/changes?cursor&limit — what changed in the feed (FEEDS.md): `{changes, next_cursor}`, the changes after
+ * `cursor` (from the beginning without one) in the order they happened, at most `limit` (1..1000, default 500).
+ * `next_cursor` is never null: with no change after it, it is where the caller already is. Cursors are signed
+ * (shared-schema/http/pagination.ts) and hold the id of the last change given; a cursor the service did not issue
+ * is 422. Every channel reads the same changes, with its own `canal` in the links.
+ */
+import type { DoorContext } from '../../shared-schema/http/context.js';
+import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
+import { feedOffer, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
+import { FEED_CHANGES, type FeedChangeDoc } from '../../shared-schema/read-models/feed.js';
+import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../shared-schema/feeds/limits.js';
+import type { QueryDeps } from '../app.js';
+
+export type FeedChange = { op: 'upsert'; offer: FeedOffer } | { op: 'delete'; id: string };
+
+const SCOPE: CursorScope = { tenant: { env: 'live', partnerId: 'feeds' }, list: 'feed-changes' };
+
+/** The id of the newest change ('' when there is none yet: before the first). */
+export async function newestChange(reads: ReadView): Promise<string> {
+  const [last] = await reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, {
+    orderBy: [{ field: '_id', dir: 'desc' }],
+    limit: 1,
+  });
+  return last?._id ?? '';
+}
+
+export const encodeChangesCursor = (deps: Pick<QueryDeps, 'cursorSecret'>, after: string): string =>
+  encodeCursor(deps.cursorSecret, SCOPE, [after]);
+
+function parse(ctx: DoorContext, deps: QueryDeps): { after: string; limit: number } {
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(ctx.query))
+    if (k !== 'cursor' && k !== 'limit')
+      errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of the changes feed.`));
+  const one = (name: string): string | undefined => {
+    const v = ctx.query[name];
+    if (!Array.isArray(v)) return v;
+    errors.push(fieldError(name, 'invalid', `Send \`${name}\` once.`));
+    return undefined;
+  };
+  const rawLimit = one('limit');
+  const limit = rawLimit === undefined ? DEFAULT_CHANGES_LIMIT : /^[0-9]{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+  if (!(limit >= 1 && limit <= MAX_CHANGES_LIMIT))
+    errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_CHANGES_LIMIT}.`));
+  const cursor = one('cursor');
+  let after = '';
+  if (cursor !== undefined) {
+    try {
+      after = decodeCursor(deps.cursorSecret, SCOPE, cursor, ['string'])[0] as string;
+    } catch {
+      errors.push(fieldError('cursor', 'invalid', 'The cursor is not one this service issued for the changes feed.'));
+    }
+  }
+  if (errors.length > 0) throw invalid(errors);
+  return { after, limit };
+}
+
+export async function changesFeed(ctx: DoorContext, deps: QueryDeps, channelId: string): Promise<void> {
+  const { after, limit } = parse(ctx, deps);
+  const docs = await deps.reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, {
+    ...(after !== '' ? { after: [after] } : {}),
+    limit,
+  });
+  const changes: FeedChange[] = docs.map((d) =>
+    d.op === 'upsert'
+      ? { op: 'upsert', offer: feedOffer(d.entry, deps.publicBaseUrl, channelId) }
+      : { op: 'delete', id: d.id },
+  );
+  ctx.body = { changes, next_cursor: encodeChangesCursor(deps, docs.length > 0 ? docs[docs.length - 1]._id : after) };
+}

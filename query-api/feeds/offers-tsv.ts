@@ -1,0 +1,83 @@
+/**
+ * GET /feeds/offers.tsv — the full feed (FEEDS.md): every offer searchable now, once, as one TSV line, read from the
+ * feed model page by page and streamed (gzip when asked), with `Feed-Cursor` (where the changes continue from this
+ * snapshot) and an `ETag` (304 to a matching `If-None-Match`).
+ *
+ * An offer is written when the feed model holds it and the search's rule (`isSearchable`) still says so now: the
+ * model judged it when its last event came; the clock may have made it stale since, before the freshness reactor
+ * recorded that. The snapshot starts at the newest change; offers written while the pages are read are read as they
+ * are then, and their changes come after `Feed-Cursor`, so applying them gives the same offers.
+ *
+ * The ETag is the newest change and the number of offers the clock has made stale since their last event: with the
+ * change fixed, the clock only adds to that set, so the same pair means the same lines.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import type { DoorContext } from '../../shared-schema/http/context.js';
+import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
+import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
+import { feedOffer, tsvLine, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
+import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import type { QueryDeps } from '../app.js';
+import { encodeChangesCursor, newestChange } from './changes.js';
+
+/** Offers read per page: what the feed holds in memory at once. */
+export const FEED_PAGE = 500;
+
+async function* lines(reads: ReadView, now: Date, publicBase: string, channelId: string): AsyncGenerator<string> {
+  yield TSV_HEADER;
+  const stores = new Map<string, OfferStoreDoc | null>();
+  for (let after: string | null = null; ;) {
+    const page: (FeedOfferDoc & Doc)[] = await reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, {
+      where: { in_feed: true },
+      ...(after !== null ? { after: [after] } : {}),
+      limit: FEED_PAGE,
+    });
+    let text = '';
+    for (const doc of page) {
+      if (!stores.has(doc.store_key))
+        stores.set(doc.store_key, await reads.get<OfferStoreDoc & Doc>(FEED_STORES, doc.store_key));
+      const store = stores.get(doc.store_key) ?? null;
+      if (doc.entry && store && isSearchable(doc, store, now))
+        text += tsvLine(feedOffer(doc.entry, publicBase, channelId));
+    }
+    if (text) yield text;
+    if (page.length < FEED_PAGE) return;
+    after = page[page.length - 1]._id;
+  }
+}
+
+export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: string): Promise<void> {
+  const now = deps.clock.now();
+  const newest = await newestChange(deps.reads);
+  const lapsedSince = await deps.reads.count(FEED_OFFERS, {
+    in_feed: true,
+    last_write_at: { lt: new Date(now.getTime() - STALE_AFTER_MS).toISOString() },
+  });
+  const etag = `"${createHash('sha256')
+    .update(JSON.stringify([channelId, newest, lapsedSince]))
+    .digest('base64url')
+    .slice(0, 32)}"`;
+  ctx.set('ETag', etag);
+  ctx.set('Feed-Cursor', encodeChangesCursor(deps, newest));
+  ctx.vary('Accept-Encoding');
+  const matches = (ctx.get('If-None-Match') || '')
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === etag || t === `W/${etag}` || t === '*');
+  if (matches) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.type = 'text/tab-separated-values; charset=utf-8';
+  if (ctx.method === 'HEAD') return;
+  const body = Readable.from(lines(deps.reads, now, deps.publicBaseUrl, channelId));
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = body.pipe(createGzip());
+    body.on('error', (err) => ctx.res.destroy(err));
+  } else ctx.body = body;
+}

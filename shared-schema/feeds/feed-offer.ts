@@ -1,0 +1,117 @@
+/**
+ * What a channel receives of one searchable offer (FEEDS.md): the Offer shape of SHOPPER.md plus `description`,
+ * `brand`, `gtin`, `category` and a stable `id`, with `?canal=<channel_id>` on `offer_url` and `buy_url`. No
+ * commission. The channel feed's model keeps the channel-independent part (`FeedEntry`); the links are written
+ * for the channel that reads.
+ */
+import { createHash } from 'node:crypto';
+import type { OfferDoc, OfferStoreDoc } from '../shopper/offer-facts.js';
+import type { SearchOffer } from '../shopper/ranking.js';
+import { offerView, searchOfferOf, type OfferView } from '../shopper/search-view.js';
+
+/**
+ * The offer's id in every feed: base64url of the first 24 bytes of the SHA-256 of its partner, store and SKU (32
+ * characters of `[A-Za-z0-9_-]`). The same offer always has the same id; two offers share one with probability
+ * 2^-192 (docs/adr/new-feed-offer-ids.md).
+ */
+export function feedOfferId(partnerId: string, storeId: string, sku: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([partnerId, storeId, sku]), 'utf8')
+    .digest()
+    .subarray(0, 24)
+    .toString('base64url');
+}
+
+/** The channel-independent part of a feed offer, as the feed model keeps it. */
+export type FeedEntry = {
+  id: string;
+  offer: SearchOffer;
+  description: string | null;
+  category: string | null;
+};
+
+export type FeedOffer = OfferView & {
+  description: string | null;
+  brand: string | null;
+  gtin: string | null;
+  category: string | null;
+  id: string;
+};
+
+export function feedEntryOf(doc: OfferDoc, store: OfferStoreDoc, description: string | null): FeedEntry {
+  return {
+    id: feedOfferId(doc.partner_id, doc.store_id, doc.sku),
+    offer: searchOfferOf(doc, store),
+    description,
+    category: doc.product.category ?? null,
+  };
+}
+
+/** `url` with `canal=<channel id>` in its query (our own links: no query of their own). */
+export const withCanal = (url: string, channelId: string): string =>
+  `${url}${url.includes('?') ? '&' : '?'}canal=${encodeURIComponent(channelId)}`;
+
+export function feedOffer(entry: FeedEntry, publicBase: string, channelId: string): FeedOffer {
+  const view = offerView(entry.offer, publicBase);
+  return {
+    ...view,
+    offer_url: withCanal(view.offer_url, channelId),
+    buy_url: withCanal(view.buy_url, channelId),
+    description: entry.description,
+    brand: entry.offer.brand,
+    gtin: entry.offer.gtin,
+    category: entry.category,
+    id: entry.id,
+  };
+}
+
+/** `"1234.56 BRL"` (exact: integer cents). */
+export function feedMoney(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')} BRL`;
+}
+
+export const TSV_COLUMNS = [
+  'id',
+  'title',
+  'description',
+  'link',
+  'image_link',
+  'availability',
+  'price',
+  'sale_price',
+  'condition',
+  'brand',
+  'gtin',
+  'product_type',
+  'shipping',
+] as const;
+
+/** A value of a TSV line: a tab, CR or LF inside it is written as a space. */
+const cell = (v: string | null): string => (v ?? '').replace(/[\t\r\n]/g, ' ');
+
+export const TSV_HEADER = `${TSV_COLUMNS.join('\t')}\n`;
+
+/** One line of the full feed (Google Merchant Center's text feed columns, FEEDS.md). */
+export function tsvLine(o: FeedOffer): string {
+  const onSale = o.original_price_cents !== null;
+  const shipping = o.shipping.kind === 'to_be_calculated' ? '' : `BR:::${feedMoney(o.shipping.cost_cents ?? 0)}`;
+  return (
+    [
+      o.id,
+      o.title,
+      o.description,
+      o.offer_url,
+      o.image_url,
+      'in_stock',
+      feedMoney(onSale ? o.original_price_cents! : o.price_cents),
+      onSale ? feedMoney(o.price_cents) : '',
+      o.condition,
+      o.brand,
+      o.gtin,
+      o.category,
+      shipping,
+    ]
+      .map(cell)
+      .join('\t') + '\n'
+  );
+}
