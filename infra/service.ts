@@ -24,6 +24,7 @@ import { batchWriteRoutes } from '../command-api/routes/batch.js';
 import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
+import { insightsReadRoutes } from '../query-api/routes/insights.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -83,6 +84,7 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
   ...catalogReadRoutes,
   ...jobsReadRoutes,
   ...commerceReadRoutes,
+  ...insightsReadRoutes,
 };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */

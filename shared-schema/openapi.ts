@@ -31,6 +31,7 @@ import {
   StoreInput,
 } from './schemas/catalog.js';
 import * as commerce from './schemas/commerce.js';
+import * as insights from './schemas/insights.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
 
@@ -75,6 +76,11 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   CommercialTotals: commerce.CommercialTotals,
   StoreCommercialTotals: commerce.StoreCommercialTotals,
   CommissionReport: commerce.CommissionReport,
+  VisibilityCheck: insights.VisibilityCheck,
+  Visibility: insights.Visibility,
+  CatalogInsights: insights.CatalogInsights,
+  DailyActivity: insights.DailyActivity,
+  DailyInsights: insights.DailyInsights,
 };
 
 const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> = {
@@ -277,7 +283,9 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
     info: { title: 'Partner Commerce API', version: CONTRACT_VERSION, description: DESCRIPTION },
     servers: [{ url: apiBaseUrl }],
     security: [{ bearerAuth: [] }],
-    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Documents'].map((name) => ({ name })),
+    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Insights', 'Documents'].map(
+      (name) => ({ name }),
+    ),
     paths,
     components: {
       schemas: publishedComponents(),

@@ -26,6 +26,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/products', scope: 'catalog' },
   { method: 'POST', path: '/products/batch', scope: 'catalog' },
   { method: 'GET', path: '/products/:sku', scope: 'catalog' },
+  { method: 'GET', path: '/products/:sku/visibility', scope: 'catalog' },
   { method: 'PUT', path: '/products/:sku', scope: 'catalog' },
   { method: 'PATCH', path: '/products/:sku', scope: 'catalog' },
   { method: 'DELETE', path: '/products/:sku', scope: 'catalog' },
@@ -36,6 +37,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/conversions', scope: 'conversions' },
   { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
   { method: 'GET', path: '/reports/commission', scope: 'reports' },
+  { method: 'GET', path: '/insights/catalog', scope: 'catalog' },
+  { method: 'GET', path: '/insights/daily', scope: 'reports' },
 ];
 
 /** Public documents: no key, no rate brake. */

@@ -77,7 +77,7 @@ async function windowPage<T extends { _id: string; store_id: string }>(
 // ------------------------------------------------------------------------------------------------------ report
 
 /** The report's figures per store, from the fewest documents that cover the window (coveringRanges). */
-async function figuresByStore(
+export async function figuresByStore(
   view: ReadView,
   tenant: Tenant,
   window: Window,
@@ -105,7 +105,7 @@ async function figuresByStore(
  * writes its collections, so an unchanged checkpoint around the queries means they all saw the same state. After a
  * few moving attempts the read runs inside one read-store unit (a snapshot on every engine).
  */
-async function consistently<T>(reads: ReadStore, read: (view: ReadView) => Promise<T>): Promise<T> {
+export async function consistently<T>(reads: ReadStore, read: (view: ReadView) => Promise<T>): Promise<T> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await reads.getCheckpoint(REPORT.projection);
     const result = await read(reads);

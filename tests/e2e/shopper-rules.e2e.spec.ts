@@ -8,7 +8,14 @@ import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
-import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
+import {
+  expectVisibilityIsSearch,
+  getFrom,
+  offer as makeOffer,
+  rootOf,
+  settle as settleAll,
+  shopperWorld,
+} from './shopper-support.js';
 
 type OfferJson = Record<string, unknown> & {
   store: { store_id: string; name: string };
@@ -511,5 +518,11 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     const long = await raw(`/api/search?q=${encodeURIComponent(emoji.repeat(201))}`);
     expect(long.status).to.equal(422);
     expect((JSON.parse(long.text) as { errors: { field: string }[] }).errors.map((e) => e.field)).to.deep.equal(['q']);
+  });
+
+  it('GET /v1/products/{sku}/visibility says searchable exactly for the products the search finds (every product of this world)', async () => {
+    await settle();
+    const testKey = await t.key(hub.partnerId, 'test');
+    expect(await expectVisibilityIsSearch(t, [hub, other, testKey], from)).to.be.greaterThan(20);
   });
 });

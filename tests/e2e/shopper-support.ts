@@ -1,7 +1,8 @@
 /** Fixtures of the shopper-side HTTP tests: offers made searchable, projections settled, requests from an address. */
 import http from 'node:http';
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams, type Environment } from '../../shared-schema/streams.js';
+import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { Partner, TestService } from '../support/service.js';
 import { addressOf, putProduct, registerStore } from './commerce-support.js';
 
@@ -110,4 +111,84 @@ export async function shopperWorld(
     return addressOf(owner[0], store);
   };
   return { hub, other, address };
+}
+
+type VisibilityJson = {
+  sku: string;
+  store_id: string;
+  environment: string;
+  searchable: boolean;
+  checks: { check: string; ok: boolean; detail: string | null }[];
+  fresh_until: string | null;
+  svc_url: string | null;
+};
+type SearchOfferJson = { sku: string; offer_url: string };
+type SearchProductJson = { gtin: string | null; offers: SearchOfferJson[]; alternatives: SearchOfferJson[] };
+
+/** Every product of the partner's key, page by page (`GET /v1/products`). */
+async function allProducts(p: Partner): Promise<{ sku: string; svc_url?: string }[]> {
+  const out: { sku: string; svc_url?: string }[] = [];
+  for (let cursor: string | null = null; ;) {
+    const r = await p.api.get(`/products?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    out.push(...(r.body.data as { sku: string; svc_url?: string }[]));
+    cursor = r.body.next_cursor as string | null;
+    if (cursor === null) return out;
+  }
+}
+
+/**
+ * PORTAL.md: for every product of the partners' keys, `GET /v1/products/{sku}/visibility` says `searchable` exactly
+ * when the shopper search finds it (its title searched, every page read). An offer left out of one answer by rule 5
+ * is still searchable (SHOPPER.md): then its offer page answers and another offer of its gtin is in that answer.
+ * `from` gives each search an address of its own (the public brake counts per address).
+ */
+export async function expectVisibilityIsSearch(
+  t: TestService,
+  partners: readonly Partner[],
+  from: () => string,
+): Promise<number> {
+  let checked = 0;
+  for (const p of partners) {
+    for (const product of await allProducts(p)) {
+      const v = await p.api.get(`/products/${encodeURIComponent(product.sku)}/visibility`);
+      expect(v.status, JSON.stringify(v.body)).to.equal(200);
+      const vis = v.body as VisibilityJson;
+      expect(vis.searchable, product.sku).to.equal(vis.checks.every((c) => c.ok));
+      expect(vis.checks.find((c) => c.check === 'live')?.ok, product.sku).to.equal(vis.environment === 'live');
+      expect(vis.svc_url ?? undefined, product.sku).to.equal(product.svc_url);
+      // The title as sent (no /v1 answer carries it).
+      const doc = await t.service.reads.get<ProductDoc>(
+        PRODUCTS,
+        productDocId({ partnerId: p.partnerId, env: vis.environment as Environment }, product.sku),
+      );
+      const words = doc!.product.title.slice(0, 200);
+      const found: SearchProductJson[] = [];
+      for (let cursor: string | null = null; ;) {
+        const r = await getFrom(
+          `${rootOf(t)}/api/search?q=${encodeURIComponent(words)}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          from(),
+        );
+        expect(r.status, r.text).to.equal(200);
+        const page = JSON.parse(r.text) as { results: SearchProductJson[]; next_cursor: string | null };
+        found.push(...page.results);
+        cursor = page.next_cursor;
+        if (cursor === null) break;
+      }
+      const offers = found.flatMap((x) => [...x.offers, ...x.alternatives]);
+      const present = vis.svc_url !== null && offers.some((o) => o.offer_url === vis.svc_url);
+      if (vis.searchable && !present) {
+        // Rule 5 left it out of this answer: its page still answers, and its product is in the answer.
+        const page = `${rootOf(t)}${new URL(vis.svc_url!).pathname}`;
+        expect((await getFrom(page, from())).status, `${product.sku}: offer page`).to.equal(200);
+        expect(
+          found.some((x) => x.gtin !== null && x.gtin === doc!.product.gtin),
+          `${product.sku}: searchable yet not in search`,
+        ).to.equal(true);
+      } else
+        expect(present, `${product.sku}: searchable ${vis.searchable}, in search ${present}`).to.equal(vis.searchable);
+      checked++;
+    }
+  }
+  return checked;
 }
