@@ -156,6 +156,27 @@ export async function expectVisibilityIsSearch(
       const vis = v.body as VisibilityJson;
       expect(vis.searchable, product.sku).to.equal(vis.checks.every((c) => c.ok));
       expect(vis.checks.find((c) => c.check === 'live')?.ok, product.sku).to.equal(vis.environment === 'live');
+      expect(Object.keys(vis)).to.deep.equal([
+        'sku',
+        'store_id',
+        'environment',
+        'searchable',
+        'checks',
+        'fresh_until',
+        'svc_url',
+      ]);
+      expect(vis.checks.map((c) => c.check)).to.deep.equal([
+        'live',
+        'accepted',
+        'fresh',
+        'store_active',
+        'domain_approved',
+        'available',
+      ]);
+      for (const c of vis.checks)
+        if (c.ok) expect(c.detail, `${product.sku} ${c.check}`).to.equal(null);
+        else expect(c.detail, `${product.sku} ${c.check}`).to.match(/^[A-ZÀ-Ú].{20,}[.]$/);
+      expect(vis.fresh_until !== null, `${product.sku} fresh_until`).to.equal(vis.checks[1].ok);
       expect(vis.svc_url ?? undefined, product.sku).to.equal(product.svc_url);
       // The title as sent (no /v1 answer carries it).
       const doc = await t.service.reads.get<ProductDoc>(
@@ -191,4 +212,48 @@ export async function expectVisibilityIsSearch(
     }
   }
   return checked;
+}
+
+/**
+ * PORTAL.md "Catalog health": `GET /v1/insights/catalog` counts what `GET /v1/products?state=` lists, the offers
+ * whose Visibility passes (a test key: every check but `live`), and the reasons of the pending and rejected products.
+ */
+export async function expectCatalogInsights(p: Partner, storeId?: string): Promise<void> {
+  const filter = storeId ? `store_id=${encodeURIComponent(storeId)}` : '';
+  const r = await p.api.get(`/insights/catalog${filter ? `?${filter}` : ''}`);
+  expect(r.status, JSON.stringify(r.body)).to.equal(200);
+  const body = r.body as {
+    environment: string;
+    store_id: string | null;
+    states: Record<string, number>;
+    searchable: number;
+    reasons: { code: string; count: number }[];
+  };
+  expect(Object.keys(body)).to.deep.equal(['environment', 'store_id', 'states', 'searchable', 'reasons']);
+  expect(body.store_id).to.equal(storeId ?? null);
+  const reasons = new Map<string, number>();
+  let searchable = 0;
+  for (const state of ['pending', 'accepted', 'rejected', 'stale', 'removed']) {
+    const listed: { sku: string; reasons: { code: string }[] }[] = [];
+    for (let cursor: string | null = null; ;) {
+      const page = await p.api.get(
+        `/products?state=${state}&limit=200${filter ? `&${filter}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      listed.push(...(page.body.data as { sku: string; reasons: { code: string }[] }[]));
+      cursor = page.body.next_cursor as string | null;
+      if (cursor === null) break;
+    }
+    expect(body.states[state], state).to.equal(listed.length);
+    for (const product of listed) {
+      const v = (await p.api.get(`/products/${encodeURIComponent(product.sku)}/visibility`)).body as VisibilityJson;
+      if (v.checks.every((c) => c.ok || c.check === 'live')) searchable++;
+      if (state === 'pending' || state === 'rejected')
+        for (const code of new Set(product.reasons.map((x) => x.code))) reasons.set(code, (reasons.get(code) ?? 0) + 1);
+    }
+  }
+  expect(body.searchable).to.equal(searchable);
+  const expected = [...reasons]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+  expect(body.reasons).to.deep.equal(expected);
 }

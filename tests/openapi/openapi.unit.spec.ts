@@ -17,6 +17,7 @@ import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/schemas/catalog.js';
 import * as commerce from '../../shared-schema/schemas/commerce.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
+import { insightsReadRoutes } from '../../query-api/routes/insights.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
 
@@ -301,7 +302,8 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    for (const [key, route] of Object.entries(catalogReadRoutes)) queries[key] = route.query;
+    for (const [key, route] of Object.entries({ ...catalogReadRoutes, ...insightsReadRoutes }))
+      queries[key] = route.query;
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
