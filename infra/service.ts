@@ -25,6 +25,7 @@ import { jobsReadRoutes } from '../query-api/routes/jobs.js';
 import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { insightsReadRoutes } from '../query-api/routes/insights.js';
+import { PORTAL_SESSION_COLLECTIONS } from '../shared-schema/read-models/portal-sessions.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -91,7 +92,11 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
 export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor];
 
 /** Every collection a door or a projector reads (each process makes sure they exist before serving). */
-export const ALL_COLLECTIONS = () => [IDEMPOTENCY_COLLECTION, ...PROJECTORS.flatMap((p) => p.collections)];
+export const ALL_COLLECTIONS = () => [
+  IDEMPOTENCY_COLLECTION,
+  ...PORTAL_SESSION_COLLECTIONS,
+  ...PROJECTORS.flatMap((p) => p.collections),
+];
 
 /** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
 export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');

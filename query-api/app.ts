@@ -3,7 +3,7 @@
  * request id → 401 → 429 → route → 403). Then, here: read-your-writes (wait, bounded, until the projections have
  * passed the last position this partner and environment wrote), query validation (422, every field) and the read.
  */
-import { tenantKey, type DoorContext, type DoorRoutes } from '../shared-schema/http/context.js';
+import { tenantKey, type DoorContext, type DoorMiddleware, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors } from '../shared-schema/http/parameters.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import { API_PREFIX } from '../shared-schema/routes.js';
@@ -14,6 +14,8 @@ import type { CursorSecret } from '../shared-schema/http/pagination.js';
 import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
+import { portalRoutes } from './portal/routes.js';
+import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ProductSearch } from './public/search.js';
 
 export interface QueryDeps {
@@ -30,6 +32,8 @@ export interface QueryDeps {
    * at the clock time this door passes; absent, they run here from `reads`.
    */
   productSearch?: ProductSearch;
+  /** The event log, for the history of a product in the partner portal (portal/pages.ts); absent, none is shown. */
+  events?: Pick<EventStore, 'readStream'>;
 }
 
 export interface ReadRoute {
@@ -64,7 +68,8 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   const { deps } = options;
   return {
-    public: shopperRoutes(deps), // the shopper's routes outside /v1 (no key): /, /busca, /api/search, /p/…
+    // Outside /v1, no key: the shopper's routes (/, /busca, /api/search, /p/…) and the partner portal (/portal…).
+    public: publicRoutes(deps),
     routes: async (ctx: DoorContext) => {
       const doc = options.publicDocuments[ctx.path.slice(API_PREFIX.length)];
       if (doc) {
@@ -88,5 +93,10 @@ export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   };
 }
 
-/** Query schema for routes that take no parameter (any parameter is `unknown_field`). */
-export const NO_QUERY: JsonSchema = { type: 'object', additionalProperties: false, properties: {} };
+function publicRoutes(deps: QueryDeps): DoorMiddleware {
+  const shopper = shopperRoutes(deps);
+  const portal = portalRoutes(deps);
+  return (ctx, next) => shopper(ctx, () => portal(ctx, next));
+}
+
+export { NO_QUERY } from './no-query.js';

@@ -20,7 +20,8 @@ import {
 } from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import type { QueryDeps, ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';
 
 /** A validated query parameter: a string, or undefined when absent. */

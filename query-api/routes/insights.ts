@@ -32,7 +32,8 @@ import {
   visibilityChecks,
   type VisibilityCheckName,
 } from '../../shared-schema/visibility.js';
-import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import type { QueryDeps, ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';
 import { productsWhere, productViews, textOf } from './catalog.js';
 import { consistently, figuresByStore } from './commerce.js';
