@@ -45,14 +45,15 @@ export async function offer(
 export type RawAnswer = { status: number; headers: Headers; text: string };
 
 /**
- * A GET (or `method`) sent from a loopback address of its own (the public brakes count per address; 127.0.0.0/8 is
- * all ours). Follows nothing.
+ * A GET (or `method`, with `body`) sent from a loopback address of its own (the public brakes count per address;
+ * 127.0.0.0/8 is all ours). Follows nothing.
  */
 export function getFrom(
   url: string,
   from = '127.0.0.1',
   headers: Record<string, string> = {},
   method = 'GET',
+  body?: string,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
@@ -72,13 +73,15 @@ export function getFrom(
         res.on('data', (c: string) => (text += c));
         res.on('end', () => {
           const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+          for (const [k, v] of Object.entries(res.headers))
+            if (typeof v === 'string') h.set(k, v);
+            else if (Array.isArray(v)) for (const one of v) h.append(k, one);
           resolve({ status: res.statusCode ?? 0, headers: h, text });
         });
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
