@@ -13,7 +13,7 @@
  */
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import { countInMinute } from '../../shared-schema/http/minute-brake.js';
+import { publicBrake } from '../../shared-schema/http/minute-brake.js';
 import { ProblemError } from '../../shared-schema/problems.js';
 import type { Scope } from '../../shared-schema/events/partner.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
@@ -31,8 +31,6 @@ import { portalPages, type PortalPage } from './pages.js';
 
 export const PORTAL_PATH = '/portal';
 const COOKIE = 'portal_sessao';
-/** Sign-ins per client address and minute. */
-export const SIGN_IN_LIMIT = 10;
 /** The sign-in form is one field: a larger body is not a sign-in. */
 const MAX_FORM_BYTES = 4096;
 
@@ -123,12 +121,7 @@ export function portalRoutes(deps: QueryDeps) {
 
   async function signIn(ctx: DoorContext): Promise<void> {
     try {
-      await countInMinute(
-        deps,
-        `pubrate:${ctx.ip}:signin`,
-        SIGN_IN_LIMIT,
-        `Rate brake: at most ${SIGN_IN_LIMIT} sign-ins per minute per address.`,
-      );
+      await publicBrake(deps, ctx.ip, 'signin');
     } catch (err) {
       if (!(err instanceof ProblemError) || err.status !== 429) throw err;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
