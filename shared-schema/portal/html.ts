@@ -32,7 +32,7 @@ td.n,th.n{text-align:right;white-space:nowrap}
 .states{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:0}
 .states li{flex:1;min-width:7.5rem;background:#f4f6f8;border-radius:.4rem;padding:.5rem .7rem}
 .states strong{display:block;font-size:1.4rem}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem;margin:0 0 1rem}
 figure{margin:0}
 figcaption{font-weight:700;margin:0 0 .25rem}
 svg.chart{width:100%;height:auto;display:block}
@@ -50,6 +50,9 @@ form.inline{display:flex;gap:.5rem;flex-wrap:wrap;align-items:flex-end}
 form.inline input{flex:1;min-width:10rem}
 form.inline button{margin-top:0}
 nav.pages a{margin-right:1rem}
+main code{overflow-wrap:anywhere}
+td.when{white-space:nowrap}
+section.panel{overflow-wrap:anywhere}
 `;
 
 const STYLE = SHOPPER_CSS + PORTAL_CSS;
@@ -178,6 +181,10 @@ export function bigMoney(cents: BigCents): string {
   return `${v < 0n ? '-' : ''}R$ ${reais},${String(abs % 100n).padStart(2, '0')}`;
 }
 
+/** A table's box that scrolls sideways on a phone: reachable by keyboard, named for screen readers. */
+const scrollable = (label: string): string =>
+  `<div class="scroll" tabindex="0" role="region" aria-label="${esc(label)}">`;
+
 const dateBr = (iso: string): string => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const timeBr = (iso: string): string => `${dateBr(iso)} ${iso.slice(11, 16)} UTC`;
 
@@ -214,11 +221,16 @@ function statesList(links: PortalLinks, states: Record<ProductState, number>): s
  * One bar per day, drawn on the server. The SVG is decorative for assistive technology (`aria-hidden`): the same
  * numbers are in the table that follows the charts.
  */
-export function barChart(title: string, days: readonly DayFigures[], value: (d: DayFigures) => number): string {
+export function barChart(
+  title: string,
+  days: readonly DayFigures[],
+  value: (d: DayFigures) => number,
+  label: (max: number) => string = (max) => max.toLocaleString('pt-BR'),
+): string {
   const W = 600;
-  const H = 180;
-  const top = 18;
-  const bottom = 22;
+  const H = 220;
+  const top = 34;
+  const bottom = 34;
   const values = days.map(value);
   const max = Math.max(0, ...values);
   const step = days.length > 0 ? W / days.length : W;
@@ -231,9 +243,9 @@ export function barChart(title: string, days: readonly DayFigures[], value: (d: 
   const first = days[0]?.date ?? '';
   const last = days[days.length - 1]?.date ?? '';
   const labels =
-    `<text x="0" y="${H - 6}" font-size="12" fill="#3d4752">${esc(dateBr(first))}</text>` +
-    `<text x="${W}" y="${H - 6}" font-size="12" fill="#3d4752" text-anchor="end">${esc(dateBr(last))}</text>` +
-    `<text x="0" y="12" font-size="12" fill="#3d4752">máx. ${max.toLocaleString('pt-BR')}</text>`;
+    `<text x="0" y="${H - 6}" font-size="22" fill="#3d4752">${esc(dateBr(first))}</text>` +
+    `<text x="${W}" y="${H - 6}" font-size="22" fill="#3d4752" text-anchor="end">${esc(dateBr(last))}</text>` +
+    `<text x="0" y="22" font-size="22" fill="#3d4752">máx. ${esc(label(max))}</text>`;
   return (
     `<figure><figcaption>${esc(title)}</figcaption>` +
     `<svg class="chart" viewBox="0 0 ${W} ${H}" aria-hidden="true" focusable="false">` +
@@ -274,10 +286,10 @@ export function overviewPage(
       '<div class="charts">' +
       barChart('Cliques por dia', daily.days, (d) => d.clicks) +
       barChart('Pedidos por dia', daily.days, (d) => d.orders) +
-      barChart('Valor líquido por dia', daily.days, (d) => num(d.net_cents)) +
-      barChart('Comissão esperada por dia', daily.days, (d) => num(d.known_expected_commission_cents)) +
+      barChart('Valor líquido por dia', daily.days, (d) => num(d.net_cents), money) +
+      barChart('Comissão esperada por dia', daily.days, (d) => num(d.known_expected_commission_cents), money) +
       '</div>' +
-      '<div class="scroll"><table><caption>Os números dos gráficos, por dia (UTC)</caption>' +
+      `${scrollable('Números por dia')}<table><caption>Os números dos gráficos, por dia (UTC)</caption>` +
       '<thead><tr><th scope="col">Dia</th><th scope="col" class="n">Cliques</th><th scope="col" class="n">Pedidos</th>' +
       '<th scope="col" class="n">Líquido</th><th scope="col" class="n">Comissão esperada</th></tr></thead>' +
       `<tbody>${rows}</tbody><tfoot><tr><th scope="row">Total</th><td class="n">${t.clicks}</td><td class="n">${t.orders}</td>` +
@@ -300,7 +312,7 @@ export function catalogPage(
   const reasons =
     catalog.reasons.length === 0
       ? '<p>Nenhum produto pendente ou rejeitado tem motivo.</p>'
-      : '<div class="scroll"><table><thead><tr><th scope="col">Motivo</th><th scope="col" class="n">Produtos</th><th scope="col">O que fazer</th></tr></thead><tbody>' +
+      : `${scrollable('Motivos')}<table><thead><tr><th scope="col">Motivo</th><th scope="col" class="n">Produtos</th><th scope="col">O que fazer</th></tr></thead><tbody>` +
         catalog.reasons
           .map(
             (r) =>
@@ -326,7 +338,7 @@ export function catalogPage(
       `<section class="panel" aria-labelledby="h-list"><h2 id="h-list">${esc(list.heading)}</h2>` +
       (list.rows.length === 0
         ? '<p>Nenhum produto.</p>'
-        : '<div class="scroll"><table><thead><tr><th scope="col">SKU</th><th scope="col">Loja</th><th scope="col">Estado</th><th scope="col">Motivos</th></tr></thead>' +
+        : `${scrollable('Produtos')}<table><thead><tr><th scope="col">SKU</th><th scope="col">Loja</th><th scope="col">Estado</th><th scope="col">Motivos</th></tr></thead>` +
           `<tbody>${rows}</tbody></table></div>`) +
       (list.next
         ? `<nav class="pages" aria-label="Páginas"><a href="${esc(list.next)}" rel="next">Próxima página</a></nav>`
@@ -403,7 +415,7 @@ export function productPage(
       `<section class="panel" aria-labelledby="h-vis"><h2 id="h-vis">Está na busca?</h2>${summary}${checks}</section>` +
       card +
       `<section class="panel" aria-labelledby="h-hist"><h2 id="h-hist">Histórico</h2>${older}` +
-      `<div class="scroll"><table><thead><tr><th scope="col">Quando</th><th scope="col">O que aconteceu</th></tr></thead><tbody>${lines}</tbody></table></div></section>`,
+      `${scrollable('Histórico')}<table><thead><tr><th scope="col">Quando</th><th scope="col">O que aconteceu</th></tr></thead><tbody>${lines}</tbody></table></div></section>`,
     'catalog',
   );
 }
