@@ -26,6 +26,8 @@ import { commerceWriteRoutes } from '../command-api/routes/commerce.js';
 import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { insightsReadRoutes } from '../query-api/routes/insights.js';
 import { PORTAL_SESSION_COLLECTIONS } from '../shared-schema/read-models/portal-sessions.js';
+import { ledgerReadRoutes } from '../query-api/routes/ledger.js';
+import { createRedirector } from '../command-api/redirector.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -86,6 +88,7 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
   ...jobsReadRoutes,
   ...commerceReadRoutes,
   ...insightsReadRoutes,
+  ...ledgerReadRoutes,
 };
 
 /** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */

@@ -5,6 +5,7 @@
  */
 import type { Json } from './openapi-publish.js';
 import { titleOf } from './problems.js';
+import { LEDGER_EXAMPLES } from './openapi-ledger.js';
 
 type Obj = { [key: string]: Json };
 
@@ -258,6 +259,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
       stores: [{ store_id: 'loja-centro', ...TOTALS }],
     },
   },
+  ...LEDGER_EXAMPLES,
 };
 
 const PROBLEM_ERRORS: Record<number, { detail?: string; errors?: { field: string; code: string; message: string }[] }> =

@@ -3,6 +3,7 @@
  * with curl examples. Markdown in a template literal (backticks escaped) so that the build ships it.
  */
 import { PROBLEM_PAGES } from './problem-pages.js';
+import { LEDGER_GUIDE } from './guide-ledger.js';
 import { CONTRACT_VERSION } from './openapi.js';
 import {
   BATCH_INPUT,
@@ -331,6 +332,7 @@ same window rules): \`clicks\`, \`orders\`, \`net_cents\` and \`known_expected_c
 The partner portal at \`{site}/portal\` shows the same reads in a browser: sign in with an API key (the session
 sees what the key sees and ends when the key is revoked, 12 h after sign-in, or on "Sair").
 
+${LEDGER_GUIDE}
 ## 9. Checklist before asking for a live key
 
 Run each item with your test key and keep the \`X-Request-Id\` of each answer:

@@ -38,6 +38,7 @@ import {
   DailyInsightsQuery,
   Visibility,
 } from './schemas/insights.js';
+import { LEDGER_OPERATIONS } from './openapi-ledger.js';
 
 export const StorePage: JsonSchema = page(Store);
 export const ProductPage: JsonSchema = page(ProductStatus);
@@ -51,7 +52,8 @@ export interface OperationSpec {
   query?: JsonSchema;
   /** Request body schema (JSON). */
   body?: JsonSchema;
-  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema };
+  /** `type`: the answer's media type when it is not JSON (default `application/json`). */
+  ok: { status: 200 | 202 | 204; description: string; schema?: JsonSchema; type?: string };
   /** Problem statuses beyond the ones every route of its kind can answer (see openapi.ts). */
   extraProblems?: number[];
 }
@@ -245,6 +247,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: DailyInsightsQuery,
     ok: { status: 200, description: 'The activity by day.', schema: DailyInsights },
   },
+  ...LEDGER_OPERATIONS,
 };
 
 /** The public documents (no key, no rate brake). */

@@ -34,6 +34,7 @@ import * as commerce from './schemas/commerce.js';
 import * as insights from './schemas/insights.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
+import { LEDGER_COMPONENTS, PERIOD_PARAM } from './openapi-ledger.js';
 
 export const CONTRACT_VERSION = '1.0.0-beta.2';
 
@@ -81,6 +82,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   CatalogInsights: insights.CatalogInsights,
   DailyActivity: insights.DailyActivity,
   DailyInsights: insights.DailyInsights,
+  ...LEDGER_COMPONENTS,
 };
 
 const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> = {
@@ -88,6 +90,7 @@ const PATH_PARAMS: Record<string, { schema: JsonSchema; description: string }> =
   sku: { schema: ExternalId, description: 'Stable partner-side SKU; each colour or size variation has its own.' },
   job_id: { schema: { type: 'string' }, description: 'Id returned by `POST /products/batch`.' },
   order_id: { schema: ExternalId, description: 'Partner-side order id.' },
+  period: PERIOD_PARAM,
 };
 
 const PROBLEMS: Record<number, { name: string; description: string }> = {
@@ -103,7 +106,7 @@ const PROBLEMS: Record<number, { name: string; description: string }> = {
   409: {
     name: 'Conflict',
     description:
-      'Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating.',
+      'Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `period_open` (closings: the period has not ended), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating.',
   },
   413: {
     name: 'TooLarge',
@@ -190,7 +193,9 @@ function operation(route: RouteSpec, op: OperationSpec, ref: (s: JsonSchema) => 
     headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
   };
   if (op.ok.schema)
-    ok.content = { 'application/json': { schema: ref(op.ok.schema), ...example(examples.response, op.operationId) } };
+    ok.content = {
+      [op.ok.type ?? 'application/json']: { schema: ref(op.ok.schema), ...example(examples.response, op.operationId) },
+    };
   const responses: Record<string, unknown> = { [String(op.ok.status)]: ok };
   for (const status of problemStatuses(route, op))
     responses[String(status)] = { $ref: `#/components/responses/${PROBLEMS[status].name}` };

@@ -39,6 +39,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/reports/commission', scope: 'reports' },
   { method: 'GET', path: '/insights/catalog', scope: 'catalog' },
   { method: 'GET', path: '/insights/daily', scope: 'reports' },
+  { method: 'GET', path: '/statement', scope: 'reports' },
+  { method: 'GET', path: '/closings', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period', scope: 'reports' },
+  { method: 'GET', path: '/closings/:period/movements.csv', scope: 'reports' },
 ];
 
 /** Public documents: no key, no rate brake. */

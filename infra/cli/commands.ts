@@ -230,6 +230,20 @@ export const OPS_COMMANDS: readonly OpsCommand[] = [
     example: ['audit', 'verify'],
   },
   {
+    name: 'closings verify',
+    args: '--partner P --env E --period YYYY-MM',
+    summary: 'recompute a closed period from the log alone and compare it with what is served (exit 1 on a difference)',
+    module: 'operations',
+    example: ['closings', 'verify', '--partner', 'pt_x', '--env', 'test', '--period', '2026-10'],
+  },
+  {
+    name: 'closings export',
+    args: '--partner P --env E --period YYYY-MM',
+    summary: "a closed period's movements CSV, as the partner downloads it",
+    module: 'operations',
+    example: ['closings', 'export', '--partner', 'pt_x', '--env', 'test', '--period', '2026-10'],
+  },
+  {
     name: 'cover dead-letters',
     args: '[--limit N]',
     summary: 'cover checks that failed every delivery',

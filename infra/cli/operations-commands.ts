@@ -1,6 +1,6 @@
 /**
  * `ops` commands of the operator surface in infra/ops/: operation history, projections (status, rebuild, parked
- * events), stream export, audit verify, health and metrics. They call the running service's admin API (the rebuild
+ * events), stream export, audit verify, closings verify and export, health and metrics. They call the running service's admin API (the rebuild
  * and the audit must run where the live projection runner runs), so they work the same against the embedded
  * default and the distributed topology. `runOperationsCommand` answers null for a command that is not one of these.
  *
@@ -132,6 +132,43 @@ export async function runOperationsCommand(argv: readonly string[], io: OpsIo): 
         const report = (await r.json()) as { ok: boolean; differences: unknown[]; documents_compared: number };
         print(report);
         io.err.write(`${report.documents_compared} documents compared, ${report.differences.length} differences\n`);
+        return report.ok ? 0 : 1;
+      }
+      case 'closings': {
+        const { words, options } = parse(rest, ['partner', 'env', 'period']);
+        const [sub] = words;
+        if (
+          words.length !== 1 ||
+          !['verify', 'export'].includes(sub) ||
+          !options.partner ||
+          !options.env ||
+          !options.period
+        )
+          throw new UsageError('ops closings verify|export --partner P --env E --period YYYY-MM');
+        if (sub === 'export') {
+          const r = await admin(
+            'GET',
+            `/admin/v1/partners/${encodeURIComponent(options.partner)}/closings/${encodeURIComponent(options.period)}/movements.csv${query({ env: options.env })}`,
+          );
+          if (!r.ok || !r.body) return fail(r);
+          for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
+            if (!io.out.write(chunk)) await new Promise((resolve) => io.out.once('drain', resolve));
+          }
+          return 0;
+        }
+        const r = await admin('POST', '/admin/v1/closings/verify', io.token, {
+          partner_id: options.partner,
+          env: options.env,
+          period: options.period,
+        });
+        if (!r.ok) return fail(r);
+        const report = (await r.json()) as { ok: boolean; first_difference_line: number | null };
+        print(report);
+        io.err.write(
+          report.ok
+            ? 'identical\n'
+            : `different (first differing CSV line: ${report.first_difference_line ?? 'none'})\n`,
+        );
         return report.ok ? 0 : 1;
       }
       case 'health': {

@@ -35,6 +35,7 @@ import { eventsAfter, projectionStatuses, type ProjectionStatus } from './projec
 import { auditVerify, sqliteScratch, type ScratchStore } from './audit.js';
 import { DEFAULT_OPERATIONS_SETTINGS, type OperationsSettings } from './settings.js';
 import { operationsAdminRoutes } from './admin-routes.js';
+import { closingsAdminRoutes } from './closings.js';
 import { healthAndMetricsHandler } from './health.js';
 
 export interface OperationsDeps {
@@ -275,9 +276,16 @@ export class Operations {
     return { ready, degraded: checks.parked_events > 0, checks };
   }
 
-  /** Registers the admin routes (history, projections, export, verify, cover-check dead letters). */
-  readonly adminRoutes = (router: Router): void =>
+  /** Registers the admin routes (history, projections, export, verify, cover-check dead letters, closings). */
+  readonly adminRoutes = (router: Router): void => {
     operationsAdminRoutes(router, this, this.deps.events, this.deps.messaging);
+    closingsAdminRoutes(router, {
+      events: this.deps.events,
+      live: this.reads,
+      now: () => this.deps.clock.now(),
+      ...(this.deps.scratch ? { scratch: this.deps.scratch } : {}),
+    });
+  };
 
   /** Serves health and metrics on the admin port in front of the admin app. */
   adminHandler(

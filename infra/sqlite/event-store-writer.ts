@@ -25,6 +25,15 @@ export interface PendingAppend {
 
 export type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
+/**
+ * The clock's time a group is booked at (`GroupWriter.commit`): a function, read once the write lock is held; a time
+ * read before; or null, no clock (each event keeps its own time, raised to the log's last).
+ */
+export type BookingTime = (() => number) | number | null;
+
+/** A booking time as it crosses to the writer thread: `system` is the system clock, read there under the lock. */
+export type WireBookingTime = number | null | 'system';
+
 interface StreamRow {
   revision: number;
   position: number;
@@ -40,14 +49,23 @@ export class GroupWriter {
         'INSERT INTO streams (stream, revision, position) VALUES (?, ?, ?) ' +
           'ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision, position = excluded.position',
       ),
+      lastMetadata: db.prepare<[], { metadata: string }>('SELECT metadata FROM events ORDER BY position DESC LIMIT 1'),
       insert: db.prepare<[string, string, number, string, string, string, string]>(
         'INSERT INTO events (id, stream, revision, category, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
     };
   }
 
-  /** One transaction for the whole group; outcomes are only final once COMMIT has returned. */
-  commit(group: readonly PendingAppend[]): Outcome[] {
+  /**
+   * One transaction for the whole group; outcomes are only final once COMMIT has returned.
+   *
+   * Every event is booked here, under the write lock: its `recorded_at` becomes max(`now`, the last `recorded_at` of
+   * the log), so recording order and `recorded_at` never disagree, and a write held up before this point is booked
+   * at the time it is recorded, not at the time its command read the clock (a window that has ended never gains an
+   * event). `now` null (stores opened without a clock: tools, tests that write their own times) books each event at
+   * max(its own `recorded_at`, the last of the log).
+   */
+  commit(group: readonly PendingAppend[], now: BookingTime = null): Outcome[] {
     const failAll = (error: unknown): Outcome[] => group.map(() => ({ ok: false, error }));
     try {
       this.db.exec('BEGIN IMMEDIATE');
@@ -55,6 +73,9 @@ export class GroupWriter {
       return failAll(error);
     }
     try {
+      const at = typeof now === 'function' ? now() : now; // read under the lock when it can be
+      this.booked = Math.max(at ?? -Infinity, this.lastRecordedAt());
+      this.bookNow = at !== null;
       const outcomes = group.map((append) => this.applyOne(append));
       this.db.exec('COMMIT');
       return outcomes;
@@ -66,6 +87,27 @@ export class GroupWriter {
       }
       return failAll(error);
     }
+  }
+
+  private booked = -Infinity;
+  private bookNow = false;
+
+  private lastRecordedAt(): number {
+    const row = this.stmt.lastMetadata.get();
+    if (!row) return -Infinity;
+    const at = Date.parse(String((JSON.parse(row.metadata) as { recorded_at?: unknown }).recorded_at));
+    return Number.isNaN(at) ? -Infinity : at;
+  }
+
+  /** The event's metadata with its booking time (see `commit`). */
+  private book(metadata: string): string {
+    const parsed = JSON.parse(metadata) as Record<string, unknown>;
+    const own = Date.parse(String(parsed.recorded_at));
+    if (!this.bookNow && !Number.isNaN(own)) this.booked = Math.max(this.booked, own);
+    if (!Number.isFinite(this.booked)) return metadata; // no time at all: nothing to book against
+    const recordedAt = new Date(this.booked).toISOString();
+    if (parsed.recorded_at === recordedAt) return metadata;
+    return JSON.stringify({ ...parsed, recorded_at: recordedAt });
   }
 
   private applyOne(append: PendingAppend): Outcome {
@@ -90,7 +132,7 @@ export class GroupWriter {
           category,
           event.type,
           event.data,
-          event.metadata,
+          this.book(event.metadata),
         );
         position = Number(info.lastInsertRowid);
       }
@@ -245,8 +287,8 @@ export class WriterThread {
     );
   }
 
-  async commit(group: readonly PendingAppend[]): Promise<Outcome[]> {
-    return unpackOutcomes((await this.calls.call({ group: packGroup(group) })).outcomes);
+  async commit(group: readonly PendingAppend[], now: WireBookingTime = null): Promise<Outcome[]> {
+    return unpackOutcomes((await this.calls.call({ group: packGroup(group), now })).outcomes);
   }
 
   /** Closes the thread's connection and ends the thread (after the groups already sent). */

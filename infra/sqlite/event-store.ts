@@ -33,8 +33,15 @@ import {
 } from '../../shared-schema/ports/event-store.js';
 import { openConnection } from './event-store-schema.js';
 import { AppendWaker, SqliteSubscription } from './event-store-subscription.js';
-import { GroupWriter, WriterThread, type Outcome, type PendingAppend } from './event-store-writer.js';
+import {
+  GroupWriter,
+  WriterThread,
+  type Outcome,
+  type PendingAppend,
+  type WireBookingTime,
+} from './event-store-writer.js';
 import { LIMIT_BOUND } from './limit.js';
+import { systemClock, type Clock } from '../../shared-schema/ports/clock.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -60,6 +67,11 @@ export interface SqliteEventStoreOptions {
    * and any `position - 1` arithmetic in a caller breaks its tests. Every store opening one file must use the same.
    */
   positionSpacing?: number;
+  /**
+   * The clock that books events (`recorded_at` = max(its now at commit, the log's last `recorded_at`):
+   * event-store-writer.ts `commit`). Absent: each event keeps its own time, raised to the log's last if earlier.
+   */
+  clock?: Clock;
 }
 
 interface Row {
@@ -122,6 +134,7 @@ export class SqliteEventStore implements EventStore {
       Math.max(1, options.maxGroupEvents ?? 5000),
       writer,
       spacing,
+      options.clock ?? null,
     );
   }
 
@@ -131,6 +144,7 @@ export class SqliteEventStore implements EventStore {
     private readonly maxGroupEvents: number,
     writer: GroupWriter | WriterThread | null,
     private readonly spacing: number,
+    private readonly clock: Clock | null,
   ) {
     this.writer = writer;
     this.stmt = {
@@ -346,12 +360,13 @@ export class SqliteEventStore implements EventStore {
     const writer = this.writer!;
     if (writer instanceof GroupWriter) {
       if (this.queue.length > 0) this.scheduleFlush();
-      this.settle(group, writer.commit(group));
+      const clock = this.clock;
+      this.settle(group, writer.commit(group, clock ? () => clock.now().getTime() : null));
       return;
     }
     this.inFlight = true;
     const batch: PendingAppend[] = group.map(({ stream, events, expected }) => ({ stream, events, expected }));
-    void writer.commit(batch).then(
+    void writer.commit(batch, this.threadBookingTime()).then(
       (outcomes) => this.afterThread(group, outcomes),
       (error: unknown) =>
         this.afterThread(
@@ -359,6 +374,15 @@ export class SqliteEventStore implements EventStore {
           group.map(() => ({ ok: false, error })),
         ),
     );
+  }
+
+  /**
+   * The booking time the writer thread gets with a group: the system clock is read by the thread itself under the
+   * write lock; another clock (the manual one) is read here, as the group leaves.
+   */
+  private threadBookingTime(): WireBookingTime {
+    if (this.clock === systemClock) return 'system';
+    return this.clock ? this.clock.now().getTime() : null;
   }
 
   private afterThread(group: QueuedAppend[], outcomes: Outcome[]): void {

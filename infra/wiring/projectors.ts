@@ -8,6 +8,7 @@ import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';
 import { reportProjector } from '../../projections/projectors/report.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
+import { ledgerProjector } from '../../projections/projectors/ledger.js';
 
 export const PROJECTORS: Projector[] = [
   partnersProjector,
@@ -18,4 +19,5 @@ export const PROJECTORS: Projector[] = [
   ordersProjector,
   reportProjector,
   offersProjector,
+  ledgerProjector,
 ];

@@ -70,7 +70,12 @@ export const sqliteFiles = (config: Config): { events: string; reads: string } =
  * `log` hears every dropped EventStoreDB subscription connection (a warning per attempt to resubscribe); errors that
  * are not a lost connection end the subscription, and its consumer reports them (e.g. 'projection stopped').
  */
-export async function openEventStore(config: Config, mode: StoreMode, log?: Pick<Logger, 'warn'>): Promise<EventStore> {
+export async function openEventStore(
+  config: Config,
+  mode: StoreMode,
+  log?: Pick<Logger, 'warn'>,
+  clock?: Clock,
+): Promise<EventStore> {
   if (adapterChoice(config, mode).events === 'esdb') {
     const { EsdbEventStore } = await import('../esdb/event-store.js'); // loaded only when used (its client is heavy)
     return EsdbEventStore.connect(config.eventstoreUrl!, {
@@ -88,6 +93,7 @@ export async function openEventStore(config: Config, mode: StoreMode, log?: Pick
     synchronous: config.sqliteSynchronous,
     writerThread: config.sqliteWriterThread,
     maxGroupEvents: config.sqliteMaxGroupEvents,
+    ...(clock ? { clock } : {}),
   });
 }
 
@@ -156,7 +162,7 @@ export async function openStores(
 ): Promise<Stores> {
   const opened: { close(): Promise<void> }[] = [];
   try {
-    const events = await openEventStore(config, mode, log);
+    const events = await openEventStore(config, mode, log, clock);
     opened.push(events);
     const reads = await openReadStore(config, mode, clock, readStore);
     opened.push(reads);

@@ -101,15 +101,19 @@ export async function figuresByStore(
 }
 
 /**
- * One consistent read of several queries: the report projector's checkpoint moves with every unit of work that
- * writes its collections, so an unchanged checkpoint around the queries means they all saw the same state. After a
+ * One consistent read of several queries: a projector's checkpoint (the report's by default) moves with every unit
+ * of work that writes its collections, so an unchanged checkpoint around the queries means they all saw the same state. After a
  * few moving attempts the read runs inside one read-store unit (a snapshot on every engine).
  */
-export async function consistently<T>(reads: ReadStore, read: (view: ReadView) => Promise<T>): Promise<T> {
+export async function consistently<T>(
+  reads: ReadStore,
+  read: (view: ReadView) => Promise<T>,
+  projection: string = REPORT.projection,
+): Promise<T> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const before = await reads.getCheckpoint(REPORT.projection);
+    const before = await reads.getCheckpoint(projection);
     const result = await read(reads);
-    if ((await reads.getCheckpoint(REPORT.projection)) === before) return result;
+    if ((await reads.getCheckpoint(projection)) === before) return result;
   }
   return reads.transact((tx) => read(tx));
 }

@@ -6,19 +6,26 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** Fields whose string value, when all digits, is a BigCents figure. */
+/** Fields whose string value, when an integer's digits, is an exact cents figure (BigCents, or a signed one). */
 export const BIG_CENTS_FIELDS: ReadonlySet<string> = new Set([
   'expected_commission_cents',
   'known_expected_commission_cents',
   'gross_cents',
   'refunded_cents',
   'net_cents',
+  // the movement statement's signed figures (read-models/ledger.ts)
+  'net_delta_cents',
+  'known_expected_commission_delta_cents',
+  'expected_commission_delta_cents',
+  'net_balance_cents',
+  'known_expected_commission_balance_cents',
 ]);
 
 // A marker no value of ours can hold (a random nonce per process; identifiers of the contract have no `~`).
 const MARK = `~bigcents${randomBytes(6).toString('hex')}~`;
-const DIGITS = /^(0|[1-9][0-9]*)$/;
-const SPLICE = new RegExp(`"${MARK}(0|[1-9][0-9]*)"`, 'g');
+// Signed: the statement's deltas and balances may be negative (a stored BigCents never is).
+const DIGITS = /^(0|-?[1-9][0-9]*)$/;
+const SPLICE = new RegExp(`"${MARK}(0|-?[1-9][0-9]*)"`, 'g');
 
 /** JSON text of `value` with every BigCents text figure written as a bare JSON integer. */
 export function stringifyBigCents(value: unknown): string {

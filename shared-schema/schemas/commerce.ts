@@ -93,7 +93,7 @@ export const BatchInput: JsonSchema = {
 // ----------------------------------------------------------------------------------------------------- queries
 
 /** A query window: [since, until), at most 31 days (checked in code, 422 `window`), default the last 30 days. */
-const windowQuery = (extra: Record<string, JsonSchema>): JsonSchema => ({
+export const windowQuery = (extra: Record<string, JsonSchema>): JsonSchema => ({
   type: 'object',
   additionalProperties: false,
   properties: { since: DateTime, until: DateTime, store_id: ExternalId, ...extra },

@@ -7,6 +7,8 @@
  */
 import { expect } from 'chai';
 import type { Doc, ReadStore, Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
+import { LEDGER, LEDGER_COLLECTIONS, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
+import { balanceBefore, closingCsv, countIn, movementKey, movementsIn } from '../../query-api/ledger.js';
 
 export interface OpenedStore {
   store: ReadStore;
@@ -674,6 +676,70 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         await putAll(c, [{ _id: 'c', v: 3 }]);
         expect(ids(await store.find(c, { where: { v: 3 } }))).to.deep.equal(['c']);
         expect(ids(await store.find(c))).to.deep.equal(['c']);
+      });
+    });
+    describe("the movements read model's reads (statement and closings)", () => {
+      const tenant = { partnerId: `pt_contract_${run}`, env: 'test' as const };
+      const at = (minute: number) => new Date(Date.UTC(2026, 9, 31, 23, minute)).toISOString();
+      /** Five movements across stores, two at the same instant (recording order decides), one of another env. */
+      const movement = (n: number, storeId: string, minute: number, env: 'test' | 'live' = 'test'): MovementDoc => ({
+        _id: `${env}:${tenant.partnerId}:m:ev-${n}`,
+        partner_id: tenant.partnerId,
+        env,
+        position: n * 10,
+        event_id: `ev-${n}`,
+        store_id: storeId,
+        order_id: `o-${n}`,
+        type: 'paid',
+        occurred_at: at(minute),
+        recorded_at: at(minute),
+        net_delta: String(n * 100),
+        known_delta: n === 5 ? '-90071992547409910' : '0',
+        expected_delta: null,
+        net_balance: String(((n * (n + 1)) / 2) * 100),
+        known_balance: n === 5 ? '-90071992547409910' : '0',
+        store_net_balance: String(n * 100),
+        store_known_balance: '0',
+      });
+
+      before(async () => {
+        await store.drop(LEDGER.movements);
+        await store.ensureCollections(LEDGER_COLLECTIONS);
+        await putAll(LEDGER.movements, [
+          movement(3, 's2', 40),
+          movement(1, 's1', 10),
+          movement(2, 's1', 40),
+          movement(5, 's1', 59),
+          movement(4, 's1', 50, 'live'),
+        ]);
+      });
+      after(async () => store.drop(LEDGER.movements));
+
+      it('pages a window in booking then recording order, balances before a point, counts', async () => {
+        const scope = { tenant };
+        const window = { since: at(0), until: at(59) };
+        const first = await movementsIn(store, scope, window, 2);
+        expect(first.map((m) => m.event_id)).to.deep.equal(['ev-1', 'ev-2']);
+        const rest = await movementsIn(store, scope, window, 2, movementKey(first[1]));
+        expect(rest.map((m) => m.event_id)).to.deep.equal(['ev-3']);
+        expect(await countIn(store, scope, window)).to.equal(3);
+        expect(await balanceBefore(store, scope, at(40))).to.deep.equal({ net: 100n, known: 0n });
+        expect(await balanceBefore(store, scope, at(41))).to.deep.equal({ net: 600n, known: 0n });
+        expect(await balanceBefore(store, scope, at(0))).to.deep.equal({ net: 0n, known: 0n });
+        expect(await balanceBefore(store, { tenant, storeId: 's1' }, at(41))).to.deep.equal({ net: 200n, known: 0n });
+        const all = await movementsIn(store, { tenant, storeId: 's1' }, { since: at(0), until: at(60) }, 10);
+        expect(all.map((m) => m.event_id)).to.deep.equal(['ev-1', 'ev-2', 'ev-5']);
+        expect((await balanceBefore(store, scope, at(60))).known).to.equal(-90071992547409910n);
+      });
+
+      it("writes a period's CSV from the store, exact past 2^53", async () => {
+        let text = '';
+        for await (const chunk of closingCsv(store, tenant, '2026-10')) text += chunk;
+        const lines = text.split('\r\n');
+        expect(lines).to.have.length(6); // header, four movements of October in Brasília, the final empty string
+        expect(lines[4]).to.equal(
+          `${at(59)},${at(59)},s1,o-5,ev-5,paid,500,-90071992547409910,,1500,-90071992547409910`,
+        );
       });
     });
   });

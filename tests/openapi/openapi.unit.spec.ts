@@ -18,6 +18,7 @@ import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/sche
 import * as commerce from '../../shared-schema/schemas/commerce.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
 import { insightsReadRoutes } from '../../query-api/routes/insights.js';
+import { ledgerReadRoutes } from '../../query-api/routes/ledger.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
 
@@ -244,7 +245,10 @@ describe('OpenAPI document', () => {
       if (r.scope) expect(statuses).to.include('403');
       if (r.method !== 'GET' && r.method !== 'DELETE') expect(statuses).to.include('413');
       if (ok === '204') expect(op.responses[ok].content).to.equal(undefined);
-      else expect(Object.keys(op.responses[ok].content)).to.deep.equal(['application/json']);
+      else
+        expect(Object.keys(op.responses[ok].content)).to.deep.equal([
+          r.path.endsWith('.csv') ? 'text/csv' : 'application/json',
+        ]);
       for (const s of statuses.slice(1)) {
         const problem = deref(op.responses[s]) as Obj;
         expect(problem.content['application/problem+json'].schema).to.deep.equal(COMPONENT_SCHEMAS.Problem);
@@ -302,7 +306,7 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    for (const [key, route] of Object.entries({ ...catalogReadRoutes, ...insightsReadRoutes }))
+    for (const [key, route] of Object.entries({ ...catalogReadRoutes, ...insightsReadRoutes, ...ledgerReadRoutes }))
       queries[key] = route.query;
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;

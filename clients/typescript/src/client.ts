@@ -155,6 +155,8 @@ interface Request {
   query?: QueryValues | undefined;
   body?: unknown;
   options?: WriteOptions | undefined;
+  /** The answer is text of this media type (a CSV), not JSON. */
+  text?: string;
 }
 
 /** A page of a list: `data` and `next_cursor` (null on the last page). */
@@ -181,7 +183,10 @@ export function createClient(options: ClientOptions) {
     const url = new URL(base + r.path);
     for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const what = `${r.method} ${url.pathname}`;
-    const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${options.apiKey}`,
+      Accept: r.text ?? 'application/json',
+    };
     if (r.method !== 'GET') headers['Idempotency-Key'] = r.options?.idempotencyKey ?? newKey();
     if (r.body !== undefined) headers['Content-Type'] = 'application/json';
     const body = r.body === undefined ? undefined : JSON.stringify(r.body);
@@ -206,7 +211,7 @@ export function createClient(options: ClientOptions) {
       }
       if (res.ok) {
         if (res.status === 204) return undefined as T;
-        return (await res.json()) as T;
+        return (r.text ? await res.text() : await res.json()) as T;
       }
       const error = await problemError(res, what);
       if (res.status === 429) {
@@ -243,7 +248,7 @@ export function createClient(options: ClientOptions) {
   }
 
   /**
-   * Every page of a list, following `next_cursor`. Windowed lists (clicks, conversions) keep the `since` and
+   * Every page of a list, following `next_cursor`. Windowed lists (clicks, conversions, statement) keep the `since` and
    * `until` of the first answer on the following pages, as the contract asks.
    */
   async function* pages<Q extends object, P extends Page<unknown>>(
@@ -315,6 +320,15 @@ export function createClient(options: ClientOptions) {
   const commissionReport = (query: Query<'getCommissionReport'> = {}, o?: CallOptions) =>
     call<Answer<'getCommissionReport', 200>>({ method: 'GET', path: '/reports/commission', query, options: o });
 
+  const statement = (query: Query<'getStatement'> = {}, o?: CallOptions) =>
+    call<Answer<'getStatement', 200>>({ method: 'GET', path: '/statement', query, options: o });
+  const listClosings = (query: Query<'listClosings'> = {}, o?: CallOptions) =>
+    call<Answer<'listClosings', 200>>({ method: 'GET', path: '/closings', query, options: o });
+  const getClosing = (period: string, o?: CallOptions) =>
+    call<Answer<'getClosing', 200>>({ method: 'GET', path: `/closings/${seg(period)}`, options: o });
+  const closingCsv = (period: string, o?: CallOptions) =>
+    call<string>({ method: 'GET', path: `/closings/${seg(period)}/movements.csv`, text: 'text/csv', options: o });
+
   return {
     /** GET /me: the key's partner, type, environment and scopes. */
     me,
@@ -344,6 +358,14 @@ export function createClient(options: ClientOptions) {
     listConversions,
     /** GET /reports/commission: clicks and orders of a window, by store. */
     commissionReport,
+    /** GET /statement: the movements of a window on `recorded_at`, with opening and closing balances. */
+    statement,
+    /** GET /closings: closed months (America/Sao_Paulo), newest first. */
+    listClosings,
+    /** GET /closings/{period}: one closed month; 409 `period_open` until it has ended. */
+    getClosing,
+    /** GET /closings/{period}/movements.csv: the month's movements as CSV text; its SHA-256 is the closing's `sha256`. */
+    closingCsv,
     /** Every page of a list: `for await (const page of client.pages.products({ state: 'rejected' })) …`. */
     pages: {
       stores: (query: Omit<Query<'listStores'>, 'cursor'> = {}, o?: CallOptions) =>
@@ -354,6 +376,10 @@ export function createClient(options: ClientOptions) {
         pages(query, (q) => listClicks(q, o)),
       conversions: (query: Omit<Query<'listConversions'>, 'cursor'> = {}, o?: CallOptions) =>
         pages(query, (q) => listConversions(q, o)),
+      statement: (query: Omit<Query<'getStatement'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => statement(q, o)),
+      closings: (query: Omit<Query<'listClosings'>, 'cursor'> = {}, o?: CallOptions) =>
+        pages(query, (q) => listClosings(q, o)),
     },
   };
 }

@@ -322,6 +322,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Movement statement
+         * @description Every conversion event applied to an order balance is one movement (duplicates, stale events and refused events are not), booked at its `recorded_at` (when the service recorded it, not `occurred_at`), in recording order. `opening` and `closing` are the running totals of the scope (the partner and environment, or `store_id`) just before the window and at its end, whatever the page; each movement carries its signed deltas and the running balances after it. A window that ended before the request never changes afterwards. Window on `recorded_at`: `since` and `until` (date-time), UTC half-open [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`. Scope: `reports`.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/closings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Monthly closings
+         * @description Every closed period of the partner and environment, newest first, from the period of its first movement to the last closed one (periods without movements included). No movement ever: an empty list. Scope: `reports`.
+         */
+        get: operations["listClosings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/closings/{period}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One monthly closing
+         * @description The totals of a closed period over the whole scope, and the SHA-256 of its CSV chained to the previous period. A closed period never changes. `period` is a calendar month `YYYY-MM` in Brasília time (America/Sao_Paulo, UTC−03:00): `2026-10` is [2026-10-01T03:00:00Z, 2026-11-01T03:00:00Z) of `recorded_at`. Another form answers 422 on `period`; a period that has not ended by the service clock answers 409 `period_open`. Scope: `reports`.
+         */
+        get: operations["getClosing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/closings/{period}/movements.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Movements of a closing (CSV)
+         * @description The movements of a closed period, all stores, as CSV: UTF-8 without byte-order mark, lines ending CRLF, a header line, RFC 4180 quoting, dates `YYYY-MM-DDTHH:MM:SS.sssZ`, integers in cents, an unknown `expected_commission_delta_cents` as an empty field. Every download is byte-identical; its SHA-256 is the closing's `sha256`. `period` is a calendar month `YYYY-MM` in Brasília time (America/Sao_Paulo, UTC−03:00): `2026-10` is [2026-10-01T03:00:00Z, 2026-11-01T03:00:00Z) of `recorded_at`. Another form answers 422 on `period`; a period that has not ended by the service clock answers 409 `period_open`. Scope: `reports`.
+         */
+        get: operations["getClosingMovementsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -786,6 +866,59 @@ export interface components {
                 known_expected_commission_cents: number;
             };
         };
+        Movement: {
+            event_id: string;
+            store_id: string;
+            order_id: string;
+            /** @enum {string} */
+            type: "paid" | "refunded" | "cancelled";
+            occurred_at: components["schemas"]["DateTime"];
+            recorded_at: components["schemas"]["DateTime"];
+            net_delta_cents: number;
+            known_expected_commission_delta_cents: number;
+            expected_commission_delta_cents: number | null;
+            net_balance_cents: number;
+            known_expected_commission_balance_cents: number;
+        };
+        LedgerBalance: {
+            net_cents: number;
+            known_expected_commission_cents: number;
+        };
+        StatementPage: {
+            since: components["schemas"]["DateTime"];
+            until: components["schemas"]["DateTime"];
+            store_id: string | null;
+            /** @enum {string} */
+            environment: "test" | "live";
+            /** @constant */
+            currency: "BRL";
+            opening: components["schemas"]["LedgerBalance"];
+            closing: components["schemas"]["LedgerBalance"];
+            data: components["schemas"]["Movement"][];
+            next_cursor: string | null;
+        };
+        Closing: {
+            period: string;
+            /** @constant */
+            timezone: "America/Sao_Paulo";
+            since: components["schemas"]["DateTime"];
+            until: components["schemas"]["DateTime"];
+            /** @enum {string} */
+            environment: "test" | "live";
+            /** @constant */
+            currency: "BRL";
+            opening: components["schemas"]["LedgerBalance"];
+            closing: components["schemas"]["LedgerBalance"];
+            movements: number;
+            net_delta_cents: number;
+            known_expected_commission_delta_cents: number;
+            sha256: string;
+            previous_sha256: string | null;
+        };
+        ClosingPage: {
+            data: components["schemas"]["Closing"][];
+            next_cursor: string | null;
+        };
     };
     responses: {
         /** @description Key missing, invalid or revoked: send `Authorization: Bearer <API_KEY>`. */
@@ -852,7 +985,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating. */
+        /** @description Conflict, code in `errors[].code`: `event_conflict`, `order_conflict`, `payment_required`, `invalid_transition` (conversions), `sku_store_conflict` (products), `period_open` (closings: the period has not ended), `idempotency_in_flight` (a request with the same `Idempotency-Key` is still running). Correct the cause before repeating. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2163,6 +2296,225 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                since?: components["schemas"]["DateTime"];
+                until?: components["schemas"]["DateTime"];
+                store_id?: components["schemas"]["ExternalId"];
+                cursor?: components["schemas"]["Cursor"];
+                limit?: components["schemas"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of movements with the balances of the window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-10-01T03:00:00.000Z",
+                     *       "until": "2026-11-01T03:00:00.000Z",
+                     *       "store_id": null,
+                     *       "environment": "test",
+                     *       "currency": "BRL",
+                     *       "opening": {
+                     *         "net_cents": 0,
+                     *         "known_expected_commission_cents": 0
+                     *       },
+                     *       "closing": {
+                     *         "net_cents": 25000,
+                     *         "known_expected_commission_cents": 1250
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "event_id": "evt-9001-paid",
+                     *           "store_id": "loja-centro",
+                     *           "order_id": "9001",
+                     *           "type": "paid",
+                     *           "occurred_at": "2026-10-02T10:00:00.000Z",
+                     *           "recorded_at": "2026-10-02T10:00:01.000Z",
+                     *           "net_delta_cents": 50000,
+                     *           "known_expected_commission_delta_cents": 2500,
+                     *           "expected_commission_delta_cents": 2500,
+                     *           "net_balance_cents": 50000,
+                     *           "known_expected_commission_balance_cents": 2500
+                     *         },
+                     *         {
+                     *           "event_id": "evt-9001-refund",
+                     *           "store_id": "loja-centro",
+                     *           "order_id": "9001",
+                     *           "type": "refunded",
+                     *           "occurred_at": "2026-10-05T14:00:00.000Z",
+                     *           "recorded_at": "2026-10-05T14:00:02.000Z",
+                     *           "net_delta_cents": -25000,
+                     *           "known_expected_commission_delta_cents": -1250,
+                     *           "expected_commission_delta_cents": -1250,
+                     *           "net_balance_cents": 25000,
+                     *           "known_expected_commission_balance_cents": 1250
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatementPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listClosings: {
+        parameters: {
+            query?: {
+                cursor?: components["schemas"]["Cursor"];
+                limit?: components["schemas"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of closings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "period": "2026-10",
+                     *           "timezone": "America/Sao_Paulo",
+                     *           "since": "2026-10-01T03:00:00.000Z",
+                     *           "until": "2026-11-01T03:00:00.000Z",
+                     *           "environment": "test",
+                     *           "currency": "BRL",
+                     *           "opening": {
+                     *             "net_cents": 0,
+                     *             "known_expected_commission_cents": 0
+                     *           },
+                     *           "closing": {
+                     *             "net_cents": 25000,
+                     *             "known_expected_commission_cents": 1250
+                     *           },
+                     *           "movements": 2,
+                     *           "net_delta_cents": 25000,
+                     *           "known_expected_commission_delta_cents": 1250,
+                     *           "sha256": "5d2f0c61a1b3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3",
+                     *           "previous_sha256": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClosingPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getClosing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A calendar month in America/Sao_Paulo, `YYYY-MM`. */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "period": "2026-10",
+                     *       "timezone": "America/Sao_Paulo",
+                     *       "since": "2026-10-01T03:00:00.000Z",
+                     *       "until": "2026-11-01T03:00:00.000Z",
+                     *       "environment": "test",
+                     *       "currency": "BRL",
+                     *       "opening": {
+                     *         "net_cents": 0,
+                     *         "known_expected_commission_cents": 0
+                     *       },
+                     *       "closing": {
+                     *         "net_cents": 25000,
+                     *         "known_expected_commission_cents": 1250
+                     *       },
+                     *       "movements": 2,
+                     *       "net_delta_cents": 25000,
+                     *       "known_expected_commission_delta_cents": 1250,
+                     *       "sha256": "5d2f0c61a1b3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3",
+                     *       "previous_sha256": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Closing"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getClosingMovementsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A calendar month in America/Sao_Paulo, `YYYY-MM`. */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV (`text/csv; charset=utf-8`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example recorded_at,occurred_at,store_id,order_id,event_id,type,net_delta_cents,known_expected_commission_delta_cents,expected_commission_delta_cents,net_balance_cents,known_expected_commission_balance_cents
+                     *     2026-10-02T10:00:01.000Z,2026-10-02T10:00:00.000Z,loja-centro,9001,evt-9001-paid,paid,50000,2500,2500,50000,2500
+                     *     2026-10-05T14:00:02.000Z,2026-10-05T14:00:00.000Z,loja-centro,9001,evt-9001-refund,refunded,-25000,-1250,-1250,25000,1250
+                     */
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
         };

@@ -1,0 +1,222 @@
+/**
+ * Reads of the movements read model (shared-schema/read-models/ledger.ts) shared by `GET /statement`, the closings
+ * and the operator's verification (which runs them against a scratch store rebuilt from the log): balances at a
+ * point in time, pages of movements, a period's bounds, and a closing's CSV, produced row by row.
+ */
+import { createHash } from 'node:crypto';
+import type { ReadView, Scalar, Where } from '../shared-schema/ports/read-store.js';
+import type { Tenant } from '../shared-schema/streams.js';
+import { LEDGER, MOVEMENT_ORDER, answerCents, cents, type MovementDoc } from '../shared-schema/read-models/ledger.js';
+
+/** The statement's scope: a partner and environment, or one of its stores. */
+export interface LedgerScope {
+  tenant: Tenant;
+  storeId?: string;
+}
+
+export interface Balance {
+  net: bigint;
+  known: bigint;
+}
+
+const ZERO: Balance = { net: 0n, known: 0n };
+
+const scopeWhere = (scope: LedgerScope): Where => ({
+  partner_id: scope.tenant.partnerId,
+  env: scope.tenant.env,
+  ...(scope.storeId !== undefined ? { store_id: scope.storeId } : {}),
+});
+
+/** A movement's running balances in `scope`. */
+export const balanceIn = (scope: LedgerScope, m: MovementDoc): Balance =>
+  scope.storeId === undefined
+    ? { net: cents(m.net_balance), known: cents(m.known_balance) }
+    : { net: cents(m.store_net_balance), known: cents(m.store_known_balance) };
+
+/** The running totals of `scope` just before `at` (over everything booked before it). */
+export async function balanceBefore(view: ReadView, scope: LedgerScope, at: string): Promise<Balance> {
+  const [last] = await view.find<MovementDoc>(LEDGER.movements, {
+    where: { ...scopeWhere(scope), recorded_at: { lt: at } },
+    orderBy: [
+      { field: 'recorded_at', dir: 'desc' },
+      { field: 'position', dir: 'desc' },
+    ],
+    limit: 1,
+  });
+  return last ? balanceIn(scope, last) : ZERO;
+}
+
+export const answerBalance = (b: Balance) => ({
+  net_cents: answerCents(b.net),
+  known_expected_commission_cents: answerCents(b.known),
+});
+
+/** Movements of `scope` booked in [since, until), in order, after the keyset `after` (recorded_at, position, _id). */
+export function movementsIn(
+  view: ReadView,
+  scope: LedgerScope,
+  window: { since: string; until: string },
+  limit: number,
+  after?: readonly Scalar[],
+): Promise<MovementDoc[]> {
+  return view.find<MovementDoc>(LEDGER.movements, {
+    where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
+    orderBy: MOVEMENT_ORDER,
+    ...(after ? { after } : {}),
+    limit,
+  });
+}
+
+export const movementKey = (m: MovementDoc): Scalar[] => [m.recorded_at, m.position, m._id];
+
+export function countIn(view: ReadView, scope: LedgerScope, window: { since: string; until: string }) {
+  return view.count(LEDGER.movements, { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } });
+}
+
+/** The first movement of `scope` ever, if any. */
+export async function firstMovement(view: ReadView, scope: LedgerScope): Promise<MovementDoc | null> {
+  const [first] = await view.find<MovementDoc>(LEDGER.movements, {
+    where: scopeWhere(scope),
+    orderBy: MOVEMENT_ORDER,
+    limit: 1,
+  });
+  return first ?? null;
+}
+
+/** A movement as the statement answers it, its balances those of `scope`. */
+export function answerMovement(scope: LedgerScope, m: MovementDoc) {
+  const balance = balanceIn(scope, m);
+  return {
+    event_id: m.event_id,
+    store_id: m.store_id,
+    order_id: m.order_id,
+    type: m.type,
+    occurred_at: m.occurred_at,
+    recorded_at: m.recorded_at,
+    net_delta_cents: answerCents(cents(m.net_delta)),
+    known_expected_commission_delta_cents: answerCents(cents(m.known_delta)),
+    expected_commission_delta_cents: m.expected_delta === null ? null : answerCents(cents(m.expected_delta)),
+    net_balance_cents: answerCents(balance.net),
+    known_expected_commission_balance_cents: answerCents(balance.known),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------------ periods
+
+/** Brasília time, UTC−03:00 all year (no daylight saving since 2019). */
+export const PERIOD_TIMEZONE = 'America/Sao_Paulo';
+const OFFSET_MS = 3 * 3_600_000;
+
+/** Midnight UTC of the first day of a month (`Date.UTC` would read years 0–99 as 1900–1999). */
+function monthStart(year: number, monthIndex: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, monthIndex, 1);
+  return d.getTime();
+}
+
+/** `YYYY-MM` → its bounds in UTC: [first day 03:00Z, first day of the next month 03:00Z). */
+export function periodBounds(period: string): { since: string; until: string } {
+  const [year, month] = period.split('-').map(Number);
+  return {
+    since: new Date(monthStart(year, month - 1) + OFFSET_MS).toISOString(),
+    until: new Date(monthStart(year, month) + OFFSET_MS).toISOString(),
+  };
+}
+
+/** The period holding the instant `at`. */
+export function periodOf(at: Date | string): string {
+  const local = new Date(new Date(at).getTime() - OFFSET_MS);
+  return `${String(local.getUTCFullYear()).padStart(4, '0')}-${String(local.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The period `n` months after `period` (n may be negative). */
+export function periodPlus(period: string, n: number): string {
+  const [year, month] = period.split('-').map(Number);
+  const d = new Date(monthStart(year, month - 1 + n));
+  return `${String(d.getUTCFullYear()).padStart(4, '0')}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** Closed once the clock has reached its end. */
+export const isClosed = (period: string, now: Date): boolean => now.getTime() >= Date.parse(periodBounds(period).until);
+
+// ---------------------------------------------------------------------------------------------------------- CSV
+
+export const CSV_HEADER =
+  'recorded_at,occurred_at,store_id,order_id,event_id,type,net_delta_cents,known_expected_commission_delta_cents,' +
+  'expected_commission_delta_cents,net_balance_cents,known_expected_commission_balance_cents';
+
+/** RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. */
+export const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+const isoMs = (at: string): string => new Date(at).toISOString();
+
+export function csvLine(m: MovementDoc): string {
+  return (
+    [
+      isoMs(m.recorded_at),
+      isoMs(m.occurred_at),
+      m.store_id,
+      m.order_id,
+      m.event_id,
+      m.type,
+      cents(m.net_delta).toString(),
+      cents(m.known_delta).toString(),
+      m.expected_delta === null ? '' : cents(m.expected_delta).toString(),
+      cents(m.net_balance).toString(),
+      cents(m.known_balance).toString(),
+    ]
+      .map(csvField)
+      .join(',') + '\r\n'
+  );
+}
+
+const CSV_PAGE = 500;
+
+/**
+ * The CSV of a period of the partner's whole scope, as text chunks: the header, then the movements a page at a time
+ * (never the whole month in memory).
+ */
+export async function* closingCsv(view: ReadView, tenant: Tenant, period: string): AsyncGenerator<string> {
+  yield CSV_HEADER + '\r\n';
+  const window = periodBounds(period);
+  let after: Scalar[] | undefined;
+  for (;;) {
+    const rows = await movementsIn(view, { tenant }, window, CSV_PAGE, after);
+    if (rows.length === 0) return;
+    yield rows.map(csvLine).join('');
+    if (rows.length < CSV_PAGE) return;
+    after = movementKey(rows[rows.length - 1]);
+  }
+}
+
+/** The SHA-256 (lower-case hex) of a period's CSV, computed over the same chunks as they are produced. */
+export async function closingSha256(view: ReadView, tenant: Tenant, period: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of closingCsv(view, tenant, period)) hash.update(chunk, 'utf8');
+  return hash.digest('hex');
+}
+
+/** A closed period's Closing (whole scope). */
+export async function closingOf(view: ReadView, tenant: Tenant, period: string) {
+  const scope: LedgerScope = { tenant };
+  const window = periodBounds(period);
+  const first = await firstMovement(view, scope);
+  const opening = await balanceBefore(view, scope, window.since);
+  const closing = await balanceBefore(view, scope, window.until);
+  const previousIsOurs = first !== null && periodOf(first.recorded_at) < period;
+  return {
+    period,
+    timezone: PERIOD_TIMEZONE,
+    since: window.since,
+    until: window.until,
+    environment: tenant.env,
+    currency: 'BRL' as const,
+    opening: answerBalance(opening),
+    closing: answerBalance(closing),
+    movements: await countIn(view, scope, window),
+    net_delta_cents: answerCents(closing.net - opening.net),
+    known_expected_commission_delta_cents: answerCents(closing.known - opening.known),
+    sha256: await closingSha256(view, tenant, period),
+    previous_sha256: previousIsOurs ? await closingSha256(view, tenant, periodPlus(period, -1)) : null,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * GET /statement, /closings, /closings/{period}, /closings/{period}/movements.csv (spec LEDGER.md). The statement
+ * takes the window rules of `GET /clicks` (shared-schema/http/window.ts) and signs its cursors; its balances and its
+ * page are read from one state of the movements read model. A closing is a pure function of the movements of a
+ * period that has ended: served again, it gives the same bytes.
+ */
+import { Readable } from 'node:stream';
+import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
+import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
+import { encodeWindowCursor, pageWindow } from '../../shared-schema/http/window.js';
+import { JSON_TYPE, stringifyBigCents } from '../../shared-schema/http/big-json.js';
+import { conflict } from '../../shared-schema/problems.js';
+import { LEDGER } from '../../shared-schema/read-models/ledger.js';
+import { ListClosingsQuery, StatementQuery } from '../../shared-schema/schemas/ledger.js';
+import type { Tenant } from '../../shared-schema/streams.js';
+import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import {
+  answerBalance,
+  answerMovement,
+  balanceBefore,
+  closingCsv,
+  closingOf,
+  firstMovement,
+  isClosed,
+  movementKey,
+  movementsIn,
+  periodOf,
+  periodPlus,
+  type LedgerScope,
+} from '../ledger.js';
+import { consistently } from './commerce.js';
+import { textOf } from './catalog.js';
+
+const json = (ctx: DoorContext, body: unknown): string => {
+  ctx.type = JSON_TYPE;
+  return stringifyBigCents(body);
+};
+
+/** 409 `period_open` until the service clock has passed the period's end. */
+function closedPeriod(deps: QueryDeps, period: string): string {
+  if (!isClosed(period, deps.clock.now()))
+    throw conflict(
+      'period',
+      'period_open',
+      `The period ${period} has not ended yet; it closes at its end in America/Sao_Paulo.`,
+    );
+  return period;
+}
+
+async function statement(ctx: DoorContext, query: Record<string, unknown>, deps: QueryDeps) {
+  const caller = callerOf(ctx);
+  const storeId = textOf(query.store_id);
+  const scope: LedgerScope = { tenant: caller, ...(storeId !== undefined ? { storeId } : {}) };
+  const cursorScope: CursorScope = { tenant: caller, list: 'statement', filters: { store_id: storeId } };
+  const { window, after } = pageWindow(deps.cursorSecret, cursorScope, query, deps.clock.now(), [
+    'string',
+    'number',
+    'string',
+  ]);
+  const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
+  const { rows, opening, closing } = await consistently(
+    deps.reads,
+    async (view) => ({
+      rows: await movementsIn(view, scope, window, limit + 1, after),
+      opening: await balanceBefore(view, scope, window.since),
+      closing: await balanceBefore(view, scope, window.until),
+    }),
+    LEDGER.projection,
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    since: window.since,
+    until: window.until,
+    store_id: storeId ?? null,
+    environment: caller.env,
+    currency: 'BRL' as const,
+    opening: answerBalance(opening),
+    closing: answerBalance(closing),
+    data: page.map((m) => answerMovement(scope, m)),
+    next_cursor:
+      rows.length > limit && last
+        ? encodeWindowCursor(deps.cursorSecret, cursorScope, window, movementKey(last))
+        : null,
+  };
+}
+
+/** Closings newest first: every closed period from the one of the first movement to the last closed one. */
+async function closings(ctx: DoorContext, query: Record<string, unknown>, deps: QueryDeps) {
+  const caller: Tenant = callerOf(ctx);
+  const cursorScope: CursorScope = { tenant: caller, list: 'closings' };
+  const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
+  const start =
+    typeof query.cursor === 'string'
+      ? periodPlus(decodeCursor(deps.cursorSecret, cursorScope, query.cursor, ['string'])[0] as string, -1)
+      : periodPlus(periodOf(deps.clock.now()), -1);
+  const first = await firstMovement(deps.reads, { tenant: caller });
+  if (!first) return { data: [], next_cursor: null };
+  const firstPeriod = periodOf(first.recorded_at);
+  const periods: string[] = [];
+  for (let p = start; p >= firstPeriod && periods.length < limit; p = periodPlus(p, -1)) periods.push(p);
+  const data = [];
+  for (const period of periods) data.push(await closingOf(deps.reads, caller, period));
+  const last = periods[periods.length - 1];
+  return {
+    data,
+    next_cursor: last !== undefined && last > firstPeriod ? encodeCursor(deps.cursorSecret, cursorScope, [last]) : null,
+  };
+}
+
+export const ledgerReadRoutes: Record<string, ReadRoute> = {
+  'GET /statement': {
+    query: StatementQuery,
+    handle: async (ctx, query, deps) => json(ctx, await statement(ctx, query, deps)),
+  },
+  'GET /closings': {
+    query: ListClosingsQuery,
+    handle: async (ctx, query, deps) => json(ctx, await closings(ctx, query, deps)),
+  },
+  'GET /closings/:period': {
+    query: NO_QUERY,
+    handle: async (ctx, _query, deps) => {
+      const period = closedPeriod(deps, ctx.state.params.period);
+      return json(ctx, await closingOf(deps.reads, callerOf(ctx), period));
+    },
+  },
+  'GET /closings/:period/movements.csv': {
+    query: NO_QUERY,
+    handle: (ctx, _query, deps) => {
+      const period = closedPeriod(deps, ctx.state.params.period);
+      ctx.attachment(`movements-${callerOf(ctx).env}-${period}.csv`, { type: 'inline' });
+      ctx.type = 'text/csv; charset=utf-8';
+      return Promise.resolve(Readable.from(closingCsv(deps.reads, callerOf(ctx), period)));
+    },
+  },
+};
