@@ -3,6 +3,7 @@
  * tenant, drawn by shared-schema/portal/html.ts. A SKU or store the tenant does not have answers 404; a page whose
  * scope the key lacks answers 403.
  */
+import { Readable } from 'node:stream';
 import type { Scope } from '../../shared-schema/events/partner.js';
 import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-store.js';
@@ -17,7 +18,9 @@ import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-vie
 import {
   STATE_LABELS,
   catalogPage,
+  closingsPage,
   messagePage,
+  statementPage,
   overviewPage,
   productPage,
   storePage,
@@ -30,12 +33,19 @@ import {
 import type { QueryDeps } from '../app.js';
 import { productsWhere } from '../routes/catalog.js';
 import { catalogInsights, dailyInsights, productVisibility } from '../routes/insights.js';
+import { closingsFrom, readStatement } from '../routes/ledger.js';
+import { answerBalance, answerMovement, balanceBefore, closingCsv, isClosed, periodOf, periodPlus } from '../ledger.js';
 import type { PortalSession } from './routes.js';
 
-export type PortalPage = { status: number; body: string };
+/** A page, or a download (`type` and `filename`). */
+export type PortalPage = { status: number; body: string | Readable; type?: string; filename?: string };
 
 /** Products and stores per page. */
 const PAGE = 50;
+/** Movements the statement page shows; closings the closings page lists. */
+const MOVEMENTS = 200;
+const CLOSINGS = 24;
+const PERIOD = /^[0-9]{4}-(0[1-9]|1[0-2])$/;
 /** Events of a product's history shown (the most recent). */
 const HISTORY = 50;
 
@@ -115,8 +125,12 @@ export function portalPages(deps: QueryDeps, links: PortalLinks) {
 
   async function overview(s: PortalSession): Promise<PortalPage> {
     const catalog = s.has('catalog') ? await catalogInsights(deps, s.tenant) : null;
-    const daily = s.has('reports') ? await dailyInsights(deps, s.tenant, resolveWindow({}, deps.clock.now())) : null;
-    return { status: 200, body: overviewPage(links, s.who, catalog, daily) };
+    const now = deps.clock.now();
+    const daily = s.has('reports') ? await dailyInsights(deps, s.tenant, resolveWindow({}, now)) : null;
+    const balance = s.has('reports')
+      ? answerBalance(await balanceBefore(deps.reads, { tenant: s.tenant }, now.toISOString()))
+      : null;
+    return { status: 200, body: overviewPage(links, s.who, catalog, daily, balance) };
   }
 
   /** The products of a state, a reason or a store, by SKU, PAGE at a time after `depois`. */
@@ -261,11 +275,52 @@ export function portalPages(deps: QueryDeps, links: PortalLinks) {
     return doc ? { status: 200, body: storePage(links, s.who, storeRow(doc)) } : notFound(s);
   }
 
+  async function statement(s: PortalSession): Promise<PortalPage> {
+    if (!s.has('reports')) return forbidden(s, 'reports');
+    const window = resolveWindow({}, deps.clock.now());
+    const { rows, opening, closing } = await readStatement(deps, { tenant: s.tenant }, window, MOVEMENTS + 1);
+    const movements = rows.slice(0, MOVEMENTS).map((m) => answerMovement({ tenant: s.tenant }, m));
+    return {
+      status: 200,
+      body: statementPage(
+        links,
+        s.who,
+        window,
+        answerBalance(opening),
+        answerBalance(closing),
+        movements,
+        rows.length > MOVEMENTS,
+      ),
+    };
+  }
+
+  async function closings(s: PortalSession): Promise<PortalPage> {
+    if (!s.has('reports')) return forbidden(s, 'reports');
+    const { data } = await closingsFrom(deps, s.tenant, periodPlus(periodOf(deps.clock.now()), -1), CLOSINGS);
+    return { status: 200, body: closingsPage(links, s.who, data) };
+  }
+
+  /** A closed month's movements as the CSV of `GET /v1/closings/{period}/movements.csv`. */
+  function closingCsvOf(s: PortalSession, period: string): PortalPage {
+    if (!s.has('reports')) return forbidden(s, 'reports');
+    if (!PERIOD.test(period) || !isClosed(period, deps.clock.now())) return notFound(s);
+    return {
+      status: 200,
+      body: Readable.from(closingCsv(deps.reads, s.tenant, period)),
+      type: 'text/csv; charset=utf-8',
+      filename: `movements-${s.tenant.env}-${period}.csv`,
+    };
+  }
+
   /** `path` is below `/portal` (`/` for the overview). */
   return async (s: PortalSession, path: string, query: Record<string, unknown>): Promise<PortalPage> => {
     if (path === '/' || path === '') return overview(s);
     if (path === '/catalogo') return catalog(s, query);
     if (path === '/lojas') return stores(s, query);
+    if (path === '/extrato') return statement(s);
+    if (path === '/fechamentos') return closings(s);
+    const csv = /^\/fechamentos\/([^/]+)\/movimentos\.csv$/.exec(path);
+    if (csv) return closingCsvOf(s, csv[1]);
     const m = /^\/(produtos|lojas)\/([^/]+)$/.exec(path);
     if (m) {
       let id: string;

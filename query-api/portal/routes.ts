@@ -181,6 +181,10 @@ export function portalRoutes(deps: QueryDeps) {
       return ctx.redirect(links.portal);
     }
     const answer: PortalPage = await pages(sessionOf(key), path, ctx.query);
-    html(ctx, answer.status, answer.body);
+    if (answer.type === undefined) return html(ctx, answer.status, answer.body as string);
+    ctx.status = answer.status;
+    if (answer.filename) ctx.attachment(answer.filename);
+    ctx.type = answer.type;
+    ctx.body = answer.body;
   };
 }

@@ -52,7 +52,6 @@ form.inline button{margin-top:0}
 nav.pages a{margin-right:1rem}
 main code{overflow-wrap:anywhere}
 td.when{white-space:nowrap}
-section.panel{overflow-wrap:anywhere}
 `;
 
 const STYLE = SHOPPER_CSS + PORTAL_CSS;
@@ -76,7 +75,7 @@ export interface SessionView {
   env: 'live' | 'test';
 }
 
-type Section = 'overview' | 'catalog' | 'stores' | null;
+type Section = 'overview' | 'catalog' | 'stores' | 'statement' | 'closings' | null;
 
 function header(links: PortalLinks, who: SessionView | null, current: Section): string {
   if (!who) return `<header><a href="${esc(links.portal)}">Portal do parceiro</a></header>`;
@@ -88,6 +87,7 @@ function header(links: PortalLinks, who: SessionView | null, current: Section): 
     `<span class="who">${esc(who.partnerName)} · <span class="env">${env}</span></span>` +
     `<nav aria-label="Portal">${item('overview', links.portal, 'Visão geral')}` +
     `${item('catalog', `${links.portal}/catalogo`, 'Catálogo')}${item('stores', `${links.portal}/lojas`, 'Lojas')}` +
+    `${item('statement', `${links.portal}/extrato`, 'Extrato')}${item('closings', `${links.portal}/fechamentos`, 'Fechamentos')}` +
     `<form method="post" action="${esc(links.portal)}/sair"><button type="submit">Sair</button></form></nav></header>`
   );
 }
@@ -258,6 +258,7 @@ export function overviewPage(
   who: SessionView,
   catalog: CatalogHealth | null,
   daily: { days: DayFigures[]; totals: Omit<DayFigures, 'date'> } | null,
+  balance: BalanceView | null,
 ): string {
   const health = catalog
     ? `<section class="panel" aria-labelledby="h-cat"><h2 id="h-cat">Catálogo</h2>${statesList(links, catalog.states)}` +
@@ -296,7 +297,11 @@ export function overviewPage(
       `<td class="n">${esc(bigMoney(t.net_cents))}</td><td class="n">${esc(bigMoney(t.known_expected_commission_cents))}</td></tr></tfoot>` +
       '</table></div></section>';
   }
-  return portalLayout(links, who, 'Visão geral', `<h1>Visão geral</h1>${health}${activity}`, 'overview');
+  const statement = balance
+    ? `<section class="panel"><h2>Saldo do extrato</h2><p>${esc(balanceText(balance))}.</p>` +
+      `<p><a href="${esc(links.portal)}/extrato">Ver o extrato</a> · <a href="${esc(links.portal)}/fechamentos">Fechamentos</a></p></section>`
+    : '';
+  return portalLayout(links, who, 'Visão geral', `<h1>Visão geral</h1>${health}${statement}${activity}`, 'overview');
 }
 
 // ---------------------------------------------------------------------------------------------------- catalog
@@ -475,5 +480,104 @@ export function storePage(links: PortalLinks, who: SessionView, s: StoreRow): st
       `<h2>Domínios</h2>${domainsList(s)}` +
       `<p><a href="${esc(links.portal)}/catalogo?loja=${encodeURIComponent(s.store_id)}">Produtos desta loja</a></p></section>`,
     'stores',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------- ledger
+
+export type BalanceView = { net_cents: BigCents; known_expected_commission_cents: BigCents };
+
+export type MovementView = {
+  event_id: string;
+  store_id: string;
+  order_id: string;
+  type: 'paid' | 'refunded' | 'cancelled';
+  recorded_at: string;
+  net_delta_cents: BigCents;
+  known_expected_commission_delta_cents: BigCents;
+  net_balance_cents: BigCents;
+};
+
+export type ClosingView = {
+  period: string;
+  opening: BalanceView;
+  closing: BalanceView;
+  movements: number;
+  net_delta_cents: BigCents;
+  sha256: string;
+};
+
+const MOVEMENT_TYPES: Record<MovementView['type'], string> = {
+  paid: 'Pago',
+  refunded: 'Reembolso',
+  cancelled: 'Cancelamento',
+};
+
+/** The statement's balance as the overview and the statement say it. */
+export function balanceText(b: BalanceView): string {
+  return `${bigMoney(b.net_cents)} líquidos, ${bigMoney(b.known_expected_commission_cents)} de comissão esperada (conhecida)`;
+}
+
+export function statementPage(
+  links: PortalLinks,
+  who: SessionView,
+  window: { since: string; until: string },
+  opening: BalanceView,
+  closing: BalanceView,
+  movements: MovementView[],
+  more: boolean,
+): string {
+  const rows = movements
+    .map(
+      (m) =>
+        `<tr><td class="when">${esc(timeBr(m.recorded_at))}</td><td>${MOVEMENT_TYPES[m.type]}</td>` +
+        `<td>${esc(m.store_id)} / ${esc(m.order_id)}</td><td class="n">${esc(bigMoney(m.net_delta_cents))}</td>` +
+        `<td class="n">${esc(bigMoney(m.known_expected_commission_delta_cents))}</td><td class="n">${esc(bigMoney(m.net_balance_cents))}</td></tr>`,
+    )
+    .join('');
+  const table =
+    movements.length === 0
+      ? '<p>Nenhum movimento neste período.</p>'
+      : `${scrollable('Movimentos')}<table><thead><tr><th scope="col">Registrado em</th><th scope="col">Tipo</th><th scope="col">Loja / pedido</th>` +
+        '<th scope="col" class="n">Líquido</th><th scope="col" class="n">Comissão</th><th scope="col" class="n">Saldo líquido</th></tr></thead>' +
+        `<tbody>${rows}</tbody></table></div>` +
+        (more
+          ? `<p class="muted">Mostrando os ${movements.length} primeiros movimentos; o extrato completo está em GET /v1/statement.</p>`
+          : '');
+  return portalLayout(
+    links,
+    who,
+    'Extrato',
+    '<h1>Extrato de movimentos</h1>' +
+      `<section class="panel"><p>De ${esc(timeBr(window.since))} a ${esc(timeBr(window.until))} (últimos 30 dias, pela data de registro).</p>` +
+      `<p>Saldo inicial: ${esc(balanceText(opening))}.</p><p><strong>Saldo final: ${esc(balanceText(closing))}.</strong></p></section>` +
+      `<section class="panel" aria-labelledby="h-mov"><h2 id="h-mov">Movimentos</h2>${table}</section>`,
+    'statement',
+  );
+}
+
+export function closingsPage(links: PortalLinks, who: SessionView, closings: ClosingView[]): string {
+  const rows = closings
+    .map(
+      (c) =>
+        `<tr><th scope="row">${esc(c.period)}</th><td class="n">${c.movements}</td><td class="n">${esc(bigMoney(c.net_delta_cents))}</td>` +
+        `<td class="n">${esc(bigMoney(c.closing.net_cents))}</td>` +
+        `<td><a href="${esc(links.portal)}/fechamentos/${esc(c.period)}/movimentos.csv" download>CSV de ${esc(c.period)}</a></td>` +
+        `<td><code>${esc(c.sha256.slice(0, 12))}…</code></td></tr>`,
+    )
+    .join('');
+  const body =
+    closings.length === 0
+      ? '<p>Nenhum mês fechado ainda (o primeiro fecha ao fim do mês do primeiro movimento).</p>'
+      : `${scrollable('Fechamentos')}<table><thead><tr><th scope="col">Mês</th><th scope="col" class="n">Movimentos</th>` +
+        '<th scope="col" class="n">Líquido no mês</th><th scope="col" class="n">Saldo no fim</th><th scope="col">Arquivo</th><th scope="col">SHA-256</th></tr></thead>' +
+        `<tbody>${rows}</tbody></table></div>`;
+  return portalLayout(
+    links,
+    who,
+    'Fechamentos',
+    '<h1>Fechamentos mensais</h1><section class="panel"><p>Meses no horário de Brasília; um mês fechado nunca muda.</p>' +
+      `${body}</section>`,
+    'closings',
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The partner portal in a real browser (Debian's Chromium driven by playwright-core, as shopper-pages.browser.spec.ts):
  * a partner signs in with a test key through the form, walks every page (overview with its charts, catalog, the
- * products of a state and of a reason, a product with its checklist, preview and history, the stores, one store),
+ * products of a state and of a reason, a product with its checklist, preview and history, the stores, one store,
+ * the statement, the closings and a closing's CSV download),
  * finds another partner's addresses answering 404, and signs out. Each page fits a phone's width, breaks no rule of
  * its Content-Security-Policy, and has no serious or critical axe-core violation (axe is evaluated through the
  * DevTools protocol, which a page's CSP does not govern, so the CSP under test stays on).
@@ -269,6 +270,19 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
       .to.contain('nova.test')
       .and.contain('aguardando aprovação');
     await check(page, 'loja');
+
+    await Promise.all([page.waitForURL(`${portal}/extrato`), page.click('nav a:has-text("Extrato")')]);
+    const statement = (await hub.api.get('/statement')).body as { data: unknown[] };
+    expect(await page.locator('#h-mov + div tbody tr').count()).to.equal(statement.data.length);
+    await check(page, 'extrato');
+
+    await Promise.all([page.waitForURL(`${portal}/fechamentos`), page.click('nav a:has-text("Fechamentos")')]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("CSV de 2026-09")')]);
+    expect(download.suggestedFilename()).to.equal('movements-test-2026-09.csv');
+    const saved = path.join(userDataDir, 'fechamento.csv');
+    await download.saveAs(saved);
+    expect(fs.readFileSync(saved, 'utf8')).to.equal((await hub.api.get('/closings/2026-09/movements.csv')).body);
+    await check(page, 'fechamentos');
 
     for (const url of [`${portal}/produtos/sku-outra`, `${portal}/lojas/loja-outra`]) {
       const answer = await page.goto(url);

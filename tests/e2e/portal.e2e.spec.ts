@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { HOUR, publish, putProduct, registerStore, sandboxClick } from './commerce-support.js';
+import { HOUR, paidBody, publish, putProduct, registerStore, sandboxClick } from './commerce-support.js';
 import { getFrom, rootOf, type RawAnswer } from './shopper-support.js';
 
 describe('partner portal over HTTP: /portal', function () {
@@ -16,6 +16,7 @@ describe('partner portal over HTTP: /portal', function () {
   let hubTest: Partner;
   let other: Partner;
   const T0 = Date.parse('2026-09-14T12:00:00.000Z');
+  const AUGUST = Date.parse('2026-08-10T12:00:00.000Z');
   // The sign-in brake counts per address: each test signs in from addresses of its own.
   let nextAddress = 0;
   const address = (): string => `127.0.3.${(nextAddress++ % 250) + 1}`;
@@ -42,17 +43,32 @@ describe('partner portal over HTTP: /portal', function () {
 
   before(async () => {
     t = await startTestService();
-    t.clock.set(new Date(T0));
+    t.clock.set(new Date(AUGUST));
     hub = await t.partner({ type: 'hub', name: 'Hub <b>Ótimo</b>' });
     hubTest = await t.key(hub.partnerId, 'test');
+    // A movement in August (a closed month by T0) for the statement and closings pages.
+    await registerStore(hubTest, 'loja-t', { default_commission: { type: 'percentage', rate: 10 } });
+    await putProduct(t, hubTest, 'loja-t', 'sku-t', { title: 'Bule de teste' });
+    await publish(t, hubTest, 'test', 'loja-t', 'sku-t');
+    const click = (await sandboxClick(hubTest, 'loja-t', 'sku-t')).click_id;
+    const paid = await hubTest.api.post(
+      '/conversions',
+      paidBody({
+        event_id: 'pedido-ago-pago',
+        order_id: 'pedido-ago',
+        store_id: 'loja-t',
+        click_id: click,
+        paid_at: new Date(AUGUST).toISOString(),
+        items: [{ sku: 'sku-t', quantity: 2, unit_price_cents: 4550, refunded_cents: 0 }],
+      }),
+    );
+    expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
+    t.clock.set(new Date(T0));
     other = await t.partner({ type: 'hub', name: 'Outro' });
     await registerStore(hub, 'loja-a', { name: 'Loja <i>A</i> & Cia' });
     await putProduct(t, hub, 'loja-a', 'sku-1', { title: 'Chaleira <script>alert(1)</script>' });
     await publish(t, hub, 'live', 'loja-a', 'sku-1');
     await putProduct(t, hub, 'loja-a', 'sku-2', { title: 'Bule pendente' });
-    await registerStore(hubTest, 'loja-t');
-    await putProduct(t, hubTest, 'loja-t', 'sku-t', { title: 'Bule de teste' });
-    await publish(t, hubTest, 'test', 'loja-t', 'sku-t');
     await registerStore(other, 'loja-o');
     await putProduct(t, other, 'loja-o', 'sku-o', { title: 'Produto de outro' });
     await sandboxClick(hubTest, 'loja-t', 'sku-t');
@@ -254,6 +270,38 @@ describe('partner portal over HTTP: /portal', function () {
     expect(r.text.match(/<svg class="chart"/g)).to.have.length(4);
     expect(r.text.match(/<tbody>.*?<\/tbody>/s)?.[0].match(/<tr>/g)).to.have.length(daily.days.length);
     expect(r.text).to.include('1 cliques');
+  });
+
+  it("shows the statement's balance (GET /v1/statement) and the closed months with their CSV, byte for byte", async () => {
+    const cookie = await signIn(hubTest.key);
+    const v1 = (await hubTest.api.get('/statement')).body as { closing: { net_cents: number } };
+    expect(v1.closing.net_cents).to.equal(9100);
+    for (const path of ['/portal', '/portal/extrato']) {
+      const r = await page(path, cookie);
+      expect(r.status, path).to.equal(200);
+      expect(r.text, path).to.include('R$ 91,00 líquidos, R$ 9,10 de comissão esperada');
+    }
+    const closings = await page('/portal/fechamentos', cookie);
+    expect(closings.status).to.equal(200);
+    expect(closings.text).to.include('href="/portal/fechamentos/2026-08/movimentos.csv"');
+    const csv = await page('/portal/fechamentos/2026-08/movimentos.csv', cookie);
+    expect(csv.status).to.equal(200);
+    expect(csv.headers.get('content-type')).to.equal('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).to.match(/^attachment; filename="movements-test-2026-08.csv"/);
+    const same = await hubTest.api.get('/closings/2026-08/movements.csv');
+    expect(csv.text).to.equal(same.body);
+    expect(csv.text).to.include('pedido-ago');
+    for (const period of ['2026-09', '2026-13', 'agosto'])
+      expect((await page(`/portal/fechamentos/${period}/movimentos.csv`, cookie)).status, period).to.equal(404);
+    // Another partner's closing of the same month holds nothing of this one.
+    const stranger = await page('/portal/fechamentos/2026-08/movimentos.csv', await signIn(other.key));
+    expect(stranger.text).to.not.include('pedido-ago');
+    // A key without `reports` sees no money.
+    const catalogOnly = await t.key(hub.partnerId, 'test', ['catalog']);
+    const limited = await signIn(catalogOnly.key);
+    expect((await page('/portal/extrato', limited)).status).to.equal(403);
+    expect((await page('/portal/fechamentos', limited)).status).to.equal(403);
+    expect((await page('/portal', limited)).text).to.include('não tem o escopo <code>reports</code>');
   });
 
   it('marks the session cookie Secure when PUBLIC_BASE_URL is https', async function () {
