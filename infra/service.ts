@@ -27,7 +27,6 @@ import { commerceReadRoutes } from '../query-api/routes/commerce.js';
 import { insightsReadRoutes } from '../query-api/routes/insights.js';
 import { PORTAL_SESSION_COLLECTIONS } from '../shared-schema/read-models/portal-sessions.js';
 import { ledgerReadRoutes } from '../query-api/routes/ledger.js';
-import { createRedirector } from '../command-api/redirector.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
