@@ -329,8 +329,9 @@ amount is an **expected** commission balance (\`commission_is: expected_not_sett
 same window rules): \`clicks\`, \`orders\`, \`net_cents\` and \`known_expected_commission_cents\` per day, and
 \`totals\` equal to the report's for the same window and store.
 
-The partner portal at \`{site}/portal\` shows the same reads in a browser: sign in with an API key (the session
-sees what the key sees and ends when the key is revoked, 12 h after sign-in, or on "Sair").
+The partner portal at \`{site}/portal\` shows the same reads in a browser — catalog health, why an offer is (not)
+in search, the last 30 days, the statement and the monthly closings with their CSV: sign in with an API key (the
+session sees what the key sees and ends when the key is revoked, 12 h after sign-in, or on "Sair").
 
 ${LEDGER_GUIDE}
 ## 9. Checklist before asking for a live key
