@@ -242,6 +242,27 @@ describe('partner portal over HTTP: /portal', function () {
     expect(found.text).to.include('Produto sku-1');
   });
 
+  it('pages the products of a state and of a reason, 50 at a time, each product once', async () => {
+    const many = await t.partner({ type: 'hub', name: 'Muitos' });
+    await registerStore(many, 'loja-m'); // never approved: every product pending with store_not_active
+    const skus = Array.from({ length: 57 }, (_, i) => `m-${String(i).padStart(3, '0')}`);
+    for (const sku of skus) await putProduct(t, many, 'loja-m', sku, { title: `Produto ${sku}` });
+    const cookie = await signIn(many.key);
+    for (const first of ['/portal/catalogo?estado=pending', '/portal/catalogo?motivo=store_not_active']) {
+      const seen: string[] = [];
+      let pages = 0;
+      for (let next: string | null = first; next !== null; pages++) {
+        const r = await page(next, cookie);
+        expect(r.status, next).to.equal(200);
+        seen.push(...[...r.text.matchAll(/href="\/portal\/produtos\/(m-[0-9]+)"/g)].map((m) => m[1]));
+        const link = /<a href="([^"]+)" rel="next">/.exec(r.text);
+        next = link ? link[1].replace(/&amp;/g, '&') : null;
+      }
+      expect(pages, first).to.equal(2);
+      expect(seen, first).to.deep.equal(skus);
+    }
+  });
+
   it('shows a product: its visibility checklist, a preview of its offer card (marked, also for test products) and its history, partner text escaped', async () => {
     const live = await signIn(hub.key);
     const r = await page('/portal/produtos/sku-1', live);
