@@ -3,14 +3,15 @@
  * command door (nginx does the same in the distributed topology; see infra/deploy/). The public redirector
  * (`/r/…`, `/test/r/…`) writes clicks, so it is served by the write side's own handler even for a GET; the public
  * pages and search (`/`, `/busca`, `/api/…`, the offer pages `/p/…`) are the query door's whatever the method (it
- * answers 405 to anything but GET/HEAD there).
+ * answers 405 to anything but GET/HEAD there), and so is the partner portal (`/portal…`), whose sign-in and sign-out
+ * posts are answered by the query door too (docs/adr/new-portal-door-and-sessions.md).
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { newRequestId } from '../shared-schema/ids.js';
 import { ProblemError, titleOf } from '../shared-schema/problems.js';
 import { isRedirectPath } from '../command-api/redirector.js';
-import { isFeedPath, isShopperPath } from '../shared-schema/routes.js';
+import { isFeedPath, isPortalPath, isShopperPath } from '../shared-schema/routes.js';
 
 /** A Node request listener; a Koa app's `callback()` returns a promise that never rejects (Koa answers its errors). */
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
@@ -19,7 +20,8 @@ export function gatewayHandler(command: Handler, query: Handler, redirect?: Hand
   return (req, res) => {
     const url = req.url ?? '/';
     if (redirect && isRedirectPath(url)) return redirect(req, res);
-    const toQuery = req.method === 'GET' || req.method === 'HEAD' || isShopperPath(url) || isFeedPath(url);
+    const toQuery =
+      req.method === 'GET' || req.method === 'HEAD' || isShopperPath(url) || isFeedPath(url) || isPortalPath(url);
     return toQuery ? query(req, res) : command(req, res);
   };
 }

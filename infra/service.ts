@@ -18,6 +18,7 @@ import { WRITE_ROUTES } from '../command-api/write-routes.js';
 import { READ_ROUTES } from '../query-api/read-routes.js';
 import { ProjectionRunner, type LiveProjections } from '../projections/runner.js';
 import { GENERATION_SWITCHED } from '../projections/generations.js';
+import { PORTAL_SESSION_COLLECTIONS } from '../shared-schema/read-models/portal-sessions.js';
 import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
@@ -82,6 +83,7 @@ export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, 
 export const ALL_COLLECTIONS = () => [
   IDEMPOTENCY_COLLECTION,
   WEBHOOK_DELIVERY_COLLECTION,
+  ...PORTAL_SESSION_COLLECTIONS,
   ...PROJECTORS.flatMap((p) => p.collections),
 ];
 

@@ -3,7 +3,7 @@
  * request id → 401 → 429 → route → 403). Then, here: read-your-writes (wait, bounded, until the projections have
  * passed the last position this partner and environment wrote), query validation (422, every field) and the read.
  */
-import { tenantKey, type DoorContext, type DoorRoutes } from '../shared-schema/http/context.js';
+import { tenantKey, type DoorContext, type DoorMiddleware, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors } from '../shared-schema/http/parameters.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import { API_PREFIX } from '../shared-schema/routes.js';
@@ -15,6 +15,8 @@ import { queryValidator, type Validator } from '../shared-schema/validation.js';
 import type { JsonSchema } from '../shared-schema/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
 import { feedRoutes } from './feeds/routes.js';
+import { portalRoutes } from './portal/routes.js';
+import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 
 export interface QueryDeps {
@@ -31,6 +33,8 @@ export interface QueryDeps {
    * at the clock time this door passes; absent, they run here from `reads`.
    */
   productSearch?: ProductSearch;
+  /** The event log, for the history of a product in the partner portal (portal/pages.ts); absent, none is shown. */
+  events?: Pick<EventStore, 'readStream'>;
 }
 
 export interface ReadRoute {
@@ -66,11 +70,10 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 
 export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   const { deps } = options;
-  const shopper = shopperRoutes(deps);
-  const feeds = feedRoutes(deps);
   return {
-    // Outside /v1, without a partner key: the shopper's routes (/, /busca, /api/search, /p/…), the channel feeds.
-    public: (ctx, next) => shopper(ctx, () => feeds(ctx, next)),
+    // Outside /v1, no key: the shopper's routes (/, /busca, /api/search, /p/…), the channel feeds (/feeds/…) and the
+    // partner portal (/portal…).
+    public: publicRoutes(deps),
     routes: async (ctx: DoorContext) => {
       const doc = options.publicDocuments[ctx.path.slice(API_PREFIX.length)];
       if (doc) {
@@ -95,5 +98,11 @@ export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   };
 }
 
-/** Query schema for routes that take no parameter (any parameter is `unknown_field`). */
-export const NO_QUERY: JsonSchema = { type: 'object', additionalProperties: false, properties: {} };
+function publicRoutes(deps: QueryDeps): DoorMiddleware {
+  const shopper = shopperRoutes(deps);
+  const feeds = feedRoutes(deps);
+  const portal = portalRoutes(deps);
+  return (ctx, next) => shopper(ctx, () => feeds(ctx, () => portal(ctx, next)));
+}
+
+export { NO_QUERY } from './no-query.js';

@@ -7,6 +7,7 @@ import type { ReadRoute } from './app.js';
 import { catalogReadRoutes } from './routes/catalog.js';
 import { commerceReadRoutes } from './routes/commerce.js';
 import { eventsReadRoutes } from './routes/events.js';
+import { insightsReadRoutes } from './routes/insights.js';
 import { jobsReadRoutes } from './routes/jobs.js';
 import { ledgerReadRoutes } from './routes/ledger.js';
 import { webhookReadRoutes } from './routes/webhooks.js';
@@ -18,4 +19,5 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
   ...eventsReadRoutes,
   ...webhookReadRoutes,
   ...ledgerReadRoutes,
+  ...insightsReadRoutes,
 };

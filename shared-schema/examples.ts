@@ -202,6 +202,53 @@ export const OPERATION_EXAMPLES: Record<string, { request?: Json; response?: Jso
   postConversion: { request: CONVERSION_EVENT, response: { ...ORDER, duplicate: false, ignored_stale: false } },
   listConversions: { response: { data: [ORDER], next_cursor: null, since: SINCE, until: UNTIL } },
   getConversion: { response: ORDER },
+  getProductVisibility: {
+    response: {
+      sku: 'SKU-1',
+      store_id: 'loja-centro',
+      environment: 'test',
+      searchable: false,
+      checks: [
+        {
+          check: 'live',
+          ok: false,
+          detail:
+            'Este produto está no ambiente de teste, que ninguém vê na busca: envie-o com uma chave live para publicá-lo.',
+        },
+        { check: 'accepted', ok: true, detail: null },
+        { check: 'fresh', ok: true, detail: null },
+        { check: 'store_active', ok: true, detail: null },
+        { check: 'domain_approved', ok: true, detail: null },
+        { check: 'available', ok: true, detail: null },
+      ],
+      fresh_until: '2026-03-03T16:00:01.000Z',
+      svc_url: 'https://www.example.test/test/p/pt_7m2q9xkd4b8nrt6vw3hz/loja-centro/SKU-1',
+    },
+  },
+  getCatalogInsights: {
+    response: {
+      environment: 'live',
+      store_id: null,
+      states: { pending: 2, accepted: 40, rejected: 1, stale: 3, removed: 0 },
+      searchable: 38,
+      reasons: [
+        { code: 'domain_not_approved', count: 2 },
+        { code: 'image_too_small', count: 1 },
+      ],
+    },
+  },
+  getDailyInsights: {
+    response: {
+      since: '2026-03-01T00:00:00.000Z',
+      until: '2026-03-03T00:00:00.000Z',
+      store_id: null,
+      days: [
+        { date: '2026-03-01', clicks: 2, orders: 0, net_cents: 0, known_expected_commission_cents: 0 },
+        { date: '2026-03-02', clicks: 1, orders: 1, net_cents: 50000, known_expected_commission_cents: 2500 },
+      ],
+      totals: { clicks: 3, orders: 1, net_cents: 50000, known_expected_commission_cents: 2500 },
+    },
+  },
   getCommissionReport: {
     response: {
       since: SINCE,

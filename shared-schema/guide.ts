@@ -208,6 +208,13 @@ Answers 204, also when the product was already absent. Its state becomes \`remov
 
 Read the state with \`GET /products/{sku}\` or reconcile with \`GET /products?store_id=…&state=rejected\`.
 
+**Why is my offer (not) in search**: \`GET /products/{sku}/visibility\` answers \`searchable\` and the checks the
+shopper search applies, in order — \`live\`, \`accepted\`, \`fresh\` (an applied write within 48 h), \`store_active\`,
+\`domain_approved\`, \`available\` — each failed one with a \`detail\` (in Portuguese) saying what to do, and
+\`fresh_until\`, when the offer leaves search unless you write it again. With a test key only \`live\` fails for a
+product its live twin would show. \`GET /insights/catalog?store_id=…\` counts your products by state (as
+\`GET /products?state=\` lists them), the searchable ones, and the reasons of the pending and rejected ones.
+
 **Keep products fresh**: send a \`PUT\` or \`PATCH\` at least every 48 h for everything you want in search (a price and
 stock refresh is enough).
 
@@ -324,6 +331,14 @@ curl -s "$BASE/reports/commission?since=2026-03-01T00:00:00Z&until=2026-03-31T00
 Clicks are counted by \`occurred_at\`, orders by \`paid_at\` with their current state (later refunds included), so a
 past period can change. \`totals\` and \`stores\` (every store with a click or an order) come from one snapshot. The
 amount is an **expected** commission balance (\`commission_is: expected_not_settled\`), not a payment or a closing.
+
+\`GET /insights/daily?since=…&until=…&store_id=…\` gives the same figures day by day (UTC dates, zeros included,
+same window rules): \`clicks\`, \`orders\`, \`net_cents\` and \`known_expected_commission_cents\` per day, and
+\`totals\` equal to the report's for the same window and store.
+
+The partner portal at \`{site}/portal\` shows the same reads in a browser — catalog health, why an offer is (not)
+in search, the last 30 days, the statement and the monthly closings with their CSV: sign in with an API key (the
+session sees what the key sees and ends when the key is revoked, 12 h after sign-in, or on "Sair").
 
 ${LEDGER_GUIDE}
 ## 9. Checklist before asking for a live key

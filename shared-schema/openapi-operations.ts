@@ -33,6 +33,13 @@ import {
 import type { JsonSchema } from './schemas/common.js';
 import { ListEventsQuery, NotificationPage } from './schemas/notifications.js';
 import { Webhook, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
+import {
+  CatalogInsights,
+  CatalogInsightsQuery,
+  DailyInsights,
+  DailyInsightsQuery,
+  Visibility,
+} from './schemas/insights.js';
 import { LEDGER_OPERATIONS } from './openapi-ledger.js';
 
 export const StorePage: JsonSchema = page(Store);
@@ -251,6 +258,34 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Remove the webhook',
     description: 'Stops the deliveries. 204 also when none was registered. No body.',
     ok: { status: 204, description: 'Removed, or already absent.' },
+  },
+  'GET /products/:sku/visibility': {
+    operationId: 'getProductVisibility',
+    tag: 'Products',
+    summary: 'Why is my offer (not) in search',
+    description:
+      'Whether the offer is in the shopper search now, by the very checks the search applies, in this order: `live` (the environment is live), `accepted` (the state `GET /products/{sku}` answers), `fresh` (an applied PUT/PATCH within the last 48 h), `store_active`, `domain_approved` (the domain of `product_url`), `available`. `searchable` is true exactly when every check is ok; a failed check carries a `detail` in Portuguese saying what to do. For a test key only `live` keeps a product out: a test product passing every other check is what its live twin would show. `fresh_until` is when an `accepted` offer leaves search unless written again (null while not accepted); `svc_url` as `GET /products/{sku}` gives it, or null. 404 when the SKU was never sent for this partner and environment.',
+    ok: { status: 200, description: 'The visibility of the product.', schema: Visibility },
+    extraProblems: [404],
+  },
+  'GET /insights/catalog': {
+    operationId: 'getCatalogInsights',
+    tag: 'Insights',
+    summary: 'Catalog health',
+    description:
+      '`states` counts the SKUs by the state `GET /products?state=` lists them under (the same counts); `searchable` counts the offers whose visibility says searchable (a test key: those passing every check but `live`); `reasons` lists the reasons of the `rejected` and `pending` products, one entry per code with the number of products, the largest count first, then by code. `store_id` narrows to one store.',
+    query: CatalogInsightsQuery,
+    ok: { status: 200, description: 'The health of the catalog.', schema: CatalogInsights },
+  },
+  'GET /insights/daily': {
+    operationId: 'getDailyInsights',
+    tag: 'Insights',
+    summary: 'Activity by day',
+    description:
+      'One entry per UTC date the window touches, oldest first, zeros included: clicks by `occurred_at`, orders by `paid_at` with their current state, only inside the window. `totals` is the sum of `days` and equals the same fields of `GET /reports/commission` for the same window and store.' +
+      WINDOW,
+    query: DailyInsightsQuery,
+    ok: { status: 200, description: 'The activity by day.', schema: DailyInsights },
   },
   ...LEDGER_OPERATIONS,
 };

@@ -33,6 +33,7 @@ import {
 import * as commerce from './schemas/commerce.js';
 import { Notification, NotificationPage } from './schemas/notifications.js';
 import { Webhook, WebhookAttempt, WebhookInput, WebhookRegistration } from './schemas/webhooks.js';
+import * as insights from './schemas/insights.js';
 import { publishSchema, type BranchSink, type Json } from './openapi-publish.js';
 import { OPERATION_EXAMPLES, problemExample } from './examples.js';
 import { LEDGER_COMPONENTS, PERIOD_PARAM } from './openapi-ledger.js';
@@ -84,6 +85,11 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   WebhookRegistration,
   WebhookAttempt,
   Webhook,
+  VisibilityCheck: insights.VisibilityCheck,
+  Visibility: insights.Visibility,
+  CatalogInsights: insights.CatalogInsights,
+  DailyActivity: insights.DailyActivity,
+  DailyInsights: insights.DailyInsights,
   ...LEDGER_COMPONENTS,
 };
 
@@ -290,9 +296,17 @@ export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
     info: { title: 'Partner Commerce API', version: CONTRACT_VERSION, description: DESCRIPTION },
     servers: [{ url: apiBaseUrl }],
     security: [{ bearerAuth: [] }],
-    tags: ['Account', 'Stores', 'Products', 'Clicks', 'Conversions', 'Reports', 'Notifications', 'Documents'].map(
-      (name) => ({ name }),
-    ),
+    tags: [
+      'Account',
+      'Stores',
+      'Products',
+      'Clicks',
+      'Conversions',
+      'Reports',
+      'Insights',
+      'Notifications',
+      'Documents',
+    ].map((name) => ({ name })),
     paths,
     components: {
       schemas: publishedComponents(),

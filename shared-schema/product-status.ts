@@ -72,6 +72,15 @@ export interface StateFacts {
   page_host: string;
 }
 
+/** The page is on an approved domain when any declared domain it stands on is approved (host-match.ts rule). */
+export function pageDomainApproved(
+  store: Pick<StoreFacts, 'domains' | 'domains_approved'> | null,
+  pageHost: string,
+): boolean {
+  if (!store) return false;
+  return matchingDomains(pageHost, store.domains).some((d) => store.domains_approved.includes(d));
+}
+
 export function baseState(
   facts: StateFacts,
   store: StoreFacts | null,
@@ -87,9 +96,7 @@ export function baseState(
       message: 'The store is not approved, or is suspended.',
     });
   }
-  // The page is on an approved domain when any declared domain it stands on is approved (host-match.ts rule).
-  const domains = store ? matchingDomains(facts.page_host, store.domains) : [];
-  if (!domains.some((d) => store!.domains_approved.includes(d))) {
+  if (!pageDomainApproved(store, facts.page_host)) {
     reasons.push({
       code: 'domain_not_approved',
       field: 'product_url',

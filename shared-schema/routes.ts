@@ -26,6 +26,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/products', scope: 'catalog' },
   { method: 'POST', path: '/products/batch', scope: 'catalog' },
   { method: 'GET', path: '/products/:sku', scope: 'catalog' },
+  { method: 'GET', path: '/products/:sku/visibility', scope: 'catalog' },
   { method: 'PUT', path: '/products/:sku', scope: 'catalog' },
   { method: 'PATCH', path: '/products/:sku', scope: 'catalog' },
   { method: 'DELETE', path: '/products/:sku', scope: 'catalog' },
@@ -40,6 +41,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/webhook', scope: 'catalog' },
   { method: 'PUT', path: '/webhook', scope: 'catalog' },
   { method: 'DELETE', path: '/webhook', scope: 'catalog' },
+  { method: 'GET', path: '/insights/catalog', scope: 'catalog' },
+  { method: 'GET', path: '/insights/daily', scope: 'reports' },
   { method: 'GET', path: '/statement', scope: 'reports' },
   { method: 'GET', path: '/closings', scope: 'reports' },
   { method: 'GET', path: '/closings/:period', scope: 'reports' },
@@ -141,6 +144,15 @@ export function shopperRoute(url: string): string | null {
   if (path.startsWith('/p/')) return '/p/{store}/{sku}';
   if (path.startsWith('/test/p/')) return '/test/p/{store}/{sku}';
   return null;
+}
+
+/** The partner portal (PORTAL.md). */
+export const PORTAL_PATH = '/portal';
+
+/** Whether a request target is the portal's (the gateways send it to the query door, any method). */
+export function isPortalPath(url: string): boolean {
+  const path = pathOnly(url);
+  return path === PORTAL_PATH || path.startsWith(`${PORTAL_PATH}/`);
 }
 
 /** The channel feeds (FEEDS.md). */

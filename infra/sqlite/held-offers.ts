@@ -510,12 +510,10 @@ export class HeldOffersSearch {
     const offers: HeldOffer[] = [];
     for (const o of all) {
       const key = held.stateKey(o.rowid);
+      const s = store(o.store_key) ?? null;
       let base = bases.get(key);
-      if (base === undefined) {
-        const s = store(o.store_key);
-        bases.set(key, (base = s ? baseStateAt(o, s) : null));
-      }
-      if (base !== null && searchableFrom(base, o, now)) offers.push(o);
+      if (base === undefined) bases.set(key, (base = s ? baseStateAt(o, s) : null));
+      if (base !== null && searchableFrom(base, o, s, now)) offers.push(o);
     }
     return { offers, read: all.length };
   }

@@ -156,9 +156,10 @@ export function buildQueryApp(
   cursorSecret: CursorSecret,
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
-  const { reads, messaging, clock, config, waitForPosition, productSearch } = parts;
+  const { reads, messaging, clock, config, waitForPosition, productSearch, events } = parts;
   const deps: QueryDeps = {
     reads,
+    events,
     messaging,
     clock,
     publicBaseUrl: config.publicBaseUrl,

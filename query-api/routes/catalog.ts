@@ -9,7 +9,7 @@ import {
 } from '../../shared-schema/http/pagination.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
-import { productStatusView, withClock, STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { productStatusView, withClock, STALE_AFTER_MS, type ProductState } from '../../shared-schema/product-status.js';
 import {
   PRODUCTS,
   STORE_FACTS,
@@ -20,7 +20,8 @@ import {
 } from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import type { QueryDeps, ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';
 
 /** A validated query parameter: a string, or undefined when absent. */
@@ -62,7 +63,33 @@ export async function listPage<T extends { _id: string }>(
   };
 }
 
-async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
+/**
+ * The products of a state as `GET /products?state=` lists them (and the portal and `GET /insights/catalog` count
+ * them): `stale` is `accepted` with no applied write for more than 48 h at `now`, so both read the base state and the
+ * time of the last write.
+ */
+export function productsWhere(tenant: Tenant, now: Date, state?: ProductState, storeId?: string): Where {
+  const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
+  if (storeId !== undefined) where.store_id = storeId;
+  const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+  switch (state) {
+    case undefined:
+      break;
+    case 'accepted':
+      where.base_state = 'accepted';
+      where.last_write_at = { gte: cutoff };
+      break;
+    case 'stale':
+      where.base_state = 'accepted';
+      where.last_write_at = { lt: cutoff };
+      break;
+    default:
+      where.base_state = state;
+  }
+  return where;
+}
+
+export async function productViews(deps: QueryDeps, tenant: Tenant, docs: ProductDoc[]) {
   const now = deps.clock.now();
   const stores = new Map<string, ProductStoreDoc | null>();
   const out = [];
@@ -130,23 +157,12 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
     query: ListProductsQuery,
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
-      const where: Where = { partner_id: c.partnerId, env: c.env };
-      if (typeof query.store_id === 'string') where.store_id = query.store_id;
-      const cutoff = new Date(deps.clock.now().getTime() - STALE_AFTER_MS).toISOString();
-      switch (query.state) {
-        case undefined:
-          break;
-        case 'accepted':
-          where.base_state = 'accepted';
-          where.last_write_at = { gte: cutoff };
-          break;
-        case 'stale':
-          where.base_state = 'accepted';
-          where.last_write_at = { lt: cutoff };
-          break;
-        default:
-          where.base_state = query.state as string;
-      }
+      const where = productsWhere(
+        c,
+        deps.clock.now(),
+        textOf(query.state) as ProductState | undefined,
+        textOf(query.store_id),
+      );
       const filters = { store_id: textOf(query.store_id), state: textOf(query.state) };
       const cursor: ListCursor = { list: 'products', filters, shape: ['string', 'string'] };
       const { rows, next_cursor } = await listPage<ProductDoc>(

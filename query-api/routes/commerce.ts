@@ -77,7 +77,7 @@ async function windowPage<T extends { _id: string; store_id: string }>(
 // ------------------------------------------------------------------------------------------------------ report
 
 /** The report's figures per store, from the fewest documents that cover the window (coveringRanges). */
-async function figuresByStore(
+export async function figuresByStore(
   view: ReadView,
   tenant: Tenant,
   window: Window,

@@ -13,7 +13,9 @@ import { conflict } from '../../shared-schema/problems.js';
 import { LEDGER } from '../../shared-schema/read-models/ledger.js';
 import { ListClosingsQuery, StatementQuery } from '../../shared-schema/schemas/ledger.js';
 import type { Tenant } from '../../shared-schema/streams.js';
-import { NO_QUERY, type QueryDeps, type ReadRoute } from '../app.js';
+import type { QueryDeps, ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
+import type { Scalar } from '../../shared-schema/ports/read-store.js';
 import {
   answerBalance,
   answerMovement,
@@ -47,6 +49,25 @@ function closedPeriod(deps: QueryDeps, period: string): string {
   return period;
 }
 
+/** Up to `limit` movements of the window after `after`, and the balances at its ends, from one state of the model. */
+export function readStatement(
+  deps: QueryDeps,
+  scope: LedgerScope,
+  window: { since: string; until: string },
+  limit: number,
+  after?: Scalar[],
+) {
+  return consistently(
+    deps.reads,
+    async (view) => ({
+      rows: await movementsIn(view, scope, window, limit, after),
+      opening: await balanceBefore(view, scope, window.since),
+      closing: await balanceBefore(view, scope, window.until),
+    }),
+    LEDGER.projection,
+  );
+}
+
 async function statement(ctx: DoorContext, query: Record<string, unknown>, deps: QueryDeps) {
   const caller = callerOf(ctx);
   const storeId = textOf(query.store_id);
@@ -58,15 +79,7 @@ async function statement(ctx: DoorContext, query: Record<string, unknown>, deps:
     'string',
   ]);
   const limit = (query.limit as number | undefined) ?? DEFAULT_LIMIT;
-  const { rows, opening, closing } = await consistently(
-    deps.reads,
-    async (view) => ({
-      rows: await movementsIn(view, scope, window, limit + 1, after),
-      opening: await balanceBefore(view, scope, window.since),
-      closing: await balanceBefore(view, scope, window.until),
-    }),
-    LEDGER.projection,
-  );
+  const { rows, opening, closing } = await readStatement(deps, scope, window, limit + 1, after);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -85,6 +98,18 @@ async function statement(ctx: DoorContext, query: Record<string, unknown>, deps:
   };
 }
 
+/** Up to `limit` closings from the period `start` back to the one of the tenant's first movement, newest first. */
+export async function closingsFrom(deps: QueryDeps, tenant: Tenant, start: string, limit: number) {
+  const first = await firstMovement(deps.reads, { tenant });
+  const firstPeriod = first ? periodOf(first.recorded_at) : null;
+  const periods: string[] = [];
+  if (firstPeriod !== null)
+    for (let p = start; p >= firstPeriod && periods.length < limit; p = periodPlus(p, -1)) periods.push(p);
+  const data = [];
+  for (const period of periods) data.push(await closingOf(deps.reads, tenant, period));
+  return { data, periods, firstPeriod };
+}
+
 /** Closings newest first: every closed period from the one of the first movement to the last closed one. */
 async function closings(ctx: DoorContext, query: Record<string, unknown>, deps: QueryDeps) {
   const caller: Tenant = callerOf(ctx);
@@ -94,17 +119,14 @@ async function closings(ctx: DoorContext, query: Record<string, unknown>, deps: 
     typeof query.cursor === 'string'
       ? periodPlus(decodeCursor(deps.cursorSecret, cursorScope, query.cursor, ['string'])[0] as string, -1)
       : periodPlus(periodOf(deps.clock.now()), -1);
-  const first = await firstMovement(deps.reads, { tenant: caller });
-  if (!first) return { data: [], next_cursor: null };
-  const firstPeriod = periodOf(first.recorded_at);
-  const periods: string[] = [];
-  for (let p = start; p >= firstPeriod && periods.length < limit; p = periodPlus(p, -1)) periods.push(p);
-  const data = [];
-  for (const period of periods) data.push(await closingOf(deps.reads, caller, period));
+  const { data, periods, firstPeriod } = await closingsFrom(deps, caller, start, limit);
   const last = periods[periods.length - 1];
   return {
     data,
-    next_cursor: last !== undefined && last > firstPeriod ? encodeCursor(deps.cursorSecret, cursorScope, [last]) : null,
+    next_cursor:
+      last !== undefined && firstPeriod !== null && last > firstPeriod
+        ? encodeCursor(deps.cursorSecret, cursorScope, [last])
+        : null,
   };
 }
 

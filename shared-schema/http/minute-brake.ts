@@ -28,17 +28,19 @@ export async function countInMinute(deps: BrakeDeps, counter: string, limit: num
   throw new ProblemError(429, [], detail, { 'Retry-After': String(retryAfter) });
 }
 
-/** Per client address and minute, on the public routes outside `/v1` (SHOPPER.md). */
+/** Per client address and minute, on the public routes outside `/v1` (SHOPPER.md; the portal's sign-ins, PORTAL.md). */
 export const PUBLIC_LIMITS = {
   /** `/api/search` and `/busca` together. */
   search: 120,
   /** Clicks recorded by `GET /r/…` (HEAD records nothing and is not counted). */
   click: 60,
+  /** Sign-ins to the partner portal (`POST /portal/entrar`), whatever their outcome (PORTAL.md). */
+  signin: 10,
 } as const;
 
 export type PublicUse = keyof typeof PUBLIC_LIMITS;
 
-const PUBLIC_NOUNS: Record<PublicUse, string> = { search: 'searches', click: 'recorded clicks' };
+const PUBLIC_NOUNS: Record<PublicUse, string> = { search: 'searches', click: 'recorded clicks', signin: 'sign-ins' };
 
 /** The public brake of `use` for one client address: throws a 429 Problem past PUBLIC_LIMITS[use] a minute. */
 export function publicBrake(deps: BrakeDeps, address: string, use: PublicUse): Promise<void> {

@@ -25,7 +25,8 @@ export function money(cents: number): string {
   return `${negative ? '-' : ''}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
 }
 
-const CSS = `
+/** The shopper pages' style (the portal shows their offer card with it). */
+export const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2430;background:#f4f6f8;line-height:1.4}
 header{background:#12355b;color:#fff;padding:.75rem 1rem}
@@ -35,7 +36,7 @@ h1{font-size:1.4rem;margin:.5rem 0 1rem}
 h2{font-size:1.1rem;margin:0 0 .5rem}
 form.search{display:flex;gap:.5rem;margin:0 0 1rem}
 form.search input{flex:1;min-width:0;font-size:1rem;padding:.6rem .7rem;border:1px solid #9aa5b1;border-radius:.4rem}
-form.search button,a.buy{font-size:1rem;padding:.6rem 1rem;border:0;border-radius:.4rem;background:#e8590c;color:#fff;font-weight:700;text-decoration:none;display:inline-block;text-align:center}
+form.search button,.buy{font-size:1rem;padding:.6rem 1rem;border:0;border-radius:.4rem;background:#e8590c;color:#fff;font-weight:700;text-decoration:none;display:inline-block;text-align:center}
 .card{background:#fff;border-radius:.6rem;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08);display:flex;gap:1rem;flex-wrap:wrap}
 .card img{width:8rem;height:8rem;object-fit:contain;background:#fff;flex:none}
 .card .body{flex:1;min-width:14rem}
@@ -51,7 +52,7 @@ a.go{padding:.45rem .9rem;border:2px solid #e8590c;border-radius:.4rem;color:#b8
 .offer-page img{width:100%;max-width:20rem;height:auto}
 .offer-page .price{font-size:1.6rem}
 .offer-page p{margin:.4rem 0}
-a.buy{margin-top:.75rem}
+.buy{margin-top:.75rem}
 nav.pages{margin:1rem 0}
 @media (max-width:30rem){.card img{width:100%;height:12rem}main{padding:.75rem}}
 `;
@@ -177,15 +178,26 @@ export function resultsPage(links: PageLinks, page: SearchPage, nextHref: string
   return layout(links, title, heading + list + more, page.query);
 }
 
-/** The offer page at `svc_url`: what the shopper sees of one offer, with "Ir à loja" to the redirector. */
-export function offerPage(links: PageLinks, o: OfferView): string {
-  const body =
+/**
+ * The card of one offer as its offer page shows it. `preview` (the partner portal's preview of a product) draws
+ * "Ir à loja" without a link, so that looking at a preview records no click.
+ */
+export function offerCard(o: OfferView, preview = false): string {
+  const buy = preview
+    ? '<span class="buy" aria-disabled="true">Ir à loja</span>'
+    : `<a class="buy" href="${esc(local(o.buy_url))}" rel="nofollow">Ir à loja</a>`;
+  return (
     `<article class="card offer-page"><img src="${esc(o.image_url)}" alt="${esc(o.title)}"><div class="body">` +
     `<h1>${esc(o.title)}</h1>${conditionHtml(o)}` +
     `<p>Vendido por <strong class="store">${esc(o.store.name)}</strong>${ratingHtml(o)}</p>` +
     `<p>${priceHtml(o)}</p>${o.installments ? `<p>${installmentsHtml(o)}</p>` : ''}<p>${shippingHtml(o)}</p>` +
-    `<a class="buy" href="${esc(local(o.buy_url))}" rel="nofollow">Ir à loja</a></div></article>`;
-  return layout(links, `${esc(o.title)} — Compare ofertas`, body);
+    `${buy}</div></article>`
+  );
+}
+
+/** The offer page at `svc_url`: what the shopper sees of one offer, with "Ir à loja" to the redirector. */
+export function offerPage(links: PageLinks, o: OfferView): string {
+  return layout(links, `${esc(o.title)} — Compare ofertas`, offerCard(o));
 }
 
 /** A page for what cannot be shown (404), a refused query (422) or the rate brake (429). */

@@ -1,21 +1,16 @@
 /**
  * The facts of the offers read model (projections/projectors/offers.ts) and whether an offer is searchable, derived
- * at search time from them and the service clock with the partner API's own derivation of `state`
- * (product-status.ts): searchable exactly while the state reads `accepted` at `now` (not pending, rejected, removed,
- * nor stale: 48 h to the millisecond) and `available` is true (SHOPPER.md, "What is searchable"). The model holds
- * live offers only (the test area is visible to nobody). No field here holds a commission.
+ * at search time from them and the service clock by the checks of visibility.ts (the partner's Visibility answer
+ * calls the same): the state `accepted` at `now` as the partner API derives it (not pending, rejected, removed, nor
+ * stale: 48 h to the millisecond), its store active, its page's domain approved, `available` true (SHOPPER.md,
+ * "What is searchable"). The model holds live offers only (the test area is visible to nobody). No field here holds
+ * a commission.
  */
 import type { ProductInput } from '../events/product.js';
 import type { StoreStatus } from '../events/store.js';
 import { urlHost } from '../host-match.js';
-import {
-  baseState,
-  currentCover,
-  withClock,
-  type BaseState,
-  type CoverFacts,
-  type StateFacts,
-} from '../product-status.js';
+import { searchableNow } from '../visibility.js';
+import { baseState, currentCover, type BaseState, type CoverFacts, type StateFacts } from '../product-status.js';
 
 /**
  * What the shopper side reads of what the partner sent: no commission (search never reads one), and none of what no
@@ -108,18 +103,30 @@ export function baseStateAt(facts: StateFacts, store: OfferStoreDoc | null): Bas
 }
 
 /**
- * Searchable at `now` (SHOPPER.md, "What is searchable"): `available` is true and the state reads `accepted`, from the
- * base state of the offer's facts (`baseStateAt`; a search judging many offers of one store and host derives it once).
+ * Searchable at `now` (SHOPPER.md, "What is searchable"), by the checks of the partner's Visibility
+ * (visibility.ts), from the base state of the offer's facts (`baseStateAt`; a search judging many offers of one store
+ * and host derives it once). The offers model holds live offers only.
  */
 export function searchableFrom(
   base: BaseState,
-  facts: Pick<SearchableFacts, 'available' | 'last_write_at'>,
+  facts: Pick<SearchableFacts, 'available' | 'last_write_at' | 'page_host'>,
+  store: OfferStoreDoc | null,
   now: Date,
 ): boolean {
-  return facts.available === true && withClock(base, facts.last_write_at, now) === 'accepted';
+  return searchableNow(
+    {
+      live: true,
+      base,
+      last_write_at: facts.last_write_at,
+      store,
+      page_host: facts.page_host,
+      available: facts.available,
+    },
+    now,
+  );
 }
 
 export function isSearchable(offer: OfferDoc, store: OfferStoreDoc | null, now: Date): boolean {
   const facts = searchableFactsOf(offer);
-  return searchableFrom(baseStateAt(facts, store), facts, now);
+  return searchableFrom(baseStateAt(facts, store), facts, store, now);
 }

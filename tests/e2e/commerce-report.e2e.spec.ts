@@ -314,4 +314,60 @@ describe('commercial cycle over HTTP: GET /reports/commission', function () {
     r = { ...r, api: t.as(r.key) };
     expect(await report(w)).to.deep.equal(before);
   });
+
+  it("GET /v1/insights/daily: the report by UTC day, zeros included; its totals are the report's for the same window and store", async () => {
+    const fields = ['clicks', 'orders', 'net_cents', 'known_expected_commission_cents'] as const;
+    const pick = (o: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, o[f]]));
+    const windows: [number, number, string?][] = [
+      [B + HOUR + 30 * MINUTE, B + 6 * HOUR - 1],
+      [B - DAY + 5, B + 2 * DAY + 7],
+      [B - 3 * DAY, B + 20 * DAY, 'r-a'],
+      [B - 1, B + HOUR, 'r-b'],
+      [B - 31 * DAY + 1, B + 1],
+    ];
+    for (const [since, until, store] of windows) {
+      const query = window(since, until) + (store ? `&store_id=${store}` : '');
+      const res = await r.api.get(`/insights/daily?${query}`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const daily = res.body as {
+        since: string;
+        until: string;
+        store_id: string | null;
+        days: Record<string, unknown>[];
+        totals: Record<string, unknown>;
+      };
+      expect(Object.keys(daily)).to.deep.equal(['since', 'until', 'store_id', 'days', 'totals']);
+      expect([daily.since, daily.until, daily.store_id]).to.deep.equal([iso(since), iso(until), store ?? null]);
+      // One entry per UTC date the window touches, oldest first.
+      const dates: string[] = [];
+      for (let d = Math.floor(since / DAY) * DAY; d < until; d += DAY) dates.push(iso(d).slice(0, 10));
+      expect(daily.days.map((d) => d.date)).to.deep.equal(dates);
+      for (const d of daily.days) expect(Object.keys(d)).to.deep.equal(['date', ...fields]);
+      const sum = Object.fromEntries(fields.map((f) => [f, daily.days.reduce((a, d) => a + (d[f] as number), 0)]));
+      expect(daily.totals, query).to.deep.equal(sum);
+      expect(daily.totals, query).to.deep.equal(pick((await report(query)).totals as Record<string, unknown>));
+    }
+    // Each day on its own equals the report of that day.
+    const res = await r.api.get(`/insights/daily?${window(B - DAY, B + DAY)}`);
+    expect(res.body.days.map((d: Record<string, unknown>) => pick(d))).to.deep.equal([
+      pick((await report(window(B - DAY, B))).totals),
+      pick((await report(window(B, B + DAY))).totals),
+    ]);
+    expect(res.body.days[1].orders).to.be.greaterThan(0);
+    // The report's window rules: default the last 30 days up to now, 422 beyond 31 days.
+    const dflt = await r.api.get('/insights/daily');
+    expect([dflt.body.since, dflt.body.until]).to.deep.equal([
+      iso(t.clock.now().getTime() - 30 * DAY),
+      iso(t.clock.now().getTime()),
+    ]);
+    for (const [query, code] of [
+      [window(B, B + 32 * DAY), 'until:window'],
+      [window(B, B), 'until:window'],
+      ['bogus=1', 'bogus:unknown_field'],
+    ]) {
+      const bad = await r.api.get(`/insights/daily?${query}`);
+      expect(bad.status, query).to.equal(422);
+      expect(codes(bad.body), query).to.deep.equal([code]);
+    }
+  });
 });

@@ -8,7 +8,15 @@ import { expect } from 'chai';
 import { streams } from '../../shared-schema/streams.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
-import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
+import {
+  expectCatalogInsights,
+  expectVisibilityIsSearch,
+  getFrom,
+  offer as makeOffer,
+  rootOf,
+  settle as settleAll,
+  shopperWorld,
+} from './shopper-support.js';
 
 type OfferJson = Record<string, unknown> & {
   store: { store_id: string; name: string };
@@ -511,5 +519,35 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     const long = await raw(`/api/search?q=${encodeURIComponent(emoji.repeat(201))}`);
     expect(long.status).to.equal(422);
     expect((JSON.parse(long.text) as { errors: { field: string }[] }).errors.map((e) => e.field)).to.deep.equal(['q']);
+  });
+
+  it('GET /v1/products/{sku}/visibility says searchable exactly for the products the search finds (every product of this world)', async () => {
+    await settle();
+    const testKey = await t.key(hub.partnerId, 'test');
+    expect(await expectVisibilityIsSearch(t, [hub, other, testKey], from)).to.be.greaterThan(20);
+    const vent = await hub.api.get('/products/vent-1/visibility');
+    expect(vent.body).to.include({ searchable: true, fresh_until: new Date(T0 + 48 * HOUR).toISOString() });
+    expect((await other.api.get('/products/vent-1/visibility')).status, "another partner's SKU").to.equal(404);
+    expect((await testKey.api.get('/products/vent-1/visibility')).status, 'another environment').to.equal(404);
+    const bule = (await testKey.api.get('/products/bule-teste/visibility')).body as {
+      checks: { check: string; ok: boolean }[];
+    };
+    expect(
+      bule.checks.filter((c) => !c.ok).map((c) => c.check),
+      'a test product: only live fails',
+    ).to.deep.equal(['live']);
+  });
+
+  it('GET /v1/insights/catalog counts the states GET /v1/products?state= lists, the searchable offers and the reasons', async () => {
+    await settle();
+    const testKey = await t.key(hub.partnerId, 'test');
+    for (const p of [hub, other, testKey]) await expectCatalogInsights(p);
+    await expectCatalogInsights(hub, 'Loja-A');
+    const test = (await testKey.api.get('/insights/catalog')).body as { searchable: number; environment: string };
+    expect(test).to.include({ environment: 'test' });
+    expect(test.searchable, 'a test product passing every check but live').to.be.greaterThan(0);
+    const bad = await hub.api.get('/insights/catalog?store_id=a%20b&x=1');
+    expect(bad.status).to.equal(422);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).to.deep.equal(['store_id', 'x']);
   });
 });

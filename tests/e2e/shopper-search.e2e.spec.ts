@@ -6,7 +6,14 @@
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, putProduct, registerStore } from './commerce-support.js';
-import { getFrom, offer as makeOffer, rootOf, settle as settleAll, shopperWorld } from './shopper-support.js';
+import {
+  expectVisibilityIsSearch,
+  getFrom,
+  offer as makeOffer,
+  rootOf,
+  settle as settleAll,
+  shopperWorld,
+} from './shopper-support.js';
 
 type OfferJson = {
   store: { store_id: string; name: string };
@@ -295,5 +302,12 @@ describe('shopper search over HTTP: GET /api/search', function () {
     t.clock.set(new Date(T0 + 11 * 60_000));
     expect((await search('q=cafe', from)).status, 'the next minute').to.equal(200);
     t.clock.set(new Date(T0));
+  });
+
+  it('GET /v1/products/{sku}/visibility says searchable exactly for the products the search finds (every product of this world)', async () => {
+    await settle();
+    let n = 0;
+    const from = (): string => `127.0.2.${(n++ % 250) + 1}`;
+    expect(await expectVisibilityIsSearch(t, [hub, other], from)).to.be.greaterThan(10);
   });
 });

@@ -20,6 +20,7 @@ import { eventsReadRoutes } from '../../query-api/routes/events.js';
 import { webhookReadRoutes } from '../../query-api/routes/webhooks.js';
 import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
+import { insightsReadRoutes } from '../../query-api/routes/insights.js';
 import { ledgerReadRoutes } from '../../query-api/routes/ledger.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
@@ -309,7 +310,13 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    const readRoutes = { ...catalogReadRoutes, ...eventsReadRoutes, ...webhookReadRoutes, ...ledgerReadRoutes };
+    const readRoutes = {
+      ...catalogReadRoutes,
+      ...eventsReadRoutes,
+      ...webhookReadRoutes,
+      ...ledgerReadRoutes,
+      ...insightsReadRoutes,
+    };
     for (const [key, route] of Object.entries(readRoutes)) queries[key] = route.query;
     for (const r of ROUTES) {
       const key = `${r.method} ${r.path}`;

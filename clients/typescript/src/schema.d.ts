@@ -138,6 +138,26 @@ export interface paths {
         patch: operations["patchProduct"];
         trace?: never;
     };
+    "/products/{sku}/visibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why is my offer (not) in search
+         * @description Whether the offer is in the shopper search now, by the very checks the search applies, in this order: `live` (the environment is live), `accepted` (the state `GET /products/{sku}` answers), `fresh` (an applied PUT/PATCH within the last 48 h), `store_active`, `domain_approved` (the domain of `product_url`), `available`. `searchable` is true exactly when every check is ok; a failed check carries a `detail` in Portuguese saying what to do. For a test key only `live` keeps a product out: a test product passing every other check is what its live twin would show. `fresh_until` is when an `accepted` offer leaves search unless written again (null while not accepted); `svc_url` as `GET /products/{sku}` gives it, or null. 404 when the SKU was never sent for this partner and environment. Scope: `catalog`.
+         */
+        get: operations["getProductVisibility"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -305,6 +325,46 @@ export interface paths {
          * @description Stops the deliveries. 204 also when none was registered. No body. Scope: `catalog`.
          */
         delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Catalog health
+         * @description `states` counts the SKUs by the state `GET /products?state=` lists them under (the same counts); `searchable` counts the offers whose visibility says searchable (a test key: those passing every check but `live`); `reasons` lists the reasons of the `rejected` and `pending` products, one entry per code with the number of products, the largest count first, then by code. `store_id` narrows to one store. Scope: `catalog`.
+         */
+        get: operations["getCatalogInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Activity by day
+         * @description One entry per UTC date the window touches, oldest first, zeros included: clicks by `occurred_at`, orders by `paid_at` with their current state, only inside the window. `totals` is the sum of `days` and equals the same fields of `GET /reports/commission` for the same window and store. Window: `since` and `until` (date-time), UTC half-open interval [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`. Scope: `reports`.
+         */
+        get: operations["getDailyInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -892,6 +952,59 @@ export interface components {
             url: string;
             created_at: components["schemas"]["DateTime"];
             attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        VisibilityCheck: {
+            /** @enum {string} */
+            check: "live" | "accepted" | "fresh" | "store_active" | "domain_approved" | "available";
+            ok: boolean;
+            detail: string | null;
+        };
+        Visibility: {
+            sku: string;
+            store_id: string;
+            /** @enum {string} */
+            environment: "test" | "live";
+            searchable: boolean;
+            checks: components["schemas"]["VisibilityCheck"][];
+            /** Format: date-time */
+            fresh_until: string | null;
+            svc_url: string | null;
+        };
+        CatalogInsights: {
+            /** @enum {string} */
+            environment: "test" | "live";
+            store_id: string | null;
+            states: {
+                pending: number;
+                accepted: number;
+                rejected: number;
+                stale: number;
+                removed: number;
+            };
+            searchable: number;
+            reasons: {
+                code: string;
+                count: number;
+            }[];
+        };
+        DailyActivity: {
+            date: string;
+            clicks: number;
+            orders: number;
+            net_cents: number;
+            known_expected_commission_cents: number;
+        };
+        DailyInsights: {
+            since: components["schemas"]["DateTime"];
+            until: components["schemas"]["DateTime"];
+            store_id: string | null;
+            days: components["schemas"]["DailyActivity"][];
+            totals: {
+                clicks: number;
+                orders: number;
+                net_cents: number;
+                known_expected_commission_cents: number;
+            };
         };
         Movement: {
             event_id: string;
@@ -1711,6 +1824,77 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getProductVisibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Stable partner-side SKU; each colour or size variation has its own. */
+                sku: components["schemas"]["ExternalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visibility of the product. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sku": "SKU-1",
+                     *       "store_id": "loja-centro",
+                     *       "environment": "test",
+                     *       "searchable": false,
+                     *       "checks": [
+                     *         {
+                     *           "check": "live",
+                     *           "ok": false,
+                     *           "detail": "Este produto está no ambiente de teste, que ninguém vê na busca: envie-o com uma chave live para publicá-lo."
+                     *         },
+                     *         {
+                     *           "check": "accepted",
+                     *           "ok": true,
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "check": "fresh",
+                     *           "ok": true,
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "check": "store_active",
+                     *           "ok": true,
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "check": "domain_approved",
+                     *           "ok": true,
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "check": "available",
+                     *           "ok": true,
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "fresh_until": "2026-03-03T16:00:01.000Z",
+                     *       "svc_url": "https://www.example.test/test/p/pt_7m2q9xkd4b8nrt6vw3hz/loja-centro/SKU-1"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Visibility"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getJob: {
         parameters: {
             query?: never;
@@ -2325,6 +2509,115 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getCatalogInsights: {
+        parameters: {
+            query?: {
+                store_id?: components["schemas"]["ExternalId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The health of the catalog. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "environment": "live",
+                     *       "store_id": null,
+                     *       "states": {
+                     *         "pending": 2,
+                     *         "accepted": 40,
+                     *         "rejected": 1,
+                     *         "stale": 3,
+                     *         "removed": 0
+                     *       },
+                     *       "searchable": 38,
+                     *       "reasons": [
+                     *         {
+                     *           "code": "domain_not_approved",
+                     *           "count": 2
+                     *         },
+                     *         {
+                     *           "code": "image_too_small",
+                     *           "count": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CatalogInsights"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getDailyInsights: {
+        parameters: {
+            query?: {
+                since?: components["schemas"]["DateTime"];
+                until?: components["schemas"]["DateTime"];
+                store_id?: components["schemas"]["ExternalId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity by day. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-03-01T00:00:00.000Z",
+                     *       "until": "2026-03-03T00:00:00.000Z",
+                     *       "store_id": null,
+                     *       "days": [
+                     *         {
+                     *           "date": "2026-03-01",
+                     *           "clicks": 2,
+                     *           "orders": 0,
+                     *           "net_cents": 0,
+                     *           "known_expected_commission_cents": 0
+                     *         },
+                     *         {
+                     *           "date": "2026-03-02",
+                     *           "clicks": 1,
+                     *           "orders": 1,
+                     *           "net_cents": 50000,
+                     *           "known_expected_commission_cents": 2500
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "clicks": 3,
+                     *         "orders": 1,
+                     *         "net_cents": 50000,
+                     *         "known_expected_commission_cents": 2500
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DailyInsights"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
         };

@@ -1,0 +1,226 @@
+/**
+ * The reads behind the partner portal (PORTAL.md): `GET /products/{sku}/visibility`, `GET /insights/catalog`,
+ * `GET /insights/daily`. Each is a function of the caller's tenant, so the portal's pages (query-api/portal/) call
+ * the very same reads with a session's tenant.
+ *
+ * Visibility is shared-schema/visibility.ts (the shopper search's own checks) on the products read model, whose
+ * state is the one `GET /products/{sku}` answers. Daily activity is the commission report's figures (commerce.ts),
+ * read per UTC day inside the report's window in one consistent read, so its totals are the report's.
+ */
+import { callerOf } from '../../shared-schema/http/context.js';
+import { resolveWindow, DAY_MS, type Window } from '../../shared-schema/http/window.js';
+import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
+import { toBigCents, type BigCents } from '../../shared-schema/order-math.js';
+import type { ReadView } from '../../shared-schema/ports/read-store.js';
+import { urlHost } from '../../shared-schema/host-match.js';
+import type { ProductState } from '../../shared-schema/product-status.js';
+import {
+  PRODUCTS,
+  STORE_FACTS,
+  productDocId,
+  storeFactsId,
+  type ProductDoc,
+  type ProductStoreDoc,
+} from '../../shared-schema/read-models/products.js';
+import { combine, zeroFigures, type ReportFigures } from '../../shared-schema/read-models/report.js';
+import { CatalogInsightsQuery, DailyInsightsQuery } from '../../shared-schema/schemas/insights.js';
+import type { Tenant } from '../../shared-schema/streams.js';
+import {
+  checkDetail,
+  freshUntil,
+  stateAt,
+  visibilityChecks,
+  type VisibilityCheckName,
+} from '../../shared-schema/visibility.js';
+import type { QueryDeps, ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
+import { notFoundHere } from '../not-found.js';
+import { productsWhere, productViews, textOf } from './catalog.js';
+import { consistently, figuresByStore } from './commerce.js';
+
+export type Visibility = {
+  sku: string;
+  store_id: string;
+  environment: Tenant['env'];
+  searchable: boolean;
+  checks: { check: VisibilityCheckName; ok: boolean; detail: string | null }[];
+  fresh_until: string | null;
+  svc_url: string | null;
+};
+
+/** The checks of a product of the products read model with its store's facts (null: the store is unknown). */
+function checksOf(tenant: Tenant, doc: ProductDoc, store: ProductStoreDoc | null, now: Date) {
+  return visibilityChecks(
+    {
+      live: tenant.env === 'live',
+      base: doc.base_state,
+      last_write_at: doc.last_write_at,
+      store,
+      page_host: urlHost(doc.product.product_url),
+      available: doc.product.available,
+    },
+    now,
+  );
+}
+
+/** Searchable, or for a test product what its live twin would be: every check ok but `live`. */
+const passes = (checks: readonly { check: VisibilityCheckName; ok: boolean }[]): boolean =>
+  checks.every((c) => c.ok || c.check === 'live');
+
+const storeFacts = (deps: QueryDeps, tenant: Tenant, storeId: string) =>
+  deps.reads.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, storeId));
+
+/** The Visibility of one product of the tenant; null when the SKU was never sent in its environment. */
+export async function productVisibility(deps: QueryDeps, tenant: Tenant, sku: string): Promise<Visibility | null> {
+  const doc = await deps.reads.get<ProductDoc>(PRODUCTS, productDocId(tenant, sku));
+  if (!doc) return null;
+  const now = deps.clock.now();
+  const checks = checksOf(tenant, doc, await storeFacts(deps, tenant, doc.store_id), now);
+  const state = stateAt({ base: doc.base_state, last_write_at: doc.last_write_at }, now);
+  const [view] = await productViews(deps, tenant, [doc]);
+  return {
+    sku: doc.sku,
+    store_id: doc.store_id,
+    environment: tenant.env,
+    searchable: checks.every((c) => c.ok),
+    checks: checks.map((c) => ({ ...c, detail: c.ok ? null : checkDetail(c.check, state) })),
+    fresh_until: freshUntil({ base: doc.base_state, last_write_at: doc.last_write_at }, now),
+    svc_url: view.svc_url ?? null,
+  };
+}
+
+const STATES: readonly ProductState[] = ['pending', 'accepted', 'rejected', 'stale', 'removed'];
+/** Documents read per page while counting searchable offers and reasons. */
+const PAGE = 500;
+
+/** Every product of a where, page by page in `_id` order. */
+async function* productsOf(view: ReadView, where: ReturnType<typeof productsWhere>): AsyncGenerator<ProductDoc> {
+  for (let after: string | null = null; ;) {
+    const page: ProductDoc[] = await view.find<ProductDoc>(PRODUCTS, {
+      where,
+      limit: PAGE,
+      ...(after !== null ? { after: [after] } : {}),
+    });
+    yield* page;
+    if (page.length < PAGE) return;
+    after = page[page.length - 1]._id;
+  }
+}
+
+export type CatalogInsights = {
+  environment: Tenant['env'];
+  store_id: string | null;
+  states: Record<ProductState, number>;
+  searchable: number;
+  reasons: { code: string; count: number }[];
+};
+
+export async function catalogInsights(deps: QueryDeps, tenant: Tenant, storeId?: string): Promise<CatalogInsights> {
+  const now = deps.clock.now();
+  const states = {} as Record<ProductState, number>;
+  for (const state of STATES)
+    states[state] = await deps.reads.count(PRODUCTS, productsWhere(tenant, now, state, storeId));
+  // Only an `accepted` offer can pass every check.
+  const stores = new Map<string, ProductStoreDoc | null>();
+  let searchable = 0;
+  for await (const doc of productsOf(deps.reads, productsWhere(tenant, now, 'accepted', storeId))) {
+    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await storeFacts(deps, tenant, doc.store_id));
+    if (passes(checksOf(tenant, doc, stores.get(doc.store_id)!, now))) searchable++;
+  }
+  const reasons = new Map<string, number>();
+  for (const state of ['rejected', 'pending'] as const)
+    for await (const doc of productsOf(deps.reads, productsWhere(tenant, now, state, storeId)))
+      for (const code of new Set(doc.reasons.map((r) => r.code))) reasons.set(code, (reasons.get(code) ?? 0) + 1);
+  return {
+    environment: tenant.env,
+    store_id: storeId ?? null,
+    states,
+    searchable,
+    reasons: [...reasons]
+      .map(([code, count]) => ({ code, count }))
+      .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
+  };
+}
+
+type DayFigures = { clicks: number; orders: number; net_cents: BigCents; known_expected_commission_cents: BigCents };
+export type DailyActivity = { date: string } & DayFigures;
+export type DailyInsights = {
+  since: string;
+  until: string;
+  store_id: string | null;
+  days: DailyActivity[];
+  totals: DayFigures;
+};
+
+const dayFigures = (f: ReportFigures): DayFigures => ({
+  clicks: f.clicks,
+  orders: f.orders,
+  net_cents: toBigCents(f.net),
+  known_expected_commission_cents: toBigCents(f.known),
+});
+
+/** Each UTC date the window touches, oldest first, with the part of the window inside it. */
+export function windowDays(window: Window): { date: string; part: Window }[] {
+  const since = Date.parse(window.since);
+  const until = Date.parse(window.until);
+  const out: { date: string; part: Window }[] = [];
+  for (let day = Math.floor(since / DAY_MS) * DAY_MS; day < until; day += DAY_MS) {
+    const part = {
+      since: new Date(Math.max(day, since)).toISOString(),
+      until: new Date(Math.min(day + DAY_MS, until)).toISOString(),
+    };
+    out.push({ date: part.since.slice(0, 10), part });
+  }
+  return out;
+}
+
+/** The commission report's figures of each day of the window, in one consistent read. */
+export async function dailyInsights(
+  deps: QueryDeps,
+  tenant: Tenant,
+  window: Window,
+  storeId?: string,
+): Promise<DailyInsights> {
+  const figures = await consistently(deps.reads, async (view) => {
+    const out: { date: string; figures: ReportFigures }[] = [];
+    for (const { date, part } of windowDays(window)) {
+      let sum = zeroFigures();
+      for (const f of (await figuresByStore(view, tenant, part, storeId)).values()) sum = combine(sum, f);
+      out.push({ date, figures: sum });
+    }
+    return out;
+  });
+  const totals = figures.reduce((acc, d) => combine(acc, d.figures), zeroFigures());
+  return {
+    since: window.since,
+    until: window.until,
+    store_id: storeId ?? null,
+    days: figures.map((d) => ({ date: d.date, ...dayFigures(d.figures) })),
+    totals: dayFigures(totals),
+  };
+}
+
+export const insightsReadRoutes: Record<string, ReadRoute> = {
+  'GET /products/:sku/visibility': {
+    query: NO_QUERY,
+    handle: async (ctx, _q, deps) => {
+      const c = callerOf(ctx);
+      const sku = ctx.state.params.sku;
+      const found = await productVisibility(deps, c, sku);
+      if (!found) throw await notFoundHere(deps, c, PRODUCTS, (t) => productDocId(t, sku), 'product');
+      return found;
+    },
+  },
+  'GET /insights/catalog': {
+    query: CatalogInsightsQuery,
+    handle: async (ctx, query, deps) => catalogInsights(deps, callerOf(ctx), textOf(query.store_id)),
+  },
+  'GET /insights/daily': {
+    query: DailyInsightsQuery,
+    handle: async (ctx, query, deps) => {
+      const window = resolveWindow(query, deps.clock.now());
+      ctx.type = JSON_TYPE;
+      return stringifyBigCents(await dailyInsights(deps, callerOf(ctx), window, textOf(query.store_id)));
+    },
+  },
+};
