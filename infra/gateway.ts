@@ -51,6 +51,23 @@ const CLIENT_ERROR_DETAILS: Record<number, string> = {
   431: 'The request line and headers are above the limit: 16 KB together.',
 };
 
+/** The problem answer of `status` written straight on `socket`, with the headers every answer carries. */
+function writeProblem(socket: Duplex, status: number, problemBaseUrl: string): void {
+  const requestId = newRequestId();
+  const body = JSON.stringify(
+    new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
+  );
+  const headers = Object.entries(SECURITY_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  // Closed once the answer is written (not at once: an unflushed answer would be lost).
+  socket.end(
+    `HTTP/1.1 ${status} ${titleOf(status)}\r\n${headers}Content-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
 /**
  * What Node refuses before any handler sees the request (an oversized or malformed request line or header, chunk
  * extensions too long, a request too slow to arrive) is answered as a problem like every other answer, with the
@@ -72,22 +89,14 @@ function answerClientError(problemBaseUrl: string) {
           : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
             ? 408
             : 400;
-    const requestId = newRequestId();
-    const body = JSON.stringify(
-      new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
-    );
-    // Closed once the answer is written (not at once: an unflushed answer would be lost).
-    socket.end(
-      `HTTP/1.1 ${status} ${titleOf(status)}\r\nContent-Type: application/problem+json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-      () => socket.destroy(),
-    );
+    writeProblem(socket, status, problemBaseUrl);
   };
 }
 
 /**
  * A server for `handler` on `port`. With `problemBaseUrl` (the API's base URL, the `type` of problems), what Node
- * refuses by itself is answered as a problem too (answerClientError).
+ * refuses by itself is answered as a problem too (answerClientError), and so is an HTTP/1.1 request without a
+ * `Host` header, which Node would answer with an empty 400 of its own (nginx answers it with its 400 problem).
  */
 export async function listen(
   handler: Handler,
@@ -96,7 +105,13 @@ export async function listen(
   problemBaseUrl?: string,
 ): Promise<http.Server> {
   const active = new Set<http.ServerResponse>();
-  const server = http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const problems = problemBaseUrl !== undefined;
+  const options = { keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: !problems };
+  const server = http.createServer(options, (req, res) => {
+    if (problems && req.httpVersion === '1.1' && req.headers.host === undefined) {
+      writeProblem(req.socket, 400, problemBaseUrl);
+      return;
+    }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     if (closing.has(server)) res.setHeader('Connection', 'close');
     active.add(res);
@@ -104,7 +119,7 @@ export async function listen(
     void handler(req, res); // errors are answered inside the handler (Koa's ctx.onerror): nothing to await or catch
   });
   inFlight.set(server, active);
-  if (problemBaseUrl !== undefined) server.on('clientError', answerClientError(problemBaseUrl));
+  if (problems) server.on('clientError', answerClientError(problemBaseUrl));
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
