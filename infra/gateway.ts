@@ -51,21 +51,28 @@ const CLIENT_ERROR_DETAILS: Record<number, string> = {
   431: 'The request line and headers are above the limit: 16 KB together.',
 };
 
-/** The problem answer of `status` written straight on `socket`, with the headers every answer carries. */
-function writeProblem(socket: Duplex, status: number, problemBaseUrl: string): void {
+/** The headers and body of a problem answer of `status` made before any route: those every answer carries too. */
+function gatewayProblem(status: number, problemBaseUrl: string): { headers: Record<string, string>; body: string } {
   const requestId = newRequestId();
   const body = JSON.stringify(
     new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
   );
-  const headers = Object.entries(SECURITY_HEADERS)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
+  const headers = {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  };
+  return { headers, body };
+}
+
+/** `gatewayProblem` written straight on a socket whose request Node could not read. */
+function writeProblem(socket: Duplex, status: number, problemBaseUrl: string): void {
+  const { headers, body } = gatewayProblem(status, problemBaseUrl);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   // Closed once the answer is written (not at once: an unflushed answer would be lost).
-  socket.end(
-    `HTTP/1.1 ${status} ${titleOf(status)}\r\n${headers}Content-Type: application/problem+json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    () => socket.destroy(),
-  );
+  socket.end(`HTTP/1.1 ${status} ${titleOf(status)}\r\n${lines.join('')}\r\n${body}`, () => socket.destroy());
 }
 
 /**
@@ -109,7 +116,8 @@ export async function listen(
   const options = { keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: !problems };
   const server = http.createServer(options, (req, res) => {
     if (problems && req.httpVersion === '1.1' && req.headers.host === undefined) {
-      writeProblem(req.socket, 400, problemBaseUrl);
+      const { headers, body } = gatewayProblem(400, problemBaseUrl);
+      res.writeHead(400, headers).end(body); // through `res`: after the answers of requests before it on the connection
       return;
     }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
