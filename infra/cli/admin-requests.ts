@@ -207,7 +207,9 @@ export function planRequest(args: readonly string[]): AdminRequest {
     // A group named alone (`ops stores`) is a known command missing its sub-command, not an unknown one.
     const subs = OPS_COMMANDS.filter((c) => words.length === 1 && c.name.startsWith(`${words[0]} `));
     if (subs.length > 0)
-      throw new UsageError(`${words[0]} needs one of: ${subs.map((c) => c.name.split(' ')[1]).join(', ')}`);
+      throw new UsageError(
+        `${words[0]} needs one of: ${[...new Set(subs.map((c) => c.name.split(' ')[1]))].join(', ')}`,
+      );
     throw new UsageError(`unknown command: ${words.join(' ')}`);
   }
   const request = planner(line);
