@@ -65,7 +65,7 @@ export const isRedirectPath = (url: string): boolean => REDIRECT_PREFIXES.some((
 
 /** The route pattern of a redirector path (a metrics label: never the path as sent). */
 export const redirectRoute = (url: string): string =>
-  url.startsWith('/test/r/') ? '/test/r/{store}/{sku}' : '/r/{store}/{sku}';
+  url.startsWith('/test/r/') ? '/test/r/{partner}/{store}/{sku}' : '/r/{partner}/{store}/{sku}';
 
 export interface RedirectorOptions {
   /** Base of the problems' `type` (the API's base URL). */

@@ -54,6 +54,30 @@ const CLIENT_ERROR_DETAILS: Record<number, string> = {
   431: 'The request line and headers are above the limit: 16 KB together.',
 };
 
+/** The headers and body of a problem answer of `status` made before any route: those every answer carries too. */
+function gatewayProblem(status: number, problemBaseUrl: string): { headers: Record<string, string>; body: string } {
+  const requestId = newRequestId();
+  const body = JSON.stringify(
+    new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
+  );
+  const headers = {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  };
+  return { headers, body };
+}
+
+/** `gatewayProblem` written straight on a socket whose request Node could not read. */
+function writeProblem(socket: Duplex, status: number, problemBaseUrl: string): void {
+  const { headers, body } = gatewayProblem(status, problemBaseUrl);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  // Closed once the answer is written (not at once: an unflushed answer would be lost).
+  socket.end(`HTTP/1.1 ${status} ${titleOf(status)}\r\n${lines.join('')}\r\n${body}`, () => socket.destroy());
+}
+
 /**
  * What Node refuses before any handler sees the request (an oversized or malformed request line or header, chunk
  * extensions too long, a request too slow to arrive) is answered as a problem like every other answer, with the
@@ -75,22 +99,14 @@ function answerClientError(problemBaseUrl: string) {
           : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
             ? 408
             : 400;
-    const requestId = newRequestId();
-    const body = JSON.stringify(
-      new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
-    );
-    // Closed once the answer is written (not at once: an unflushed answer would be lost).
-    socket.end(
-      `HTTP/1.1 ${status} ${titleOf(status)}\r\nContent-Type: application/problem+json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-      () => socket.destroy(),
-    );
+    writeProblem(socket, status, problemBaseUrl);
   };
 }
 
 /**
  * A server for `handler` on `port`. With `problemBaseUrl` (the API's base URL, the `type` of problems), what Node
- * refuses by itself is answered as a problem too (answerClientError).
+ * refuses by itself is answered as a problem too (answerClientError), and so is an HTTP/1.1 request without a
+ * `Host` header, which Node would answer with an empty 400 of its own (nginx answers it with its 400 problem).
  */
 export async function listen(
   handler: Handler,
@@ -99,7 +115,14 @@ export async function listen(
   problemBaseUrl?: string,
 ): Promise<http.Server> {
   const active = new Set<http.ServerResponse>();
-  const server = http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const problems = problemBaseUrl !== undefined;
+  const options = { keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: !problems };
+  const server = http.createServer(options, (req, res) => {
+    if (problems && req.httpVersion === '1.1' && req.headers.host === undefined) {
+      const { headers, body } = gatewayProblem(400, problemBaseUrl);
+      res.writeHead(400, headers).end(body); // through `res`: after the answers of requests before it on the connection
+      return;
+    }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     if (closing.has(server)) res.setHeader('Connection', 'close');
     active.add(res);
@@ -107,7 +130,7 @@ export async function listen(
     void handler(req, res); // errors are answered inside the handler (Koa's ctx.onerror): nothing to await or catch
   });
   inFlight.set(server, active);
-  if (problemBaseUrl !== undefined) server.on('clientError', answerClientError(problemBaseUrl));
+  if (problems) server.on('clientError', answerClientError(problemBaseUrl));
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -141,8 +141,8 @@ export function shopperRoute(url: string): string | null {
   const path = pathOnly(url);
   if (path === '/' || path === '/busca' || path === SEARCH_PATH || path === FAVICON) return path;
   if (path.startsWith('/api/')) return '/api/*';
-  if (path.startsWith('/p/')) return '/p/{store}/{sku}';
-  if (path.startsWith('/test/p/')) return '/test/p/{store}/{sku}';
+  if (path.startsWith('/p/')) return '/p/{partner}/{store}/{sku}';
+  if (path.startsWith('/test/p/')) return '/test/p/{partner}/{store}/{sku}';
   return null;
 }
 

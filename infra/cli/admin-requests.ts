@@ -6,7 +6,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
-import { OPS_USAGE, UsageError, answerBody, parseArgs, problemMessage, query, usageFor } from './commands.js';
+import {
+  OPS_COMMANDS,
+  OPS_USAGE,
+  UsageError,
+  answerBody,
+  parseArgs,
+  problemMessage,
+  query,
+  usageFor,
+} from './commands.js';
 import { serviceAddress } from './service-address.js';
 import { printed } from './tables.js';
 
@@ -202,7 +211,16 @@ export function planRequest(args: readonly string[]): AdminRequest {
     rest: words.slice(2),
   };
   const planner = Object.hasOwn(PLANNERS, name) ? PLANNERS[name] : undefined;
-  if (!planner) throw new UsageError(words.length === 0 ? 'no command given' : `unknown command: ${words.join(' ')}`);
+  if (!planner) {
+    if (words.length === 0) throw new UsageError('no command given');
+    // A group named alone (`ops stores`) is a known command missing its sub-command, not an unknown one.
+    const subs = OPS_COMMANDS.filter((c) => words.length === 1 && c.name.startsWith(`${words[0]} `));
+    if (subs.length > 0)
+      throw new UsageError(
+        `${words[0]} needs one of: ${[...new Set(subs.map((c) => c.name.split(' ')[1]))].join(', ')}`,
+      );
+    throw new UsageError(`unknown command: ${words.join(' ')}`);
+  }
   const request = planner(line);
   const unknown = [...flags.keys()].filter((f) => !used.has(f));
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((f) => `--${f}`).join(', ')}`);

@@ -7,7 +7,9 @@
  * on a read-only connection copies the database as one read transaction sees it (writers go on; unlike the page by
  * page backup API it is never restarted by their commits). The read models are taken before the log they follow,
  * so a restored read model is never ahead of the restored log: the projections catch up from their checkpoints.
- * The secrets the service generated into DATA_DIR (admin-token, cursor-secret) are copied too, mode 0600.
+ * The secrets the service generated into DATA_DIR (admin-token, cursor-secret, webhook-key: without it every
+ * partner's webhook signing secret would change) are copied too. Every file written, database or secret, is mode
+ * 0600: the databases hold partners' data and key hashes, as in DATA_DIR (infra/sqlite/private-file.ts).
  *
  * `ops restore --from DIR --to DATA_DIR` copies a backup into a DATA_DIR that is new or empty (never over a service's
  * files); start the service on it.
@@ -18,10 +20,11 @@ import Database from 'better-sqlite3';
 import { UsageError, parseArgs } from './commands.js';
 import { printed } from './tables.js';
 import type { Output } from './admin-requests.js';
+import { makePrivate, PRIVATE_FILE_MODE } from '../sqlite/private-file.js';
 
 /** Read models and history first, the log last (see the file's comment). */
 const DATABASES = ['read.db', 'history.db', 'events.db'] as const;
-const SECRETS = ['admin-token', 'cursor-secret'] as const;
+const SECRETS = ['admin-token', 'cursor-secret', 'webhook-key'] as const;
 
 class BackupError extends Error {}
 
@@ -57,6 +60,7 @@ function backup(dataDir: string, to: string): { file: string; bytes: number }[] 
     const db = new Database(source, { readonly: true, fileMustExist: true });
     try {
       db.pragma('busy_timeout = 10000');
+      makePrivate(path.join(to, name)); // an empty file of mode 0600, which VACUUM INTO fills
       db.prepare('VACUUM INTO ?').run(path.join(to, name));
     } finally {
       db.close();
@@ -67,7 +71,7 @@ function backup(dataDir: string, to: string): { file: string; bytes: number }[] 
     const source = path.join(dataDir, name);
     if (!fs.existsSync(source)) continue;
     fs.copyFileSync(source, path.join(to, name));
-    fs.chmodSync(path.join(to, name), 0o600);
+    fs.chmodSync(path.join(to, name), PRIVATE_FILE_MODE);
     done.push({ file: name, bytes: sizeOf(path.join(to, name)) });
   }
   return done;
@@ -81,7 +85,7 @@ function restore(from: string, dataDir: string): { file: string; bytes: number }
     const source = path.join(from, name);
     if (!fs.existsSync(source)) continue;
     fs.copyFileSync(source, path.join(dataDir, name), fs.constants.COPYFILE_EXCL);
-    if ((SECRETS as readonly string[]).includes(name)) fs.chmodSync(path.join(dataDir, name), 0o600);
+    fs.chmodSync(path.join(dataDir, name), PRIVATE_FILE_MODE); // whatever the backup's files became since
     done.push({ file: name, bytes: sizeOf(path.join(dataDir, name)) });
   }
   return done;

@@ -49,7 +49,9 @@ async function main(role: Role, start: (context: ProcessContext) => Promise<Runn
     base: { role, pid: process.pid },
     redact: ['req.headers.authorization', 'api_key', 'token'],
   });
-  warnTestOnlyCoverSettings(log, config);
+  // Only a process that runs cover checks reads these settings: one warning for the topology, not one per door.
+  if (role === 'projections' || (role === 'command-api' && config.coverCheckWorker))
+    warnTestOnlyCoverSettings(log, config);
   let running: Running;
   try {
     running = await start({ config, settings, log });

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import type { Topology } from '../support/topology.js';
 import { upload } from '../support/upload.js';
+import { SECURITY_HEADERS } from '../../infra/gateway.js';
 
 type RawAnswer = { status: number; headers: Record<string, string>; body: string };
 
@@ -55,7 +56,7 @@ const get = (target: string, headers: Record<string, string> = {}): string =>
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}Connection: close\r\n\r\n`;
 
-/** A problem+json of `status`, with `request_id` the answer's `X-Request-Id`; its body. */
+/** A problem+json of `status`, with `request_id` the answer's `X-Request-Id` and the security headers; its body. */
 function expectProblem(answer: RawAnswer, status: number, what: string): Record<string, unknown> {
   expect(answer.status, `${what}: ${answer.body.slice(0, 300)}`).to.equal(status);
   expect(answer.headers['content-type'], what).to.match(/^application\/problem\+json/);
@@ -66,6 +67,8 @@ function expectProblem(answer: RawAnswer, status: number, what: string): Record<
   expect(body.type, what).to.match(new RegExp(`/v1/problemas/${status}$`));
   expect(body.title, what).to.be.a('string').and.not.equal('');
   expect(body.detail, what).to.be.a('string').and.not.equal('');
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    expect(answer.headers[name.toLowerCase()], `${what}: ${name}`).to.equal(value);
   return body;
 }
 
@@ -109,6 +112,7 @@ describe('answers written before any route: the same status and problem in the e
   it('a request that is not HTTP: 400', async () => {
     const answer = await exchange(root, 'GET /v1/me HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n');
     expectProblem(answer, 400, 'a header line without a colon');
+    expectProblem(await exchange(root, 'GET /v1/me HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'no Host header');
   });
 
   it('a 6 MB batch: 413, the same problem whether the client reads while it uploads or after', async () => {

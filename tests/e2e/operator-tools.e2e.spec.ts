@@ -280,6 +280,7 @@ describe("the operator's tools (admin lists, problems, ops usage, default scopes
         ],
         [['projections', 'rebuild'], ['usage: ops projections rebuild NAME [--wait]']],
         [['partners', 'lst'], ['did you mean ops partners list?']],
+        [['stores'], ['ops: stores needs one of: pending, approve, suspend', 'usage: ops stores pending']],
         [['parners', 'list'], ['did you mean partners?']],
         [
           ['nope'],

@@ -175,12 +175,24 @@ describe('ops command line against a running service', function () {
       ]);
       expect(backup.code, backup.stderr).to.equal(0);
       expect(backup.json.files.map((f: { file: string }) => f.file)).to.include.members(['read.db', 'events.db']);
-      expect(fs.statSync(path.join(backupDir, 'cursor-secret')).mode & 0o777).to.equal(0o600); // cursors stay valid
+      // Every generated secret is kept (cursors stay valid, partners' webhook signing secrets stay the same), and
+      // every file is the service user's alone: the databases hold partners' data and key hashes.
+      expect(backup.json.files.map((f: { file: string }) => f.file)).to.include.members([
+        'cursor-secret',
+        'webhook-key',
+      ]);
+      const modes = (dir: string) =>
+        fs.readdirSync(dir).map((f) => [f, (fs.statSync(path.join(dir, f)).mode & 0o777).toString(8)]);
+      const privately = (dir: string) => fs.readdirSync(dir).map((f) => [f, '600']);
+      expect(modes(backupDir)).to.deep.equal(privately(backupDir));
       expect((await ops(['backup', '--to', backupDir], { DATA_DIR: t.dataDir })).stderr).to.contain('is not empty');
       expect((await p.api.get('/products/sku-copia-4')).status, 'the service kept serving').to.equal(200);
 
       const restore = await ops(['restore', '--from', backupDir, '--to', restored]);
       expect(restore.code, restore.stderr).to.equal(0);
+      expect(modes(restored)).to.deep.equal(privately(restored));
+      const webhookKey = (dir: string) => fs.readFileSync(path.join(dir, 'webhook-key'), 'utf8');
+      expect(webhookKey(restored)).to.equal(webhookKey(t.dataDir));
       again = await startTestService({}, restored);
       const url = `http://127.0.0.1:${portOf(again.service.admin)}/admin/v1`;
       const verify = await runOps(url, again.service.adminToken, ['audit', 'verify', '--json']);

@@ -105,6 +105,7 @@ if (!available.ok || !onLinux) {
           DATA_DIR: dataDir,
           ADMIN_TOKEN: TOKEN,
           COVER_CHECK: 'off', // no DNS: tests never leave loopback
+          COVER_FETCH_ALLOW_PRIVATE: '1', // a test-only setting: warned about once, by the process that checks covers
           LOG_LEVEL: 'warn',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -132,6 +133,9 @@ if (!available.ok || !onLinux) {
       const adminUrl = `http://127.0.0.1:${ready.admin_port}/admin/v1`;
       expect(stderr).to.include(`ready: partner API ${api} · admin API ${adminUrl} · admin token in ADMIN_TOKEN`);
       expect(ready.data_dir).to.equal(dataDir);
+      const warnings = stdout.split('\n').filter((l) => l.includes('"test_only_settings"'));
+      expect(warnings, output()).to.have.length(1);
+      expect(warnings[0]).to.match(/^\[projections\.1\] /);
       expect(Object.keys(ready.pids.services).sort()).to.deep.equal([
         'command-api.1',
         'command-api.2',

@@ -166,10 +166,10 @@ describe('health and metrics on the admin port', function () {
         ['/api/search?q=camiseta', 200],
         ['/api/search?q=meia', 200],
         ['/api/nothing', 404],
-        ['/p/loja-secreta/sku-secreto', 404],
-        ['/test/p/loja-secreta/sku-secreto', 404],
-        ['/r/loja-secreta/sku-secreto', 404],
-        ['/test/r/loja-secreta/sku-secreto', 404],
+        ['/p/pt_secreto/loja-secreta/sku-secreto', 404],
+        ['/test/p/pt_secreto/loja-secreta/sku-secreto', 404],
+        ['/r/pt_secreto/loja-secreta/sku-secreto', 404],
+        ['/test/r/pt_secreto/loja-secreta/sku-secreto', 404],
       ] as const;
       for (const [path, status] of paths) {
         const r = await fetch(`${root}${path}`, { headers: { Accept: 'application/json' } });
@@ -184,10 +184,10 @@ describe('health and metrics on the admin port', function () {
       expect(count('query', '/busca', '200')).to.equal(1);
       expect(count('query', '/api/search', '200')).to.equal(2);
       expect(count('query', '/api/*', '404')).to.equal(1);
-      expect(count('query', '/p/{store}/{sku}', '404')).to.equal(1);
-      expect(count('query', '/test/p/{store}/{sku}', '404')).to.equal(1);
-      expect(count('command', '/r/{store}/{sku}', '404')).to.equal(1);
-      expect(count('command', '/test/r/{store}/{sku}', '404')).to.equal(1);
+      expect(count('query', '/p/{partner}/{store}/{sku}', '404')).to.equal(1);
+      expect(count('query', '/test/p/{partner}/{store}/{sku}', '404')).to.equal(1);
+      expect(count('command', '/r/{partner}/{store}/{sku}', '404')).to.equal(1);
+      expect(count('command', '/test/r/{partner}/{store}/{sku}', '404')).to.equal(1);
       expect(m.value('pc_http_requests_total', { route: 'unmatched' })).to.equal(undefined);
       expect(m.types).to.include({ pc_search_duration_seconds: 'histogram' });
       expect(m.value('pc_search_duration_seconds_count', { route: '/api/search', status: '200' })).to.equal(2);
