@@ -7,7 +7,7 @@
  * on a read-only connection copies the database as one read transaction sees it (writers go on; unlike the page by
  * page backup API it is never restarted by their commits). The read models are taken before the log they follow,
  * so a restored read model is never ahead of the restored log: the projections catch up from their checkpoints.
- * The secrets the service generated into DATA_DIR (admin-token, cursor-secret) are copied too, mode 0600.
+ * The secrets the service generated into DATA_DIR (admin-token, cursor-secret, webhook-key) are copied too, mode 0600.
  *
  * `ops restore --from DIR --to DATA_DIR` copies a backup into a DATA_DIR that is new or empty (never over a service's
  * files); start the service on it.
@@ -21,7 +21,8 @@ import type { Output } from './admin-requests.js';
 
 /** Read models and history first, the log last (see the file's comment). */
 const DATABASES = ['read.db', 'history.db', 'events.db'] as const;
-const SECRETS = ['admin-token', 'cursor-secret'] as const;
+/** A restored service must keep its admin token, its page cursors and its partners' webhook secrets. */
+const SECRETS = ['admin-token', 'cursor-secret', 'webhook-key'] as const;
 
 class BackupError extends Error {}
 

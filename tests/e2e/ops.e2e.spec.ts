@@ -176,11 +176,16 @@ describe('ops command line against a running service', function () {
       expect(backup.code, backup.stderr).to.equal(0);
       expect(backup.json.files.map((f: { file: string }) => f.file)).to.include.members(['read.db', 'events.db']);
       expect(fs.statSync(path.join(backupDir, 'cursor-secret')).mode & 0o777).to.equal(0o600); // cursors stay valid
+      // The webhook secrets partners hold are derived from the generated key: the backup keeps it.
+      const webhookKey = fs.readFileSync(path.join(t.dataDir, 'webhook-key'), 'utf8');
+      expect(fs.readFileSync(path.join(backupDir, 'webhook-key'), 'utf8')).to.equal(webhookKey);
+      expect(fs.statSync(path.join(backupDir, 'webhook-key')).mode & 0o777).to.equal(0o600);
       expect((await ops(['backup', '--to', backupDir], { DATA_DIR: t.dataDir })).stderr).to.contain('is not empty');
       expect((await p.api.get('/products/sku-copia-4')).status, 'the service kept serving').to.equal(200);
 
       const restore = await ops(['restore', '--from', backupDir, '--to', restored]);
       expect(restore.code, restore.stderr).to.equal(0);
+      expect(fs.readFileSync(path.join(restored, 'webhook-key'), 'utf8')).to.equal(webhookKey);
       again = await startTestService({}, restored);
       const url = `http://127.0.0.1:${portOf(again.service.admin)}/admin/v1`;
       const verify = await runOps(url, again.service.adminToken, ['audit', 'verify', '--json']);
