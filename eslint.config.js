@@ -76,7 +76,7 @@ export default defineConfig(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
-  // The layering (DESIGN.md, docs/adr/new-layering-enforced.md): shared-schema imports nothing of ours outside itself;
+  // The layering (DESIGN.md, docs/adr/0057-layering-enforced.md): shared-schema imports nothing of ours outside itself;
   // command-api, projections and query-api import only shared-schema and themselves; infra imports everything but a
   // route module. Matched on the import's text (relative paths); tests/unit/layering.unit.spec.ts checks the same on
   // the resolved paths, so that `make test` fails too.

@@ -5,7 +5,7 @@ import type { DoorContext } from '../shared-schema/http/context.js';
 
 export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as const;
 
-/** What a body may cost besides its size (DECISIONS.md, "Cost of a bad body"; docs/adr/new-uploads-in-flight.md). */
+/** What a body may cost besides its size (DECISIONS.md, "Cost of a bad body"; docs/adr/0072-uploads-in-flight.md). */
 export interface BodyRules {
   /** A body must have arrived this long after the door starts reading it (right after its headers); a batch twice. */
   deadlineMs: number;

@@ -4,7 +4,7 @@
  * (`/r/…`, `/test/r/…`) writes clicks, so it is served by the write side's own handler even for a GET; the public
  * pages and search (`/`, `/busca`, `/api/…`, the offer pages `/p/…`) are the query door's whatever the method (it
  * answers 405 to anything but GET/HEAD there), and so is the partner portal (`/portal…`), whose sign-in and sign-out
- * posts are answered by the query door too (docs/adr/new-portal-door-and-sessions.md).
+ * posts are answered by the query door too (docs/adr/0081-portal-door-and-sessions.md).
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -5,7 +5,7 @@
  * ships, kept current by its maintainers.
  *
  * A top-level label the list does not know (`test`, `localhost`, `internal`) is itself the suffix, by the list's own
- * default rule `*`: `shop.test` is registrable, a bare `test` is not (docs/adr/new-public-suffix-domains.md).
+ * default rule `*`: `shop.test` is registrable, a bare `test` is not (docs/adr/0067-public-suffix-domains.md).
  */
 import { getPublicSuffix } from 'tldts';
 import { fieldError, type FieldError } from './problems.js';

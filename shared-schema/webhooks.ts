@@ -1,5 +1,5 @@
 /**
- * Webhook signing, the Standard Webhooks scheme (docs/adr/new-webhooks.md): each delivery carries `Webhook-Id` (the
+ * Webhook signing, the Standard Webhooks scheme (docs/adr/0080-webhooks.md): each delivery carries `Webhook-Id` (the
  * notification id), `Webhook-Timestamp` (seconds since the epoch, by the service clock) and `Webhook-Signature`:
  * `v1,` + base64 of HMAC-SHA256 over `{id}.{timestamp}.{body}`, keyed with the bytes of the endpoint's secret (the
  * base64 after `whsec_`).

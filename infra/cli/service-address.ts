@@ -1,5 +1,5 @@
 /**
- * Where the tools find the service (docs/adr/new-one-address-convention.md): SERVICE_URL, the gateway (partner API
+ * Where the tools find the service (docs/adr/0064-one-address-convention.md): SERVICE_URL, the gateway (partner API
  * under `/v1`, shopper pages at `/`), and ADMIN_URL, the admin port (admin API under `/admin/v1`). Unset, each is
  * derived from the port `make run` reads (PORT, default 8080; ADMIN_PORT, default 8081) on 127.0.0.1, so a tool run
  * beside the service in the same shell finds it. A URL given with its API path (`…/v1`, `…/admin/v1`) is accepted.

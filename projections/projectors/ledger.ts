@@ -46,7 +46,8 @@ export const ledgerProjector: Projector = {
     const owner = { partner_id: partnerId, env, position: recorded.position };
     // Booked at the event's recorded_at, never before the scope's previous movement: the SQLite store already books
     // in log order, and this keeps running balances (summed in log order) in the order the statement shows them on a
-    // store that does not (EventStoreDB keeps the time its command read; docs/adr/new-ledger-movements-and-closings.md).
+    // store that does not (EventStoreDB keeps the time its command read;
+    // docs/adr/0076-ledger-movements-and-closings.md).
     const scopeId = ledgerScopeId(tenant);
     const scope = await tx.get<LedgerStateDoc>(LEDGER.state, scopeId);
     const stamped = new Date(recorded.metadata.recorded_at).toISOString();

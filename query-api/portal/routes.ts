@@ -1,6 +1,6 @@
 /**
  * The partner portal (PORTAL.md "The portal") under `/portal` on the partner API's address, served by the query
- * door whatever the method (the gateways send `/portal` here: docs/adr/new-portal-door-and-sessions.md), in front of
+ * door whatever the method (the gateways send `/portal` here: docs/adr/0081-portal-door-and-sessions.md), in front of
  * the key check like the shopper's pages: a page is signed in by its session cookie, not by a key header.
  *
  * - `GET /portal`: the sign-in form, or the overview. `POST /portal/entrar` (form field `api_key`): 303 to `/portal`

@@ -2,7 +2,7 @@
  * `canal` on an offer's links (FEEDS.md): the channel whose link a shopper followed. The redirector records it on the
  * click and the offer page keeps it on its buy link, only when it names a channel that exists and is not revoked;
  * anything else (absent, repeated, malformed, unknown, revoked) is ignored and the address answers as without it
- * (docs/adr/new-clicks-per-channel.md).
+ * (docs/adr/0083-clicks-per-channel.md).
  */
 import { CHANNEL_ID_PATTERN } from '../events/channel.js';
 import type { ReadView } from '../ports/read-store.js';

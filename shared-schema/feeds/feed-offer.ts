@@ -12,7 +12,7 @@ import { offerView, searchOfferOf, type OfferView } from '../shopper/search-view
 /**
  * The offer's id in every feed: base64url of the first 24 bytes of the SHA-256 of its partner, store and SKU (32
  * characters of `[A-Za-z0-9_-]`). The same offer always has the same id; two offers share one with probability
- * 2^-192 (docs/adr/new-feed-offer-ids.md).
+ * 2^-192 (docs/adr/0084-feed-offer-ids.md).
  */
 export function feedOfferId(partnerId: string, storeId: string, sku: string): string {
   return createHash('sha256')

@@ -1,7 +1,7 @@
 /**
  * The channels' own OpenAPI document (FEEDS.md), served at `/feeds/openapi.json`: the two feeds a channel calls with
  * its token. It is apart from the partner contract's document (`/v1/openapi.json`): channels are not partners, hold
- * no API key, and nothing here changes a `/v1` answer (docs/adr/new-feeds-openapi.md).
+ * no API key, and nothing here changes a `/v1` answer (docs/adr/0086-feeds-openapi.md).
  */
 import { Problem } from '../schemas/common.js';
 import { TSV_COLUMNS } from './feed-offer.js';

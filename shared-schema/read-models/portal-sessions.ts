@@ -1,8 +1,8 @@
 /**
  * The partner portal's sessions (PORTAL.md "The portal"): the one state of its own the query side keeps, written by
- * the query door at sign-in and read by every query process (docs/adr/new-portal-sessions.md). A document is keyed
- * by the hash of the session id the cookie carries (the id itself is stored nowhere), holds the hash of the key it
- * was opened with (to end it when the key is revoked, never the key) and expires 12 h after sign-in.
+ * the query door at sign-in and read by every query process (docs/adr/0081-portal-door-and-sessions.md). A document
+ * is keyed by the hash of the session id the cookie carries (the id itself is stored nowhere), holds the hash of the
+ * key it was opened with (to end it when the key is revoked, never the key) and expires 12 h after sign-in.
  */
 import type { CollectionSpec } from '../ports/read-store.js';
 

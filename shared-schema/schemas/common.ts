@@ -20,7 +20,7 @@ export const Domain: JsonSchema = { type: 'string', pattern: '^[a-z0-9.-]+\\.[a-
  * The one character rule for text a shopper sees: no C0 control (U+0000–U+001F), no DEL or C1 control
  * (U+007F–U+009F), no bidirectional override or isolate (U+202A–U+202E, U+2066–U+2069), which can make a title or
  * a store name read as something else. Zero-width marks (U+200B–U+200F) stay: emoji sequences and some scripts need
- * them (docs/adr/new-shopper-text-characters.md). `MULTILINE_TEXT_PATTERN` also lets tab and newline through, for a
+ * them (docs/adr/0069-shopper-text-characters.md). `MULTILINE_TEXT_PATTERN` also lets tab and newline through, for a
  * description. A failure is `control_character` (shared-schema/validation.ts).
  */
 export const REFUSED_BEYOND_C0 = '\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';

@@ -1,5 +1,5 @@
 /**
- * The layering of the source (DESIGN.md, docs/adr/new-layering-enforced.md), checked on every import's resolved path
+ * The layering of the source (DESIGN.md, docs/adr/0057-layering-enforced.md), checked on every import's resolved path
  * so that `make test` fails on a violation even without lint (eslint.config.js reports the same on the import's text):
  * shared-schema imports nothing of ours outside itself; command-api, projections and query-api import only
  * shared-schema and themselves; infra imports everything but a route module (a module that declares HTTP routes).

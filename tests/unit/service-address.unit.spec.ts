@@ -1,4 +1,4 @@
-/** The address convention every tool follows (docs/adr/new-one-address-convention.md). */
+/** The address convention every tool follows (docs/adr/0064-one-address-convention.md). */
 import { expect } from 'chai';
 import { serviceAddress } from '../../infra/cli/service-address.js';
 import { partnerApi } from '../../clients/typescript/examples/partner-flow.js';

@@ -5,7 +5,7 @@
  *   SERVICE_URL=http://127.0.0.1:8080 API_KEY=ik_test_… node dist/clients/typescript/examples/partner-flow.js
  *
  * The service is SERVICE_URL (default http://127.0.0.1:$PORT, PORT default 8080), the partner API $SERVICE_URL/v1:
- * the convention of every tool of the repository (docs/adr/new-one-address-convention.md).
+ * the convention of every tool of the repository (docs/adr/0064-one-address-convention.md).
  *
  * Every run uses new ids (store, CNPJ, order), so it can be repeated on the same data. Products stay `pending` until
  * the operator approves the store and the cover check passes; a sandbox click needs neither.
