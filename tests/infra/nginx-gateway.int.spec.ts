@@ -1,7 +1,8 @@
 /**
  * The gateway's nginx configuration, rendered from infra/deploy/nginx.conf.template with loopback upstreams and
- * run for real: reads go to the query API, writes to the command API, bodies above the route's limit get a
- * problem+json 413 without reaching a service, X-Request-Id passes both ways, upstream connections are reused.
+ * run for real: reads go to the query API, writes to the command API, bodies stream to the service as they arrive,
+ * bodies above the route's limit get a problem+json 413 without reaching a service whole, X-Request-Id passes both
+ * ways, upstream connections are reused.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -16,7 +17,8 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { renderNginxConf, templatePath } from '../../infra/deploy/render-nginx.js';
 import { freePort } from '../../infra/topology/ports.js';
-import { upload } from '../support/upload.js';
+import { holdUpload, upload } from '../support/upload.js';
+import { until, within } from '../support/deadline.js';
 
 interface Seen {
   side: 'command' | 'query';
@@ -32,8 +34,12 @@ function findNginx(): string | undefined {
   return ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p));
 }
 
+/** The URLs of the requests a service has started to receive, their bodies still arriving or not. */
+const arriving: string[] = [];
+
 function upstream(side: Seen['side'], seen: Seen[], connections: { count: number }): Promise<Server> {
   const server = createServer((req, res) => {
+    arriving.push(req.url ?? '');
     let bytes = 0;
     req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     req.on('end', () => {
@@ -298,6 +304,17 @@ if (!nginx) {
         }
       }
       expect(seen).to.deep.equal([]);
+    });
+
+    it('streams a body to the service as it arrives, so the service times a slow body itself', async () => {
+      const body = JSON.stringify({ store_id: 'loja', title: 'slow' });
+      const held = holdUpload({ method: 'PUT', url: `${base}/v1/products/sku-slow`, headers: {}, body, sent: 1 });
+      await until(async () => arriving.includes('/v1/products/sku-slow'), 10_000, 'the request at the service', 20);
+      expect(seen, 'the body has not ended').to.deep.equal([]);
+      held.finish();
+      expect((await within(held.answer, 10_000, 'the answer'))?.status).to.equal(200);
+      expect(seen).to.have.length(1);
+      expect(seen[0]).to.include({ side: 'command', bytes: body.length });
     });
 
     it('keeps connections to the services open between requests', async () => {

@@ -179,6 +179,8 @@ export interface TestServiceOptions {
   eventStore?: (opened: EventStore) => EventStore;
   /** Embedded only: wraps the shopper search the query door calls (StartOptions.wrapSearch). */
   wrapSearch?: StartOptions['wrapSearch'];
+  /** TOPOLOGY=multi only: how many command-api replicas (default 2); per-process counts need one to be exact. */
+  commandReplicas?: number;
 }
 
 export async function startTestService(
@@ -188,7 +190,11 @@ export async function startTestService(
 ): Promise<TestService> {
   if (process.env.TOPOLOGY === 'multi') {
     const { startMultiTestService } = await import('./topology-service.js');
-    return startMultiTestService(env, keepDir, { operations: serviceOptions.operations ?? {} });
+    const { operations = {}, commandReplicas } = serviceOptions;
+    return startMultiTestService(env, keepDir, {
+      operations,
+      ...(commandReplicas !== undefined ? { commandReplicas } : {}),
+    });
   }
   const dataDir = keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pc-test-'));
   const engines = engineEnv(process.env, dataDir);
