@@ -13,7 +13,8 @@ import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js'
 import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../event-store/cached-state.js';
-import { commandDoor, type WriteHandler } from '../../command-api/app.js';
+import { commandDoor, type WriteRoute } from '../../command-api/app.js';
+import { API_ROUTES } from './api-routes.js';
 import { WebhookKey } from '../../shared-schema/webhooks.js';
 import { dataDirSecret } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
@@ -118,6 +119,7 @@ export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHook
     log,
     baseUrl: config.apiBaseUrl,
     keys: keyLookup(reads, parts.keyCache),
+    routes: API_ROUTES,
     messaging,
     clock,
     rateLimits: config.rateLimits,
@@ -129,7 +131,7 @@ export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHook
 export function buildCommandApp(
   parts: DoorParts,
   deps: CommandDeps,
-  routes: Record<string, WriteHandler>,
+  routes: readonly WriteRoute[],
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
   return buildDoorApp(parts, commandDoor({ deps, routes, bodies: parts.config.bodies }), hooks);
@@ -152,7 +154,7 @@ export function buildRedirector(
 /** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */
 export function buildQueryApp(
   parts: DoorParts,
-  routes: Record<string, ReadRoute>,
+  routes: readonly ReadRoute[],
   cursorSecret: CursorSecret,
   hooks: DoorHooks = {},
 ): Koa<DoorState> {
