@@ -8,10 +8,8 @@ import { pathParamErrors, writeQueryErrors } from '../shared-schema/http/paramet
 import { Idempotency, type StoredResponse } from './idempotency.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
 import { BODY_LIMITS, BodyReader, type BodyRules } from './json-body.js';
-import { metadata, type CommandDeps } from './services/context.js';
-import { registerStore } from './services/stores.js';
-import { patchProduct, removeProduct, upsertProduct } from './services/products.js';
-import { validateProductInput, validateProductPatch, validateStoreInput } from './validate.js';
+import type { CommandDeps } from './services/context.js';
+import { routeKey, type RouteSpec } from '../shared-schema/routes.js';
 
 export interface WriteAnswer extends StoredResponse {
   /** Log position reached by the write, shared with the query door for read-your-writes. */
@@ -20,43 +18,29 @@ export interface WriteAnswer extends StoredResponse {
 
 export type WriteHandler = (ctx: DoorContext, body: unknown, deps: CommandDeps) => Promise<WriteAnswer>;
 
-const ok = (body: unknown, position?: number): WriteAnswer => {
-  const a: WriteAnswer = { status: 200, body, headers: {} };
+/** An answer of `status`, carrying the log position the write reached when it wrote one. */
+export function writeAnswer(
+  status: number,
+  body: unknown,
+  position?: number,
+  headers: Record<string, string> = {},
+): WriteAnswer {
+  const a: WriteAnswer = { status, body, headers };
   if (position !== undefined) a.position = position;
   return a;
-};
+}
 
-const meta = (ctx: DoorContext, deps: CommandDeps) => metadata(deps.clock, ctx.state.requestId, callerOf(ctx).keyId);
-
-/** Write routes of the contract served by this door, keyed `METHOD path` as in shared-schema/routes.ts. */
-export const coreWriteRoutes: Record<string, WriteHandler> = {
-  'PUT /stores/:store_id': async (ctx, body, deps) => {
-    const caller = callerOf(ctx);
-    const input = validateStoreInput(body);
-    const r = await registerStore(deps, caller, caller.partnerType, ctx.state.params.store_id, input, meta(ctx, deps));
-    return ok(r.view, r.position);
-  },
-  'PUT /products/:sku': async (ctx, body, deps) => {
-    const input = validateProductInput(body, deps.clock.now());
-    const r = await upsertProduct(deps, callerOf(ctx), ctx.state.params.sku, input, meta(ctx, deps));
-    return ok(r.view, r.position);
-  },
-  'PATCH /products/:sku': async (ctx, body, deps) => {
-    const patch = validateProductPatch(body, deps.clock.now());
-    const r = await patchProduct(deps, callerOf(ctx), ctx.state.params.sku, patch, meta(ctx, deps));
-    return ok(r.view, r.position);
-  },
-  'DELETE /products/:sku': async (ctx, _body, deps) => {
-    const r = await removeProduct(deps, callerOf(ctx), ctx.state.params.sku, meta(ctx, deps));
-    const a: WriteAnswer = { status: 204, body: null, headers: {} };
-    if (r.position !== undefined) a.position = r.position;
-    return a;
-  },
-};
+/** A write route of the contract, declared once: what the front door matches and authorizes, and its handler. */
+export interface WriteRoute extends RouteSpec {
+  method: Exclude<RouteSpec['method'], 'GET'>;
+  handler: WriteHandler;
+  /** A batch body: five times larger than any other, and given twice as long to arrive. */
+  batch?: true;
+}
 
 export interface CommandDoorOptions {
   deps: CommandDeps;
-  routes: Record<string, WriteHandler>;
+  routes: readonly WriteRoute[];
   /** Default: BODY_RULES. */
   bodies?: BodyRules;
 }
@@ -65,20 +49,19 @@ export function commandDoor(options: CommandDoorOptions): DoorRoutes {
   const { deps } = options;
   const idempotency = new Idempotency(deps.reads, deps.clock);
   const bodies = new BodyReader(options.bodies);
+  const handlers = new Map(options.routes.map((r) => [routeKey(r), r]));
   return {
     routes: async (ctx: DoorContext) => {
-      const route = ctx.state.route;
-      const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
-      if (!route || !handler) throw notFound('No such resource.');
-      // A batch may be five times larger than any other body, and takes twice as long to arrive.
-      const batch = route.path === '/products/batch';
+      const route = ctx.state.route && handlers.get(routeKey(ctx.state.route));
+      if (!route) throw notFound('No such resource.');
+      const batch = route.batch === true;
       const limit = batch ? BODY_LIMITS.batch : BODY_LIMITS.default;
       const body = route.method === 'DELETE' ? undefined : await bodies.read(ctx, limit, batch ? 2 : 1);
       const requestErrors = [...pathParamErrors(ctx.state.params), ...writeQueryErrors(ctx.query)];
       if (requestErrors.length > 0) throw invalid(requestErrors);
       let position: number | undefined;
       const answer = await idempotency.run(ctx, body, async () => {
-        const a = await handler(ctx, body, deps);
+        const a = await route.handler(ctx, body, deps);
         position = a.position;
         return { status: a.status, body: a.body, headers: a.headers };
       });

@@ -1,16 +1,17 @@
 /**
- * Every write route of the command door, by `METHOD /path` (shared-schema/routes.ts): what a process that serves the
- * command door (the embedded service, the command process of the distributed topology) hands to it, so that the
- * wiring in infra/ never reaches into the route modules themselves.
+ * Every write route of the command door, each declared once beside its handler (command-api/routes/*): what a
+ * process that serves the command door hands to it, and what the wiring adds to the contract's route table, so that
+ * infra/ never reaches into the route modules themselves.
  */
-import { coreWriteRoutes, type WriteHandler } from './app.js';
+import type { WriteRoute } from './app.js';
 import { batchWriteRoutes } from './routes/batch.js';
+import { catalogWriteRoutes } from './routes/catalog.js';
 import { commerceWriteRoutes } from './routes/commerce.js';
 import { webhookWriteRoutes } from './routes/webhooks.js';
 
-export const WRITE_ROUTES: Record<string, WriteHandler> = {
-  ...coreWriteRoutes,
+export const WRITE_ROUTES: readonly WriteRoute[] = [
+  ...catalogWriteRoutes,
   ...batchWriteRoutes,
   ...commerceWriteRoutes,
   ...webhookWriteRoutes,
-};
+];

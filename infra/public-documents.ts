@@ -7,9 +7,10 @@ import { buildOpenApi, toYaml } from '../shared-schema/openapi.js';
 import { guide } from '../shared-schema/guide.js';
 import { PROBLEM_PAGES, problemPageHtml, problemPageJson } from '../shared-schema/problem-pages.js';
 import { documentationPages } from './documentation.js';
+import { API_ROUTES } from './wiring/api-routes.js';
 
 export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
-  const doc = buildOpenApi(apiBaseUrl);
+  const doc = buildOpenApi(apiBaseUrl, API_ROUTES);
   return {
     ...documentationPages(apiBaseUrl),
     '/openapi.json': { type: 'application/json', body: JSON.stringify(doc, null, 2) },

@@ -1,9 +1,10 @@
 /**
  * Wires the whole service on the embedded default, in one process: SQLite event and read stores in DATA_DIR,
  * in-process messaging, the projection runner, the command and query doors behind the in-process gateway, and the
- * admin API. Everything is passed in; nothing is a module-level singleton.
+ * admin API. It composes the very parts the separate processes of the distributed topology start (infra/wiring/:
+ * the registry of projectors, reactors and collections, the doors, the operator surface). Everything is passed in;
+ * nothing is a module-level singleton.
  */
-import path from 'node:path';
 import fs from 'node:fs';
 import type http from 'node:http';
 import pino, { type Logger } from 'pino';
@@ -13,23 +14,18 @@ import { CATEGORIES } from '../shared-schema/streams.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../shared-schema/ports/cover-checker.js';
-import { IDEMPOTENCY_COLLECTION } from '../command-api/idempotency.js';
-import { WRITE_ROUTES } from '../command-api/write-routes.js';
-import { READ_ROUTES } from '../query-api/read-routes.js';
 import { ProjectionRunner, type LiveProjections } from '../projections/runner.js';
 import { GENERATION_SWITCHED } from '../projections/generations.js';
-import { PORTAL_SESSION_COLLECTIONS } from '../shared-schema/read-models/portal-sessions.js';
-import { adapterChoice, openStores, sqliteFiles, type StoreMode } from './wiring/stores.js';
+import { adapterChoice, openStores, sqliteFiles, type StoreMode, type Stores } from './wiring/stores.js';
 import { ProjectionThread } from './wiring/projection-thread.js';
 import { SharedMemoryClock } from './wiring/shared-clock.js';
 import { SqliteEventStore } from './sqlite/event-store.js';
-import { PROJECTORS } from './wiring/projectors.js';
+import { PROJECTORS } from './wiring/registry.js';
 import { SqliteReadStore } from './sqlite/read-store.js';
 import { startSearchReader } from './sqlite/search-reader.js';
 import { searchHere } from '../query-api/public/product-search.js';
 import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 import {
-  buildAdminApp,
   buildCommandApp,
   buildRedirector,
   buildQueryApp,
@@ -37,25 +33,18 @@ import {
   KeyCache,
   type DoorParts,
 } from './wiring/doors.js';
-import { startReactors, type ReactorStart } from './wiring/reactors.js';
-import {
-  batchRunnerReactor,
-  coverCheckReactor,
-  freshnessReactor,
-  webhookSenderReactor,
-} from './wiring/core-reactors.js';
-import { WEBHOOK_DELIVERY_COLLECTION } from '../shared-schema/read-models/webhooks.js';
+import { openOperations, serveAdmin, startAllReactors } from './wiring/operator.js';
 import { gatewayHandler, listen } from './gateway.js';
 import type { Config } from './config.js';
-import { Operations } from './ops/operations.js';
+import type { Operations } from './ops/operations.js';
 import type { OperationsSettings } from './ops/settings.js';
 import { drainServer } from './ops/shutdown.js';
-import { dataDirSecret } from './wiring/data-dir-secret.js';
-import { CursorSecret } from '../shared-schema/http/pagination.js';
+import { resolveAdminToken } from './wiring/data-dir-secret.js';
+import type { CommandDeps } from '../command-api/services/context.js';
 
 export { keyLookup } from './wiring/doors.js';
-/** The doors' routes (the separate processes serve the same). */
-export { READ_ROUTES, WRITE_ROUTES };
+export { ALL_COLLECTIONS, PROJECTORS, REACTORS } from './wiring/registry.js';
+export { adminTokenFile, resolveAdminToken, resolveCursorSecret } from './wiring/data-dir-secret.js';
 
 export interface Service {
   config: Config;
@@ -72,35 +61,6 @@ export interface Service {
   /** History, metrics, health, projection generations and rebuilds, audit (infra/ops/). */
   operations: Operations;
   close(): Promise<void>;
-}
-
-export { PROJECTORS };
-
-/** Reactors: started here in the embedded default, in the projections process otherwise (infra/wiring/reactors.ts). */
-export const REACTORS: ReactorStart[] = [batchRunnerReactor, coverCheckReactor, freshnessReactor, webhookSenderReactor];
-
-/** Every collection a door or a projector reads (each process makes sure they exist before serving). */
-export const ALL_COLLECTIONS = () => [
-  IDEMPOTENCY_COLLECTION,
-  WEBHOOK_DELIVERY_COLLECTION,
-  ...PORTAL_SESSION_COLLECTIONS,
-  ...PROJECTORS.flatMap((p) => p.collections),
-];
-
-/** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
-export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
-
-/** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
-export function resolveAdminToken(config: Config): string {
-  return dataDirSecret(config.dataDir, 'admin-token', config.adminToken);
-}
-
-/**
- * The key of page cursors (shared-schema/http/pagination.ts): CURSOR_SECRET, or one generated once and kept in
- * DATA_DIR/cursor-secret (mode 0600). Every query door sharing DATA_DIR signs and checks with the same one.
- */
-export function resolveCursorSecret(config: Config): CursorSecret {
-  return new CursorSecret(dataDirSecret(config.dataDir, 'cursor-secret', config.cursorSecret));
 }
 
 export interface StartOptions {
@@ -132,7 +92,8 @@ export interface StartOptions {
   clockAt?: Date;
 }
 
-export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
+/** The log, the clock and the stores of DATA_DIR, and the projection thread when both stores are its SQLite files. */
+async function openBackbone(config: Config, options: StartOptions) {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log =
     options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'api_key', 'token'] });
@@ -150,31 +111,26 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const events = options.eventStore ? options.eventStore(stores.events) : stores.events;
   if (options.messaging) await stores.messaging.close(); // the in-process one, replaced
   const messaging = options.messaging ?? stores.messaging;
-  // Operations: every read-model access goes through `operations.reads` (projection generations).
-  const operations = await Operations.create({
-    log,
-    clock,
-    events,
-    reads: stores.reads,
-    history: stores.history,
-    messaging,
-    projectors: PROJECTORS,
-    settings: options.operations ?? {},
-    ...(thread ? { gate: thread.gate } : {}),
-  });
-  const reads = operations.reads;
-  await reads.ensureCollections(ALL_COLLECTIONS());
+  return { log, clock, thread, stores, events, messaging };
+}
 
-  const keyCache = new KeyCache();
+type Backbone = Awaited<ReturnType<typeof openBackbone>>;
+
+/**
+ * The live projections, on their thread or on the event loop; a committed change of partners (or a rebuilt partners
+ * projection) empties the doors' key cache.
+ */
+async function startProjections(b: Backbone, operations: Operations, keyCache: KeyCache) {
   const onError = (err: unknown) => operations.subscriptionStopped('projections', err);
   let runner: LiveProjections;
   let stopWaking = (): void => undefined;
-  if (thread) {
+  if (b.thread) {
+    const thread = b.thread;
     await thread.start({ onCommitted: (partner) => partner && keyCache.clear(), onError });
-    if (events instanceof SqliteEventStore) stopWaking = events.onAppended(() => thread.notifyAppended());
+    if (b.events instanceof SqliteEventStore) stopWaking = b.events.onAppended(() => thread.notifyAppended());
     runner = thread;
   } else {
-    const inProcess = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
+    const inProcess = new ProjectionRunner(b.events, operations.runnerReads, PROJECTORS, {
       ...operations.runnerHooks(),
       onError,
       onCommitted: (batch) => {
@@ -184,17 +140,52 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await inProcess.start();
     runner = inProcess;
   }
-  // A rebuilt partners projection serves from a new generation: forget what the old one answered.
-  await messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
-  const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
-  // The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file
-  // (infra/sqlite/search-reader.ts).
+  await b.messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
+  return { runner, stopWaking };
+}
+
+/** The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file. */
+function startSearch(config: Config, stores: Stores, reads: Operations['reads'], options: StartOptions) {
   const searchReader =
     stores.reads instanceof SqliteReadStore && config.searchThreads > 0
       ? startSearchReader(stores.reads.file, reads, config.searchThreads, { held: config.searchHeldOffers })
       : null;
   const threaded = searchReader?.search;
   const productSearch = options.wrapSearch ? options.wrapSearch(threaded ?? searchHere(reads)) : threaded;
+  return { searchReader, productSearch };
+}
+
+/** Both doors and the redirector behind the in-process gateway on PORT. */
+function serveGateway(parts: DoorParts, deps: CommandDeps, operations: Operations): Promise<http.Server> {
+  const { config } = parts;
+  const commandApp = buildCommandApp(parts, deps, operations.doorHooks('command'));
+  const queryApp = buildQueryApp(parts, operations.doorHooks('query'));
+  const redirector = buildRedirector(parts, deps, operations.metrics.redirectAnswered);
+  return listen(
+    gatewayHandler(commandApp.callback(), queryApp.callback(), redirector),
+    config.port,
+    config.host,
+    config.apiBaseUrl,
+  );
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
+  const backbone = await openBackbone(config, options);
+  const { log, clock, thread, stores, events, messaging } = backbone;
+  const operations = await openOperations({
+    log,
+    clock,
+    events,
+    reads: stores.reads,
+    history: stores.history,
+    messaging,
+    settings: options.operations ?? {},
+    ...(thread ? { gate: thread.gate } : {}),
+  });
+  const reads = operations.reads;
+  const keyCache = new KeyCache();
+  const { runner, stopWaking } = await startProjections(backbone, operations, keyCache);
+  const { searchReader, productSearch } = startSearch(config, stores, reads, options);
   const parts: DoorParts = {
     config,
     log,
@@ -202,44 +193,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     events,
     reads,
     messaging,
-    waitForPosition,
+    waitForPosition: (position, timeoutMs) => runner.waitFor(position, timeoutMs),
     keyCache,
     ...(productSearch ? { productSearch } : {}),
   };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, {
-    ...parts,
-    deps,
-    recordHistory: operations.recordHistory,
-    metrics: operations.metrics,
-    subscriptionStopped: operations.subscriptionStopped,
-    ...(options.coverChecker ? { coverChecker: options.coverChecker } : {}),
-  });
-
-  const commandApp = buildCommandApp(parts, deps, WRITE_ROUTES, operations.doorHooks('command'));
-  const queryApp = buildQueryApp(parts, READ_ROUTES, resolveCursorSecret(config), operations.doorHooks('query'));
+  const reactors = await startAllReactors(parts, deps, operations, options.coverChecker);
   const adminToken = resolveAdminToken(config); // before anything answers: whoever sees the API up finds the token
-  const gateway = await listen(
-    gatewayHandler(
-      commandApp.callback(),
-      queryApp.callback(),
-      buildRedirector(parts, deps, operations.metrics.redirectAnswered),
-    ),
-    config.port,
-    config.host,
-    config.apiBaseUrl,
-  );
-
-  const adminApp = buildAdminApp(parts, deps, adminToken, {
-    onClockMoved: () => reactors.clockMoved(),
-    extend: operations.adminRoutes,
-  });
-  const admin = await listen(
-    operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
-    config.adminPort,
-    config.adminHost,
-    config.apiBaseUrl,
-  );
+  const gateway = await serveGateway(parts, deps, operations);
+  const admin = await serveAdmin(parts, deps, operations, reactors, adminToken);
 
   let closed = false;
   return {

@@ -6,7 +6,7 @@
 import { tenantKey, type DoorContext, type DoorMiddleware, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors } from '../shared-schema/http/parameters.js';
 import { invalid, notFound } from '../shared-schema/problems.js';
-import { API_PREFIX } from '../shared-schema/routes.js';
+import { API_PREFIX, routeKey, type RouteSpec } from '../shared-schema/routes.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Clock } from '../shared-schema/ports/clock.js';
@@ -37,7 +37,9 @@ export interface QueryDeps {
   events?: Pick<EventStore, 'readStream'>;
 }
 
-export interface ReadRoute {
+/** A read route of the contract, declared once: what the front door matches and authorizes, its query, its read. */
+export interface ReadRoute extends RouteSpec {
+  method: 'GET';
   query: JsonSchema;
   handle: (ctx: DoorContext, query: Record<string, unknown>, deps: QueryDeps) => Promise<unknown>;
 }
@@ -53,7 +55,7 @@ export interface PublicDocument {
 
 export interface QueryDoorOptions {
   deps: QueryDeps;
-  routes: Record<string, ReadRoute>;
+  routes: readonly ReadRoute[];
   publicDocuments: Record<string, PublicDocument>;
   readYourWritesTimeoutMs?: number;
 }
@@ -70,6 +72,7 @@ function validatorFor(schema: JsonSchema): Validator<unknown> {
 
 export function queryDoor(options: QueryDoorOptions): DoorRoutes {
   const { deps } = options;
+  const handlers = new Map(options.routes.map((r) => [routeKey(r), r]));
   return {
     // Outside /v1, no key: the shopper's routes (/, /busca, /api/search, /p/…), the channel feeds (/feeds/…) and the
     // partner portal (/portal…).
@@ -84,9 +87,8 @@ export function queryDoor(options: QueryDoorOptions): DoorRoutes {
         if (doc.headers) ctx.set(doc.headers);
         return;
       }
-      const route = ctx.state.route;
-      const handler = route ? options.routes[`${route.method} ${route.path}`] : undefined;
-      if (!route || !handler) throw notFound('No such resource.');
+      const handler = ctx.state.route && handlers.get(routeKey(ctx.state.route));
+      if (!handler) throw notFound('No such resource.');
       const query: Record<string, unknown> = { ...ctx.query };
       const errors = [...pathParamErrors(ctx.state.params), ...validatorFor(handler.query)(query)];
       if (errors.length > 0) throw invalid(errors);

@@ -1,7 +1,7 @@
 /**
- * Every read route of the query door under `/v1`, by `METHOD /path` (shared-schema/routes.ts): what a process that
- * serves the query door (the embedded service, the query process of the distributed topology) hands to it, so that
- * the wiring in infra/ never reaches into the route modules themselves.
+ * Every read route of the query door under `/v1`, each declared once beside its read (query-api/routes/*): what a
+ * process that serves the query door hands to it, and what the wiring adds to the contract's route table, so that
+ * infra/ never reaches into the route modules themselves.
  */
 import type { ReadRoute } from './app.js';
 import { catalogReadRoutes } from './routes/catalog.js';
@@ -12,7 +12,7 @@ import { jobsReadRoutes } from './routes/jobs.js';
 import { ledgerReadRoutes } from './routes/ledger.js';
 import { webhookReadRoutes } from './routes/webhooks.js';
 
-export const READ_ROUTES: Record<string, ReadRoute> = {
+export const READ_ROUTES: readonly ReadRoute[] = [
   ...catalogReadRoutes,
   ...jobsReadRoutes,
   ...commerceReadRoutes,
@@ -20,4 +20,4 @@ export const READ_ROUTES: Record<string, ReadRoute> = {
   ...webhookReadRoutes,
   ...ledgerReadRoutes,
   ...insightsReadRoutes,
-};
+];

@@ -1,5 +1,5 @@
 /**
- * What the OpenAPI document says about each route of shared-schema/routes.ts: summary and description (from the
+ * What the OpenAPI document says about each route the doors declare: summary and description (from the
  * contract), the query schema, the request body schema and the success answer. The schemas are the very objects the
  * doors validate with; the builder (openapi.ts) turns them into components and `$ref`s.
  */
@@ -64,7 +64,10 @@ const WINDOW =
   ' Window: `since` and `until` (date-time), UTC half-open interval [since, until), at most 31 days, default the' +
   ' last 30 days up to now; a longer window or `since >= until` answers 422 code `window`.';
 
-/** Keyed `METHOD path` exactly as in ROUTES. */
+/**
+ * Keyed by routeKey (`METHOD path`) of each route the doors declare, in the order of the published document;
+ * buildOpenApi refuses any drift either way.
+ */
 export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /me': {
     operationId: 'getMe',
@@ -125,6 +128,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'State of the product and, if refused or held, its `reasons`. A removed SKU answers 200 with state `removed`; a SKU never sent answers 404.',
     ok: { status: 200, description: 'The product status.', schema: ProductStatus },
+    extraProblems: [404],
+  },
+  'GET /products/:sku/visibility': {
+    operationId: 'getProductVisibility',
+    tag: 'Products',
+    summary: 'Why is my offer (not) in search',
+    description:
+      'Whether the offer is in the shopper search now, by the very checks the search applies, in this order: `live` (the environment is live), `accepted` (the state `GET /products/{sku}` answers), `fresh` (an applied PUT/PATCH within the last 48 h), `store_active`, `domain_approved` (the domain of `product_url`), `available`. `searchable` is true exactly when every check is ok; a failed check carries a `detail` in Portuguese saying what to do. For a test key only `live` keeps a product out: a test product passing every other check is what its live twin would show. `fresh_until` is when an `accepted` offer leaves search unless written again (null while not accepted); `svc_url` as `GET /products/{sku}` gives it, or null. 404 when the SKU was never sent for this partner and environment.',
+    ok: { status: 200, description: 'The visibility of the product.', schema: Visibility },
     extraProblems: [404],
   },
   'PUT /products/:sku': {
@@ -230,6 +242,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: ListEventsQuery,
     ok: { status: 200, description: 'A page of notifications.', schema: NotificationPage },
   },
+  'GET /webhook': {
+    operationId: 'getWebhook',
+    tag: 'Notifications',
+    summary: 'The webhook and its recent deliveries',
+    description:
+      'The registered endpoint (never its secret) and its most recent delivery attempts, newest first: the notification, when, the HTTP status (null when no answer came), whether it was a success and why not. 404 when none is registered.',
+    ok: { status: 200, description: 'The webhook.', schema: Webhook },
+    extraProblems: [404],
+  },
   'PUT /webhook': {
     operationId: 'putWebhook',
     tag: 'Notifications',
@@ -243,30 +264,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       schema: WebhookRegistration,
     },
   },
-  'GET /webhook': {
-    operationId: 'getWebhook',
-    tag: 'Notifications',
-    summary: 'The webhook and its recent deliveries',
-    description:
-      'The registered endpoint (never its secret) and its most recent delivery attempts, newest first: the notification, when, the HTTP status (null when no answer came), whether it was a success and why not. 404 when none is registered.',
-    ok: { status: 200, description: 'The webhook.', schema: Webhook },
-    extraProblems: [404],
-  },
   'DELETE /webhook': {
     operationId: 'deleteWebhook',
     tag: 'Notifications',
     summary: 'Remove the webhook',
     description: 'Stops the deliveries. 204 also when none was registered. No body.',
     ok: { status: 204, description: 'Removed, or already absent.' },
-  },
-  'GET /products/:sku/visibility': {
-    operationId: 'getProductVisibility',
-    tag: 'Products',
-    summary: 'Why is my offer (not) in search',
-    description:
-      'Whether the offer is in the shopper search now, by the very checks the search applies, in this order: `live` (the environment is live), `accepted` (the state `GET /products/{sku}` answers), `fresh` (an applied PUT/PATCH within the last 48 h), `store_active`, `domain_approved` (the domain of `product_url`), `available`. `searchable` is true exactly when every check is ok; a failed check carries a `detail` in Portuguese saying what to do. For a test key only `live` keeps a product out: a test product passing every other check is what its live twin would show. `fresh_until` is when an `accepted` offer leaves search unless written again (null while not accepted); `svc_url` as `GET /products/{sku}` gives it, or null. 404 when the SKU was never sent for this partner and environment.',
-    ok: { status: 200, description: 'The visibility of the product.', schema: Visibility },
-    extraProblems: [404],
   },
   'GET /insights/catalog': {
     operationId: 'getCatalogInsights',

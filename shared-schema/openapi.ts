@@ -6,7 +6,7 @@
  * fractional `multipleOf`). Every request body and answer carries an `example` (examples.ts). Pure: no I/O.
  */
 import { stringify } from 'yaml';
-import { PUBLIC_PATHS, ROUTES, type RouteSpec } from './routes.js';
+import { PUBLIC_PATHS, routeKey, type RouteSpec } from './routes.js';
 import { DOCUMENTS, OPERATIONS, ProductPage, StorePage, type OperationSpec } from './openapi-operations.js';
 import {
   Commission,
@@ -260,15 +260,33 @@ const DOCUMENT_EXAMPLES: Record<string, Json> = {
   'text/markdown': '# Guia de integração — Partner Commerce API\n',
 };
 
-/** The OpenAPI 3.1 document of the contract, served at `{apiBaseUrl}/openapi.json` and `.yaml`. */
-export function buildOpenApi(apiBaseUrl: string): Record<string, unknown> {
+/**
+ * The routes of `routes` in the order of their published operations (OPERATIONS): a route without an operation, or
+ * an operation without a route, is a contract that drifted from the doors, refused at start-up.
+ */
+export function publishedRoutes(routes: readonly RouteSpec[]): RouteSpec[] {
+  const byKey = new Map(routes.map((r) => [routeKey(r), r]));
+  const missing = routes.filter((r) => !(routeKey(r) in OPERATIONS)).map(routeKey);
+  const unserved = Object.keys(OPERATIONS).filter((k) => !byKey.has(k));
+  if (missing.length > 0) throw new Error(`openapi: no operation for ${missing.join(', ')}`);
+  if (unserved.length > 0) throw new Error(`openapi: no route declared for ${unserved.join(', ')}`);
+  return Object.keys(OPERATIONS).map((k) => byKey.get(k)!);
+}
+
+/**
+ * The OpenAPI 3.1 document of the contract, served at `{apiBaseUrl}/openapi.json` and `.yaml`: one operation for
+ * each of `routes` (the routes the doors declare, infra/wiring/api-routes.ts).
+ */
+export function buildOpenApi(apiBaseUrl: string, routes: readonly RouteSpec[]): Record<string, unknown> {
   const ref = publishedSchema;
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    const op = OPERATIONS[`${route.method} ${route.path}`];
-    if (!op) throw new Error(`openapi: no operation for ${route.method} ${route.path}`);
-    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, op, ref);
+  for (const route of publishedRoutes(routes)) {
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(
+      route,
+      OPERATIONS[routeKey(route)],
+      ref,
+    );
   }
   for (const path of PUBLIC_PATHS) {
     const d = DOCUMENTS[path];

@@ -1,7 +1,9 @@
 /**
- * Every route of the contract, once: which front door serves it (the gateway sends GET/HEAD to the query door and
- * everything else to the command door) and which scope guards it (DECISIONS.md scope map). Both doors use this
- * table to answer 404 / 405 (with `Allow`) / 403 the same way whatever door a request reached.
+ * The shape of a route of the contract and the matching of a route table. Each route is declared once, beside its
+ * handler, in its door (command-api/write-routes.ts, query-api/read-routes.ts) with the scope that guards it
+ * (DECISIONS.md scope map); the wiring hands the whole table to the front of both doors, so that either answers
+ * 404 / 405 (with `Allow`) / 403 the same way whatever door a request reached. The paths outside `/v1` that the
+ * gateways route by prefix are known here.
  */
 import { PROBLEM_PAGE_PATHS } from './problem-pages.js';
 import type { Scope } from './events/partner.js';
@@ -18,36 +20,8 @@ export interface RouteSpec {
   testOnly?: boolean;
 }
 
-export const ROUTES: readonly RouteSpec[] = [
-  { method: 'GET', path: '/me', scope: null },
-  { method: 'GET', path: '/stores', scope: 'catalog' },
-  { method: 'GET', path: '/stores/:store_id', scope: 'catalog' },
-  { method: 'PUT', path: '/stores/:store_id', scope: 'catalog' },
-  { method: 'GET', path: '/products', scope: 'catalog' },
-  { method: 'POST', path: '/products/batch', scope: 'catalog' },
-  { method: 'GET', path: '/products/:sku', scope: 'catalog' },
-  { method: 'GET', path: '/products/:sku/visibility', scope: 'catalog' },
-  { method: 'PUT', path: '/products/:sku', scope: 'catalog' },
-  { method: 'PATCH', path: '/products/:sku', scope: 'catalog' },
-  { method: 'DELETE', path: '/products/:sku', scope: 'catalog' },
-  { method: 'GET', path: '/jobs/:job_id', scope: 'catalog' },
-  { method: 'GET', path: '/clicks', scope: 'clicks' },
-  { method: 'POST', path: '/sandbox/clicks', scope: 'clicks', testOnly: true },
-  { method: 'POST', path: '/conversions', scope: 'conversions' },
-  { method: 'GET', path: '/conversions', scope: 'conversions' },
-  { method: 'GET', path: '/conversions/:order_id', scope: 'conversions' },
-  { method: 'GET', path: '/reports/commission', scope: 'reports' },
-  { method: 'GET', path: '/events', scope: 'catalog' },
-  { method: 'GET', path: '/webhook', scope: 'catalog' },
-  { method: 'PUT', path: '/webhook', scope: 'catalog' },
-  { method: 'DELETE', path: '/webhook', scope: 'catalog' },
-  { method: 'GET', path: '/insights/catalog', scope: 'catalog' },
-  { method: 'GET', path: '/insights/daily', scope: 'reports' },
-  { method: 'GET', path: '/statement', scope: 'reports' },
-  { method: 'GET', path: '/closings', scope: 'reports' },
-  { method: 'GET', path: '/closings/:period', scope: 'reports' },
-  { method: 'GET', path: '/closings/:period/movements.csv', scope: 'reports' },
-];
+/** A route's identity, `METHOD /path` (the key of its OpenAPI operation, shared-schema/openapi-operations.ts). */
+export const routeKey = (route: Pick<RouteSpec, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
 /** Public documents: no key, no rate brake. */
 export const PUBLIC_PATHS: readonly string[] = ['/openapi.json', '/openapi.yaml', '/guia.md'];
@@ -76,12 +50,45 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-/** Each route's path split once into segments (`:name` for a parameter). */
-const COMPILED = ROUTES.map((route) => ({
-  route,
-  segments: route.path.split('/'),
-  literal: !route.path.includes(':'),
-}));
+/** Finds the route for a method and a path relative to `/v1`. */
+export type RouteMatcher = (method: string, path: string) => RouteMatch;
+
+/**
+ * The matcher of a route table: each route's path split once into segments (`:name` for a parameter), the routes
+ * without parameters first, since a literal match (e.g. /products/batch) excludes the parametrised routes of the
+ * same shape. A route declared twice is a fault of the wiring.
+ */
+export function routeMatcher(routes: readonly RouteSpec[]): RouteMatcher {
+  const keys = new Set<string>();
+  for (const r of routes) {
+    if (keys.has(routeKey(r))) throw new Error(`route declared twice: ${routeKey(r)}`);
+    keys.add(routeKey(r));
+  }
+  const compiled = routes
+    .map((route) => ({ route, segments: route.path.split('/'), literal: !route.path.includes(':') }))
+    .sort((x, y) => Number(y.literal) - Number(x.literal));
+  return (method, path) => {
+    const m = method === 'HEAD' ? 'GET' : method;
+    let found: RouteSpec | null = null;
+    let params: Record<string, string> = {};
+    const allowed = new Set<string>();
+    let literalPath: string | null = null;
+    const actual = path.split('/');
+    for (const { route: r, segments, literal } of compiled) {
+      const got = matchSegments(segments, actual);
+      if (!got) continue;
+      if (literalPath !== null && r.path !== literalPath && !literal) continue;
+      if (literal) literalPath = r.path;
+      allowed.add(r.method);
+      if (r.method === 'GET') allowed.add('HEAD');
+      if (r.method === m && !found) {
+        found = r;
+        params = got;
+      }
+    }
+    return { route: found, allowed: [...allowed], params };
+  };
+}
 
 function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | null {
   if (pattern.length !== actual.length) return null;
@@ -99,31 +106,6 @@ function matchSegments(pattern: readonly string[], actual: readonly string[]): R
     } else if (seg !== part) return null;
   }
   return params ?? {};
-}
-
-/** Finds the route for `method` + `path` (path relative to `/v1`). Literal segments win over parameters. */
-export function matchRoute(method: string, path: string): RouteMatch {
-  const m = method === 'HEAD' ? 'GET' : method;
-  let found: RouteSpec | null = null;
-  let params: Record<string, string> = {};
-  const allowed = new Set<string>();
-  // Routes with literal segments (e.g. /products/batch) are listed before parametrised ones of the same shape,
-  // and a literal match excludes the parametrised routes of the same path.
-  let literalPath: string | null = null;
-  const actual = path.split('/');
-  for (const { route: r, segments, literal: isLiteral } of COMPILED) {
-    const got = matchSegments(segments, actual);
-    if (!got) continue;
-    if (literalPath !== null && r.path !== literalPath && !isLiteral) continue;
-    if (isLiteral) literalPath = r.path;
-    allowed.add(r.method);
-    if (r.method === 'GET') allowed.add('HEAD');
-    if (r.method === m && !found) {
-      found = r;
-      params = got;
-    }
-  }
-  return { route: found, allowed: [...allowed], params };
 }
 
 const pathOnly = (url: string): string => url.split(/[?#]/)[0];

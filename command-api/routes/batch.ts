@@ -3,13 +3,19 @@ import { callerOf } from '../../shared-schema/http/context.js';
 import { metadata } from '../services/context.js';
 import { submitBatch } from '../services/batch.js';
 import { validateBatchInput } from '../validate-batch.js';
-import type { WriteHandler } from '../app.js';
+import { writeAnswer, type WriteRoute } from '../app.js';
 
-export const batchWriteRoutes: Record<string, WriteHandler> = {
-  'POST /products/batch': async (ctx, body, deps) => {
-    const items = validateBatchInput(body, deps.clock.now());
-    const caller = callerOf(ctx);
-    const r = await submitBatch(deps, caller, items, metadata(deps.clock, ctx.state.requestId, caller.keyId));
-    return { status: 202, body: r.view, headers: { Location: `/v1/jobs/${r.view.job_id}` }, position: r.position };
+export const batchWriteRoutes: readonly WriteRoute[] = [
+  {
+    method: 'POST',
+    path: '/products/batch',
+    scope: 'catalog',
+    batch: true,
+    handler: async (ctx, body, deps) => {
+      const items = validateBatchInput(body, deps.clock.now());
+      const caller = callerOf(ctx);
+      const r = await submitBatch(deps, caller, items, metadata(deps.clock, ctx.state.requestId, caller.keyId));
+      return writeAnswer(202, r.view, r.position, { Location: `/v1/jobs/${r.view.job_id}` });
+    },
   },
-};
+];

@@ -1,5 +1,5 @@
 /**
- * Write routes of the commercial cycle: `POST /sandbox/clicks` (the route table already refuses live keys with 403
+ * Write routes of the commercial cycle: `POST /sandbox/clicks` (its declaration marks it test-only: the front door refuses live keys with 403
  * `test_key_required`) and `POST /conversions`. Answers holding BigCents figures are sent as JSON text written by
  * stringifyBigCents, so that a figure beyond 2^53 reaches the wire as a bare integer (and is replayed as such by
  * Idempotency-Key).
@@ -14,16 +14,13 @@ import { validateConversion } from '../deciders/order.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { sandboxClick } from '../services/clicks.js';
 import { recordConversion } from '../services/conversions.js';
-import type { WriteAnswer, WriteHandler } from '../app.js';
+import { writeAnswer, type WriteAnswer, type WriteRoute } from '../app.js';
 
 const sandboxInput = bodyValidator<{ store_id: string; sku: string }>(SandboxClickInput);
 const conversionInput = bodyValidator<ConversionInput>(ConversionEventSchema);
 
-const answer = (body: unknown, position?: number): WriteAnswer => {
-  const a: WriteAnswer = { status: 200, body: stringifyBigCents(body), headers: { 'Content-Type': JSON_TYPE } };
-  if (position !== undefined) a.position = position;
-  return a;
-};
+const answer = (body: unknown, position?: number): WriteAnswer =>
+  writeAnswer(200, stringifyBigCents(body), position, { 'Content-Type': JSON_TYPE });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -64,23 +61,34 @@ function shapesSound(body: Record<string, unknown>): boolean {
   );
 }
 
-export const commerceWriteRoutes: Record<string, WriteHandler> = {
-  'POST /sandbox/clicks': async (ctx: DoorContext, body: unknown, deps: CommandDeps) => {
-    const errors = sandboxInput(body);
-    if (errors.length > 0) throw invalid(errors);
-    const caller = callerOf(ctx);
-    const r = await sandboxClick(
-      deps,
-      caller,
-      body as { store_id: string; sku: string },
-      metadata(deps.clock, ctx.state.requestId, caller.keyId),
-    );
-    return answer(r.click, r.position);
+export const commerceWriteRoutes: readonly WriteRoute[] = [
+  {
+    method: 'POST',
+    path: '/sandbox/clicks',
+    scope: 'clicks',
+    testOnly: true,
+    handler: async (ctx: DoorContext, body: unknown, deps: CommandDeps) => {
+      const errors = sandboxInput(body);
+      if (errors.length > 0) throw invalid(errors);
+      const caller = callerOf(ctx);
+      const r = await sandboxClick(
+        deps,
+        caller,
+        body as { store_id: string; sku: string },
+        metadata(deps.clock, ctx.state.requestId, caller.keyId),
+      );
+      return answer(r.click, r.position);
+    },
   },
-  'POST /conversions': async (ctx: DoorContext, body: unknown, deps: CommandDeps) => {
-    const input = validateConversionBody(body, deps.clock.now());
-    const caller = callerOf(ctx);
-    const r = await recordConversion(deps, caller, input, { requestId: ctx.state.requestId, actor: caller.keyId });
-    return answer(r.receipt, r.position);
+  {
+    method: 'POST',
+    path: '/conversions',
+    scope: 'conversions',
+    handler: async (ctx: DoorContext, body: unknown, deps: CommandDeps) => {
+      const input = validateConversionBody(body, deps.clock.now());
+      const caller = callerOf(ctx);
+      const r = await recordConversion(deps, caller, input, { requestId: ctx.state.requestId, actor: caller.keyId });
+      return answer(r.receipt, r.position);
+    },
   },
-};
+];

@@ -14,7 +14,7 @@ import { CHANNELS, channelView, type ChannelDoc } from '../../shared-schema/read
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { createChannel, revokeChannel } from '../../command-api/services/channels.js';
-import { readJson } from './app.js';
+import { readJson } from './json-body.js';
 
 const PAGE = 500;
 

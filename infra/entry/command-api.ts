@@ -7,7 +7,6 @@
  * With `COVER_CHECK_WORKER=on` (and the cover check on) it also consumes the cover-check work queue on NATS beside
  * the projections process, spreading the checks; the reactor that fills the queue stays in the projections process.
  */
-import { WRITE_ROUTES } from '../service.js';
 import { gatewayHandler, listen } from '../gateway.js';
 import { drainServer } from '../ops/shutdown.js';
 import { announceAppends } from '../wiring/cross-process.js';
@@ -20,7 +19,7 @@ runProcess('command-api', async ({ config, settings, log }) => {
   const door = await openDoorProcess(config, settings, log);
   const stopAnnouncing = announceAppends(door.stores.events, door.stores.messaging);
   const deps = commandDeps(door.parts);
-  const command = buildCommandApp(door.parts, deps, WRITE_ROUTES, door.ops.hooks).callback();
+  const command = buildCommandApp(door.parts, deps, door.ops.hooks).callback();
   const port = await listen(
     gatewayHandler(command, command, buildRedirector(door.parts, deps)),
     config.port,

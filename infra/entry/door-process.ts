@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ALL_COLLECTIONS, PROJECTORS } from '../service.js';
+import { ALL_COLLECTIONS, PROJECTORS } from '../wiring/registry.js';
 import type { OperationsSettings } from '../ops/settings.js';
 import { openStores, requireSharedMessaging, type Stores } from '../wiring/stores.js';
 import { PositionWatcher } from '../wiring/cross-process.js';

@@ -10,15 +10,15 @@
  * stopping); the admin API is on ADMIN_PORT, as in the embedded service.
  */
 import http from 'node:http';
-import { ALL_COLLECTIONS, PROJECTORS, REACTORS, resolveAdminToken } from '../service.js';
+import { resolveAdminToken } from '../wiring/data-dir-secret.js';
+import { PROJECTORS } from '../wiring/registry.js';
 import { listen } from '../gateway.js';
-import { Operations } from '../ops/operations.js';
 import { drainServer } from '../ops/shutdown.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { openStores, requireSharedMessaging } from '../wiring/stores.js';
 import { announceProjected, followAppends } from '../wiring/cross-process.js';
-import { buildAdminApp, commandDeps, type DoorParts } from '../wiring/doors.js';
-import { startReactors } from '../wiring/reactors.js';
+import { commandDeps, type DoorParts } from '../wiring/doors.js';
+import { openOperations, serveAdmin, startAllReactors } from '../wiring/operator.js';
 import { processClock } from '../wiring/shared-clock.js';
 import { runProcess } from './process.js';
 
@@ -27,18 +27,16 @@ runProcess('projections', async ({ config, settings, log }) => {
   const clock = processClock(config);
   const stores = await openStores(config, 'configured', clock, log);
   const { events, messaging } = stores;
-  const operations = await Operations.create({
+  const operations = await openOperations({
     log,
     clock,
     events,
     reads: stores.reads,
     history: stores.history,
     messaging,
-    projectors: PROJECTORS,
     settings,
   });
   const reads = operations.reads;
-  await reads.ensureCollections(ALL_COLLECTIONS());
   let failed = false;
   const runner = new ProjectionRunner(events, operations.runnerReads, PROJECTORS, {
     ...operations.runnerHooks(),
@@ -55,24 +53,8 @@ runProcess('projections', async ({ config, settings, log }) => {
   const waitForPosition = (position: number, timeoutMs: number) => runner.waitFor(position, timeoutMs);
   const parts: DoorParts = { config, log, clock, events, reads, messaging, waitForPosition };
   const deps = commandDeps(parts);
-  const reactors = await startReactors(REACTORS, {
-    ...parts,
-    deps,
-    recordHistory: operations.recordHistory,
-    metrics: operations.metrics,
-    subscriptionStopped: operations.subscriptionStopped,
-  });
-
-  const adminApp = buildAdminApp(parts, deps, resolveAdminToken(config), {
-    onClockMoved: () => reactors.clockMoved(),
-    extend: operations.adminRoutes,
-  });
-  const admin = await listen(
-    operations.adminHandler(adminApp.callback(), config.apiBaseUrl),
-    config.adminPort,
-    config.adminHost,
-    config.apiBaseUrl,
-  );
+  const reactors = await startAllReactors(parts, deps, operations);
+  const admin = await serveAdmin(parts, deps, operations, reactors, resolveAdminToken(config));
   let stopping = false;
   const health = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const ok = !stopping && !failed;

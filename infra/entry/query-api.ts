@@ -3,7 +3,6 @@
  * of replicas. Read-your-writes: the door reads the position the caller last wrote (shared through NATS) and
  * waits, bounded, until the projections process has committed it (`PositionWatcher`).
  */
-import { READ_ROUTES, resolveCursorSecret } from '../service.js';
 import { listen } from '../gateway.js';
 import { drainServer } from '../ops/shutdown.js';
 import { buildQueryApp } from '../wiring/doors.js';
@@ -12,12 +11,8 @@ import { runProcess } from './process.js';
 
 runProcess('query-api', async ({ config, settings, log }) => {
   const door = await openDoorProcess(config, settings, log);
-  const port = await listen(
-    buildQueryApp(door.parts, READ_ROUTES, resolveCursorSecret(config), door.ops.hooks).callback(),
-    config.port,
-    config.host,
-    config.apiBaseUrl,
-  );
+  const query = buildQueryApp(door.parts, door.ops.hooks).callback();
+  const port = await listen(query, config.port, config.host, config.apiBaseUrl);
   return {
     servers: { port },
     async close() {

@@ -16,7 +16,7 @@
  * so a terminal's Ctrl-C reaches only the launcher, which stops them in order.
  */
 import { ConfigError, loadConfig } from '../config.js';
-import { adminTokenFile } from '../service.js';
+import { adminTokenFile } from '../wiring/data-dir-secret.js';
 import { loadOperationsSettings } from '../ops/settings.js';
 import { DEFAULT_RESTART_POLICY, launchTopology, type Topology } from '../topology/launcher.js';
 

@@ -13,6 +13,7 @@ import { requestEnvelope, type CompletedRequest } from './request-envelope.js';
 import { authenticate, type KeyLookup } from './authenticate.js';
 import { rateBrake, type RateLimits } from './rate-brake.js';
 import { routeGuard } from './route-guard.js';
+import { routeMatcher, type RouteSpec } from '../../shared-schema/routes.js';
 import { clientAddress } from './client-address.js';
 import { logAppErrors } from './client-abort.js';
 
@@ -21,6 +22,8 @@ export interface FrontDoorOptions {
   /** The contract's `{base_url}` (problem `type` URLs). */
   baseUrl: string;
   keys: KeyLookup;
+  /** Every route of the contract, both doors' (infra/wiring/api-routes.ts): a door answers 405 for the other's. */
+  routes: readonly RouteSpec[];
   messaging: Messaging;
   clock: Clock;
   /** Default: the contract's RATE_LIMITS. */
@@ -61,7 +64,7 @@ export function frontDoor(door: DoorRoutes, options: FrontDoorOptions): Koa<Door
       ...(options.onRateRefused ? { onRefused: options.onRateRefused } : {}),
     }),
   );
-  app.use(routeGuard());
+  app.use(routeGuard(routeMatcher(options.routes)));
   app.use(door.routes);
   return app;
 }

@@ -1,13 +1,13 @@
 /**
- * The route table (shared-schema/routes.ts) in front of both doors: 404 for a path the contract does not serve,
+ * The contract's route table (the routes both doors declare, handed over by the wiring) in front of both doors: 404 for a path the contract does not serve,
  * 405 with `Allow` for a known path asked with another method, 403 for a missing scope or a live key on a test-only
  * route. Whichever door a request reaches, it answers the same.
  */
 import { ProblemError, forbidden, notFound } from '../../shared-schema/problems.js';
-import { API_PREFIX, isPublicPath, matchRoute } from '../../shared-schema/routes.js';
+import { API_PREFIX, isPublicPath, type RouteMatcher } from '../../shared-schema/routes.js';
 import type { DoorContext, DoorMiddleware, Next } from '../../shared-schema/http/context.js';
 
-export function routeGuard(): DoorMiddleware {
+export function routeGuard(matchRoute: RouteMatcher): DoorMiddleware {
   return async (ctx: DoorContext, next: Next) => {
     if (!ctx.path.startsWith(API_PREFIX + '/')) throw notFound('No such resource.');
     const path = ctx.path.slice(API_PREFIX.length);

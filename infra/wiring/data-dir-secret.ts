@@ -10,6 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { CursorSecret } from '../../shared-schema/http/pagination.js';
+import type { Config } from '../config.js';
 
 export function dataDirSecret(dataDir: string, file: string, configured?: string): string {
   if (configured) return configured;
@@ -44,4 +46,20 @@ function readSecret(target: string): string | undefined {
   const value = text.trim();
   if (value === '') throw new Error(`${target} is empty: remove it to have a new secret generated, or configure one`);
   return value;
+}
+
+/** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
+export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
+
+/** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
+export function resolveAdminToken(config: Config): string {
+  return dataDirSecret(config.dataDir, 'admin-token', config.adminToken);
+}
+
+/**
+ * The key of page cursors (shared-schema/http/pagination.ts): CURSOR_SECRET, or one generated once and kept in
+ * DATA_DIR/cursor-secret (mode 0600). Every query door sharing DATA_DIR signs and checks with the same one.
+ */
+export function resolveCursorSecret(config: Config): CursorSecret {
+  return new CursorSecret(dataDirSecret(config.dataDir, 'cursor-secret', config.cursorSecret));
 }

@@ -10,14 +10,16 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js';
-import type { CursorSecret } from '../../shared-schema/http/pagination.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../event-store/cached-state.js';
-import { commandDoor, type WriteHandler } from '../../command-api/app.js';
+import { commandDoor } from '../../command-api/app.js';
+import { WRITE_ROUTES } from '../../command-api/write-routes.js';
+import { READ_ROUTES } from '../../query-api/read-routes.js';
+import { API_ROUTES } from './api-routes.js';
 import { WebhookKey } from '../../shared-schema/webhooks.js';
-import { dataDirSecret } from './data-dir-secret.js';
+import { dataDirSecret, resolveCursorSecret } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
-import { queryDoor, type QueryDeps, type ReadRoute } from '../../query-api/app.js';
+import { queryDoor, type QueryDeps } from '../../query-api/app.js';
 import { limitInFlight, searchHere } from '../../query-api/public/product-search.js';
 import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
@@ -118,6 +120,7 @@ export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHook
     log,
     baseUrl: config.apiBaseUrl,
     keys: keyLookup(reads, parts.keyCache),
+    routes: API_ROUTES,
     messaging,
     clock,
     rateLimits: config.rateLimits,
@@ -126,13 +129,9 @@ export function buildDoorApp(parts: DoorParts, door: DoorRoutes, hooks: DoorHook
   });
 }
 
-export function buildCommandApp(
-  parts: DoorParts,
-  deps: CommandDeps,
-  routes: Record<string, WriteHandler>,
-  hooks: DoorHooks = {},
-): Koa<DoorState> {
-  return buildDoorApp(parts, commandDoor({ deps, routes, bodies: parts.config.bodies }), hooks);
+/** The command door with every write route (command-api/write-routes.ts). */
+export function buildCommandApp(parts: DoorParts, deps: CommandDeps, hooks: DoorHooks = {}): Koa<DoorState> {
+  return buildDoorApp(parts, commandDoor({ deps, routes: WRITE_ROUTES, bodies: parts.config.bodies }), hooks);
 }
 
 /** The public click redirector (`/r/…`), served beside the command door, braking by the doors' client address. */
@@ -149,13 +148,8 @@ export function buildRedirector(
   });
 }
 
-/** `cursorSecret`: the key that signs and checks page cursors (infra/service.ts `resolveCursorSecret`). */
-export function buildQueryApp(
-  parts: DoorParts,
-  routes: Record<string, ReadRoute>,
-  cursorSecret: CursorSecret,
-  hooks: DoorHooks = {},
-): Koa<DoorState> {
+/** The query door with every read route (query-api/read-routes.ts), signing cursors with DATA_DIR's secret. */
+export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition, productSearch, events } = parts;
   const deps: QueryDeps = {
     reads,
@@ -164,10 +158,14 @@ export function buildQueryApp(
     clock,
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
-    cursorSecret,
+    cursorSecret: resolveCursorSecret(config),
     productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };
-  return buildDoorApp(parts, queryDoor({ deps, routes, publicDocuments: publicDocuments(config.apiBaseUrl) }), hooks);
+  return buildDoorApp(
+    parts,
+    queryDoor({ deps, routes: READ_ROUTES, publicDocuments: publicDocuments(config.apiBaseUrl) }),
+    hooks,
+  );
 }
 
 /** `more`: what the admin API does after the manual clock moved, extra routes. */

@@ -4,7 +4,7 @@
  * (infra/entry/projections.ts), whose single replica keeps their log subscriptions single too. Heavy work goes
  * through the messaging port's work queue, whose consumers may be many.
  *
- * To add one: export a `ReactorStart` from its module and add it to `REACTORS` in infra/service.ts; both
+ * To add one: export a `ReactorStart` from its module and add it to `REACTORS` in infra/wiring/registry.ts; both
  * `startService` and the projections process start every entry of that list with the same parts.
  */
 import type { Logger } from 'pino';

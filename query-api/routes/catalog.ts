@@ -113,8 +113,11 @@ export async function productViews(deps: QueryDeps, tenant: Tenant, docs: Produc
   return out;
 }
 
-export const catalogReadRoutes: Record<string, ReadRoute> = {
-  'GET /me': {
+export const catalogReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/me',
+    scope: null,
     query: NO_QUERY,
     handle: async (ctx) => {
       const c = callerOf(ctx);
@@ -127,7 +130,10 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       };
     },
   },
-  'GET /stores': {
+  {
+    method: 'GET',
+    path: '/stores',
+    scope: 'catalog',
     query: ListStoresQuery,
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
@@ -144,7 +150,10 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       return { data: rows.map(storeView), next_cursor };
     },
   },
-  'GET /stores/:store_id': {
+  {
+    method: 'GET',
+    path: '/stores/:store_id',
+    scope: 'catalog',
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const storeId = ctx.state.params.store_id;
@@ -153,7 +162,10 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       return storeView(doc);
     },
   },
-  'GET /products': {
+  {
+    method: 'GET',
+    path: '/products',
+    scope: 'catalog',
     query: ListProductsQuery,
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
@@ -178,7 +190,10 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       return { data: await productViews(deps, c, rows), next_cursor };
     },
   },
-  'GET /products/:sku': {
+  {
+    method: 'GET',
+    path: '/products/:sku',
+    scope: 'catalog',
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
@@ -189,4 +204,4 @@ export const catalogReadRoutes: Record<string, ReadRoute> = {
       return view;
     },
   },
-};
+];

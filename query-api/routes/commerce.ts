@@ -137,8 +137,11 @@ export async function commissionReport(deps: QueryDeps, tenant: Tenant, window: 
   };
 }
 
-export const commerceReadRoutes: Record<string, ReadRoute> = {
-  'GET /clicks': {
+export const commerceReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/clicks',
+    scope: 'clicks',
     query: ListClicksQuery,
     handle: async (ctx, query, deps) => {
       const { rows, next_cursor, window } = await windowPage<ClickDoc>(
@@ -159,7 +162,10 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
       return { data, next_cursor, since: window.since, until: window.until };
     },
   },
-  'GET /conversions': {
+  {
+    method: 'GET',
+    path: '/conversions',
+    scope: 'conversions',
     query: ListConversionsQuery,
     handle: async (ctx, query, deps) => {
       const { rows, next_cursor, window } = await windowPage<OrderDoc>(
@@ -173,7 +179,10 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
       return json(ctx, { data: rows.map((r) => r.order), next_cursor, since: window.since, until: window.until });
     },
   },
-  'GET /conversions/:order_id': {
+  {
+    method: 'GET',
+    path: '/conversions/:order_id',
+    scope: 'conversions',
     query: GetConversionQuery,
     handle: async (ctx, query, deps) => {
       const [storeId, orderId] = [query.store_id as string, ctx.state.params.order_id];
@@ -189,7 +198,10 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
       return json(ctx, doc.order);
     },
   },
-  'GET /reports/commission': {
+  {
+    method: 'GET',
+    path: '/reports/commission',
+    scope: 'reports',
     query: CommissionReportQuery,
     handle: async (ctx, query, deps) => {
       const caller = callerOf(ctx);
@@ -198,4 +210,4 @@ export const commerceReadRoutes: Record<string, ReadRoute> = {
       return json(ctx, await commissionReport(deps, caller, window, storeId));
     },
   },
-};
+];

@@ -18,8 +18,11 @@ import { textOf } from './catalog.js';
 /** Sort values of the position before every notification: (position, seq, _id). */
 const START: readonly Scalar[] = [0, 0, ''];
 
-export const eventsReadRoutes: Record<string, ReadRoute> = {
-  'GET /events': {
+export const eventsReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/events',
+    scope: 'catalog',
     query: ListEventsQuery,
     handle: async (ctx, query, deps) => {
       const c = callerOf(ctx);
@@ -42,4 +45,4 @@ export const eventsReadRoutes: Record<string, ReadRoute> = {
       return { data: rows.map(notificationView), next_cursor: encodeCursor(deps.cursorSecret, scope, next) };
     },
   },
-};
+];

@@ -200,8 +200,11 @@ export async function dailyInsights(
   };
 }
 
-export const insightsReadRoutes: Record<string, ReadRoute> = {
-  'GET /products/:sku/visibility': {
+export const insightsReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/products/:sku/visibility',
+    scope: 'catalog',
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
@@ -211,11 +214,17 @@ export const insightsReadRoutes: Record<string, ReadRoute> = {
       return found;
     },
   },
-  'GET /insights/catalog': {
+  {
+    method: 'GET',
+    path: '/insights/catalog',
+    scope: 'catalog',
     query: CatalogInsightsQuery,
     handle: async (ctx, query, deps) => catalogInsights(deps, callerOf(ctx), textOf(query.store_id)),
   },
-  'GET /insights/daily': {
+  {
+    method: 'GET',
+    path: '/insights/daily',
+    scope: 'reports',
     query: DailyInsightsQuery,
     handle: async (ctx, query, deps) => {
       const window = resolveWindow(query, deps.clock.now());
@@ -223,4 +232,4 @@ export const insightsReadRoutes: Record<string, ReadRoute> = {
       return stringifyBigCents(await dailyInsights(deps, callerOf(ctx), window, textOf(query.store_id)));
     },
   },
-};
+];

@@ -5,8 +5,11 @@ import { JOBS, jobDocId, type JobDoc } from '../../shared-schema/read-models/job
 import { NO_QUERY, type ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';
 
-export const jobsReadRoutes: Record<string, ReadRoute> = {
-  'GET /jobs/:job_id': {
+export const jobsReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/jobs/:job_id',
+    scope: 'catalog',
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const c = callerOf(ctx);
@@ -24,4 +27,4 @@ export const jobsReadRoutes: Record<string, ReadRoute> = {
       return view;
     },
   },
-};
+];

@@ -130,23 +130,35 @@ async function closings(ctx: DoorContext, query: Record<string, unknown>, deps: 
   };
 }
 
-export const ledgerReadRoutes: Record<string, ReadRoute> = {
-  'GET /statement': {
+export const ledgerReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/statement',
+    scope: 'reports',
     query: StatementQuery,
     handle: async (ctx, query, deps) => json(ctx, await statement(ctx, query, deps)),
   },
-  'GET /closings': {
+  {
+    method: 'GET',
+    path: '/closings',
+    scope: 'reports',
     query: ListClosingsQuery,
     handle: async (ctx, query, deps) => json(ctx, await closings(ctx, query, deps)),
   },
-  'GET /closings/:period': {
+  {
+    method: 'GET',
+    path: '/closings/:period',
+    scope: 'reports',
     query: NO_QUERY,
     handle: async (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
       return json(ctx, await closingOf(deps.reads, callerOf(ctx), period));
     },
   },
-  'GET /closings/:period/movements.csv': {
+  {
+    method: 'GET',
+    path: '/closings/:period/movements.csv',
+    scope: 'reports',
     query: NO_QUERY,
     handle: (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
@@ -155,4 +167,4 @@ export const ledgerReadRoutes: Record<string, ReadRoute> = {
       return Promise.resolve(Readable.from(closingCsv(deps.reads, callerOf(ctx), period)));
     },
   },
-};
+];

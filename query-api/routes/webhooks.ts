@@ -10,8 +10,11 @@ import {
 } from '../../shared-schema/read-models/webhooks.js';
 import { NO_QUERY, type ReadRoute } from '../app.js';
 
-export const webhookReadRoutes: Record<string, ReadRoute> = {
-  'GET /webhook': {
+export const webhookReadRoutes: readonly ReadRoute[] = [
+  {
+    method: 'GET',
+    path: '/webhook',
+    scope: 'catalog',
     query: NO_QUERY,
     handle: async (ctx, _q, deps) => {
       const doc = await deps.reads.get<WebhookDoc>(WEBHOOKS, webhookDocId(callerOf(ctx)));
@@ -20,4 +23,4 @@ export const webhookReadRoutes: Record<string, ReadRoute> = {
       return { url: doc.url, created_at: doc.created_at, attempts: delivery?.attempts ?? [] };
     },
   },
-};
+];

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     waitForPosition: async () => true,
     cursorSecret: new CursorSecret('list-bench-secret-0123456789abcdef'),
   };
-  const route = catalogReadRoutes['GET /products'];
+  const route = catalogReadRoutes.find((r) => r.path === '/products')!;
   console.log(
     'plan (page 2):',
     reads.explain(PRODUCTS, {

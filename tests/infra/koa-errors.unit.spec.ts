@@ -34,7 +34,7 @@ describe('Koa errors go to the JSON log', () => {
         },
         routes: async () => undefined,
       },
-      { log, baseUrl: 'http://127.0.0.1/v1', keys: async () => null, messaging, clock: systemClock },
+      { log, baseUrl: 'http://127.0.0.1/v1', keys: async () => null, routes: [], messaging, clock: systemClock },
     );
     const printed: unknown[] = [];
     const consoleError = console.error;
@@ -77,7 +77,7 @@ describe('Koa errors go to the JSON log', () => {
         },
         routes: async () => undefined,
       },
-      { log, baseUrl, keys: async () => null, messaging, clock: systemClock },
+      { log, baseUrl, keys: async () => null, routes: [], messaging, clock: systemClock },
     );
     const admin = createAdminApi({
       deps: {} as CommandDeps,

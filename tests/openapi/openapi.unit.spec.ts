@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import {
   buildOpenApi,
+  publishedRoutes,
   toYaml,
   COMPONENT_SCHEMAS,
   CONTRACT_VERSION,
@@ -12,22 +13,19 @@ import {
 } from '../../shared-schema/openapi.js';
 import { publishSchema, type Json } from '../../shared-schema/openapi-publish.js';
 import { guide } from '../../shared-schema/guide.js';
-import { ROUTES, PUBLIC_PATHS, DOCUMENTATION_PATHS } from '../../shared-schema/routes.js';
+import { PUBLIC_PATHS, DOCUMENTATION_PATHS, routeKey } from '../../shared-schema/routes.js';
+import { API_ROUTES } from '../../infra/wiring/api-routes.js';
+import { READ_ROUTES } from '../../query-api/read-routes.js';
 import type { JsonSchema } from '../../shared-schema/schemas/common.js';
 import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/schemas/catalog.js';
 import * as commerce from '../../shared-schema/schemas/commerce.js';
-import { eventsReadRoutes } from '../../query-api/routes/events.js';
-import { webhookReadRoutes } from '../../query-api/routes/webhooks.js';
 import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
-import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
-import { insightsReadRoutes } from '../../query-api/routes/insights.js';
-import { ledgerReadRoutes } from '../../query-api/routes/ledger.js';
 import { NO_QUERY } from '../../query-api/app.js';
 import { publicDocuments } from '../../infra/public-documents.js';
 
 type Obj = Record<string, any>;
 const BASE = 'https://api.example.test/v1';
-const doc = buildOpenApi(BASE) as Obj;
+const doc = buildOpenApi(BASE, API_ROUTES) as Obj;
 const openApiPath = (p: string) => p.replace(/:([a-z_]+)/g, '{$1}');
 
 /** Follows a local `$ref` (`#/a/b`). */
@@ -189,8 +187,8 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('has every route of ROUTES with its method and path parameters, and no other authenticated path', () => {
-    const expected = new Set(ROUTES.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`));
+  it('has every route of API_ROUTES with its method and path parameters, and no other authenticated path', () => {
+    const expected = new Set(API_ROUTES.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`));
     const seen = new Set<string>();
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(doc.paths as Obj)) {
@@ -203,7 +201,16 @@ describe('OpenAPI document', () => {
       }
     }
     expect([...seen].sort()).to.deep.equal([...expected].sort());
-    expect(ids.size, 'operationIds are unique').to.equal(ROUTES.length + PUBLIC_PATHS.length);
+    expect(ids.size, 'operationIds are unique').to.equal(API_ROUTES.length + PUBLIC_PATHS.length);
+  });
+
+  it('refuses a declared route without an operation, and an operation without a declared route', () => {
+    expect(publishedRoutes(API_ROUTES).map(routeKey).sort()).to.deep.equal(API_ROUTES.map(routeKey).sort());
+    const extra = { method: 'GET', path: '/promotions', scope: 'catalog' } as const;
+    expect(() => publishedRoutes([...API_ROUTES, extra])).to.throw('no operation for GET /promotions');
+    const withoutMe = API_ROUTES.filter((r) => r.path !== '/me');
+    expect(() => publishedRoutes(withoutMe)).to.throw('no route declared for GET /me');
+    expect(() => buildOpenApi(BASE, withoutMe)).to.throw('no route declared for GET /me');
   });
 
   it('publishes no Phase 3 path', () => {
@@ -226,7 +233,7 @@ describe('OpenAPI document', () => {
   });
 
   it('gives writes an Idempotency-Key header, and every route its success and problem answers', () => {
-    for (const r of ROUTES) {
+    for (const r of API_ROUTES) {
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
       const headers = (op.parameters ?? []).map((p: Obj) => deref(p)).filter((p: Obj) => p.in === 'header');
       if (r.method === 'GET') expect(headers, r.path).to.deep.equal([]);
@@ -284,7 +291,7 @@ describe('OpenAPI document', () => {
       'POST /conversions': commerce.ConversionEventSchema,
       'PUT /webhook': WebhookInput,
     };
-    for (const r of ROUTES) {
+    for (const r of API_ROUTES) {
       const key = `${r.method} ${r.path}`;
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
       if (!bodies[key]) {
@@ -310,15 +317,8 @@ describe('OpenAPI document', () => {
       'GET /reports/commission': commerce.CommissionReportQuery,
       'GET /jobs/:job_id': NO_QUERY, // until its read route lands beside the catalog's
     };
-    const readRoutes = {
-      ...catalogReadRoutes,
-      ...eventsReadRoutes,
-      ...webhookReadRoutes,
-      ...ledgerReadRoutes,
-      ...insightsReadRoutes,
-    };
-    for (const [key, route] of Object.entries(readRoutes)) queries[key] = route.query;
-    for (const r of ROUTES) {
+    for (const route of READ_ROUTES) queries[routeKey(route)] = route.query;
+    for (const r of API_ROUTES) {
       const key = `${r.method} ${r.path}`;
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
       const params = (op.parameters ?? []).filter((p: Obj) => p.in === 'query');
@@ -454,6 +454,6 @@ describe('OpenAPI document', () => {
     expect(docs['/guia.md'].body).to.equal(text);
     expect(text).to.match(/^# /).and.include(`BASE="${BASE}"`).and.include(CONTRACT_VERSION);
     expect(text).to.not.match(/\{base_url\}|undefined|\$\{/);
-    for (const r of ROUTES) expect(text, r.path).to.include(openApiPath(r.path));
+    for (const r of API_ROUTES) expect(text, r.path).to.include(openApiPath(r.path));
   });
 });

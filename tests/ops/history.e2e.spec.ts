@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { queuedJobView } from '../../shared-schema/job-view.js';
-import { commandDoor } from '../../command-api/app.js';
+import { commandDoor, type WriteRoute } from '../../command-api/app.js';
 import { frontDoor } from '../../infra/http/front-door.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
@@ -163,17 +163,24 @@ describe('operation history', function () {
       repo: new AggregateRepository(new CachedAggregateStates(s.events)),
       publicBaseUrl: 'http://127.0.0.1',
     };
-    const routes = {
-      'POST /products/batch': async () => ({
-        status: 202,
-        body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()),
-        headers: {},
-      }),
-    };
+    const routes: WriteRoute[] = [
+      {
+        method: 'POST',
+        path: '/products/batch',
+        scope: 'catalog',
+        batch: true,
+        handler: async () => ({
+          status: 202,
+          body: queuedJobView('job_01TEST', 1, s.clock.now().toISOString()),
+          headers: {},
+        }),
+      },
+    ];
     const app = frontDoor(commandDoor({ deps, routes }), {
       log: pino({ level: 'silent' }),
       baseUrl: 'http://127.0.0.1/v1',
       keys: keyLookup(s.reads),
+      routes,
       messaging: s.messaging,
       clock: s.clock,
       ...s.operations.doorHooks('command'),

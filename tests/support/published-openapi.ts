@@ -10,6 +10,7 @@ import path from 'node:path';
 import { validate, setShouldValidateFormat, type Output, type OutputUnit } from '@hyperjump/json-schema/openapi-3-1';
 import '@hyperjump/json-schema/formats';
 import { buildOpenApi } from '../../shared-schema/openapi.js';
+import { API_ROUTES } from '../../infra/wiring/api-routes.js';
 import type { Json } from '../../shared-schema/openapi-publish.js';
 
 export const PUBLISHED_BASE = 'http://127.0.0.1/v1';
@@ -22,7 +23,7 @@ let written: { doc: Doc; uri: string } | undefined;
 /** The document as served (buildOpenApi), written once to a temp `*.openapi.json` file the validator loads. */
 export function publishedDocument(): { doc: Doc; uri: string } {
   if (!written) {
-    const doc = buildOpenApi(PUBLISHED_BASE) as Doc;
+    const doc = buildOpenApi(PUBLISHED_BASE, API_ROUTES) as Doc;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'published-openapi-'));
     const file = path.join(dir, 'partner.openapi.json');
     fs.writeFileSync(file, JSON.stringify(doc));
