@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, paidBody, publish, putProduct, registerStore, sandboxClick } from './commerce-support.js';
 import { getFrom, rootOf, type RawAnswer } from './shopper-support.js';
+import { until } from '../support/deadline.js';
 
 describe('partner portal over HTTP: /portal', function () {
   let t: TestService;
@@ -72,6 +73,14 @@ describe('partner portal over HTTP: /portal', function () {
     await registerStore(other, 'loja-o');
     await putProduct(t, other, 'loja-o', 'sku-o', { title: 'Produto de outro' });
     await sandboxClick(hubTest, 'loja-t', 'sku-t');
+    // The portal reads the read models as they are (a session carries no write position): a read of each key's
+    // last write waits until it is projected, so every page below sees the writes above.
+    for (const [p, path] of [
+      [hub, '/products/sku-2'],
+      [other, '/products/sku-o'],
+      [hubTest, '/clicks'],
+    ] as const)
+      expect((await p.api.get(path)).status, path).to.equal(200);
   });
   beforeEach(() => t.clock.set(new Date(T0)));
   after(async () => t.close());
@@ -247,6 +256,17 @@ describe('partner portal over HTTP: /portal', function () {
     await registerStore(many, 'loja-m'); // never approved: every product pending with store_not_active
     const skus = Array.from({ length: 57 }, (_, i) => `m-${String(i).padStart(3, '0')}`);
     for (const sku of skus) await putProduct(t, many, 'loja-m', sku, { title: `Produto ${sku}` });
+    // A portal page reads the read models as they are (a session carries no write position): wait until the
+    // writes are projected, as a partner reloading the page would.
+    await until(
+      async () => {
+        const r = await many.api.get('/products?state=pending&limit=100');
+        return (r.body as { data: unknown[] }).data.length === skus.length;
+      },
+      30_000,
+      'the 57 products projected',
+      50,
+    );
     const cookie = await signIn(many.key);
     for (const first of ['/portal/catalogo?estado=pending', '/portal/catalogo?motivo=store_not_active']) {
       const seen: string[] = [];
