@@ -29,41 +29,41 @@ build: install
 client: build
 	node clients/typescript/generate.mjs
 
-# The settings table of docs/configuration.md from SETTINGS in infra/config.ts. Commit the result: a test of
+# The settings table of docs/configuration.md from SETTINGS in infra/wiring/config.ts. Commit the result: a test of
 # `make test` fails while the committed table is out of date.
 config-doc: build
-	node dist/infra/config-doc.js
+	node dist/infra/wiring/config-doc.js
 
 # System packages some tests need (real nats-server, nginx, chromium); installed from Debian when missing.
 deps-system:
-	@bash infra/scripts/install-system-deps.sh
+	@bash infra/topology/scripts/install-system-deps.sh
 
 run: build
 	node dist/infra/main.js
 
-# The first minute (infra/demo/main.ts): the service with a partner, a live store and searchable offers, their covers
+# The first minute (infra/topology/demo/main.ts): the service with a partner, a live store and searchable offers, their covers
 # on a local HTTPS server with a throw-away CA; prints the search and offer URLs and the keys; Ctrl-C stops it.
 # Its data is DEMO_DATA_DIR (default ./data-demo, never `make run`'s ./data); PORT / ADMIN_PORT as `make run`.
 demo: build
-	node dist/infra/demo/main.js
+	node dist/infra/topology/demo/main.js
 
 # The distributed topology, one process per target (docs/topology.md). Each needs NATS_URL; the stores are
 # EVENTSTORE_URL / MONGO_URL when set, else the SQLite files of a DATA_DIR shared by the processes of one machine.
-# The whole topology on one machine, in one command (infra/entry/topology.ts, docs/topology.md): nats-server with
+# The whole topology on one machine, in one command (infra/wiring/entry/topology.ts, docs/topology.md): nats-server with
 # JetStream, 2 command-api, 2 query-api, 1 projections and nginx as the gateway, reading what `make run` reads (PORT
 # is nginx's, ADMIN_PORT the admin API's, DATA_DIR the shared SQLite files unless EVENTSTORE_URL / MONGO_URL are set;
 # NATS_URL set: no nats-server is started; COMMAND_REPLICAS / QUERY_REPLICAS). SIGTERM or Ctrl-C stops everything.
 run-topology: build deps-system
-	node dist/infra/entry/topology.js
+	node dist/infra/wiring/entry/topology.js
 
 run-command-api: build
-	node dist/infra/entry/command-api.js
+	node dist/infra/wiring/entry/command-api.js
 
 run-query-api: build
-	node dist/infra/entry/query-api.js
+	node dist/infra/wiring/entry/query-api.js
 
 run-projections: build
-	node dist/infra/entry/projections.js
+	node dist/infra/wiring/entry/projections.js
 
 # ESLint with typescript-eslint's type-checked rules over every source (eslint.config.js), then Prettier's check.
 # Both keep a cache in .cache/ (gitignored): a file whose text did not change keeps its verdict, so a second run takes
@@ -91,7 +91,7 @@ test-topology: build deps-system
 	TOPOLOGY_E2E=all $(MOCHA) --no-config --timeout 60000 --exit dist/tests/e2e/topology.e2e.spec.js dist/tests/e2e/e2e-in-topology.e2e.spec.js
 
 # Every contract suite AND the e2e suite (embedded service and topology) on real engines: EVENTSTORE_URL and
-# MONGO_URL are required (docker compose -f infra/deploy/compose.yaml up -d eventstore mongo nats). Each e2e test
+# MONGO_URL are required (docker compose -f infra/topology/deploy/compose.yaml up -d eventstore mongo nats). Each e2e test
 # service runs in its own EVENTSTORE_STREAM_PREFIX / MONGO_DB on those servers (tests/support/engines.ts).
 # NEVER RUN HERE: no server can be installed on these machines (docs/topology.md).
 test-engines: build deps-system

@@ -6,10 +6,10 @@
 import { callerOf, tenantKey, type DoorContext, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors, writeQueryErrors } from '../shared-schema/http/parameters.js';
 import { Idempotency, type StoredResponse } from './idempotency.js';
-import { invalid, notFound } from '../shared-schema/problems.js';
+import { invalid, notFound } from '../shared-schema/contract/problems.js';
 import { BODY_LIMITS, BodyReader, type BodyRules } from './json-body.js';
 import type { CommandDeps } from './services/context.js';
-import { routeKey, type RouteSpec } from '../shared-schema/routes.js';
+import { routeKey, type RouteSpec } from '../shared-schema/http/routes.js';
 
 export interface WriteAnswer extends StoredResponse {
   /** Log position reached by the write, shared with the query door for read-your-writes. */

@@ -1,6 +1,6 @@
 /** The write side's answer to a lost race on a stream: take the decision again on fresh reads, a bounded number of times. */
 import { WrongExpectedRevisionError } from '../shared-schema/ports/event-store.js';
-import { ProblemError } from '../shared-schema/problems.js';
+import { ProblemError } from '../shared-schema/contract/problems.js';
 
 /**
  * How a decision that lost a race on its streams is taken again. Every attempt that fails proves that another

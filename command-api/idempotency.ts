@@ -8,9 +8,9 @@
  * environment, so every replica of the command door shares them.
  */
 import { randomUUID } from 'node:crypto';
-import { ProblemError, fieldError, invalidField } from '../shared-schema/problems.js';
-import { sha256Hex } from '../shared-schema/ids.js';
-import { canonicalJson } from '../shared-schema/json.js';
+import { ProblemError, fieldError, invalidField } from '../shared-schema/contract/problems.js';
+import { sha256Hex } from '../shared-schema/domain/ids.js';
+import { canonicalJson } from '../shared-schema/http/json.js';
 import type { Clock } from '../shared-schema/ports/clock.js';
 import type { CollectionSpec, ReadStore } from '../shared-schema/ports/read-store.js';
 import { callerOf, tenantKey, type DoorContext } from '../shared-schema/http/context.js';

@@ -1,6 +1,6 @@
 /** The command door's body reader, and what a body may cost. */
-import { ProblemError, fieldError } from '../shared-schema/problems.js';
-import { MAX_JSON_DEPTH, jsonDeeperThan } from '../shared-schema/json.js';
+import { ProblemError, fieldError } from '../shared-schema/contract/problems.js';
+import { MAX_JSON_DEPTH, jsonDeeperThan } from '../shared-schema/http/json.js';
 import type { DoorContext } from '../shared-schema/http/context.js';
 
 export const BODY_LIMITS = { batch: 5 * 1024 * 1024, default: 1024 * 1024 } as const;

@@ -26,14 +26,14 @@
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import { newRequestId } from '../shared-schema/ids.js';
+import { newRequestId } from '../shared-schema/domain/ids.js';
 import { tenantKey } from '../shared-schema/http/context.js';
 import { publicBrake } from '../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../shared-schema/problems.js';
-import { messagePage, notFoundPage, pageLinks } from '../shared-schema/shopper/html.js';
+import { ProblemError } from '../shared-schema/contract/problems.js';
+import { messagePage, notFoundPage, pageLinks } from '../shared-schema/html/shopper.js';
 import { findSearchableOffer, parseOfferPath } from '../shared-schema/shopper/offer-lookup.js';
 import { activeChannel, canalOf } from '../shared-schema/feeds/channel-link.js';
-import type { Tenant } from '../shared-schema/streams.js';
+import type { Tenant } from '../shared-schema/domain/streams.js';
 import { recordClick } from './services/clicks.js';
 import type { CommandDeps } from './services/context.js';
 

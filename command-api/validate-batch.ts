@@ -5,8 +5,13 @@
  * MAX_ITEM_ERRORS are listed per item and MAX_FIELD_ERRORS in all: there the check stops, and the problem says
  * `errors_truncated`.
  */
-import { bodyValidator, shapeValidator, uniqueFieldErrors, unicodeErrors } from '../shared-schema/validation.js';
-import { BatchItemShape, BatchTopShape, MAX_BATCH_ITEMS } from '../shared-schema/schemas/batch.js';
+import {
+  bodyValidator,
+  shapeValidator,
+  uniqueFieldErrors,
+  unicodeErrors,
+} from '../shared-schema/contract/validation.js';
+import { BatchItemShape, BatchTopShape, MAX_BATCH_ITEMS } from '../shared-schema/contract/schemas/batch.js';
 import type { BatchItem } from '../shared-schema/events/job.js';
 import {
   MAX_FIELD_ERRORS,
@@ -15,7 +20,7 @@ import {
   fieldError,
   invalid,
   type FieldError,
-} from '../shared-schema/problems.js';
+} from '../shared-schema/contract/problems.js';
 import { productInputErrors } from './validate.js';
 
 const batchTop = shapeValidator<{ items: unknown[] }>(BatchTopShape);

@@ -2,18 +2,18 @@
  * Body validation of the write side: the JSON Schema (every field at once) plus the cross-field rules the schema
  * cannot say (`not_higher`, `future`, CNPJ check digits, public suffixes), reported together in one 422.
  */
-import { bodyValidator, joinPath } from '../shared-schema/validation.js';
+import { bodyValidator, joinPath } from '../shared-schema/contract/validation.js';
 import {
   ProductInput as ProductInputSchema,
   ProductPatch as ProductPatchSchema,
   StoreInput as StoreInputSchema,
-} from '../shared-schema/schemas/catalog.js';
+} from '../shared-schema/contract/schemas/catalog.js';
 import type { ProductInput, ProductPatch } from '../shared-schema/events/product.js';
 import type { StoreInput } from '../shared-schema/events/store.js';
-import { fieldError, invalid, type FieldError } from '../shared-schema/problems.js';
-import { isValidCnpj, normalizeCnpj } from '../shared-schema/cnpj.js';
-import { notHigher } from '../shared-schema/product-rules.js';
-import { publicSuffixErrors } from '../shared-schema/public-suffix.js';
+import { fieldError, invalid, type FieldError } from '../shared-schema/contract/problems.js';
+import { isValidCnpj, normalizeCnpj } from '../shared-schema/domain/cnpj.js';
+import { notHigher } from '../shared-schema/domain/product-rules.js';
+import { publicSuffixErrors } from '../shared-schema/domain/public-suffix.js';
 
 const storeInput = bodyValidator<StoreInput>(StoreInputSchema);
 const productInput = bodyValidator<ProductInput>(ProductInputSchema);

@@ -13,7 +13,7 @@
 # Needs curl and jq. Every run makes a new partner, with a new CNPJ, so it can be repeated on the same data.
 set -euo pipefail
 
-# The tools' one address convention (docs/adr/0064-one-address-convention.md, infra/cli/service-address.ts).
+# The tools' one address convention (docs/adr/0064-one-address-convention.md, infra/ops/cli/service-address.ts).
 SERVICE_URL=${SERVICE_URL:-http://127.0.0.1:${PORT:-8080}}
 SERVICE_URL=${SERVICE_URL%/}
 ADMIN_URL=${ADMIN_URL:-http://127.0.0.1:${ADMIN_PORT:-8081}}

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../shared-schema/ports/event-store.js';
 import type { CollectionSpec, ReadTx } from '../shared-schema/ports/read-store.js';
-import type { Environment } from '../shared-schema/streams.js';
+import type { Environment } from '../shared-schema/domain/streams.js';
 
 /**
  * A projector keeps one read model: it applies events in log order inside the runner's unit of work, and owns the

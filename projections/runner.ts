@@ -16,7 +16,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../shared-schema/p
 import { categoryOf } from '../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Projector } from './projector.js';
-import { CATEGORIES } from '../shared-schema/streams.js';
+import { CATEGORIES } from '../shared-schema/domain/streams.js';
 import { PositionWaiters } from './position-waiters.js';
 import { applyInUnits, finishWork, projectorCollections, type ParkedEvent } from './parking.js';
 

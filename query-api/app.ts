@@ -5,14 +5,14 @@
  */
 import { tenantKey, type DoorContext, type DoorMiddleware, type DoorRoutes } from '../shared-schema/http/context.js';
 import { pathParamErrors } from '../shared-schema/http/parameters.js';
-import { invalid, notFound } from '../shared-schema/problems.js';
-import { API_PREFIX, routeKey, type RouteSpec } from '../shared-schema/routes.js';
+import { invalid, notFound } from '../shared-schema/contract/problems.js';
+import { API_PREFIX, routeKey, type RouteSpec } from '../shared-schema/http/routes.js';
 import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Clock } from '../shared-schema/ports/clock.js';
 import type { CursorSecret } from '../shared-schema/http/pagination.js';
-import { queryValidator, type Validator } from '../shared-schema/validation.js';
-import type { JsonSchema } from '../shared-schema/schemas/common.js';
+import { queryValidator, type Validator } from '../shared-schema/contract/validation.js';
+import type { JsonSchema } from '../shared-schema/contract/schemas/common.js';
 import { shopperRoutes } from './public/routes.js';
 import { feedRoutes } from './feeds/routes.js';
 import { portalRoutes } from './portal/routes.js';
@@ -29,7 +29,7 @@ export interface QueryDeps {
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
   cursorSecret: CursorSecret;
   /**
-   * The shopper search's reads and ranking on threads of their own (the embedded default: infra/sqlite/search-reader.ts),
+   * The shopper search's reads and ranking on threads of their own (the embedded default: infra/adapters/sqlite/search-reader.ts),
    * at the clock time this door passes; absent, they run here from `reads`.
    */
   productSearch?: ProductSearch;

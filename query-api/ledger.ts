@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReadView, Scalar, Where } from '../shared-schema/ports/read-store.js';
-import type { Tenant } from '../shared-schema/streams.js';
+import type { Tenant } from '../shared-schema/domain/streams.js';
 import { LEDGER, MOVEMENT_ORDER, answerCents, cents, type MovementDoc } from '../shared-schema/read-models/ledger.js';
 
 /** The statement's scope: a partner and environment, or one of its stores. */

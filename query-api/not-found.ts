@@ -3,8 +3,8 @@
  * partner whose test key cannot find a live store (or the reverse) learns that the key decides the environment.
  * Both environments are the caller's own data, so the hint reveals nothing of anyone else.
  */
-import { notFound, type ProblemError } from '../shared-schema/problems.js';
-import type { Environment, Tenant } from '../shared-schema/streams.js';
+import { notFound, type ProblemError } from '../shared-schema/contract/problems.js';
+import type { Environment, Tenant } from '../shared-schema/domain/streams.js';
 import type { QueryDeps } from './app.js';
 
 export async function notFoundHere(

@@ -22,7 +22,7 @@ async function documentText(source) {
     if (!res.ok) throw new Error(`${source} answered ${res.status}`);
     return res.text();
   }
-  const { publicDocuments } = await import('../../dist/infra/public-documents.js');
+  const { publicDocuments } = await import('../../dist/infra/http/public-documents.js');
   return publicDocuments(BASE_URL)['/openapi.json'].body;
 }
 

@@ -1,6 +1,6 @@
 /** The channel aggregate (FEEDS.md): created with the hash of its token, revoked once. */
 import type { ChannelEvent } from '../../shared-schema/events/channel.js';
-import { ProblemError, notFound } from '../../shared-schema/problems.js';
+import { ProblemError, notFound } from '../../shared-schema/contract/problems.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
 
 export interface ChannelState {

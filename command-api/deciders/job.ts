@@ -9,8 +9,8 @@
  */
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { BatchItem, ItemOutcome, JobEvent, JobStateName, JobTotals } from '../../shared-schema/events/job.js';
-import { BATCH_CHUNK_ITEMS } from '../../shared-schema/schemas/batch.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import { BATCH_CHUNK_ITEMS } from '../../shared-schema/contract/schemas/batch.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import { unreachable, type Decider, type Decision, type Stored } from './decider.js';
 
 export interface JobState {

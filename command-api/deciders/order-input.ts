@@ -3,8 +3,8 @@
  * deduplication, and the attribution predicate. Pure: the time is passed in.
  */
 import { createHash } from 'node:crypto';
-import { fieldError, type FieldError } from '../../shared-schema/problems.js';
-import type { Tenant, Environment } from '../../shared-schema/streams.js';
+import { fieldError, type FieldError } from '../../shared-schema/contract/problems.js';
+import type { Tenant, Environment } from '../../shared-schema/domain/streams.js';
 import type { NormalizedConversion, ConversionInput } from '../../shared-schema/events/order.js';
 
 /** An order's total (Σ quantity × unit_price_cents) is at most one trillion cents. */

@@ -10,10 +10,10 @@
  * The decider's shape is every aggregate's (`orderDecider`, see decider.ts); its answer is the receipt and the
  * event_id reservation to append first (command-api/services/conversions.ts runs it).
  */
-import { invalid, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/problems.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
-import type { Commission, CommissionSource, EffectiveCommission } from '../../shared-schema/commission.js';
-import { orderFigures, toBigCents } from '../../shared-schema/order-math.js';
+import { invalid, conflict, fieldError, ProblemError, type FieldError } from '../../shared-schema/contract/problems.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
+import type { Commission, CommissionSource, EffectiveCommission } from '../../shared-schema/domain/commission.js';
+import { orderFigures, toBigCents } from '../../shared-schema/domain/order-math.js';
 import {
   receiptOf,
   type NormalizedConversion,

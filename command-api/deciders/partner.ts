@@ -1,7 +1,7 @@
 /** The partner aggregate: creation, keys issued and revoked (only hashes are stored). */
 import type { PartnerEvent, PartnerType, Scope } from '../../shared-schema/events/partner.js';
-import type { Environment } from '../../shared-schema/streams.js';
-import { ProblemError, notFound } from '../../shared-schema/problems.js';
+import type { Environment } from '../../shared-schema/domain/streams.js';
+import { ProblemError, notFound } from '../../shared-schema/contract/problems.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
 
 export interface KeyState {

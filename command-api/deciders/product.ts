@@ -10,9 +10,9 @@ import {
   freshUntil,
   type CoverFacts,
   type StoreFacts,
-} from '../../shared-schema/product-status.js';
-import { conflict, notFound, invalid } from '../../shared-schema/problems.js';
-import { notHigher } from '../../shared-schema/product-rules.js';
+} from '../../shared-schema/domain/product-status.js';
+import { conflict, notFound, invalid } from '../../shared-schema/contract/problems.js';
+import { notHigher } from '../../shared-schema/domain/product-rules.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
 
 /** The product stream folded: what the write side decides on (the contract's `state` enum is `ProductState`). */

@@ -10,10 +10,10 @@ import {
   fieldError,
   invalid,
   type FieldError,
-} from '../../shared-schema/problems.js';
-import { canonicalJson } from '../../shared-schema/json.js';
+} from '../../shared-schema/contract/problems.js';
+import { canonicalJson } from '../../shared-schema/http/json.js';
 import { unreachable, type Decider, type Decision } from './decider.js';
-import { evolveStanding } from '../../shared-schema/store-standing.js';
+import { evolveStanding } from '../../shared-schema/domain/store-standing.js';
 
 export interface StoreState {
   exists: boolean;

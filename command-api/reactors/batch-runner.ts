@@ -16,7 +16,7 @@
  * every unfinished job and few finished ones. The job stream itself is always the authority.
  */
 import type { Logger } from 'pino';
-import { CATEGORIES } from '../../shared-schema/streams.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 import { ConflictsExhausted } from '../conflict-retry.js';
 import {
   WrongExpectedRevisionError,

@@ -15,7 +15,7 @@
 import type { EventStore, Subscription } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import { CATEGORIES } from '../../shared-schema/streams.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 import { COVER_QUEUE, coverItemId, coverItemPayload, pause, type CoverItemOutcome } from './cover-queue.js';
 
 export const COVER_REACTOR_CHECKPOINT = 'reactor:cover';

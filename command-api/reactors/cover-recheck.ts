@@ -11,9 +11,9 @@
  */
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
-import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
 import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { RECHECK_ACCEPTED_MS, RECHECK_REJECTED_MS, type CoverTrigger, type CoverWork } from './cover-work.js';
 
 export const UNCHECKED_AFTER_MS = 10 * 60 * 1000;

@@ -14,7 +14,7 @@ import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { ProductEvent, RejectionReason } from '../../shared-schema/events/product.js';
-import { streams, type Environment, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Environment, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { AggregateRepository } from '../aggregate-repository.js';
 import { storeDecider } from '../deciders/store.js';
 import { event, type Fold } from '../deciders/decider.js';

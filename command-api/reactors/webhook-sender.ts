@@ -1,6 +1,6 @@
 /**
  * The webhook sender: pushes each partner's notifications (the notifications read model, the pull feed's source) to
- * the endpoint the partner registered, in feed order, signed (shared-schema/webhooks.ts), one at a time per endpoint.
+ * the endpoint the partner registered, in feed order, signed (shared-schema/domain/webhooks.ts), one at a time per endpoint.
  *
  * A notification that fails (no 2xx, no answer, a refused address) is tried again after growing waits by the injected
  * clock (1 min, doubled per try, at most 1 h) and given up 24 h after its first try; the ones after it wait behind it,
@@ -26,7 +26,7 @@ import {
   type WebhookDeliveryDoc,
   type WebhookDoc,
 } from '../../shared-schema/read-models/webhooks.js';
-import { webhookSignature, type WebhookKey } from '../../shared-schema/webhooks.js';
+import { webhookSignature, type WebhookKey } from '../../shared-schema/domain/webhooks.js';
 
 export const RETRY_FIRST_MS = 60_000;
 export const RETRY_MAX_MS = 60 * 60_000;

@@ -6,10 +6,10 @@
  */
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
-import { bodyValidator } from '../../shared-schema/validation.js';
-import { ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
+import { bodyValidator } from '../../shared-schema/contract/validation.js';
+import { ConversionEventSchema, SandboxClickInput } from '../../shared-schema/contract/schemas/commerce.js';
 import type { ConversionInput } from '../../shared-schema/events/order.js';
-import { invalid, type FieldError } from '../../shared-schema/problems.js';
+import { invalid, type FieldError } from '../../shared-schema/contract/problems.js';
 import { validateConversion } from '../deciders/order.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { sandboxClick } from '../services/clicks.js';

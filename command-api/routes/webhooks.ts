@@ -1,8 +1,8 @@
 /** `PUT /webhook` (the secret shown once, when it creates the endpoint) and `DELETE /webhook` (204, also when none). */
 import { callerOf } from '../../shared-schema/http/context.js';
-import { invalid } from '../../shared-schema/problems.js';
-import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
-import { bodyValidator } from '../../shared-schema/validation.js';
+import { invalid } from '../../shared-schema/contract/problems.js';
+import { WebhookInput } from '../../shared-schema/contract/schemas/webhooks.js';
+import { bodyValidator } from '../../shared-schema/contract/validation.js';
 import { metadata } from '../services/context.js';
 import { removeWebhook, setWebhook } from '../services/webhooks.js';
 import { writeAnswer, type WriteRoute } from '../app.js';

@@ -3,14 +3,14 @@
  * PUT or DELETE. Each item's product event carries `job_id` and `job_item` in its metadata, so that after a crash
  * the runner finds what an interrupted pass already applied instead of applying it again.
  */
-import { streams, CATEGORIES, type Tenant } from '../../shared-schema/streams.js';
+import { streams, CATEGORIES, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventMetadata, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { JOB_ID_META, JOB_ITEM_META, type BatchItem, type ItemOutcome } from '../../shared-schema/events/job.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
-import { ProblemError } from '../../shared-schema/problems.js';
-import type { ProductStatusView } from '../../shared-schema/product-status.js';
-import { newJobId } from '../../shared-schema/ids.js';
-import { queuedJobView, type JobView } from '../../shared-schema/job-view.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
+import type { ProductStatusView } from '../../shared-schema/domain/product-status.js';
+import { newJobId } from '../../shared-schema/domain/ids.js';
+import { queuedJobView, type JobView } from '../../shared-schema/contract/job-view.js';
 import { planSubmission } from '../deciders/job.js';
 import { event, foldRecorded } from '../deciders/decider.js';
 import { productDecider } from '../deciders/product.js';

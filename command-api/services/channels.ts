@@ -1,6 +1,6 @@
 /** The operator's channel commands (the admin API and `ops channels` call these). */
 import { channelStream, newChannelId, newChannelToken } from '../../shared-schema/events/channel.js';
-import { sha256Hex } from '../../shared-schema/ids.js';
+import { sha256Hex } from '../../shared-schema/domain/ids.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { channelDecider } from '../deciders/channel.js';
 import type { CommandDeps } from './context.js';

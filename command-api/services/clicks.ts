@@ -2,11 +2,11 @@
  * Clicks: the redirector's (a shopper on a live product) and the sandbox's (`POST /sandbox/clicks`, test keys).
  * One stream per click, appended with "no stream": a click id is random (128 bits), so a clash is a bug, not a race.
  */
-import { newClickId } from '../../shared-schema/ids.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { newClickId } from '../../shared-schema/domain/ids.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { partnerClick, type ClickData, type ClickEvent, type PartnerClick } from '../../shared-schema/events/click.js';
-import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/contract/problems.js';
 import { event } from '../deciders/decider.js';
 import { productDecider } from '../deciders/product.js';
 import { storeDecider } from '../deciders/store.js';

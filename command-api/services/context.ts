@@ -3,7 +3,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { AggregateRepository } from '../aggregate-repository.js';
-import type { WebhookKey } from '../../shared-schema/webhooks.js';
+import type { WebhookKey } from '../../shared-schema/domain/webhooks.js';
 
 /** Everything the write side needs, passed in (no module-level clients). */
 export interface CommandDeps {

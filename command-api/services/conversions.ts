@@ -9,7 +9,7 @@
  *
  * What a crash between the two appends leaves, and why a repeat is then still right: docs/adr/0016-conversions.md.
  */
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { ClickEvent } from '../../shared-schema/events/click.js';
 import type {
@@ -18,7 +18,7 @@ import type {
   ConversionInput,
   ConversionReceipt,
 } from '../../shared-schema/events/order.js';
-import { effectiveCommission, type EffectiveCommission } from '../../shared-schema/commission.js';
+import { effectiveCommission, type EffectiveCommission } from '../../shared-schema/domain/commission.js';
 import { orderDecider, requiresCreationData, type AttributionClick, type RecordConversion } from '../deciders/order.js';
 import { event, stored } from '../deciders/decider.js';
 import { productDecider } from '../deciders/product.js';

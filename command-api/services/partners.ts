@@ -1,8 +1,8 @@
 /** The operator's partner and key commands (the admin API and `ops` call these). */
-import { streams } from '../../shared-schema/streams.js';
-import type { Environment } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
+import type { Environment } from '../../shared-schema/domain/streams.js';
 import { DEFAULT_SCOPES, type PartnerType, type Scope } from '../../shared-schema/events/partner.js';
-import { newApiKey, newKeyId, newPartnerId, sha256Hex } from '../../shared-schema/ids.js';
+import { newApiKey, newKeyId, newPartnerId, sha256Hex } from '../../shared-schema/domain/ids.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import { partnerDecider } from '../deciders/partner.js';
 import type { CommandDeps } from './context.js';

@@ -3,18 +3,18 @@
  * store (registered, page and photos on declared hosts), decide on the product stream, and build the status the
  * answer carries from the same derivation the read side uses.
  */
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { ProductInput, ProductPatch } from '../../shared-schema/events/product.js';
-import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/contract/problems.js';
 import {
   deriveBaseState,
   productStatusView,
   withClock,
   type ProductStatusView,
   type StoreFacts,
-} from '../../shared-schema/product-status.js';
-import { hostMatchesDomains, urlHost } from '../../shared-schema/host-match.js';
+} from '../../shared-schema/domain/product-status.js';
+import { hostMatchesDomains, urlHost } from '../../shared-schema/domain/host-match.js';
 import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { productDecider, skuStoreConflict, type ProductCommand, type ProductStreamState } from '../deciders/product.js';
 import { storeDecider, type StoreState } from '../deciders/store.js';

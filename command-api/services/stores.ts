@@ -5,9 +5,9 @@
  * Each is appended with an expected revision; a race restarts the whole decision.
  */
 import type { CnpjEvent, StoreIndexEvent, StoreInput } from '../../shared-schema/events/store.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
-import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
-import { storeAddress } from '../../shared-schema/product-status.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/contract/problems.js';
+import { storeAddress } from '../../shared-schema/domain/product-status.js';
 import type { PartnerType } from '../../shared-schema/events/partner.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
 import type { Fold } from '../deciders/decider.js';

@@ -1,8 +1,8 @@
 /** The partner's webhook endpoint: set (PUT) and remove (DELETE), one per partner and environment. */
 import { randomBytes } from 'node:crypto';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 import { webhookDecider } from '../deciders/webhook.js';
 import type { CommandDeps } from './context.js';
 

@@ -1,7 +1,7 @@
 /** 401 unless `Authorization: Bearer <key>` names a key that is not revoked; sets the caller. Public paths pass. */
-import { unauthorized } from '../../shared-schema/problems.js';
-import { API_PREFIX, isPublicPath } from '../../shared-schema/routes.js';
-import { sha256Hex } from '../../shared-schema/ids.js';
+import { unauthorized } from '../../shared-schema/contract/problems.js';
+import { API_PREFIX, isPublicPath } from '../../shared-schema/http/routes.js';
+import { sha256Hex } from '../../shared-schema/domain/ids.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import type { DoorContext, DoorMiddleware, Next } from '../../shared-schema/http/context.js';
 

@@ -13,7 +13,7 @@ import { requestEnvelope, type CompletedRequest } from './request-envelope.js';
 import { authenticate, type KeyLookup } from './authenticate.js';
 import { rateBrake, type RateLimits } from './rate-brake.js';
 import { routeGuard } from './route-guard.js';
-import { routeMatcher, type RouteSpec } from '../../shared-schema/routes.js';
+import { routeMatcher, type RouteSpec } from '../../shared-schema/http/routes.js';
 import { clientAddress } from './client-address.js';
 import { logAppErrors } from './client-abort.js';
 

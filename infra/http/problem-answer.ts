@@ -8,7 +8,7 @@
 import type http from 'node:http';
 import type { Logger } from 'pino';
 import { CLIENT_CLOSED, isClientAbort, logClientGone } from './client-abort.js';
-import { ProblemError, notFound } from '../../shared-schema/problems.js';
+import { ProblemError, notFound } from '../../shared-schema/contract/problems.js';
 
 /** What `answerProblem` needs of a Koa context (the partner doors' and the admin app's both fit). */
 export interface ProblemContext {

@@ -3,7 +3,7 @@
  * (shared-schema/http/minute-brake.ts: one-minute windows of the injected clock, shared through messaging by every
  * replica of a door, 429 with `Retry-After` above the limit).
  */
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { DoorContext, DoorMiddleware, Next } from '../../shared-schema/http/context.js';

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { answerProblem, statusProblem } from './problem-answer.js';
-import { newRequestId } from '../../shared-schema/ids.js';
+import { newRequestId } from '../../shared-schema/domain/ids.js';
 import type { Caller, DoorContext, DoorMiddleware, DoorState, Next } from '../../shared-schema/http/context.js';
 
 /** What `onCompleted` learns of a request once its answer is decided (operation history, metrics). */

@@ -3,8 +3,8 @@
  * 405 with `Allow` for a known path asked with another method, 403 for a missing scope or a live key on a test-only
  * route. Whichever door a request reaches, it answers the same.
  */
-import { ProblemError, forbidden, notFound } from '../../shared-schema/problems.js';
-import { API_PREFIX, isPublicPath, type RouteMatcher } from '../../shared-schema/routes.js';
+import { ProblemError, forbidden, notFound } from '../../shared-schema/contract/problems.js';
+import { API_PREFIX, isPublicPath, type RouteMatcher } from '../../shared-schema/http/routes.js';
 import type { DoorContext, DoorMiddleware, Next } from '../../shared-schema/http/context.js';
 
 export function routeGuard(matchRoute: RouteMatcher): DoorMiddleware {

@@ -13,11 +13,11 @@
  */
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
-import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/problems.js';
-import { ENVIRONMENTS, type Environment } from '../../shared-schema/streams.js';
+import { ProblemError, fieldError, invalid, notFound } from '../../shared-schema/contract/problems.js';
+import { ENVIRONMENTS, type Environment } from '../../shared-schema/domain/streams.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import { readJson } from '../admin/app.js';
+import { readJson } from '../http/admin/app.js';
 import { listCoverDeadLetters, requeueCoverDeadLetters } from './cover-dead-letters.js';
 import { RebuildRunningError, UnknownProjectionError } from '../../projections/rebuild.js';
 import { decodeHistoryCursor, readHistory } from './history.js';

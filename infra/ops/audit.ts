@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
-import type { Environment } from '../../shared-schema/streams.js';
+import type { Environment } from '../../shared-schema/domain/streams.js';
 import type { Projector } from '../../projections/projector.js';
 import type { RunnerGate } from '../../projections/unit-gate.js';
 import { verifyReadModels, type VerifyReport } from '../../projections/verify.js';
-import { SqliteReadStore } from '../sqlite/read-store.js';
+import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
 
 /** Fields never exported (a key hash identifies a credential; auditors need the key id, which is kept). */
 const WITHHELD = new Set(['key_hash']);

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
-import { ProblemError, fieldError, invalid } from '../../shared-schema/problems.js';
-import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared-schema/streams.js';
+import { ProblemError, fieldError, invalid } from '../../shared-schema/contract/problems.js';
+import { ENVIRONMENTS, type Environment, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore, ReadView } from '../../shared-schema/ports/read-store.js';
 import { PERIOD_PATTERN } from '../../shared-schema/http/parameters.js';
@@ -20,7 +20,7 @@ import { ledgerProjector } from '../../projections/projectors/ledger.js';
 import type { Projector } from '../../projections/projector.js';
 import { replay } from '../../projections/replay.js';
 import { closingCsv, closingOf, isClosed } from '../../query-api/ledger.js';
-import { readJson } from '../admin/app.js';
+import { readJson } from '../http/admin/app.js';
 import { belongsTo, sqliteScratch, type ScratchStore } from './audit.js';
 
 const PERIOD = new RegExp(PERIOD_PATTERN);

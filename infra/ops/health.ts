@@ -14,7 +14,7 @@
 import type http from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Operations } from './operations.js';
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 

@@ -1,6 +1,6 @@
 /** Entry point of the history file's writer thread (see history-file.ts `SqliteHistoryFile`). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { nameThread } from '../thread-name.js';
+import { nameThread } from '../adapters/thread-name.js';
 import { storeSink, type HistoryEntry } from './history.js';
 import {
   openHistoryStore,

@@ -12,8 +12,8 @@
  */
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
 import { HISTORY_COLLECTION, HISTORY_SPEC, type HistoryEntry, type HistorySink, type HistoryStore } from './history.js';
-import { SqliteReadStore } from '../sqlite/read-store.js';
-import { WorkerCalls } from '../worker-calls.js';
+import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
+import { WorkerCalls } from '../adapters/worker-calls.js';
 
 export interface HistoryFileOptions {
   path: string;

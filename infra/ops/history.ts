@@ -13,10 +13,10 @@
  * a failure is logged (without the entry's values beyond ids) and counted.
  */
 import type { Logger } from 'pino';
-import { ulid } from '../../shared-schema/ids.js';
+import { ulid } from '../../shared-schema/domain/ids.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CollectionSpec, Query, ReadStore } from '../../shared-schema/ports/read-store.js';
-import type { Environment } from '../../shared-schema/streams.js';
+import type { Environment } from '../../shared-schema/domain/streams.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
 import { PARTNERS, type PartnerDoc } from '../../shared-schema/read-models/partners.js';
 

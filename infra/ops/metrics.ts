@@ -8,7 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CompletedRequest } from '../http/request-envelope.js';
-import { SEARCH_PATH, shopperRoute } from '../../shared-schema/routes.js';
+import { SEARCH_PATH, shopperRoute } from '../../shared-schema/http/routes.js';
 
 export type Door = 'command' | 'query';
 

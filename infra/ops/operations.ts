@@ -2,7 +2,7 @@
  * The operator surface beyond partners and keys, wired in one object: generations of read models (and their
  * rebuild), the gate in front of the live runner, the operation history, metrics, health, audit export and verify.
  *
- * Wiring (infra/service.ts): create it right after the stores; give `reads` to everything (doors, admin, services)
+ * Wiring (infra/wiring/service.ts): create it right after the stores; give `reads` to everything (doors, admin, services)
  * and `runnerReads` to the live ProjectionRunner; spread `doorHooks(door)` into each door's options; pass
  * `adminRoutes` as the admin app's `extend`; serve the admin port through `adminHandler(adminApp.callback())`;
  * call `beginShutdown()` first and `close()` before the stores close.

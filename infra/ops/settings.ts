@@ -1,5 +1,5 @@
-/** Settings of the operator surface, from the environment, validated like infra/config.ts (one message per bad value). */
-import { ConfigError } from '../config.js';
+/** Settings of the operator surface, from the environment, validated like infra/wiring/config.ts (one message per bad value). */
+import { ConfigError } from '../wiring/config.js';
 
 export interface OperationsSettings {
   /** Readiness fails while a projection has more than this many events left to apply. */

@@ -1,9 +1,9 @@
 /**
  * Starts the distributed topology on one machine, as child processes on loopback: a nats-server with JetStream
  * (unless NATS_URL names one), N command-api replicas, M query-api replicas, one projections process
- * (`node dist/infra/entry/*.js`) and nginx rendered from infra/deploy/nginx.conf.template as the gateway.
+ * (`node dist/infra/wiring/entry/*.js`) and nginx rendered from infra/topology/deploy/nginx.conf.template as the gateway.
  *
- * Used by `make run-topology` (infra/entry/topology.ts) and by the test harness (tests/support/topology.ts), so the
+ * Used by `make run-topology` (infra/wiring/entry/topology.ts) and by the test harness (tests/support/topology.ts), so the
  * e2e suite runs against exactly what an operator starts. The environment is the one `make run` reads: PORT and
  * HOST are the gateway's (nginx), ADMIN_PORT / ADMIN_HOST the admin API's (served by the projections process),
  * DATA_DIR holds the SQLite files shared by the processes (unless EVENTSTORE_URL / MONGO_URL are set), NATS's
@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type Config } from '../config.js';
-import { renderNginxConf } from '../deploy/render-nginx.js';
+import { loadConfig, type Config } from '../wiring/config.js';
+import { renderNginxConf } from './deploy/render-nginx.js';
 import { freePort, holdsListener } from './ports.js';
 
 export type Role = 'command-api' | 'query-api' | 'projections';
@@ -107,8 +107,8 @@ export interface Topology {
 const START_DEADLINE_MS = 20_000;
 const STOP_DEADLINE_MS = 10_000;
 const LOOPBACK = '127.0.0.1';
-/** dist/infra/topology → dist/infra/entry/<role>.js */
-const ENTRY = (role: Role) => fileURLToPath(new URL(`../entry/${role}.js`, import.meta.url));
+/** dist/infra/topology → dist/infra/wiring/entry/<role>.js */
+const ENTRY = (role: Role) => fileURLToPath(new URL(`../wiring/entry/${role}.js`, import.meta.url));
 
 export function findNginx(): string | undefined {
   const which = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
@@ -306,7 +306,7 @@ class Launch {
     }, policy.delayMs);
   }
 
-  /** nginx from infra/deploy/nginx.conf.template in front of the doors, ready once it listens. */
+  /** nginx from infra/topology/deploy/nginx.conf.template in front of the doors, ready once it listens. */
   async startGateway(nginxBinary: string): Promise<void> {
     const { runDir, urlHost, gatewayPort } = this.plan;
     const conf = path.join(runDir, 'nginx.conf');
@@ -416,7 +416,7 @@ class Launch {
   }
 }
 
-/** The line a service process prints once it listens (infra/entry/process.ts). */
+/** The line a service process prints once it listens (infra/wiring/entry/process.ts). */
 interface ReadyLine {
   port: number;
   admin_port?: number;

@@ -5,6 +5,6 @@
  */
 import { WRITE_ROUTES } from '../../command-api/write-routes.js';
 import { READ_ROUTES } from '../../query-api/read-routes.js';
-import type { RouteSpec } from '../../shared-schema/routes.js';
+import type { RouteSpec } from '../../shared-schema/http/routes.js';
 
 export const API_ROUTES: readonly RouteSpec[] = [...READ_ROUTES, ...WRITE_ROUTES];

@@ -5,8 +5,8 @@
 import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
 import { WebhookSender } from '../../command-api/reactors/webhook-sender.js';
-import { createWebhookPoster } from '../webhooks/poster.js';
-import { startCoverChecks } from '../cover/cover-checks.js';
+import { createWebhookPoster } from '../adapters/webhooks/poster.js';
+import { startCoverChecks } from '../adapters/cover/cover-checks.js';
 import { COVER_QUEUE } from '../../command-api/reactors/cover-queue.js';
 import type { ReactorStart } from './reactors.js';
 import type { QueueStats } from '../../shared-schema/ports/messaging.js';

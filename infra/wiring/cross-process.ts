@@ -13,7 +13,7 @@
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Messaging, Unsubscribe } from '../../shared-schema/ports/messaging.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
-import { SqliteEventStore } from '../sqlite/event-store.js';
+import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
 import { PositionWaiters } from '../../projections/position-waiters.js';
 
 export const SUBJECT_APPENDED = 'appended';

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CursorSecret } from '../../shared-schema/http/pagination.js';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 
 export function dataDirSecret(dataDir: string, file: string, configured?: string): string {
   if (configured) return configured;

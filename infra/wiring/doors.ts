@@ -1,6 +1,6 @@
 /**
  * Builds the Koa apps of the two front doors and the admin API from their dependencies. The embedded service
- * (infra/service.ts) and the separate processes (infra/entry/) build them the same way.
+ * (infra/wiring/service.ts) and the separate processes (infra/wiring/entry/) build them the same way.
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
@@ -11,12 +11,12 @@ import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
-import { CachedAggregateStates } from '../event-store/cached-state.js';
+import { CachedAggregateStates } from '../adapters/event-store/cached-state.js';
 import { commandDoor } from '../../command-api/app.js';
 import { WRITE_ROUTES } from '../../command-api/write-routes.js';
 import { READ_ROUTES } from '../../query-api/read-routes.js';
 import { API_ROUTES } from './api-routes.js';
-import { WebhookKey } from '../../shared-schema/webhooks.js';
+import { WebhookKey } from '../../shared-schema/domain/webhooks.js';
 import { dataDirSecret, resolveCursorSecret } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps } from '../../query-api/app.js';
@@ -27,10 +27,10 @@ import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
 import { clientAddress } from '../http/client-address.js';
 import { createRedirector, type RedirectorOptions } from '../../command-api/redirector.js';
-import type { Handler } from '../gateway.js';
-import { createAdminApi, type AdminOptions } from '../admin/app.js';
-import { publicDocuments } from '../public-documents.js';
-import type { Config } from '../config.js';
+import type { Handler } from '../http/gateway.js';
+import { createAdminApi, type AdminOptions } from '../http/admin/app.js';
+import { publicDocuments } from '../http/public-documents.js';
+import type { Config } from './config.js';
 import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
 
 export type WaitForPosition = (position: number, timeoutMs: number) => Promise<boolean>;

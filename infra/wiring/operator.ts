@@ -1,12 +1,12 @@
 /**
  * The parts of the process that runs the live projections, built the same way by the embedded service
- * (infra/service.ts) and the projections process (infra/entry/projections.ts): the operator surface over the
+ * (infra/wiring/service.ts) and the projections process (infra/wiring/entry/projections.ts): the operator surface over the
  * registered projectors with every collection ensured, the registered reactors, and the admin API.
  */
 import type http from 'node:http';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
-import { listen } from '../gateway.js';
+import { listen } from '../http/gateway.js';
 import { Operations, type OperationsDeps } from '../ops/operations.js';
 import { buildAdminApp, type DoorParts } from './doors.js';
 import { startReactors, type Reactors } from './reactors.js';

@@ -1,14 +1,14 @@
 /** Entry point of the projection thread (see projection-thread.ts `ProjectionThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { nameThread } from '../thread-name.js';
+import { nameThread } from '../adapters/thread-name.js';
 import { systemClock } from '../../shared-schema/ports/clock.js';
 import { categoryOf } from '../../shared-schema/ports/event-store.js';
-import { CATEGORIES } from '../../shared-schema/streams.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 import { GenerationalReadStore } from '../../projections/generations.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { UnitGate } from '../../projections/unit-gate.js';
-import { SqliteEventStore } from '../sqlite/event-store.js';
-import { SqliteReadStore } from '../sqlite/read-store.js';
+import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
 import { runnerLogHooks } from '../ops/projection-logs.js';
 import { PROJECTORS } from './projectors.js';
 import { SharedMemoryClock } from './shared-clock.js';

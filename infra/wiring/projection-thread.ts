@@ -1,7 +1,7 @@
 /**
  * The live projections on a thread of their own (the embedded default, `PROJECTION_THREAD=on`): the read-model units
  * — their puts, the text-index triggers, the COMMIT and its WAL checkpoints — and the reading of the appended events
- * leave the event loop that answers requests, as the event log's commits already do (sqlite/event-store-writer.ts).
+ * leave the event loop that answers requests, as the event log's commits already do (adapters/sqlite/event-store-writer.ts).
  *
  * The thread (projection-thread-entry.ts) opens its own connections to `events.db` (read only) and `read.db` (WAL:
  * one writer at a time across connections, readers never wait), and runs the ProjectionRunner there, behind its own

@@ -1,7 +1,7 @@
 /**
  * Reactors (the batch runner, the cover check…) react to the log by doing work and appending events. In the
  * embedded default they run in the one process; in the distributed topology they run in the projections process
- * (infra/entry/projections.ts), whose single replica keeps their log subscriptions single too. Heavy work goes
+ * (infra/wiring/entry/projections.ts), whose single replica keeps their log subscriptions single too. Heavy work goes
  * through the messaging port's work queue, whose consumers may be many.
  *
  * To add one: export a `ReactorStart` from its module and add it to `REACTORS` in infra/wiring/registry.ts; both
@@ -14,7 +14,7 @@ import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 import type { HistoryInput } from '../ops/history.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 

@@ -1,7 +1,7 @@
 /**
  * What every process of the service registers, in one place: the projectors, the reactors and the read-model
- * collections. The embedded service (infra/service.ts) starts all of them in one process; the distributed topology
- * starts the same lists in its processes (infra/entry/). A new projector or reactor is added here only.
+ * collections. The embedded service (infra/wiring/service.ts) starts all of them in one process; the distributed topology
+ * starts the same lists in its processes (infra/wiring/entry/). A new projector or reactor is added here only.
  */
 import { IDEMPOTENCY_COLLECTION } from '../../command-api/idempotency.js';
 import { PORTAL_SESSION_COLLECTIONS } from '../../shared-schema/read-models/portal-sessions.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManualClock, systemClock, type Clock } from '../../shared-schema/ports/clock.js';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 
 export const CLOCK_FILE = 'clock';
 

@@ -6,7 +6,7 @@
  * - messaging: NATS when `NATS_URL` is set, else in-process (one process only).
  *
  * `mode: 'embedded'` ignores the URLs and always opens the embedded adapters (what `startService` runs);
- * `mode: 'configured'` follows them (what the separate processes of infra/entry/ run). The SQLite files may be
+ * `mode: 'configured'` follows them (what the separate processes of infra/wiring/entry/ run). The SQLite files may be
  * shared by several processes on one machine; the in-process messaging may not, so the separate processes refuse
  * to start without NATS (see `requireSharedMessaging`).
  */
@@ -17,12 +17,12 @@ import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { Messaging } from '../../shared-schema/ports/messaging.js';
-import { SqliteEventStore } from '../sqlite/event-store.js';
-import { SqliteReadStore } from '../sqlite/read-store.js';
-import { InProcessMessaging } from '../messaging/in-process.js';
+import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
+import { InProcessMessaging } from '../adapters/messaging/in-process.js';
 import { readStoreHistory, type HistoryStore } from '../ops/history.js';
 import { SqliteHistoryFile } from '../ops/history-file.js';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from './config.js';
 
 export type StoreMode = 'embedded' | 'configured';
 
@@ -77,7 +77,7 @@ export async function openEventStore(
   clock?: Clock,
 ): Promise<EventStore> {
   if (adapterChoice(config, mode).events === 'esdb') {
-    const { EsdbEventStore } = await import('../esdb/event-store.js'); // loaded only when used (its client is heavy)
+    const { EsdbEventStore } = await import('../adapters/esdb/event-store.js'); // loaded only when used (its client is heavy)
     return EsdbEventStore.connect(config.eventstoreUrl!, {
       streamPrefix: config.eventstoreStreamPrefix,
       onSubscriptionDrop: (err, attempt) =>
@@ -100,7 +100,7 @@ export async function openEventStore(
  * `clock` drives the SQLite store's expiry sweep (idempotency records), like every other time rule. The SQLite read
  * store commits without fsync (WAL, synchronous NORMAL): its documents and checkpoints commit together, so a power
  * loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps SQLITE_SYNCHRONOUS.
- * `yieldWhenBusy`: another thread of this process writes the SQLite file too (sqlite/read-store.ts).
+ * `yieldWhenBusy`: another thread of this process writes the SQLite file too (adapters/sqlite/read-store.ts).
  */
 export async function openReadStore(
   config: Config,
@@ -109,7 +109,7 @@ export async function openReadStore(
   options: { yieldWhenBusy?: boolean } = {},
 ): Promise<ReadStore> {
   if (adapterChoice(config, mode).reads === 'mongo') {
-    const { MongoReadStore } = await import('../mongo/read-store.js');
+    const { MongoReadStore } = await import('../adapters/mongo/read-store.js');
     return MongoReadStore.connect(config.mongoUrl!, config.mongoDb);
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -145,7 +145,7 @@ export async function openMessaging(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Messaging> {
   if (adapterChoice(config, mode).messaging === 'nats') {
-    const { NatsMessaging } = await import('../messaging/nats.js');
+    const { NatsMessaging } = await import('../adapters/messaging/nats.js');
     return NatsMessaging.connect({ servers: config.natsUrl!, prefix: env[NATS_PREFIX_ENV] || 'default', clock });
   }
   return new InProcessMessaging(clock);

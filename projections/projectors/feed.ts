@@ -12,7 +12,7 @@ import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-sto
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
-import { canonicalJson } from '../../shared-schema/json.js';
+import { canonicalJson } from '../../shared-schema/http/json.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,

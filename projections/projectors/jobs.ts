@@ -1,7 +1,7 @@
 /** The Job read model (shared-schema/read-models/jobs.ts): one document per job, created by `BatchQueued` only. */
 import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { JobEvent } from '../../shared-schema/events/job.js';
-import { queuedJobView } from '../../shared-schema/job-view.js';
+import { queuedJobView } from '../../shared-schema/contract/job-view.js';
 import { JOBS, JOB_COLLECTIONS, jobDocId, type JobDoc } from '../../shared-schema/read-models/jobs.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 

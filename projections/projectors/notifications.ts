@@ -15,11 +15,11 @@ import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
 import type { JobEvent } from '../../shared-schema/events/job.js';
-import { baseState, withClock, type ProductState, type StoreFacts } from '../../shared-schema/product-status.js';
-import { urlHost } from '../../shared-schema/host-match.js';
-import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
+import { baseState, withClock, type ProductState, type StoreFacts } from '../../shared-schema/domain/product-status.js';
+import { urlHost } from '../../shared-schema/domain/host-match.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/domain/store-standing.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import {
   NOTIFICATIONS,
   NOTIFICATION_COLLECTIONS,

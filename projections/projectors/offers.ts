@@ -14,8 +14,8 @@ import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-sto
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
-import { applyPatch } from '../../shared-schema/product-status.js';
-import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
+import { applyPatch } from '../../shared-schema/domain/product-status.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/domain/store-standing.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';

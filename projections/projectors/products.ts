@@ -13,7 +13,7 @@ import {
   deriveBaseState,
   freshUntil,
   type StoreFacts,
-} from '../../shared-schema/product-status.js';
+} from '../../shared-schema/domain/product-status.js';
 import {
   FANOUTS,
   PRODUCTS,
@@ -27,7 +27,7 @@ import {
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
-import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/domain/store-standing.js';
 
 /** Products re-saved per unit of work when a store event reaches every product of its store. */
 export const FANOUT_PAGE = 1000;

@@ -34,7 +34,7 @@ import {
   type ReportFigures,
   type ReportItemDoc,
 } from '../../shared-schema/read-models/report.js';
-import type { Environment } from '../../shared-schema/streams.js';
+import type { Environment } from '../../shared-schema/domain/streams.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
 type Owner = { partner_id: string; env: Environment; store_id: string };

@@ -3,7 +3,7 @@ import { asUnion } from '../../shared-schema/ports/event-store.js';
 import type { StoreEvent } from '../../shared-schema/events/store.js';
 import { STORES, STORE_COLLECTIONS, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
-import { evolveStanding, NEW_STANDING } from '../../shared-schema/store-standing.js';
+import { evolveStanding, NEW_STANDING } from '../../shared-schema/domain/store-standing.js';
 
 export const storesProjector: Projector = {
   name: 'stores',

@@ -7,7 +7,7 @@
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
-import { fieldError, invalid, type FieldError } from '../../shared-schema/problems.js';
+import { fieldError, invalid, type FieldError } from '../../shared-schema/contract/problems.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
 import { feedOffer, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_CHANGES, type FeedChangeDoc } from '../../shared-schema/read-models/feed.js';

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
-import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { feedOffer, tsvLine, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';

@@ -12,9 +12,9 @@
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { countInMinute } from '../../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../../shared-schema/problems.js';
-import { isFeedPath } from '../../shared-schema/routes.js';
-import { sha256Hex } from '../../shared-schema/ids.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { isFeedPath } from '../../shared-schema/http/routes.js';
+import { sha256Hex } from '../../shared-schema/domain/ids.js';
 import { CHANNELS, type ChannelDoc } from '../../shared-schema/read-models/channels.js';
 import type { QueryDeps } from '../app.js';
 import { fullFeed } from './offers-tsv.js';

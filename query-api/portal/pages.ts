@@ -1,6 +1,6 @@
 /**
  * The pages of a signed-in portal session: the same reads as `/v1` (insights.ts, catalog.ts) with the session's
- * tenant, drawn by shared-schema/portal/html.ts. A SKU or store the tenant does not have answers 404; a page whose
+ * tenant, drawn by shared-schema/html/portal.ts. A SKU or store the tenant does not have answers 404; a page whose
  * scope the key lacks answers 403.
  */
 import { Readable } from 'node:stream';
@@ -9,8 +9,8 @@ import type { ProductEvent } from '../../shared-schema/events/product.js';
 import type { EventStore, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { Where } from '../../shared-schema/ports/read-store.js';
 import { resolveWindow } from '../../shared-schema/http/window.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
-import { withClock, type ProductState } from '../../shared-schema/product-status.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
+import { withClock, type ProductState } from '../../shared-schema/domain/product-status.js';
 import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
 import { offerProduct, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
@@ -29,7 +29,7 @@ import {
   type PortalLinks,
   type ProductRow,
   type StoreRow,
-} from '../../shared-schema/portal/html.js';
+} from '../../shared-schema/html/portal.js';
 import type { QueryDeps } from '../app.js';
 import { productsWhere } from '../routes/catalog.js';
 import { catalogInsights, dailyInsights, productVisibility } from '../routes/insights.js';

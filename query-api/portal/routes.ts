@@ -11,11 +11,11 @@
  *   store of another partner or environment answer 404.
  * - Every answer is `no-store` HTML with a Content-Security-Policy that runs no script.
  */
-import { PORTAL_PATH, isPortalPath } from '../../shared-schema/routes.js';
+import { PORTAL_PATH, isPortalPath } from '../../shared-schema/http/routes.js';
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { publicBrake } from '../../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 import type { Scope } from '../../shared-schema/events/partner.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import { SESSION_MS } from '../../shared-schema/read-models/portal-sessions.js';
@@ -25,7 +25,7 @@ import {
   signInPage,
   type PortalLinks,
   type SessionView,
-} from '../../shared-schema/portal/html.js';
+} from '../../shared-schema/html/portal.js';
 import type { QueryDeps } from '../app.js';
 import { PortalSessions } from './sessions.js';
 import { portalPages, type PortalPage } from './pages.js';

@@ -4,7 +4,7 @@
  * service clock. A session sees exactly what its key sees: the key is read again on every page.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../../shared-schema/ids.js';
+import { sha256Hex } from '../../shared-schema/domain/ids.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { KEYS, type KeyDoc, type KeyRecord } from '../../shared-schema/read-models/partners.js';

@@ -9,7 +9,7 @@
  * client that asks for JSON.
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import { ProblemError, type FieldError } from '../../shared-schema/problems.js';
+import { ProblemError, type FieldError } from '../../shared-schema/contract/problems.js';
 import {
   homePage,
   messagePage,
@@ -17,7 +17,7 @@ import {
   pageLinks,
   resultsPage,
   type PageLinks,
-} from '../../shared-schema/shopper/html.js';
+} from '../../shared-schema/html/shopper.js';
 import { activeChannel, canalOf } from '../../shared-schema/feeds/channel-link.js';
 import { withCanal } from '../../shared-schema/feeds/feed-offer.js';
 import { findSearchableOffer, parseOfferPath } from '../../shared-schema/shopper/offer-lookup.js';

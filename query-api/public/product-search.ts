@@ -1,6 +1,6 @@
 /**
  * The shopper search on the offers' documents, through the read store's text index (the reference every other way
- * of searching reproduces: infra/sqlite/held-offers.ts answers the same from the offers a search thread holds), and
+ * of searching reproduces: infra/adapters/sqlite/held-offers.ts answers the same from the offers a search thread holds), and
  * the bound on searches in flight. The policy both follow (candidates, text query, ranking, page) is
  * shared-schema/shopper/search-policy.ts; the HTTP door of the search is search.ts.
  *
@@ -9,7 +9,7 @@
  * offers sharing a gtin with those), kept while searchable at `now`, grouped, filtered by rule 5 and the condition
  * rule, ranked (shared-schema/shopper/).
  */
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
 import { isTextSearchable, TextSearchUnavailable } from '../../shared-schema/ports/text-search.js';
 import { isSearchable, type OfferDoc } from '../../shared-schema/shopper/offer-facts.js';
@@ -27,7 +27,7 @@ import {
   type ResultsPage,
 } from '../../shared-schema/shopper/search-policy.js';
 import { OFFERS } from '../../shared-schema/read-models/offers.js';
-import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
 import { readStoreFacts, type StoreFacts } from './store-facts.js';
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import { ProblemError } from '../../shared-schema/problems.js';
-import { FAVICON, SEARCH_PATH, isShopperPath } from '../../shared-schema/routes.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { FAVICON, SEARCH_PATH, isShopperPath } from '../../shared-schema/http/routes.js';
 import type { QueryDeps } from '../app.js';
 import { home, offer, results } from './pages.js';
 import { searchApi } from './search.js';

@@ -7,7 +7,13 @@
  * shared-schema/shopper/search-policy.ts.
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import { fieldError, invalid, invalidField, ProblemError, type FieldError } from '../../shared-schema/problems.js';
+import {
+  fieldError,
+  invalid,
+  invalidField,
+  ProblemError,
+  type FieldError,
+} from '../../shared-schema/contract/problems.js';
 import { TextSearchUnavailable, textWords } from '../../shared-schema/ports/text-search.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import type { ProductView, SearchPage } from '../../shared-schema/shopper/search-view.js';

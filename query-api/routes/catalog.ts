@@ -8,8 +8,13 @@ import {
   type CursorValue,
 } from '../../shared-schema/http/pagination.js';
 import type { Query, Scalar, Where } from '../../shared-schema/ports/read-store.js';
-import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/schemas/catalog.js';
-import { productStatusView, withClock, STALE_AFTER_MS, type ProductState } from '../../shared-schema/product-status.js';
+import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/contract/schemas/catalog.js';
+import {
+  productStatusView,
+  withClock,
+  STALE_AFTER_MS,
+  type ProductState,
+} from '../../shared-schema/domain/product-status.js';
 import {
   PRODUCTS,
   STORE_FACTS,
@@ -19,7 +24,7 @@ import {
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';

@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT, type CursorScope } from '../../shared-schema/http/pagina
 import { encodeWindowCursor, pageWindow, resolveWindow, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import type { ReadStore, ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import { CLICKS, type ClickDoc } from '../../shared-schema/read-models/clicks.js';
 import { ORDERS, orderDocId, type OrderDoc } from '../../shared-schema/read-models/orders.js';
 import {
@@ -16,7 +16,7 @@ import {
   GetConversionQuery,
   ListClicksQuery,
   ListConversionsQuery,
-} from '../../shared-schema/schemas/commerce.js';
+} from '../../shared-schema/contract/schemas/commerce.js';
 import {
   combine,
   commercialTotals,

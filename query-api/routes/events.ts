@@ -11,7 +11,7 @@ import {
   notificationView,
   type NotificationDoc,
 } from '../../shared-schema/read-models/notifications.js';
-import { ListEventsQuery } from '../../shared-schema/schemas/notifications.js';
+import { ListEventsQuery } from '../../shared-schema/contract/schemas/notifications.js';
 import type { ReadRoute } from '../app.js';
 import { textOf } from './catalog.js';
 

@@ -3,17 +3,17 @@
  * `GET /insights/daily`. Each is a function of the caller's tenant, so the portal's pages (query-api/portal/) call
  * the very same reads with a session's tenant.
  *
- * Visibility is shared-schema/visibility.ts (the shopper search's own checks) on the products read model, whose
+ * Visibility is shared-schema/domain/visibility.ts (the shopper search's own checks) on the products read model, whose
  * state is the one `GET /products/{sku}` answers. Daily activity is the commission report's figures (commerce.ts),
  * read per UTC day inside the report's window in one consistent read, so its totals are the report's.
  */
 import { callerOf } from '../../shared-schema/http/context.js';
 import { resolveWindow, DAY_MS, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
-import { toBigCents, type BigCents } from '../../shared-schema/order-math.js';
+import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
 import type { ReadView } from '../../shared-schema/ports/read-store.js';
-import { urlHost } from '../../shared-schema/host-match.js';
-import type { ProductState } from '../../shared-schema/product-status.js';
+import { urlHost } from '../../shared-schema/domain/host-match.js';
+import type { ProductState } from '../../shared-schema/domain/product-status.js';
 import {
   PRODUCTS,
   STORE_FACTS,
@@ -23,15 +23,15 @@ import {
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
 import { combine, zeroFigures, type ReportFigures } from '../../shared-schema/read-models/report.js';
-import { CatalogInsightsQuery, DailyInsightsQuery } from '../../shared-schema/schemas/insights.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import { CatalogInsightsQuery, DailyInsightsQuery } from '../../shared-schema/contract/schemas/insights.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import {
   checkDetail,
   freshUntil,
   stateAt,
   visibilityChecks,
   type VisibilityCheckName,
-} from '../../shared-schema/visibility.js';
+} from '../../shared-schema/domain/visibility.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';

@@ -1,6 +1,6 @@
 /** GET /jobs/{job_id}: the job of this partner and environment only (404 otherwise). */
 import { callerOf } from '../../shared-schema/http/context.js';
-import type { JobView } from '../../shared-schema/job-view.js';
+import type { JobView } from '../../shared-schema/contract/job-view.js';
 import { JOBS, jobDocId, type JobDoc } from '../../shared-schema/read-models/jobs.js';
 import { NO_QUERY, type ReadRoute } from '../app.js';
 import { notFoundHere } from '../not-found.js';

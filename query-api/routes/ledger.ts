@@ -9,10 +9,10 @@ import { callerOf, type DoorContext } from '../../shared-schema/http/context.js'
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { encodeWindowCursor, pageWindow } from '../../shared-schema/http/window.js';
 import { JSON_TYPE, stringifyBigCents } from '../../shared-schema/http/big-json.js';
-import { conflict } from '../../shared-schema/problems.js';
+import { conflict } from '../../shared-schema/contract/problems.js';
 import { LEDGER } from '../../shared-schema/read-models/ledger.js';
-import { ListClosingsQuery, StatementQuery } from '../../shared-schema/schemas/ledger.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import { ListClosingsQuery, StatementQuery } from '../../shared-schema/contract/schemas/ledger.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
 import { NO_QUERY } from '../no-query.js';
 import type { Scalar } from '../../shared-schema/ports/read-store.js';

@@ -1,6 +1,6 @@
 /** GET /webhook: the partner's endpoint in this environment and its most recent delivery attempts (404: none). */
 import { callerOf } from '../../shared-schema/http/context.js';
-import { notFound } from '../../shared-schema/problems.js';
+import { notFound } from '../../shared-schema/contract/problems.js';
 import {
   WEBHOOKS,
   WEBHOOK_DELIVERIES,

@@ -4,7 +4,7 @@
  * sha256 is stored, as for API keys.
  */
 import { randomBytes } from 'node:crypto';
-import { CATEGORIES } from '../streams.js';
+import { CATEGORIES } from '../domain/streams.js';
 
 export type ChannelEvent =
   | {

@@ -2,7 +2,7 @@
  * Clicks: one stream per click (`streams.click(tenant, click_id)`), one event. A click carries no IP address, no
  * browser data and no personal data: only what the partner reads back (PartnerClick) and whose click it is.
  */
-import type { Environment } from '../streams.js';
+import type { Environment } from '../domain/streams.js';
 
 export interface ClickData {
   click_id: string;

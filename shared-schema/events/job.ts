@@ -4,7 +4,7 @@
  * parts without it (a crash mid-write) are never processed nor shown.
  */
 import type { ProductInput, RejectionReason } from './product.js';
-import type { Environment } from '../streams.js';
+import type { Environment } from '../domain/streams.js';
 
 export type BatchItem = { op: 'upsert'; sku: string; product: ProductInput } | { op: 'delete'; sku: string };
 

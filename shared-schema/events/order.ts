@@ -6,8 +6,8 @@
  * (`order`). So the answer to a repeat is the stored one, forever, and a projection takes `order` as it is.
  * The facts needed to recompute it (normalized events, the rule snapshot inside `order.items`) are kept too.
  */
-import type { Commission, CommissionSource } from '../commission.js';
-import type { BigCents } from '../order-math.js';
+import type { Commission, CommissionSource } from '../domain/commission.js';
+import type { BigCents } from '../domain/order-math.js';
 
 export type ConversionStatus = 'paid' | 'refunded' | 'cancelled';
 

@@ -1,4 +1,4 @@
-import type { Environment } from '../streams.js';
+import type { Environment } from '../domain/streams.js';
 
 export type PartnerType = 'hub' | 'store';
 export type Scope = 'catalog' | 'clicks' | 'promotions' | 'conversions' | 'reports';

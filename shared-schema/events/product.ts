@@ -1,4 +1,4 @@
-import type { Commission } from '../commission.js';
+import type { Commission } from '../domain/commission.js';
 
 export type Shipping =
   | { type: 'free'; min_order_cents?: number; delivery_days_min?: number; delivery_days_max?: number }

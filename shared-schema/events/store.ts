@@ -1,4 +1,4 @@
-import type { Commission } from '../commission.js';
+import type { Commission } from '../domain/commission.js';
 
 /** A store as the partner sent it (after normalization: cnpj without punctuation, upper-case). */
 export interface StoreInput {

@@ -3,7 +3,7 @@
  * its token. It is apart from the partner contract's document (`/v1/openapi.json`): channels are not partners, hold
  * no API key, and nothing here changes a `/v1` answer (docs/adr/0086-feeds-openapi.md).
  */
-import { Problem } from '../schemas/common.js';
+import { Problem } from '../contract/schemas/common.js';
 import { TSV_COLUMNS } from './feed-offer.js';
 import { MAX_CHANGES_LIMIT, DEFAULT_CHANGES_LIMIT } from './limits.js';
 

@@ -1,5 +1,5 @@
 /**
- * JSON text for answers that hold BigCents (shared-schema/order-math.ts): a cents figure is a JSON number while it
+ * JSON text for answers that hold BigCents (shared-schema/domain/order-math.ts): a cents figure is a JSON number while it
  * is a safe integer and its exact decimal text beyond 2^53. The contract types those fields as integers, so the
  * text form must reach the wire as a bare integer. Node 20 has no `JSON.rawJSON`: the figures are swapped for a
  * marker during `JSON.stringify` and the digits spliced in afterwards.

@@ -1,8 +1,8 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from 'pino';
-import type { Environment, Tenant } from '../streams.js';
+import type { Environment, Tenant } from '../domain/streams.js';
 import type { PartnerType, Scope } from '../events/partner.js';
-import type { RouteSpec } from '../routes.js';
+import type { RouteSpec } from './routes.js';
 
 /** What authentication establishes about the caller: always one partner and one environment. */
 export interface Caller extends Tenant {

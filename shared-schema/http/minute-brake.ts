@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../ports/clock.js';
 import type { Messaging } from '../ports/messaging.js';
-import { ProblemError } from '../problems.js';
+import { ProblemError } from '../contract/problems.js';
 
 const WINDOW_MS = 60_000;
 

@@ -7,9 +7,9 @@
  * (a query never receives a value a client wrote). Cursors carry no partner data a client could change.
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { invalidField, type ProblemError } from '../problems.js';
+import { invalidField, type ProblemError } from '../contract/problems.js';
 import type { Scalar } from '../ports/read-store.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 
 /** Ours stay under about 550 characters (conversions with 80-character store and order ids); longer ones are refused unread. */
 const MAX_CURSOR_LENGTH = 1024;

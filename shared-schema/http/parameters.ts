@@ -1,6 +1,6 @@
 /** 422s of a request's path and query parameters, shared by both doors (pure: they read plain objects). */
-import { fieldError, type FieldError } from '../problems.js';
-import { EXTERNAL_ID_PATTERN } from '../schemas/common.js';
+import { fieldError, type FieldError } from '../contract/problems.js';
+import { EXTERNAL_ID_PATTERN } from '../contract/schemas/common.js';
 
 /** Path parameters that are ExternalIds (`job_id` is an opaque string: an unknown one is simply 404). */
 const EXTERNAL_ID_PARAMS = ['store_id', 'sku', 'order_id'];

@@ -9,7 +9,7 @@
  * position of one window means nothing in another. The cursor is signed (pagination.ts), so its window is one this
  * deployment made.
  */
-import { fieldError, invalid, invalidField } from '../problems.js';
+import { fieldError, invalid, invalidField } from '../contract/problems.js';
 import type { Scalar } from '../ports/read-store.js';
 import { decodeCursor, encodeCursor, type CursorScope, type CursorSecret, type CursorValue } from './pagination.js';
 

@@ -1,7 +1,7 @@
 /**
  * The aggregate-state port of the write side: an aggregate's state is its stream folded with the aggregate's
  * `evolve`, and an append made on a state expects the revision it was folded to. `readAndFold` is the plain
- * implementation (read the whole stream, fold it); infra/event-store/cached-state.ts keeps folded states in memory
+ * implementation (read the whole stream, fold it); infra/adapters/event-store/cached-state.ts keeps folded states in memory
  * and reads only the events after them. The write side sees only this port.
  */
 import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from './event-store.js';

@@ -1,4 +1,4 @@
-/** The port the webhook sender posts through (infra/webhooks/poster.ts: HTTPS to public addresses only). */
+/** The port the webhook sender posts through (infra/adapters/webhooks/poster.ts: HTTPS to public addresses only). */
 export interface WebhookPost {
   url: string;
   headers: Record<string, string>;

@@ -3,7 +3,7 @@
  * click, listed by occurred_at, store_id, click_id.
  */
 import type { CollectionSpec } from '../ports/read-store.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const CLICKS = 'clicks';

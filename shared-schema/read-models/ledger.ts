@@ -9,9 +9,9 @@
  * movement; per scope, the running balances.
  */
 import type { ConversionStatus, OrderView } from '../events/order.js';
-import { fromBigCents } from '../order-math.js';
+import { fromBigCents } from '../domain/order-math.js';
 import type { CollectionSpec } from '../ports/read-store.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const LEDGER = {

@@ -13,8 +13,8 @@ import type { CollectionSpec } from '../ports/read-store.js';
 import type { RejectionReason } from '../events/product.js';
 import type { JobStateName, JobTotals } from '../events/job.js';
 import type { StoreStatus } from '../events/store.js';
-import type { ProductState } from '../product-status.js';
-import type { Tenant } from '../streams.js';
+import type { ProductState } from '../domain/product-status.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const NOTIFICATIONS = 'notifications';

@@ -5,7 +5,7 @@
  */
 import type { CollectionSpec } from '../ports/read-store.js';
 import type { OrderView } from '../events/order.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const ORDERS = 'orders';

@@ -3,7 +3,7 @@
  * hash, looked up on every call (the key itself is never stored).
  */
 import type { CollectionSpec } from '../ports/read-store.js';
-import type { Environment } from '../streams.js';
+import type { Environment } from '../domain/streams.js';
 import type { PartnerType, Scope } from '../events/partner.js';
 
 export const PARTNERS = 'partners';

@@ -5,8 +5,8 @@
  */
 import type { CollectionSpec } from '../ports/read-store.js';
 import type { ProductInput, RejectionReason } from '../events/product.js';
-import type { BaseState, CoverFacts, StoreFacts } from '../product-status.js';
-import type { Tenant } from '../streams.js';
+import type { BaseState, CoverFacts, StoreFacts } from '../domain/product-status.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const PRODUCTS = 'products';

@@ -8,9 +8,9 @@
  * order's fixed commission may pass 10^22). Sums of `_lo` stay exact for up to 9 million documents per query.
  */
 import type { OrderView } from '../events/order.js';
-import { fromBigCents, toBigCents, type BigCents } from '../order-math.js';
+import { fromBigCents, toBigCents, type BigCents } from '../domain/order-math.js';
 import type { CollectionSpec } from '../ports/read-store.js';
-import type { Environment, Tenant } from '../streams.js';
+import type { Environment, Tenant } from '../domain/streams.js';
 import { scopedId } from './scoped-id.js';
 
 export const LIMB = 1_000_000_000_000n;

@@ -1,4 +1,4 @@
-import type { Environment, Tenant } from '../streams.js';
+import type { Environment, Tenant } from '../domain/streams.js';
 
 /** The id of a partner's document in a read model: environment and partner first, so isolation is in the id. */
 export const scopedId = (t: Tenant, key: string): string => `${t.env}:${t.partnerId}:${key}`;

@@ -1,7 +1,7 @@
 /** The stores read model, written by projections/projectors/stores.ts, served by GET /stores and GET /stores/{store_id}. */
 import type { CollectionSpec } from '../ports/read-store.js';
 import type { StoreInput, StoreStatus } from '../events/store.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const STORES = 'stores';

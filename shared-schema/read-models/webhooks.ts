@@ -4,7 +4,7 @@
  * idempotency records).
  */
 import type { CollectionSpec, Scalar } from '../ports/read-store.js';
-import type { Tenant } from '../streams.js';
+import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
 export const WEBHOOKS = 'webhooks';

@@ -8,9 +8,9 @@
  */
 import type { ProductInput } from '../events/product.js';
 import type { StoreStatus } from '../events/store.js';
-import { urlHost } from '../host-match.js';
-import { searchableNow } from '../visibility.js';
-import { baseState, currentCover, type BaseState, type CoverFacts, type StateFacts } from '../product-status.js';
+import { urlHost } from '../domain/host-match.js';
+import { searchableNow } from '../domain/visibility.js';
+import { baseState, currentCover, type BaseState, type CoverFacts, type StateFacts } from '../domain/product-status.js';
 
 /**
  * What the shopper side reads of what the partner sent: no commission (search never reads one), and none of what no
@@ -76,7 +76,7 @@ export function otherText(p: OfferProduct): string {
 /**
  * What searchability reads of an offer: the state's facts (its removal, its current cover's verdict, its page's
  * host), the time of its last applied write (ISO text, or ms since the epoch), `available`. Taken from the whole
- * document here, and kept apart by a search thread for the offers it has read (infra/sqlite/held-offers.ts): both
+ * document here, and kept apart by a search thread for the offers it has read (infra/adapters/sqlite/held-offers.ts): both
  * judge with `searchableFrom` on `baseStateAt`.
  */
 export interface SearchableFacts extends StateFacts {

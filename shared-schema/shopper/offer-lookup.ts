@@ -8,7 +8,7 @@
  * partner's (partner ids are upper-case Crockford base32 after `pt_`, so two of them never lower-case alike).
  */
 import type { Doc, ReadView } from '../ports/read-store.js';
-import { storeAddress } from '../product-status.js';
+import { storeAddress } from '../domain/product-status.js';
 import { OFFER_STORES, OFFERS } from '../read-models/offers.js';
 import { isSearchable, type OfferDoc, type OfferStoreDoc } from './offer-facts.js';
 

@@ -1,6 +1,6 @@
 /**
  * The shopper search's policy (SHOPPER.md), one home for both ways a search reads the offers: the documents through
- * the read store (query-api/public/product-search.ts) and the offers a search thread holds (infra/sqlite/
+ * the read store (query-api/public/product-search.ts) and the offers a search thread holds (infra/adapters/sqlite/
  * held-offers.ts). How many candidates a search reads and when it reads again, what the text index is asked, and how
  * the found offers become one page of the answer. Pure: no I/O.
  */
@@ -90,7 +90,7 @@ export function resultsPageOf({ total, page }: RankedPage, publicBase: string): 
 
 /**
  * Where a search's reads and ranking run: on the documents in the process that asks (query-api/public/
- * product-search.ts `searchHere`), or on a thread of its own (infra/sqlite/search-reader.ts).
+ * product-search.ts `searchHere`), or on a thread of its own (infra/adapters/sqlite/search-reader.ts).
  */
 export type ProductSearch = (
   words: readonly string[],

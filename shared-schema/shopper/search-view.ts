@@ -4,7 +4,7 @@
  * `cost_cents` null, never `free`.
  */
 import type { Shipping } from '../events/product.js';
-import { offerPath, svcUrl } from '../product-status.js';
+import { offerPath, svcUrl } from '../domain/product-status.js';
 import { CONDITION_LABELS, type Condition } from './offer-rules.js';
 import type { OfferDoc, OfferStoreDoc } from './offer-facts.js';
 import type { RankedProduct, SearchOffer } from './ranking.js';

@@ -3,7 +3,7 @@
 // Run: node dist/tests/bench/cover-check-bench.js [n=10000]
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { createCoverFetcher } from '../../infra/cover/cover-fetcher.js';
+import { createCoverFetcher } from '../../infra/adapters/cover/cover-fetcher.js';
 import { startImageServers } from '../support/https-image-server.js';
 
 export interface CoverBenchReport {

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { catalogReadRoutes } from '../../query-api/routes/catalog.js';
 import type { QueryDeps } from '../../query-api/app.js';
 import type { DoorContext } from '../../shared-schema/http/context.js';
@@ -29,7 +29,7 @@ import {
   productDocId,
   storeFactsId,
 } from '../../shared-schema/read-models/products.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 
 const N = Number(process.argv[2] ?? 200_000);
 const PARTNERS = Number(process.env.LIST_BENCH_PARTNERS ?? 4);

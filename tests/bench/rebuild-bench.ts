@@ -16,10 +16,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { loadConfig } from '../../infra/config.js';
-import { PROJECTORS, startService, type Service } from '../../infra/service.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { loadConfig } from '../../infra/wiring/config.js';
+import { PROJECTORS, startService, type Service } from '../../infra/wiring/service.js';
 import type { NewEvent } from '../../shared-schema/ports/event-store.js';
 
 const N = Number(process.argv[2] ?? 200_000);

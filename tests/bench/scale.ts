@@ -385,7 +385,7 @@ async function main(): Promise<void> {
       topology = started.launcher;
       t = started.target;
       notes.push(
-        `SCALE_TOPOLOGY=${TOPOLOGY}: \`node dist/infra/entry/topology.js\` started here on loopback (nats-server, nginx, ${TOPOLOGY} command-api, 1 query-api, 1 projections, SQLite files in a temp DATA_DIR, the cover env of this run), stopped at the end; RSS and CPU are the sums over the launcher, nats-server, the nginx master and the services (not nginx's worker).`,
+        `SCALE_TOPOLOGY=${TOPOLOGY}: \`node dist/infra/wiring/entry/topology.js\` started here on loopback (nats-server, nginx, ${TOPOLOGY} command-api, 1 query-api, 1 projections, SQLite files in a temp DATA_DIR, the cover env of this run), stopped at the end; RSS and CPU are the sums over the launcher, nats-server, the nginx master and the services (not nginx's worker).`,
       );
     } else if (target) {
       const adminBase = `${process.env.BENCH_ADMIN ?? 'http://127.0.0.1:8081'}/admin/v1`;
@@ -594,7 +594,7 @@ async function startTopology(
   commandReplicas: number,
 ): Promise<{ launcher: ChildProcess; target: Target }> {
   const [port, adminPort] = [await freePort(), await freePort()];
-  const launcher = spawn(process.execPath, [path.join(ROOT, 'dist/infra/entry/topology.js')], {
+  const launcher = spawn(process.execPath, [path.join(ROOT, 'dist/infra/wiring/entry/topology.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       ...env,
@@ -766,7 +766,7 @@ async function rebuildAll(t: Target, rows: Row[]): Promise<void> {
 
 function runOps(adminBase: string, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/cli/ops.js'), ...args], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/infra/ops/cli/ops.js'), ...args], {
       env: { PATH: process.env.PATH ?? '', ADMIN_URL: adminBase, ADMIN_TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

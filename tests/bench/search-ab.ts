@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type * as SearchModule from '../../query-api/public/product-search.js';
-import type * as ReadStoreModule from '../../infra/sqlite/read-store.js';
+import type * as ReadStoreModule from '../../infra/adapters/sqlite/read-store.js';
 import type * as StoreFactsModule from '../../query-api/public/store-facts.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';
 import { benchQueries, rng } from './search-bench.js';
@@ -30,7 +30,7 @@ async function load(arg: string): Promise<Build> {
   const [root, dir] = arg.split(':');
   if (!root || !dir) throw new Error('usage: search-ab.js <build root>:<data dir> <build root>:<data dir>');
   const { SqliteReadStore } = (await import(
-    path.join(root, 'dist/infra/sqlite/read-store.js')
+    path.join(root, 'dist/infra/adapters/sqlite/read-store.js')
   )) as typeof ReadStoreModule;
   // A build from before the documents path left the search's HTTP door has `rankedPage` in search.js.
   const { rankedPage } = (await import(path.join(root, 'dist/query-api/public/product-search.js')).catch(

@@ -36,8 +36,8 @@ import path from 'node:path';
 import { constants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { ALL_COLLECTIONS } from '../../infra/service.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { ALL_COLLECTIONS } from '../../infra/wiring/service.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
@@ -287,7 +287,7 @@ type ThreadTimes = Map<string, { name: string; run: number; wait: number }>;
 /**
  * Each thread's time on a CPU and on the run queue (Linux `/proc/<pid>/task/<tid>/schedstat`, in ns; empty
  * elsewhere). The main thread is the event loop; the service's own threads name themselves `pc-…`
- * (infra/thread-name.ts); V8's and libuv's helpers keep the process's name.
+ * (infra/adapters/thread-name.ts); V8's and libuv's helpers keep the process's name.
  */
 function threadTimes(pid: number | undefined): ThreadTimes {
   const times: ThreadTimes = new Map();

@@ -10,7 +10,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { resultsPage } from '../../query-api/public/product-search.js';
 import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { textWords } from '../../shared-schema/ports/text-search.js';

@@ -19,9 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
+import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 import { makeTestImages } from '../support/test-images.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { DAY, HOUR, iso, paidBody, publish, putProduct, registerStore, sandboxClick } from '../e2e/commerce-support.js';
 import { rootOf, settle } from '../e2e/shopper-support.js';
 
@@ -66,7 +66,7 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
 
   before(async () => {
     if (!fs.existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run infra/scripts/install-system-deps.sh (make test does)`);
+      throw new Error(`${CHROMIUM} is missing: run infra/topology/scripts/install-system-deps.sh (make test does)`);
     images = await startImages();
     t = await startTestService();
     t.clock.set(new Date(T0 - 29 * DAY));

@@ -1,6 +1,6 @@
 /**
  * The shopper pages in a real browser: Playwright (playwright-core) driving Debian's Chromium (`/usr/bin/chromium`,
- * installed by `make test` through infra/scripts/install-system-deps.sh). A shopper searches from the home page,
+ * installed by `make test` through infra/topology/scripts/install-system-deps.sh). A shopper searches from the home page,
  * opens an offer, follows "Ir à loja" through the redirector to the store's page — a loopback HTTPS server that
  * receives `svc_click` — and the click then appears in `GET /v1/clicks` of that partner.
  *
@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
+import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 import { makeTestImages } from '../support/test-images.js';
 import { until } from '../support/deadline.js';
 import { registerStore } from '../e2e/commerce-support.js';
@@ -78,7 +78,7 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
 
   before(async () => {
     if (!fs.existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run infra/scripts/install-system-deps.sh (make test does)`);
+      throw new Error(`${CHROMIUM} is missing: run infra/topology/scripts/install-system-deps.sh (make test does)`);
     store = await startStore();
     t = await startTestService();
     t.clock.set(new Date('2026-06-01T12:00:00.000Z'));

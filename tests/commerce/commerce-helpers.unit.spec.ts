@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { withClickParam } from '../../command-api/redirector.js';
 import { stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { pageWindow, resolveWindow, encodeWindowCursor } from '../../shared-schema/http/window.js';
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 import { CursorSecret } from '../../shared-schema/http/pagination.js';
 import {
   combine,
@@ -13,7 +13,7 @@ import {
   zeroFigures,
   commercialTotals,
 } from '../../shared-schema/read-models/report.js';
-import type { Tenant } from '../../shared-schema/streams.js';
+import type { Tenant } from '../../shared-schema/domain/streams.js';
 
 const problemOf = (fn: () => unknown): ProblemError => {
   try {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EsdbEventStore } from '../../infra/esdb/event-store.js';
+import { EsdbEventStore } from '../../infra/adapters/esdb/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
 import { whenServer } from '../support/server-url.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
 import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 
@@ -60,7 +60,7 @@ describe('SQLite event store with sparse positions (a stand-in for byte offsets)
 describe('SQLite event store: a group as it crosses to the writer thread', () => {
   it('packs and unpacks any text (colons, digits, emoji, empty) and every kind of expected revision', async () => {
     const { packGroup, unpackGroup, packOutcomes, unpackOutcomes } =
-      await import('../../infra/sqlite/event-store-writer.js');
+      await import('../../infra/adapters/sqlite/event-store-writer.js');
     const { WrongExpectedRevisionError } = await import('../../shared-schema/ports/event-store.js');
     const group = [
       {

@@ -1,5 +1,5 @@
 import { ManualClock } from '../../shared-schema/ports/clock.js';
-import { InProcessHub, InProcessMessaging } from '../../infra/messaging/in-process.js';
+import { InProcessHub, InProcessMessaging } from '../../infra/adapters/messaging/in-process.js';
 import { messagingContract } from './messaging-contract.js';
 
 messagingContract('in-process', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
-import { NatsMessaging } from '../../infra/messaging/nats.js';
+import { NatsMessaging } from '../../infra/adapters/messaging/nats.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { messagingContract } from './messaging-contract.js';
 

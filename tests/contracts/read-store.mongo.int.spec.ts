@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { MongoReadStore } from '../../infra/mongo/read-store.js';
+import { MongoReadStore } from '../../infra/adapters/mongo/read-store.js';
 import { readStoreContract } from './read-store-contract.js';
 import { whenServer } from '../support/server-url.js';
 
 // Each store gets a fresh database, dropped afterwards. Transactions need MONGO_URL to name a replica set
-// (infra/deploy/compose.yaml starts a one-node one: mongodb://127.0.0.1:27017/?replicaSet=rs0&directConnection=true);
+// (infra/topology/deploy/compose.yaml starts a one-node one: mongodb://127.0.0.1:27017/?replicaSet=rs0&directConnection=true);
 // the store refuses a standalone server. The big-unit case runs at its full size (100 000 puts) here.
 whenServer('MONGO_URL', 'MongoDB', 'MongoReadStore (MongoDB)', (url) => {
   readStoreContract('MongoReadStore (MongoDB)', async () => {

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
-import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/sqlite/read-store.js';
+import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/adapters/sqlite/read-store.js';
 import { readStoreContract } from './read-store-contract.js';
-import { indexName } from '../../infra/sqlite/read-store-sql.js';
+import { indexName } from '../../infra/adapters/sqlite/read-store-sql.js';
 
 function tempDir(): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-'));
@@ -337,7 +337,7 @@ async function increment(store: SqliteReadStore, times: number): Promise<void> {
 
 /** The same increments from a child process (its own connections and locks). */
 function runIncrements(file: string, times: number): Promise<void> {
-  const storeModule = new URL('../../infra/sqlite/read-store.js', import.meta.url).href;
+  const storeModule = new URL('../../infra/adapters/sqlite/read-store.js', import.meta.url).href;
   const script = `
     const { SqliteReadStore } = await import(${JSON.stringify(storeModule)});
     const store = SqliteReadStore.open({ path: process.argv[1], sweepIntervalMs: 0 });

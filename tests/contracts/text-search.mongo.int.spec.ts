@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoReadStore } from '../../infra/mongo/read-store.js';
+import { MongoReadStore } from '../../infra/adapters/mongo/read-store.js';
 import { textSearchContract } from './text-search-contract.js';
 import { whenServer } from '../support/server-url.js';
 

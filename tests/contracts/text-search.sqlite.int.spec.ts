@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { ftsModuleArgs } from '../../infra/sqlite/read-store-sql.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { ftsModuleArgs } from '../../infra/adapters/sqlite/read-store-sql.js';
 import { textSearchContract } from './text-search-contract.js';
 
 const dirs: string[] = [];

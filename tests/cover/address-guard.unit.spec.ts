@@ -1,7 +1,7 @@
 // Pure: these are strings; nothing here opens a socket.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { addressRefusal, isPublicAddress, parseIPv4, parseIPv6 } from '../../infra/cover/address-guard.js';
+import { addressRefusal, isPublicAddress, parseIPv4, parseIPv6 } from '../../infra/adapters/cover/address-guard.js';
 
 const refused: Record<string, string[]> = {
   'this network 0/8': ['0.0.0.0', '0.1.2.3', '0.255.255.255'],

@@ -3,8 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { expect } from 'chai';
-import { coverFetcherOptionsFromEnv, createCoverFetcher, parseHostMap } from '../../infra/cover/cover-fetcher.js';
-import { loadConfig } from '../../infra/config.js';
+import {
+  coverFetcherOptionsFromEnv,
+  createCoverFetcher,
+  parseHostMap,
+} from '../../infra/adapters/cover/cover-fetcher.js';
+import { loadConfig } from '../../infra/wiring/config.js';
 
 describe('cover fetch settings from the environment', () => {
   it('reads COVER_FETCH_HOSTS as a host map, IPv6 addresses included, names lower-cased', () => {

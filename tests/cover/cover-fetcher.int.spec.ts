@@ -8,7 +8,7 @@ import {
   createCoverFetcher,
   type CoverCheckResult,
   type CoverFetcherOptions,
-} from '../../infra/cover/cover-fetcher.js';
+} from '../../infra/adapters/cover/cover-fetcher.js';
 import { startImageServers, type CountingListener, type ImageServers } from '../support/https-image-server.js';
 
 describe('cover fetcher (local HTTPS servers)', function () {

@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
-import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
+import { CachedAggregateStates } from '../../infra/adapters/event-store/cached-state.js';
 import { CoverWork, type JobOutcome } from '../../command-api/reactors/cover-work.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { CoverVerdict } from '../../shared-schema/ports/cover-checker.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import { until } from '../support/deadline.js';
 
 const tenant: Tenant = { env: 'live', partnerId: 'pt_T' };

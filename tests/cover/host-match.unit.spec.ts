@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { hostMatchesDomains, matchingDomains, normalizeHost, urlHost } from '../../shared-schema/host-match.js';
-import { deriveBaseState } from '../../shared-schema/product-status.js';
+import { hostMatchesDomains, matchingDomains, normalizeHost, urlHost } from '../../shared-schema/domain/host-match.js';
+import { deriveBaseState } from '../../shared-schema/domain/product-status.js';
 
 describe('hostMatchesDomains ("on a domain of the store")', () => {
   const store = ['shop.com.br', 'cdn-fotos.net'];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { judgeCover } from '../../shared-schema/product-rules.js';
+import { judgeCover } from '../../shared-schema/domain/product-rules.js';
 
 describe('judgeCover (the cover rules, without the network)', () => {
   it('passes a JPEG, PNG or WebP whose shorter side is 500 px or more', () => {

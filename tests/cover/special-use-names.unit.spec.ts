@@ -3,7 +3,7 @@ import { expect } from 'chai';
 
 describe('special-use names (never sent to a resolver)', () => {
   it('recognises .test, .example, .invalid, .localhost and .local names, and nothing else', async () => {
-    const { isSpecialUseName } = await import('../../infra/cover/cover-fetcher.js');
+    const { isSpecialUseName } = await import('../../infra/adapters/cover/cover-fetcher.js');
     for (const name of [
       'shop.test',
       'cdn.shop.test',
@@ -22,7 +22,7 @@ describe('special-use names (never sent to a resolver)', () => {
   });
 
   it('the default fetcher refuses an unmapped special-use name as image_unreachable, opening no socket', async () => {
-    const { createCoverFetcher } = await import('../../infra/cover/cover-fetcher.js');
+    const { createCoverFetcher } = await import('../../infra/adapters/cover/cover-fetcher.js');
     const net = await import('node:net');
     // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back as it was; called with its socket
     const original = net.Socket.prototype.connect;

@@ -6,7 +6,7 @@ import type { StoreEvent, StoreInput } from '../../shared-schema/events/store.js
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
 import type { PartnerEvent } from '../../shared-schema/events/partner.js';
 import { fold, given } from '../support/decider-given.js';
-import type { StoreFacts } from '../../shared-schema/product-status.js';
+import type { StoreFacts } from '../../shared-schema/domain/product-status.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-03T00:00:00.000Z';

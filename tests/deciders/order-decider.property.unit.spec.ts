@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { decide, evolve, initialState, type OrderState } from '../../command-api/deciders/order.js';
-import { ProblemError } from '../../shared-schema/problems.js';
-import { fromBigCents } from '../../shared-schema/order-math.js';
-import type { EffectiveCommission } from '../../shared-schema/commission.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { fromBigCents } from '../../shared-schema/domain/order-math.js';
+import type { EffectiveCommission } from '../../shared-schema/domain/commission.js';
 import type {
   ConversionEventReservation,
   ConversionInput,

@@ -1,6 +1,6 @@
 /** `given(...conversions).when(conversion).then…` for the order decider: tests/support/decider-given.ts fed with conversions. */
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import type { ConversionEventReservation, ConversionInput, OrderEvent } from '../../shared-schema/events/order.js';
 import {
   canonicalDate,

@@ -18,8 +18,8 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { client, storeBody, type Client } from '../support/service.js';
 import { until, within } from '../support/deadline.js';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { streams } from '../../shared-schema/streams.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../infra/main.js');
 const ADMIN_TOKEN = 'crash-test-admin-token-0123456789';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import { bodyValidator } from '../../shared-schema/validation.js';
-import { Job } from '../../shared-schema/schemas/batch.js';
+import { bodyValidator } from '../../shared-schema/contract/validation.js';
+import { Job } from '../../shared-schema/contract/schemas/batch.js';
 
 const jobSchema = bodyValidator(Job);
 

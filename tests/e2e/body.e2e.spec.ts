@@ -8,7 +8,7 @@ import { DISCARD_BYTES } from '../../command-api/json-body.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { holdUpload, upload, type HeldUpload, type UploadAnswer } from '../support/upload.js';
 import { within, until } from '../support/deadline.js';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { parsePrometheus } from '../support/prometheus.js';
 import pino from 'pino';
 

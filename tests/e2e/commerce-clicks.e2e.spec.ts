@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { getFrom } from './shopper-support.js';
 import {

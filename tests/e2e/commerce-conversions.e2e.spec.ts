@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { conversionHash, normalizeConversion } from '../../command-api/deciders/order.js';
 import type { ConversionInput } from '../../shared-schema/events/order.js';
 import {

@@ -1,6 +1,6 @@
 /** Fixtures of the commercial-cycle HTTP tests: stores, published products, clicks and conversion bodies. */
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { productBody, storeBody, type Partner, type TestService } from '../support/service.js';
 
 export const DAY = 86_400_000;

@@ -9,7 +9,7 @@ import { productBody, startTestService, storeBody, type Partner, type TestServic
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
 import { until } from '../support/deadline.js';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 
 /** Whether `url` answers 200 now, on a connection of its own (never a kept-alive one of a server that is closing). */
 function answers(url: string): Promise<boolean> {

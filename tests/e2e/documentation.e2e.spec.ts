@@ -4,8 +4,8 @@
  */
 import { expect } from 'chai';
 import { Marked } from 'marked';
-import { DOCUMENTATION_PATHS } from '../../shared-schema/routes.js';
-import { guideHtml, markdownToHtml } from '../../infra/documentation.js';
+import { DOCUMENTATION_PATHS } from '../../shared-schema/http/routes.js';
+import { guideHtml, markdownToHtml } from '../../infra/http/documentation.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 describe('documentation pages (/v1/docs/)', function () {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { validate } from '@hyperjump/json-schema/openapi-3-1';
 import '@hyperjump/json-schema/formats';
-import type { Json } from '../../shared-schema/openapi-publish.js';
+import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 import { describeErrors } from '../support/published-openapi.js';
 import http from 'node:http';
 import { expect } from 'chai';

@@ -4,7 +4,7 @@
  * `Feed-Cursor`), its token and brake, and the changes feed.
  */
 import { expect } from 'chai';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
 import { HOUR, publish, putProduct, registerStore } from './commerce-support.js';
@@ -18,7 +18,7 @@ import {
   type Change,
   type Channel,
 } from './feeds-support.js';
-import type { Json } from '../../shared-schema/openapi-publish.js';
+import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 

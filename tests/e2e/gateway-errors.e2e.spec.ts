@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import type { Topology } from '../support/topology.js';
 import { upload } from '../support/upload.js';
-import { SECURITY_HEADERS } from '../../infra/gateway.js';
+import { SECURITY_HEADERS } from '../../infra/http/gateway.js';
 
 type RawAnswer = { status: number; headers: Record<string, string>; body: string };
 

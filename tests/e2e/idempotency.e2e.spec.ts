@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
-import type { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import type { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { expectProblem, fieldCodes, productEvents } from '../support/e2e.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -11,8 +11,8 @@ import { expectInvalid, expectProblem } from '../support/e2e.js';
 import { until } from '../support/deadline.js';
 import { Writable } from 'node:stream';
 import type { EventStore } from '../../shared-schema/ports/event-store.js';
-import { portOf } from '../../infra/gateway.js';
-import { runOperationsCommand } from '../../infra/cli/operations-commands.js';
+import { portOf } from '../../infra/http/gateway.js';
+import { runOperationsCommand } from '../../infra/ops/cli/operations-commands.js';
 import { createClient } from '../../clients/typescript/src/client.js';
 import { LEDGER, movementDocId, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
 import {

@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import { runOps, type OpsRun } from '../support/e2e.js';
-import { portOf } from '../../infra/gateway.js';
-import { OPS_COMMANDS } from '../../infra/cli/commands.js';
+import { portOf } from '../../infra/http/gateway.js';
+import { OPS_COMMANDS } from '../../infra/ops/cli/commands.js';
 import {
   client,
   productBody,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runOps, type OpsRun } from '../support/e2e.js';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { client, productBody, startTestService, storeBody, type TestService } from '../support/service.js';
 
 describe('ops command line against a running service', function () {

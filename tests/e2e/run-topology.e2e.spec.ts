@@ -1,5 +1,5 @@
 /**
- * `make run-topology` as an operator runs it: `node dist/infra/entry/topology.js` as a child process, on free
+ * `make run-topology` as an operator runs it: `node dist/infra/wiring/entry/topology.js` as a child process, on free
  * loopback ports and a temp DATA_DIR. It prints its ready lines; a partner flow goes through the gateway (PORT) with a
  * key the admin API (ADMIN_PORT) issued; a service process killed behind its back is started again on its port;
  * SIGTERM stops every process it started (nats-server, nginx and its workers, the five service processes: every
@@ -17,7 +17,7 @@ import { topologyAvailable } from '../support/topology.js';
 import { until, within } from '../support/deadline.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url)); // dist/tests/e2e → repository root
-const LAUNCHER = path.join(ROOT, 'dist', 'infra', 'entry', 'topology.js');
+const LAUNCHER = path.join(ROOT, 'dist', 'infra', 'wiring', 'entry', 'topology.js');
 const TOKEN = 'run-topology-admin-token-0123';
 
 interface ReadyLine {
@@ -70,7 +70,7 @@ if (!available.ok || !onLinux) {
   process.stderr.write(`${line}\n`);
   describe('make run-topology', () => it(line));
 } else {
-  describe('make run-topology (node dist/infra/entry/topology.js as a child process)', function () {
+  describe('make run-topology (node dist/infra/wiring/entry/topology.js as a child process)', function () {
     this.timeout(120_000);
     let dataDir: string;
     let launcher: ChildProcess | undefined;

@@ -6,7 +6,7 @@
  * store), and only then the offer that must be found. Each case has its own partner, stores and word.
  */
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { until } from '../support/deadline.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, registerStore } from './commerce-support.js';

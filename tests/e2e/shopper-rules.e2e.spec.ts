@@ -5,7 +5,7 @@
  * that refreshes nothing), the exact JSON shapes, and how `q` is measured.
  */
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
 import {

@@ -1,7 +1,7 @@
 /** Fixtures of the shopper-side HTTP tests: offers made searchable, projections settled, requests from an address. */
 import http from 'node:http';
 import { expect } from 'chai';
-import { streams, type Environment } from '../../shared-schema/streams.js';
+import { streams, type Environment } from '../../shared-schema/domain/streams.js';
 import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { Partner, TestService } from '../support/service.js';
 import { addressOf, putProduct, registerStore } from './commerce-support.js';

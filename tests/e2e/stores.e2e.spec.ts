@@ -7,7 +7,7 @@ import {
   type Partner,
   type TestService,
 } from '../support/service.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { cnpjFor, expectInvalid, expectProblem } from '../support/e2e.js';
 import { until } from '../support/deadline.js';
 import { registerStore } from './commerce-support.js';

@@ -1,5 +1,5 @@
 /**
- * `make demo` (infra/demo/main.ts) as a newcomer runs it: it starts, seeds through the APIs, prints where to look, and
+ * `make demo` (infra/topology/demo/main.ts) as a newcomer runs it: it starts, seeds through the APIs, prints where to look, and
  * what it prints works (the search finds the offers, the offer page opens, the keys answer); Ctrl-C stops it with
  * status 0; a second run on the same data works too, with new keys and the last run's revoked.
  */
@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import { freePort } from '../../infra/topology/ports.js';
 import { removeDir, within } from '../support/deadline.js';
 
-const DEMO = fileURLToPath(new URL('../../infra/demo/main.js', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../infra/topology/demo/main.js', import.meta.url));
 
 interface Printed {
   search: string;
@@ -69,7 +69,7 @@ const get = async (url: string, key?: string) => {
   return { status: res.status, text: await res.text() };
 };
 
-describe('make demo (infra/demo/main.ts)', function () {
+describe('make demo (infra/topology/demo/main.ts)', function () {
   this.timeout(400_000);
   let dataDir: string;
   let otherDataDir: string;

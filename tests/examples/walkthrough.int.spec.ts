@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 
 const SCRIPT = path.resolve('examples/walkthrough.sh');
 

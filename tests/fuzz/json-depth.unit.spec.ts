@@ -1,7 +1,7 @@
 /** The depth scan that refuses deeply nested JSON before JSON.parse agrees with the parsed value's depth. */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../shared-schema/json.js';
+import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../shared-schema/http/json.js';
 
 /** Arrays and objects inside one another, counted on the parsed value. */
 function depthOf(value: unknown): number {

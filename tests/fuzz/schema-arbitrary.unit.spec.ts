@@ -5,12 +5,12 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { bodyValidator, unicodeErrors } from '../../shared-schema/validation.js';
-import { MAX_FIELD_ERRORS, invalid } from '../../shared-schema/problems.js';
-import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/schemas/catalog.js';
-import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
-import { BatchShape } from '../../shared-schema/schemas/batch.js';
-import { Commission, Shipping, type JsonSchema } from '../../shared-schema/schemas/common.js';
+import { bodyValidator, unicodeErrors } from '../../shared-schema/contract/validation.js';
+import { MAX_FIELD_ERRORS, invalid } from '../../shared-schema/contract/problems.js';
+import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/contract/schemas/catalog.js';
+import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/contract/schemas/commerce.js';
+import { BatchShape } from '../../shared-schema/contract/schemas/batch.js';
+import { Commission, Shipping, type JsonSchema } from '../../shared-schema/contract/schemas/common.js';
 import { schemaAt, validValues, type Json } from '../support/schema-arbitrary.js';
 import { mutate, type MutationKind } from '../support/body-mutations.js';
 

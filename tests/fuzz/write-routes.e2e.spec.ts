@@ -18,10 +18,10 @@ import { until } from '../support/deadline.js';
 import { publish, sandboxClick } from '../e2e/commerce-support.js';
 import { validValues, type Json, type Schema, type ValidOptions } from '../support/schema-arbitrary.js';
 import { MUTATION_KINDS, mutate, mutations, type Mutation, type MutationKind } from '../support/body-mutations.js';
-import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/schemas/catalog.js';
-import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/schemas/commerce.js';
-import type { JsonSchema } from '../../shared-schema/schemas/common.js';
-import { portOf } from '../../infra/gateway.js';
+import { StoreInput, ProductInput, ProductPatch } from '../../shared-schema/contract/schemas/catalog.js';
+import { BatchInput, ConversionEventSchema, SandboxClickInput } from '../../shared-schema/contract/schemas/commerce.js';
+import type { JsonSchema } from '../../shared-schema/contract/schemas/common.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { ALL_SCOPES } from '../../shared-schema/events/partner.js';
 
 /**

@@ -1,15 +1,15 @@
-/** command-api/aggregate-repository.ts over infra/event-store/cached-state.ts on a real event store, with two repositories standing for two writer processes. */
+/** command-api/aggregate-repository.ts over infra/adapters/event-store/cached-state.ts on a real event store, with two repositories standing for two writer processes. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { ConflictsExhausted, retryOnConflict } from '../../command-api/conflict-retry.js';
-import { approximateBytes, CachedAggregateStates } from '../../infra/event-store/cached-state.js';
+import { approximateBytes, CachedAggregateStates } from '../../infra/adapters/event-store/cached-state.js';
 import { readAndFold } from '../../shared-schema/ports/aggregate-states.js';
 import type { Decider, Decision } from '../../command-api/deciders/decider.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import type { EventMetadata, EventStore } from '../../shared-schema/ports/event-store.js';
 
 type Count = { count: number };

@@ -1,11 +1,11 @@
 /** docs/configuration.md shows the settings loadConfig reads: its table is the one SETTINGS generates today. */
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { CONFIG_DOC, withSettingsTable } from '../../infra/config-doc.js';
-import { SETTINGS } from '../../infra/config.js';
+import { CONFIG_DOC, withSettingsTable } from '../../infra/wiring/config-doc.js';
+import { SETTINGS } from '../../infra/wiring/config.js';
 
 describe('configuration: the settings table of docs/configuration.md', () => {
-  it('is what SETTINGS in infra/config.ts generates now (`make config-doc`)', () => {
+  it('is what SETTINGS in infra/wiring/config.ts generates now (`make config-doc`)', () => {
     const committed = fs.readFileSync(CONFIG_DOC, 'utf8');
     expect(
       withSettingsTable(committed) === committed,

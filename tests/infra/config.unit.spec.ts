@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../infra/config.js';
+import { ConfigError, loadConfig } from '../../infra/wiring/config.js';
 
 describe('configuration: rate brake limits and the event store writer', () => {
   it("defaults to the contract's 600 writes and 1200 reads per minute per key", () => {

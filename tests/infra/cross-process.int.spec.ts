@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { InProcessHub, InProcessMessaging } from '../../infra/messaging/in-process.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { InProcessHub, InProcessMessaging } from '../../infra/adapters/messaging/in-process.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import {
   PositionWatcher,
   announceAppends,

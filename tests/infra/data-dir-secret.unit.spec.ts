@@ -11,8 +11,8 @@ import util from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { dataDirSecret } from '../../infra/wiring/data-dir-secret.js';
-import { ConfigError, loadConfig } from '../../infra/config.js';
-import { resolveAdminToken, resolveCursorSecret } from '../../infra/service.js';
+import { ConfigError, loadConfig } from '../../infra/wiring/config.js';
+import { resolveAdminToken, resolveCursorSecret } from '../../infra/wiring/service.js';
 
 const MODULE = fileURLToPath(new URL('../../infra/wiring/data-dir-secret.js', import.meta.url));
 

@@ -4,7 +4,7 @@
  * in esdb-event-store.unit.spec.ts, "keeps to its namespace").
  */
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../infra/config.js';
+import { ConfigError, loadConfig } from '../../infra/wiring/config.js';
 import { engineEnv, namespaceOf } from '../support/engines.js';
 
 describe('test services on shared engines', () => {

@@ -18,8 +18,8 @@ import type {
 } from '@eventstore/db-client';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import type { NewEvent } from '../../shared-schema/ports/event-store.js';
-import { EsdbEventStore } from '../../infra/esdb/event-store.js';
-import { AppendTooLargeError } from '../../infra/esdb/mapping.js';
+import { EsdbEventStore } from '../../infra/adapters/esdb/event-store.js';
+import { AppendTooLargeError } from '../../infra/adapters/esdb/mapping.js';
 
 interface Rec {
   stream: string;

@@ -11,7 +11,7 @@ import {
   toEsdbExpected,
   toRecorded,
   uuidv7,
-} from '../../infra/esdb/mapping.js';
+} from '../../infra/adapters/esdb/mapping.js';
 import { isLoopbackUrl, urlHosts } from '../support/server-url.js';
 
 function resolved(stream: string, type: string, over: Record<string, unknown> = {}): ResolvedEvent {

@@ -16,7 +16,7 @@ import {
 } from '@eventstore/db-client';
 import type { EventStoreDBClient, ReadAllOptions, ResolvedEvent, SubscribeToAllOptions } from '@eventstore/db-client';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import { EsdbSubscription, isConnectionDrop } from '../../infra/esdb/subscription.js';
+import { EsdbSubscription, isConnectionDrop } from '../../infra/adapters/esdb/subscription.js';
 
 interface FakeSub extends PassThrough {
   unsubscribe(): Promise<void>;

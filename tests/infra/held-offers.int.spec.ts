@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { HeldOffersSearch } from '../../infra/sqlite/held-offers.js';
-import { changeLogOf, textIndexSql } from '../../infra/sqlite/read-store-sql.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { HeldOffersSearch } from '../../infra/adapters/sqlite/held-offers.js';
+import { changeLogOf, textIndexSql } from '../../infra/adapters/sqlite/read-store-sql.js';
 import { resultsPage } from '../../query-api/public/product-search.js';
 import { CANDIDATES } from '../../shared-schema/shopper/search-policy.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { STALE_AFTER_MS } from '../../shared-schema/product-status.js';
+import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
 import type { ProductInput } from '../../shared-schema/events/product.js';
 
 const BASE = 'http://127.0.0.1:8080';

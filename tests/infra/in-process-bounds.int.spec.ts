@@ -1,7 +1,7 @@
 /** The in-process messaging's long-lived maps stay bounded however many keys (tenants, partners) touch them. */
 import { expect } from 'chai';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
-import { InProcessHub, InProcessMessaging } from '../../infra/messaging/in-process.js';
+import { InProcessHub, InProcessMessaging } from '../../infra/adapters/messaging/in-process.js';
 
 describe('in-process messaging: bounds of its shared state', () => {
   it('keeps at most its bound of shared numbers, and no number ever reads lower than it was raised to', async () => {

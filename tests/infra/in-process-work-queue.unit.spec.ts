@@ -3,7 +3,7 @@
  * ran out and it was queued again, is not delivered again; a long backlog is delivered in order.
  */
 import { expect } from 'chai';
-import { InProcessWorkQueue } from '../../infra/messaging/in-process-work-queue.js';
+import { InProcessWorkQueue } from '../../infra/adapters/messaging/in-process-work-queue.js';
 import type { WorkItem } from '../../shared-schema/ports/messaging.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -23,7 +23,7 @@ import {
   toMongoDoc,
   toSort,
   whereToFilter,
-} from '../../infra/mongo/query.js';
+} from '../../infra/adapters/mongo/query.js';
 
 type Row = Record<string, Scalar | undefined>;
 

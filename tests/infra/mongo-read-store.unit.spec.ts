@@ -13,7 +13,7 @@ import {
   MongoReadStore,
   transactionsUnsupported,
   type MongoReadStoreOptions,
-} from '../../infra/mongo/read-store.js';
+} from '../../infra/adapters/mongo/read-store.js';
 
 type Call = { op: string; collection?: string; detail?: unknown };
 

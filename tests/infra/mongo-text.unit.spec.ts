@@ -1,5 +1,5 @@
 /**
- * Text search on MongoDB (infra/mongo/text.ts), checked without a server: the stored words, the query built for a
+ * Text search on MongoDB (infra/adapters/mongo/text.ts), checked without a server: the stored words, the query built for a
  * text query, and what that query selects under MongoDB's documented matching of an array field (`$all`: every value
  * is an element; `$regex` on an array: some element matches), run on the text-search contract's own cases.
  */
@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import type { Db, MongoClient } from 'mongodb';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import type { TextQuery } from '../../shared-schema/ports/text-search.js';
-import { fromMongoDoc, toMongoDoc } from '../../infra/mongo/query.js';
-import { TEXT_FIELD, textFilter, textWordsOf } from '../../infra/mongo/text.js';
+import { fromMongoDoc, toMongoDoc } from '../../infra/adapters/mongo/query.js';
+import { TEXT_FIELD, textFilter, textWordsOf } from '../../infra/adapters/mongo/text.js';
 
 /** MongoDB's matching of the filters textFilter builds, over a document's `_text` array. */
 function matches(words: readonly string[], filter: Record<string, unknown>): boolean {
@@ -123,7 +123,7 @@ describe('MongoReadStore text search through a stand-in driver', () => {
   }
 
   it('indexes the words, gives words to documents written before, writes them with each put, and queries them', async () => {
-    const { MongoReadStore } = await import('../../infra/mongo/read-store.js');
+    const { MongoReadStore } = await import('../../infra/adapters/mongo/read-store.js');
     const { calls, db, client } = standIn({ texts: [{ _id: 'old', title: 'Café' }], plain: [] });
     const store = new MongoReadStore(client as unknown as MongoClient, db as unknown as Db);
     await store.ensureCollections([

@@ -1,5 +1,5 @@
 /**
- * The gateway's nginx configuration, rendered from infra/deploy/nginx.conf.template with loopback upstreams and
+ * The gateway's nginx configuration, rendered from infra/topology/deploy/nginx.conf.template with loopback upstreams and
  * run for real: reads go to the query API, writes to the command API, bodies stream to the service as they arrive,
  * bodies above the route's limit get a problem+json 413 without reaching a service whole, X-Request-Id passes both
  * ways, upstream connections are reused.
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { renderNginxConf, templatePath } from '../../infra/deploy/render-nginx.js';
+import { renderNginxConf, templatePath } from '../../infra/topology/deploy/render-nginx.js';
 import { freePort } from '../../infra/topology/ports.js';
 import { holdUpload, upload } from '../support/upload.js';
 import { until, within } from '../support/deadline.js';
@@ -87,7 +87,7 @@ if (!nginx) {
     it(line);
   });
 } else {
-  describe('nginx gateway (infra/deploy/nginx.conf.template)', function () {
+  describe('nginx gateway (infra/topology/deploy/nginx.conf.template)', function () {
     this.timeout(20_000);
     const seen: Seen[] = [];
     const commandConnections = { count: 0 };

@@ -80,7 +80,7 @@ describe('free ports for servers started later (infra/topology/ports.ts)', () =>
   });
 });
 
-describe('start-up lines of `make run` (infra/main.ts, infra/startup-notices.ts)', function () {
+describe('start-up lines of `make run` (infra/wiring/entry/main.ts, infra/wiring/startup-notices.ts)', function () {
   this.timeout(60_000);
   const MAIN = fileURLToPath(new URL('../../infra/main.js', import.meta.url));
 

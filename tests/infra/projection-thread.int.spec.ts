@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { expect } from 'chai';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { productBody, startTestService, storeBody, type TestService } from '../support/service.js';
 
 for (const mode of ['on', 'off'] as const) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { pickThread, SPILL_AT } from '../../infra/sqlite/search-reader.js';
+import { pickThread, SPILL_AT } from '../../infra/adapters/sqlite/search-reader.js';
 
 describe('search threads: which thread a search goes to', () => {
   const pool = (...inFlight: number[]) => inFlight.map((n, i) => ({ i, inFlight: n }));

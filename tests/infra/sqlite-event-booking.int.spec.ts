@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { ManualClock, systemClock } from '../../shared-schema/ports/clock.js';
 
 const T0 = Date.parse('2026-10-31T23:59:00.000Z');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import type { NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import { within } from '../support/deadline.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { WrongExpectedRevisionError, type NewEvent } from '../../shared-schema/ports/event-store.js';
 import { checkWriterLog, runWriter } from '../support/sqlite-writer-process.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import {
   WrongExpectedRevisionError,
   type NewEvent,

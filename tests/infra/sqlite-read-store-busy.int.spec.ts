@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { removeDir } from '../support/deadline.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,5 @@
 /**
- * When a SQLite subscription reads the log again (infra/sqlite/event-store-subscription.ts): after a read that
+ * When a SQLite subscription reads the log again (infra/adapters/sqlite/event-store-subscription.ts): after a read that
  * reached the log's end it waits for a wake-up before the next read, and an append through the store wakes only the
  * subscriptions of the categories it wrote. A stand-in page reader counts the reads; the waker is the real one, with
  * no poll in the way (an interval of an hour).
@@ -11,7 +11,7 @@ import {
   SqliteSubscription,
   SUBSCRIPTION_PAGE_SIZE,
   type PageReader,
-} from '../../infra/sqlite/event-store-subscription.js';
+} from '../../infra/adapters/sqlite/event-store-subscription.js';
 
 const HOUR = 3_600_000;
 

@@ -1,7 +1,7 @@
 /** The read store's prepared statements: at most MAX_STATEMENTS per mode, whatever texts the queries make. */
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { MAX_STATEMENTS, SqliteConnection } from '../../infra/sqlite/read-store-connection.js';
+import { MAX_STATEMENTS, SqliteConnection } from '../../infra/adapters/sqlite/read-store-connection.js';
 
 describe('SqliteConnection: statement cache bound', () => {
   it('holds at most its bound while ever new texts run (`in` lists of every length), and answers each right', () => {

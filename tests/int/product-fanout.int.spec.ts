@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { MappedReadStoreBase } from '../../projections/generations.js';
 import { createProductsProjector } from '../../projections/projectors/products.js';
 import { FANOUTS, PRODUCTS, type FanOutDoc, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { Doc, ReadStore, ReadTx } from '../../shared-schema/ports/read-store.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 
 const T: Tenant = { env: 'live', partnerId: 'pt_F' };
 const PAGE = 3;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bodyValidator, queryValidator } from '../../shared-schema/validation.js';
+import { bodyValidator, queryValidator } from '../../shared-schema/contract/validation.js';
 import {
   BatchInput,
   CommissionReportQuery,
@@ -8,8 +8,8 @@ import {
   ListClicksQuery,
   ListConversionsQuery,
   SandboxClickInput,
-} from '../../shared-schema/schemas/commerce.js';
-import type { FieldError } from '../../shared-schema/problems.js';
+} from '../../shared-schema/contract/schemas/commerce.js';
+import type { FieldError } from '../../shared-schema/contract/problems.js';
 
 const conversion = bodyValidator(ConversionEventSchema);
 const sandbox = bodyValidator(SandboxClickInput);

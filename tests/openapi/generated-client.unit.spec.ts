@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openapiTS, astToString } from 'openapi-typescript-ts5';
-import { publicDocuments } from '../../infra/public-documents.js';
-import { guide } from '../../shared-schema/guide.js';
-import type { Json } from '../../shared-schema/openapi-publish.js';
+import { publicDocuments } from '../../infra/http/public-documents.js';
+import { guide } from '../../shared-schema/contract/guide.js';
+import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 import { guideBodies } from '../support/published-openapi.js';
 
 const BASE = 'https://api.example.test/v1';

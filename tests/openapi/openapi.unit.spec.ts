@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PROBLEM_PAGE_PATHS } from '../../shared-schema/problem-pages.js';
+import { PROBLEM_PAGE_PATHS } from '../../shared-schema/html/problem-pages.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
@@ -10,18 +10,18 @@ import {
   COMPONENT_SCHEMAS,
   CONTRACT_VERSION,
   publishedSchema,
-} from '../../shared-schema/openapi.js';
-import { publishSchema, type Json } from '../../shared-schema/openapi-publish.js';
-import { guide } from '../../shared-schema/guide.js';
-import { PUBLIC_PATHS, DOCUMENTATION_PATHS, routeKey } from '../../shared-schema/routes.js';
+} from '../../shared-schema/contract/openapi.js';
+import { publishSchema, type Json } from '../../shared-schema/contract/openapi-publish.js';
+import { guide } from '../../shared-schema/contract/guide.js';
+import { PUBLIC_PATHS, DOCUMENTATION_PATHS, routeKey } from '../../shared-schema/http/routes.js';
 import { API_ROUTES } from '../../infra/wiring/api-routes.js';
 import { READ_ROUTES } from '../../query-api/read-routes.js';
-import type { JsonSchema } from '../../shared-schema/schemas/common.js';
-import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/schemas/catalog.js';
-import * as commerce from '../../shared-schema/schemas/commerce.js';
-import { WebhookInput } from '../../shared-schema/schemas/webhooks.js';
+import type { JsonSchema } from '../../shared-schema/contract/schemas/common.js';
+import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/contract/schemas/catalog.js';
+import * as commerce from '../../shared-schema/contract/schemas/commerce.js';
+import { WebhookInput } from '../../shared-schema/contract/schemas/webhooks.js';
 import { NO_QUERY } from '../../query-api/app.js';
-import { publicDocuments } from '../../infra/public-documents.js';
+import { publicDocuments } from '../../infra/http/public-documents.js';
 
 type Obj = Record<string, any>;
 const BASE = 'https://api.example.test/v1';

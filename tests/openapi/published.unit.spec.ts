@@ -5,12 +5,12 @@
  * rewrite of the one-of blocks accepts and refuses what the service's validators accept and refuse.
  */
 import { expect } from 'chai';
-import { bodyValidator } from '../../shared-schema/validation.js';
-import { guide } from '../../shared-schema/guide.js';
-import { OPERATION_EXAMPLES } from '../../shared-schema/examples.js';
-import { OPERATIONS } from '../../shared-schema/openapi-operations.js';
-import { COMPONENT_SCHEMAS } from '../../shared-schema/openapi.js';
-import type { Json } from '../../shared-schema/openapi-publish.js';
+import { bodyValidator } from '../../shared-schema/contract/validation.js';
+import { guide } from '../../shared-schema/contract/guide.js';
+import { OPERATION_EXAMPLES } from '../../shared-schema/contract/examples.js';
+import { OPERATIONS } from '../../shared-schema/contract/openapi-operations.js';
+import { COMPONENT_SCHEMAS } from '../../shared-schema/contract/openapi.js';
+import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 import {
   publishedDocument,
   validateAt,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Difference } from '../../projections/verify.js';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
 type Line = {

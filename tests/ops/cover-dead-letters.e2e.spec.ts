@@ -10,15 +10,15 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { portOf } from '../../infra/gateway.js';
-import { NatsMessaging } from '../../infra/messaging/nats.js';
+import { portOf } from '../../infra/http/gateway.js';
+import { NatsMessaging } from '../../infra/adapters/messaging/nats.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { parsePrometheus } from '../support/prometheus.js';
 import { until } from '../support/deadline.js';
 
-const OPS = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
+const OPS = fileURLToPath(new URL('../../infra/ops/cli/ops.js', import.meta.url));
 const MAX_DELIVERIES = 3;
 /** What the failing checker throws: it names a store with a password, which must never reach the operator. */
 const FAILURE = 'read-only file system (store postgres://ops:s3cret-pw@10.0.0.5/db)';

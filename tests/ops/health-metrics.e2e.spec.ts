@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
 import { parsePrometheus } from '../support/prometheus.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteHistoryFile } from '../../infra/ops/history-file.js';
 import { HISTORY_COLLECTION, HISTORY_SPEC, readHistory, type HistoryEntry } from '../../infra/ops/history.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 
 const entry = (n: number, partner = 'p_a', env: 'live' | 'test' = 'live'): HistoryEntry => ({
   _id: `h_01JC${String(n).padStart(22, '0')}`,

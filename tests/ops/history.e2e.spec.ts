@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { queuedJobView } from '../../shared-schema/job-view.js';
+import { queuedJobView } from '../../shared-schema/contract/job-view.js';
 import { commandDoor, type WriteRoute } from '../../command-api/app.js';
 import { frontDoor } from '../../infra/http/front-door.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
-import { CachedAggregateStates } from '../../infra/event-store/cached-state.js';
-import { keyLookup } from '../../infra/service.js';
-import { listen, portOf, closeServer } from '../../infra/gateway.js';
+import { CachedAggregateStates } from '../../infra/adapters/event-store/cached-state.js';
+import { keyLookup } from '../../infra/wiring/service.js';
+import { listen, portOf, closeServer } from '../../infra/http/gateway.js';
 import type { HistoryEntry } from '../../infra/ops/history.js';
 import pino from 'pino';
 import {

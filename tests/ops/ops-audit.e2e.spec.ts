@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { portOf } from '../../infra/gateway.js';
-import { runOperationsCommand, type OpsIo } from '../../infra/cli/operations-commands.js';
+import { portOf } from '../../infra/http/gateway.js';
+import { runOperationsCommand, type OpsIo } from '../../infra/ops/cli/operations-commands.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 
 class Capture extends Writable {

@@ -1,17 +1,17 @@
 /**
- * The `ops` command table (infra/cli/commands.ts) and its two runners cannot drift: every command of this file's
+ * The `ops` command table (infra/ops/cli/commands.ts) and its two runners cannot drift: every command of this file's
  * planners is in the table and the other way round, every example of the table runs, and the stream names of
- * `streams read` are those of shared-schema/streams.ts.
+ * `streams read` are those of shared-schema/domain/streams.ts.
  */
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { OPS_COMMANDS, OPS_USAGE, isOperationsCommand } from '../../infra/cli/commands.js';
-import { PLANNERS, planRequest } from '../../infra/cli/admin-requests.js';
-import { runOperationsCommand } from '../../infra/cli/operations-commands.js';
-import { isFilesCommand } from '../../infra/cli/backup-commands.js';
-import { streams } from '../../shared-schema/streams.js';
+import { OPS_COMMANDS, OPS_USAGE, isOperationsCommand } from '../../infra/ops/cli/commands.js';
+import { PLANNERS, planRequest } from '../../infra/ops/cli/admin-requests.js';
+import { runOperationsCommand } from '../../infra/ops/cli/operations-commands.js';
+import { isFilesCommand } from '../../infra/ops/cli/backup-commands.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 
 class Sink extends Writable {
   text = '';
@@ -63,7 +63,7 @@ describe('ops streams read names', () => {
   const path = (...args: string[]) =>
     decodeURIComponent(planRequest(['streams', 'read', ...args]).path.slice('/streams/'.length));
 
-  it('builds each stream name with shared-schema/streams.ts', () => {
+  it('builds each stream name with shared-schema/domain/streams.ts', () => {
     const p = ['--partner', 'pt_A', '--env', 'test'];
     expect(path(...p, '--store', 'loja-1')).to.equal(streams.store(t, 'loja-1'));
     expect(path(...p, '--product', 'sku.1')).to.equal(streams.product(t, 'sku.1'));

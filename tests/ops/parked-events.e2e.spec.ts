@@ -8,12 +8,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import { productsProjector } from '../../projections/projectors/products.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { parsePrometheus } from '../support/prometheus.js';
 
-const OPS = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
+const OPS = fileURLToPath(new URL('../../infra/ops/cli/ops.js', import.meta.url));
 const FAILURE = 'cannot store field "a.b" (test fault)';
 
 describe('parked projection events: admin API and ops command', function () {

@@ -10,8 +10,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { client, productBody, storeBody, type Client } from '../support/service.js';
 import { until, within } from '../support/deadline.js';
 

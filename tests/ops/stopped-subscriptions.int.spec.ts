@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai';
 import pino from 'pino';
-import { portOf } from '../../infra/gateway.js';
+import { portOf } from '../../infra/http/gateway.js';
 import type { EventStore, SubscribeOptions } from '../../shared-schema/ports/event-store.js';
-import { CATEGORIES } from '../../shared-schema/streams.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';

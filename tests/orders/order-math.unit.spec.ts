@@ -1,6 +1,12 @@
 import { expect } from 'chai';
-import { lineFigures, orderFigures, toBigCents, fromBigCents, type OrderLine } from '../../shared-schema/order-math.js';
-import type { Commission } from '../../shared-schema/commission.js';
+import {
+  lineFigures,
+  orderFigures,
+  toBigCents,
+  fromBigCents,
+  type OrderLine,
+} from '../../shared-schema/domain/order-math.js';
+import type { Commission } from '../../shared-schema/domain/commission.js';
 
 const pct = (rate: number): Commission => ({ type: 'percentage', rate });
 const fixed = (amount_cents: number): Commission => ({ type: 'fixed', amount_cents });

@@ -5,7 +5,7 @@ import {
   svcUrl,
   withClock,
   STALE_AFTER_MS,
-} from '../../shared-schema/product-status.js';
+} from '../../shared-schema/domain/product-status.js';
 import type { ProductInput } from '../../shared-schema/events/product.js';
 
 const product: ProductInput = {

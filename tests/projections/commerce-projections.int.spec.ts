@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { orderDecider } from '../../command-api/deciders/order.js';
 import { clicksProjector } from '../../projections/projectors/clicks.js';
 import { ordersProjector } from '../../projections/projectors/orders.js';

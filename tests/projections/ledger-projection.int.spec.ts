@@ -4,7 +4,7 @@
  * partner and per store, exact beyond 2^53, and a replay of every event changes nothing.
  */
 import { expect } from 'chai';
-import { streams } from '../../shared-schema/streams.js';
+import { streams } from '../../shared-schema/domain/streams.js';
 import { orderDecider } from '../../command-api/deciders/order.js';
 import { ledgerProjector } from '../../projections/projectors/ledger.js';
 import { LEDGER, type MovementDoc } from '../../shared-schema/read-models/ledger.js';

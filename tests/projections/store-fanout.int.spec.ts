@@ -8,8 +8,8 @@ import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/rea
 import type { ProductInput } from '../../shared-schema/events/product.js';
 import type { StoreInput } from '../../shared-schema/events/store.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
-import { freshUntil } from '../../shared-schema/product-status.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
+import { freshUntil } from '../../shared-schema/domain/product-status.js';
 import { ProjectorSpec, RECORDED_AT, type GivenEvent } from '../support/projector-spec.js';
 
 const T: Tenant = { env: 'live', partnerId: 'pt_F' };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { esc, local, money, pageLinks, shippingLabel } from '../../shared-schema/shopper/html.js';
+import { esc, local, money, pageLinks, shippingLabel } from '../../shared-schema/html/shopper.js';
 import type { OfferView } from '../../shared-schema/shopper/search-view.js';
 
 describe('shopper pages: escaping, money, shipping words, links', () => {

@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Commission } from '../../shared-schema/commission.js';
+import type { Commission } from '../../shared-schema/domain/commission.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { Doc, ReadTx } from '../../shared-schema/ports/read-store.js';
 import { offersProjector } from '../../projections/projectors/offers.js';

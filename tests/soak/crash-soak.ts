@@ -42,9 +42,9 @@ import { compareWithReplay, projectionProgress } from '../support/replay.js';
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
 import { writeBenchResults } from '../support/bench-results.js';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { ItemOutcome, JobTotals } from '../../shared-schema/events/job.js';
 import type { OrderEventData, ConversionReceipt } from '../../shared-schema/events/order.js';
 

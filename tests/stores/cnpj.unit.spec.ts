@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { normalizeCnpj, isValidCnpj } from '../../shared-schema/cnpj.js';
+import { normalizeCnpj, isValidCnpj } from '../../shared-schema/domain/cnpj.js';
 
 const valid = (raw: string) => isValidCnpj(normalizeCnpj(raw));
 

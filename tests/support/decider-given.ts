@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Decider, Decision, Fold, TypedEvent } from '../../command-api/deciders/decider.js';
 import type { EventMetadata } from '../../shared-schema/ports/event-store.js';
-import { ProblemError } from '../../shared-schema/problems.js';
+import { ProblemError } from '../../shared-schema/contract/problems.js';
 
 /** Metadata of the history's events (a decider reads it only where the contract needs it, e.g. a job's actor). */
 export const META: EventMetadata = {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Answer, Partner, TestService } from './service.js';
-import { streams, type Environment } from '../../shared-schema/streams.js';
+import { streams, type Environment } from '../../shared-schema/domain/streams.js';
 
 export type FieldErr = { field: string; code: string; message: string };
 
@@ -98,7 +98,7 @@ export interface OpsRun {
   json: any;
 }
 
-const OPS_ENTRY = fileURLToPath(new URL('../../infra/cli/ops.js', import.meta.url));
+const OPS_ENTRY = fileURLToPath(new URL('../../infra/ops/cli/ops.js', import.meta.url));
 
 /** Runs `ops ARGS` as a process against the admin port at `adminUrl` (ADMIN_URL; a variable set to undefined in `env` is removed). */
 export function runOps(

@@ -19,7 +19,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type tls from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
+import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 import { makeTestImages, pngClaiming } from './test-images.js';
 
 /** Names the server certificate covers. `wrong.test` is deliberately absent. */

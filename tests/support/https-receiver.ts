@@ -1,5 +1,5 @@
 /**
- * A local HTTPS receiver of webhook deliveries, on loopback only, with a throw-away CA (infra/demo/certificates.ts):
+ * A local HTTPS receiver of webhook deliveries, on loopback only, with a throw-away CA (infra/topology/demo/certificates.ts):
  * it keeps every request (headers and body) and answers the statuses a test queues, then 200.
  */
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { makeThrowawayCertificates } from '../../infra/demo/certificates.js';
+import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 
 export const RECEIVER_HOST = 'hooks.partner.test';
 

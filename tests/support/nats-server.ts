@@ -1,6 +1,6 @@
 /**
  * Starts the real `nats-server` binary (Debian package `nats-server`, installed by
- * infra/scripts/install-system-deps.sh) with JetStream on, bound to loopback, storing in a fresh temp dir: the
+ * infra/topology/scripts/install-system-deps.sh) with JetStream on, bound to loopback, storing in a fresh temp dir: the
  * launcher's own start (infra/topology/launcher.ts `startNats`), for tests that need NATS without the topology.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /** Conversions of one order as a partner sends them, and the command the order decider takes them in. */
-import { type Tenant } from '../../shared-schema/streams.js';
-import type { EffectiveCommission } from '../../shared-schema/commission.js';
+import { type Tenant } from '../../shared-schema/domain/streams.js';
+import type { EffectiveCommission } from '../../shared-schema/domain/commission.js';
 import type { ConversionEventReservation, ConversionInput, ConversionItem } from '../../shared-schema/events/order.js';
 import type { AttributionClick, RecordConversion } from '../../command-api/deciders/order.js';
 

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { validate, setShouldValidateFormat, type Output, type OutputUnit } from '@hyperjump/json-schema/openapi-3-1';
 import '@hyperjump/json-schema/formats';
-import { buildOpenApi } from '../../shared-schema/openapi.js';
+import { buildOpenApi } from '../../shared-schema/contract/openapi.js';
 import { API_ROUTES } from '../../infra/wiring/api-routes.js';
-import type { Json } from '../../shared-schema/openapi-publish.js';
+import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 
 export const PUBLISHED_BASE = 'http://127.0.0.1/v1';
 export type Doc = { [key: string]: Json };

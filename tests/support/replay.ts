@@ -12,10 +12,10 @@ import Database from 'better-sqlite3';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import type { Projector } from '../../projections/projector.js';
 import { ProjectionRunner } from '../../projections/runner.js';
-import { PROJECTORS } from '../../infra/service.js';
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
-import { SqliteReadStore } from '../../infra/sqlite/read-store.js';
-import { SqliteConnection } from '../../infra/sqlite/read-store-connection.js';
+import { PROJECTORS } from '../../infra/wiring/service.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { SqliteConnection } from '../../infra/adapters/sqlite/read-store-connection.js';
 
 /**
  * Fields that may differ between a live read model and its replay. None today: every projector derives its

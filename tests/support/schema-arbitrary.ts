@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries built from the project's JSON Schemas (shared-schema/schemas/*.ts), for the fuzz tests:
+ * fast-check arbitraries built from the project's JSON Schemas (shared-schema/contract/schemas/*.ts), for the fuzz tests:
  * `validValues(schema)` produces values the same ajv validator accepts, and `schemaAt(schema, value, path)` finds the
  * schema of one node of such a value (the bounds mutations read it).
  *
@@ -10,8 +10,8 @@
  * noticed here instead of silently generating values the validator refuses.
  */
 import fc from 'fast-check';
-import type { JsonSchema } from '../../shared-schema/schemas/common.js';
-import { canonicalJson } from '../../shared-schema/json.js';
+import type { JsonSchema } from '../../shared-schema/contract/schemas/common.js';
+import { canonicalJson } from '../../shared-schema/http/json.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Schema = JsonSchema | boolean;

@@ -6,7 +6,7 @@
  * conflict (another process wrote the stream) it re-reads the stream's revision and tries again.
  * WRITER_THREAD=1 opens the store with its writer thread.
  */
-import { SqliteEventStore } from '../../infra/sqlite/event-store.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 
 const [dbPath, prefix, countText, maxAcksText] = process.argv.slice(2);

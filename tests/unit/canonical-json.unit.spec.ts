@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { canonicalJson } from '../../shared-schema/json.js';
+import { canonicalJson } from '../../shared-schema/http/json.js';
 
 /** The recursive definition canonicalJson had before it kept its own stack: the texts must stay the same. */
 function recursive(value: unknown): string {

@@ -37,15 +37,15 @@ function read(file: string): string {
 describe('documentation paths', () => {
   it('finds paths in backticks and leaves commands, routes and outside paths alone', () => {
     const sample =
-      'See `infra/gateway.ts`, `tests/support/`, `main.ts` and `docs/adr/0001-x.md`; not `GET /v1/products/{sku}`, ' +
+      'See `infra/http/gateway.ts`, `tests/support/`, `main.ts` and `docs/adr/0001-x.md`; not `GET /v1/products/{sku}`, ' +
       '`/v1/guia.md`, `../shared/spec/SHOPPER.md`, `make run`, `pc-search` nor `SEARCH_THREADS`.';
     expect(backtickedPaths(sample)).to.deep.equal([
-      'infra/gateway.ts',
+      'infra/http/gateway.ts',
       'tests/support/',
       'main.ts',
       'docs/adr/0001-x.md',
     ]);
-    expect(missing(['no/such/file.ts', 'infra/gateway.ts'], ROOT)).to.deep.equal(['no/such/file.ts']);
+    expect(missing(['no/such/file.ts', 'infra/http/gateway.ts'], ROOT)).to.deep.equal(['no/such/file.ts']);
   });
 
   it('every repository path named in docs/architecture.md exists', () => {

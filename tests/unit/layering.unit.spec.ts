@@ -78,7 +78,7 @@ describe('the layering of the source (DESIGN.md)', () => {
 
   it('finds each kind of violation, type-only imports, re-exports, dynamic imports and worker entries included', () => {
     const sources = new Map([
-      ['shared-schema/a.ts', "import type { Config } from '../infra/config.js';\nimport { b } from './b.js';"],
+      ['shared-schema/a.ts', "import type { Config } from '../infra/wiring/config.js';\nimport { b } from './b.js';"],
       [
         'command-api/services/x.ts',
         "import {\n  y,\n} from '../../query-api/app.js';\nimport { s } from '../../shared-schema/s.js';",
@@ -90,10 +90,10 @@ describe('the layering of the source (DESIGN.md)', () => {
         'infra/wiring/j.ts',
         "import { w } from '../../command-api/routes/batch.js';\nimport '../../projections/runner.js';",
       ],
-      ['tests/t.ts', "import { anything } from '../infra/service.js';"],
+      ['tests/t.ts', "import { anything } from '../infra/wiring/service.js';"],
     ]);
     expect(violations(sources).map((v) => `${v.file} → ${v.imports}`)).to.deep.equal([
-      'shared-schema/a.ts → infra/config.ts',
+      'shared-schema/a.ts → infra/wiring/config.ts',
       'command-api/services/x.ts → query-api/app.ts',
       'projections/p.ts → command-api/app.ts',
       'projections/p.ts → infra/m.ts',

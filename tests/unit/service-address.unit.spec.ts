@@ -1,6 +1,6 @@
 /** The address convention every tool follows (docs/adr/0064-one-address-convention.md). */
 import { expect } from 'chai';
-import { serviceAddress } from '../../infra/cli/service-address.js';
+import { serviceAddress } from '../../infra/ops/cli/service-address.js';
 import { partnerApi } from '../../clients/typescript/examples/partner-flow.js';
 
 describe('one address convention for the tools (SERVICE_URL, ADMIN_URL, PORT, ADMIN_PORT)', () => {

@@ -1,6 +1,6 @@
-/** The ULIDs of request ids, job ids, event ids and history entries (shared-schema/ids.ts). */
+/** The ULIDs of request ids, job ids, event ids and history entries (shared-schema/domain/ids.ts). */
 import { expect } from 'chai';
-import { monotonicUlids, newJobId, newRequestId, ulid } from '../../shared-schema/ids.js';
+import { monotonicUlids, newJobId, newRequestId, ulid } from '../../shared-schema/domain/ids.js';
 
 const CROCKFORD = /^[0-9ABCDEFGHJKMNPQRSTVWXYZ]{26}$/;
 

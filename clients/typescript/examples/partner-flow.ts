@@ -147,7 +147,7 @@ export async function partnerFlow(api: PartnerClient, options: FlowOptions = {})
 }
 
 /**
- * `$SERVICE_URL/v1`, or `http://127.0.0.1:$PORT/v1`: infra/cli/service-address.ts's rule, restated here because the
+ * `$SERVICE_URL/v1`, or `http://127.0.0.1:$PORT/v1`: infra/ops/cli/service-address.ts's rule, restated here because the
  * client package imports nothing from the service.
  */
 export function partnerApi(env: NodeJS.ProcessEnv): string {

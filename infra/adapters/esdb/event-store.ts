@@ -1,0 +1,308 @@
+/**
+ * The event-store port on EventStoreDB / KurrentDB through `@eventstore/db-client` v6.
+ *
+ * - Expected revisions map one to one ('any' → ANY, 'no_stream' → NO_STREAM, 'stream_exists' → STREAM_EXISTS,
+ *   a number → BigInt) and `WrongExpectedVersionError` becomes the port's `WrongExpectedRevisionError` with the
+ *   actual revision the server reported.
+ * - Positions are commit positions as numbers (see `positionToNumber` in mapping.ts: strictly increasing, > 0,
+ *   below 2^53, NOT dense).
+ * - The server refuses an append above `MaxAppendSize` (1 MiB by default). Callers must split larger work into
+ *   several appends; an append above the limit fails here, before it is sent, with `AppendTooLargeError`.
+ * - `readAll` of the whole log (no namespace, no categories) pages through `$all`; a read by categories or in a
+ *   namespace is filtered ON THE SERVER (a filtered catch-up subscription read up to the head: filtered-read.ts),
+ *   since client v6's `readAll` sends no filter. `subscribeToAll` filters on the server by stream-name prefix; every
+ *   event is re-checked on our side.
+ * - `headPosition` reads one backwards page of `$all`; in a namespace whose newest event is not in it, a filtered
+ *   read from the newest position of ours this store has seen (0 at first) to the head of the log: only our events
+ *   cross the wire, the server scans the log from there (see `headPosition`).
+ *
+ * Every method needs a server: the contract suite runs against one when EVENTSTORE_URL is set.
+ */
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  MaxAppendSizeExceededError,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+} from '@eventstore/db-client';
+import type { JSONType, Position, ReadPosition } from '@eventstore/db-client';
+import { WrongExpectedRevisionError, startOf } from '../../../shared-schema/ports/event-store.js';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../../shared-schema/ports/event-store.js';
+import {
+  AppendTooLargeError,
+  DEFAULT_MAX_APPEND_BYTES,
+  appendBytes,
+  fromEsdbCurrent,
+  numberToPosition,
+  positionToNumber,
+  toEsdbExpected,
+  toRecorded,
+  uuidv7,
+} from './mapping.js';
+import type { EventScope } from './mapping.js';
+import { EsdbSubscription } from './subscription.js';
+import { logHead, readFiltered } from './filtered-read.js';
+
+export interface EsdbEventStoreOptions {
+  /**
+   * A namespace put before every stream name (no `-` allowed), so that several stores share one server without
+   * seeing each other's streams: the contract tests open a fresh one per store. '' (the default) in production.
+   */
+  streamPrefix?: string;
+  /** Refuse appends above this many bytes of data + metadata. Default 1 MiB, EventStoreDB's default limit. */
+  maxAppendBytes?: number;
+  /** Events per page of `readAll` and `headPosition`. Default 500. */
+  pageSize?: number;
+  /**
+   * Called when a live subscription loses its connection and is about to resubscribe (the wiring logs a warning).
+   * Other errors are not retried: they end the subscription's iteration with the error.
+   */
+  onSubscriptionDrop?: (error: unknown, attempt: number) => void;
+}
+
+export class EsdbEventStore implements EventStore {
+  private readonly prefix: string;
+  private readonly maxAppendBytes: number;
+  private readonly pageSize: number;
+  private readonly subscriptions = new Set<EsdbSubscription>();
+  /** The newest position of ours this store has seen (appends, reads): a valid start for a filtered read. */
+  private floor = 0;
+
+  /** `url` is an `esdb://` connection string, e.g. `esdb://127.0.0.1:2113?tls=false`. */
+  static connect(url: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
+    return new EsdbEventStore(EventStoreDBClient.connectionString(url), options);
+  }
+
+  constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly options: EsdbEventStoreOptions = {},
+  ) {
+    this.prefix = options.streamPrefix ?? '';
+    if (this.prefix.includes('-')) throw new Error('streamPrefix must not contain "-" (it would change categories)');
+    this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
+    this.pageSize = options.pageSize ?? 500;
+    // Each page starts AT the previous page's last event (positions are inclusive), so a page must hold two.
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 2) throw new RangeError('pageSize must be an integer >= 2');
+  }
+
+  async appendToStream(
+    stream: string,
+    events: readonly NewEvent[],
+    expectedRevision: ExpectedRevision = 'any',
+  ): Promise<AppendResult> {
+    const bytes = appendBytes(events);
+    if (bytes > this.maxAppendBytes) throw new AppendTooLargeError(stream, bytes, this.maxAppendBytes);
+    const name = this.prefix + stream;
+    if (events.length === 0) return this.emptyAppend(stream, expectedRevision);
+    const data = events.map((e) =>
+      jsonEvent({ id: uuidv7(), type: e.type, data: (e.data ?? null) as JSONType, metadata: e.metadata }),
+    );
+    let result;
+    try {
+      result = await this.client.appendToStream(name, data, { expectedRevision: toEsdbExpected(expectedRevision) });
+    } catch (err) {
+      if (err instanceof WrongExpectedVersionError) {
+        throw new WrongExpectedRevisionError(stream, expectedRevision, fromEsdbCurrent(err.actualVersion));
+      }
+      if (err instanceof MaxAppendSizeExceededError) throw new AppendTooLargeError(stream, bytes, err.maxAppendSize);
+      throw err;
+    }
+    const nextRevision = Number(result.nextExpectedRevision);
+    const position = await this.positionOfAppend(name, result.nextExpectedRevision, events.length, result.position);
+    return { nextRevision, position: this.saw(position) };
+  }
+
+  /**
+   * An append of nothing, as the port defines it: the stream's current state, the expected revision checked. Not sent
+   * to the server: for a missing stream its answer carries `no_stream`, which the driver (v6 append.js:
+   * `BigInt(success.getCurrentRevision())`) reads as revision 0, and it carries no position. One read of the
+   * stream's last event answers both, and nothing is written, so checking against that read is exact.
+   */
+  private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
+    toEsdbExpected(expected); // the same RangeError as a real append for a bad expected revision
+    let last: RecordedEvent | undefined;
+    try {
+      for await (const resolved of this.client.readStream(this.prefix + stream, {
+        fromRevision: END,
+        maxCount: 1,
+        direction: BACKWARDS,
+      })) {
+        last = toRecorded(resolved, { streamPrefix: this.prefix });
+      }
+    } catch (err) {
+      if (!(err instanceof StreamNotFoundError)) throw err;
+    }
+    const actual = last ? last.revision : 'no_stream';
+    const matches =
+      expected === 'any' ||
+      (expected === 'no_stream'
+        ? actual === 'no_stream'
+        : expected === 'stream_exists'
+          ? actual !== 'no_stream'
+          : actual === expected);
+    if (!matches) throw new WrongExpectedRevisionError(stream, expected, actual);
+    return last ? { nextRevision: last.revision, position: last.position } : { nextRevision: -1, position: 0 };
+  }
+
+  /**
+   * The position of the LAST event appended, which read-your-writes waits for. For one event the append answer
+   * carries it; for several, the server's answer may carry the first event's, so read the last one back by its
+   * exact revision (no race: that revision can only hold our event).
+   */
+  private async positionOfAppend(name: string, last: bigint, count: number, reported?: Position): Promise<number> {
+    if (count === 1 && reported) return positionToNumber(reported);
+    if (count > 1) {
+      for await (const resolved of this.client.readStream(name, {
+        fromRevision: last,
+        maxCount: 1,
+        direction: FORWARDS,
+      })) {
+        const e = toRecorded(resolved, { streamPrefix: this.prefix });
+        if (e) return e.position;
+      }
+    }
+    return reported ? positionToNumber(reported) : this.headPosition();
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    if (options.maxCount === 0) return out;
+    const scope: EventScope = { streamPrefix: this.prefix };
+    try {
+      const read = this.client.readStream(this.prefix + stream, {
+        fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
+        direction: FORWARDS,
+        ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+      });
+      for await (const resolved of read) {
+        const e = toRecorded(resolved, scope);
+        if (e) out.push(e);
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /**
+   * `afterPosition`/`fromPosition` must be 0 or a position this store returned (an event's or an append's): the
+   * server can only start reading at the boundary of a record of its log, and refuses any other position
+   * (InvalidArgument "Trying to read from an invalid position").
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const scope: EventScope = { streamPrefix: this.prefix, categories: options.categories };
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const start = startOf(options);
+    if (scope.categories || scope.streamPrefix) {
+      // Filtered on the server: only our events (of these categories) cross the wire, up to the head seen now.
+      const head = await logHead(this.client);
+      const events = await readFiltered({ client: this.client, scope, start, head, maxCount: max });
+      if (events.length > 0) this.saw(events[events.length - 1].position);
+      return events;
+    }
+    const out: RecordedEvent[] = [];
+    let after = start.position;
+    let inclusive = start.inclusive; // the event AT `after` is wanted (first page only)
+    let from: ReadPosition = after > 0 ? numberToPosition(after) : START;
+    while (out.length < max) {
+      let seen = 0;
+      let lastInPage: Position | undefined;
+      for await (const resolved of this.client.readAll({
+        fromPosition: from,
+        maxCount: this.pageSize,
+        direction: FORWARDS,
+      })) {
+        seen++;
+        lastInPage = resolved.event?.position ?? lastInPage;
+        const e = toRecorded(resolved, scope);
+        // The driver's `fromPosition` is inclusive: the event AT the position is wanted only for an inclusive start.
+        if (!e || e.position < after || (e.position === after && !inclusive)) continue;
+        out.push(e);
+        if (out.length >= max) break;
+      }
+      if (seen < this.pageSize || !lastInPage) break;
+      after = Math.max(after, positionToNumber(lastInPage));
+      inclusive = false;
+      from = lastInPage;
+    }
+    return out;
+  }
+
+  /**
+   * Position of the last event of this store (system events and other namespaces are not ours), 0 when none.
+   *
+   * One backwards page of `$all` (64 records) answers when our newest event is among the newest records: always in
+   * production, where every non-system event is ours. Otherwise (a namespace on a shared server whose newest records
+   * are others'), the backwards scan would pull the whole log over the wire (client v6 has no filtered reads);
+   * instead a filtered read from the newest position of ours this store has already seen (`floor`: its appends and
+   * reads; 0 for a store that has seen none) up to the head keeps only the last match. Over the wire: our events
+   * after `floor` and a few checkpoints. On the server: a scan from `floor`, bounded by the log after it; for a
+   * namespace that has written nothing, the whole log, once per call, until it writes.
+   */
+  async headPosition(): Promise<number> {
+    const scope: EventScope = { streamPrefix: this.prefix };
+    const page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
+    let from: ReadPosition = END;
+    let newest: number | undefined;
+    for (;;) {
+      let seen = 0;
+      let oldest: Position | undefined;
+      for await (const resolved of this.client.readAll({ fromPosition: from, maxCount: page, direction: BACKWARDS })) {
+        seen++;
+        oldest = resolved.event?.position ?? oldest;
+        if (newest === undefined && oldest) newest = positionToNumber(oldest);
+        const e = toRecorded(resolved, scope);
+        if (e) return this.saw(e.position);
+      }
+      if (seen < page || !oldest || newest === undefined) return 0; // the whole log was read: nothing of ours
+      if (this.prefix) break; // a namespace: filtered on the server from here
+      from = oldest; // the whole log (production): its newest non-system event is close, keep paging back
+    }
+    const [last] = await readFiltered({
+      client: this.client,
+      scope,
+      start: { position: this.floor, inclusive: false },
+      head: newest,
+      keep: 'last',
+    });
+    return last ? this.saw(last.position) : this.floor;
+  }
+
+  private saw(position: number): number {
+    if (position > this.floor) this.floor = position;
+    return position;
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
+    const sub = new EsdbSubscription({
+      client: this.client,
+      scope: { streamPrefix: this.prefix, categories: options.categories },
+      ...(options.afterPosition !== undefined ? { afterPosition: options.afterPosition } : {}),
+      ...(options.fromPosition !== undefined ? { fromPosition: options.fromPosition } : {}),
+      onDrop: this.options.onSubscriptionDrop,
+      onClose: () => this.subscriptions.delete(sub),
+    });
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.client.dispose();
+  }
+}
