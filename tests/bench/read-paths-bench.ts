@@ -19,6 +19,7 @@
  *   feeds) /feeds/offers.tsv offers/s (target >= 100 000/s), gzip offers/s over plain (target >= 0.5), peak RSS growth
  *     while streaming at BENCH_FEED_SMALL vs BENCH_OFFERS offers (target flat within 50 MB), /feeds/changes pages
  *     of 500 p99 (target <= 20 ms).
+ * BENCH_ONLY=ledger: the ledger's figures alone. BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
  * RSS is this process's (service and client; the client only counts bytes), sampled every 5 ms after a collection.
  * Writes .bench/bench-read-paths.json and .md (tests/support/bench-results.ts).
  */
@@ -40,6 +41,8 @@ const LEDGER_PARTNERS = env('BENCH_LEDGER_PARTNERS', 300);
 const OFFERS_N = env('BENCH_OFFERS', 100_000);
 const FEED_SMALL = env('BENCH_FEED_SMALL', 10_000);
 const SAMPLES = env('BENCH_READ_SAMPLES', 100);
+/** BENCH_ONLY=ledger: the ledger's figures alone (no catalog seeded), e.g. with more samples. */
+const LEDGER_ONLY = process.env.BENCH_ONLY === 'ledger';
 const STORE = 'loja-bench';
 const SEPT = Date.parse('2026-09-10T12:00:00.000Z');
 const OCT = Date.parse('2026-10-10T12:00:00.000Z');
@@ -417,44 +420,47 @@ async function main(): Promise<void> {
     t.clock.set(new Date(NOV));
     await ledger(t, p, rows);
 
-    step(`catalog seed: ${int(FEED_SMALL)} products`);
-    const catalogStarted = Date.now();
-    await seedCatalog(t, tenant, 1, FEED_SMALL);
-    const small = await feed(t, root, 'small');
-    step(`catalog seed: up to ${int(OFFERS_N)} products`);
-    await seedCatalog(t, tenant, FEED_SMALL, OFFERS_N);
-    const catalogSeedS = (Date.now() - catalogStarted) / 1000;
-    const large = await feed(t, root, 'large');
-    const offers = large.plain.lines - 1;
-    const perS = (g: Got) => (g.lines - 1) / (g.ms / 1000);
-    const mb = (g: Got) => g.rssGrowth! / MB;
-    rows.push(
-      [
-        `feeds) offers.tsv, ${int(offers)} offers`,
-        `${int(perS(large.plain))} offers/s`,
-        `${f1(large.plain.ms)} ms, ${f1(large.plain.bytes / MB)} MB (best of 2); at ${int(small.plain.lines - 1)} offers ${int(perS(small.plain))}/s; target >= 100,000/s`,
-      ],
-      [
-        'feeds) gzip / plain',
-        f2(perS(large.gzip) / perS(large.plain)),
-        `gzip ${int(perS(large.gzip))} offers/s, ${f1(large.gzip.bytes / MB)} MB on the wire; target >= 0.5`,
-      ],
-      [
-        `feeds) RSS growth, ${int(small.plain.lines - 1)} vs ${int(offers)} offers`,
-        `${f1(mb(small.plain))} vs ${f1(mb(large.plain))} MB`,
-        `difference ${f1(mb(large.plain) - mb(small.plain))} MB (gzip: ${f1(mb(small.gzip))} vs ${f1(mb(large.gzip))} MB); target flat within 50 MB`,
-      ],
-    );
-    step('feeds: /feeds/changes pages of 500');
-    const ch = await changes(t, root);
-    rows.push([
-      'feeds) /feeds/changes page of 500 p99',
-      `${f2(pct(ch, 99))} ms`,
-      `p50 ${f2(pct(ch, 50))} ms over ${ch.length} full pages walked from the start; target <= 20 ms`,
-    ]);
+    let catalogSeedS = 0;
+    if (!LEDGER_ONLY) {
+      step(`catalog seed: ${int(FEED_SMALL)} products`);
+      const catalogStarted = Date.now();
+      await seedCatalog(t, tenant, 1, FEED_SMALL);
+      const small = await feed(t, root, 'small');
+      step(`catalog seed: up to ${int(OFFERS_N)} products`);
+      await seedCatalog(t, tenant, FEED_SMALL, OFFERS_N);
+      catalogSeedS = (Date.now() - catalogStarted) / 1000;
+      const large = await feed(t, root, 'large');
+      const offers = large.plain.lines - 1;
+      const perS = (g: Got) => (g.lines - 1) / (g.ms / 1000);
+      const mb = (g: Got) => g.rssGrowth! / MB;
+      rows.push(
+        [
+          `feeds) offers.tsv, ${int(offers)} offers`,
+          `${int(perS(large.plain))} offers/s`,
+          `${f1(large.plain.ms)} ms, ${f1(large.plain.bytes / MB)} MB (best of 2); at ${int(small.plain.lines - 1)} offers ${int(perS(small.plain))}/s; target >= 100,000/s`,
+        ],
+        [
+          'feeds) gzip / plain',
+          f2(perS(large.gzip) / perS(large.plain)),
+          `gzip ${int(perS(large.gzip))} offers/s, ${f1(large.gzip.bytes / MB)} MB on the wire; target >= 0.5`,
+        ],
+        [
+          `feeds) RSS growth, ${int(small.plain.lines - 1)} vs ${int(offers)} offers`,
+          `${f1(mb(small.plain))} vs ${f1(mb(large.plain))} MB`,
+          `difference ${f1(mb(large.plain) - mb(small.plain))} MB (gzip: ${f1(mb(small.gzip))} vs ${f1(mb(large.gzip))} MB); target flat within 50 MB`,
+        ],
+      );
+      step('feeds: /feeds/changes pages of 500');
+      const ch = await changes(t, root);
+      rows.push([
+        'feeds) /feeds/changes page of 500 p99',
+        `${f2(pct(ch, 99))} ms`,
+        `p50 ${f2(pct(ch, 50))} ms over ${ch.length} full pages walked from the start; target <= 20 ms`,
+      ]);
 
-    step('portal pages');
-    await portal(t, p, root, rows);
+      step('portal pages');
+      await portal(t, p, root, rows);
+    }
 
     const loadEnd = os.loadavg();
     const seconds = Math.round((Date.now() - started) / 1000);
@@ -471,7 +477,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     const file = writeBenchResults('bench-read-paths', {
-      command: `BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} node dist/tests/bench/read-paths-bench.js`,
+      command: `${LEDGER_ONLY ? 'BENCH_ONLY=ledger ' : ''}BENCH_READ_SAMPLES=${SAMPLES} BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} node dist/tests/bench/read-paths-bench.js`,
       figures: {
         rows: Object.fromEntries(rows.map(([m, fig, d]) => [m, { figure: fig, detail: d }])),
         seconds,
