@@ -7,8 +7,9 @@
  * (new SKUs, new orders) and appended straight to the embedded event store, as the other bench seeders do, and the
  * projections build every read model from them (no read model is written here).
  *   - Ledger: BENCH_LEDGER_SMALL orders paid in September 2026 and BENCH_LEDGER_ROWS in October for the measured
- *     partner, plus BENCH_LEDGER_NOISE orders in October spread over BENCH_LEDGER_PARTNERS − 1 other partners. The
- *     clock then stands in November, so both months are closed.
+ *     partner, plus BENCH_LEDGER_NOISE orders in October spread over BENCH_LEDGER_PARTNERS − 1 other partners,
+ *     interleaved with the partner's; each month's orders spread over 25 days. The clock then stands in November,
+ *     so both months are closed.
  *   - Catalog: BENCH_FEED_SMALL live, accepted products of the measured partner (all searchable), the feed read,
  *     then up to BENCH_OFFERS, the feed read again; the portal pages are read at BENCH_OFFERS SKUs.
  * Figures:
@@ -44,8 +45,9 @@ const SAMPLES = env('BENCH_READ_SAMPLES', 100);
 /** BENCH_ONLY=ledger: the ledger's figures alone (no catalog seeded), e.g. with more samples. */
 const LEDGER_ONLY = process.env.BENCH_ONLY === 'ledger';
 const STORE = 'loja-bench';
-const SEPT = Date.parse('2026-09-10T12:00:00.000Z');
-const OCT = Date.parse('2026-10-10T12:00:00.000Z');
+const SEPT = Date.parse('2026-09-02T12:00:00.000Z');
+const OCT = Date.parse('2026-10-02T12:00:00.000Z');
+const DAYS_25 = 25 * 86_400_000;
 const OCT_SINCE = '2026-10-01T03:00:00.000Z';
 const OCT_UNTIL = '2026-11-01T03:00:00.000Z';
 const NOV = Date.parse('2026-11-02T12:00:00.000Z');
@@ -121,10 +123,19 @@ function ok(g: Got, what: string): Got {
   return g;
 }
 
-/** Appends events many streams at a time (bounded: `chunk` appends in flight), then waits for the projections. */
-async function appendAll(t: TestService, count: number, make: (i: number) => [string, NewEvent[]]): Promise<void> {
+/**
+ * Appends events many streams at a time (bounded: `chunk` appends in flight), then waits for the projections. The
+ * event store books each event at the clock's time: `clockAt(i)`, when given, sets the clock before event `i`'s chunk.
+ */
+async function appendAll(
+  t: TestService,
+  count: number,
+  make: (i: number) => [string, NewEvent[]],
+  clockAt?: (i: number) => number,
+): Promise<void> {
   const chunk = 500;
   for (let i = 0; i < count; i += chunk) {
+    if (clockAt) t.clock.set(new Date(clockAt(i)));
     const batch: Promise<unknown>[] = [];
     for (let j = i; j < Math.min(count, i + chunk); j++) {
       const [stream, events] = make(j);
@@ -165,6 +176,7 @@ async function seedCatalog(t: TestService, tenant: Tenant, from: number, to: num
   });
 }
 
+/** `count` paid orders spread evenly over `spanMs` from `atMs` (their recorded_at as much as their paid_at). */
 async function seedOrders(
   t: TestService,
   template: RecordedEvent,
@@ -172,30 +184,36 @@ async function seedOrders(
   prefix: string,
   count: number,
   atMs: number,
+  spanMs: number,
 ): Promise<void> {
-  t.clock.set(new Date(atMs));
-  await appendAll(t, count, (i) => {
-    const at = new Date(atMs + i).toISOString();
-    const data = structuredClone(template.data) as {
-      event: Record<string, unknown>;
-      order: Record<string, unknown>;
-      received_at: string;
-    };
-    const orderId = `${prefix}-${i}`;
-    const eventId = `${orderId}-paid`;
-    Object.assign(data.event, { event_id: eventId, order_id: orderId, paid_at: at, occurred_at: at });
-    Object.assign(data.order, {
-      event_id: eventId,
-      order_id: orderId,
-      paid_at: at,
-      occurred_at: at,
-      commission_snapshot_at: at,
-      recorded_at: at,
-      updated_at: at,
-    });
-    data.received_at = at;
-    return [streams.order(tenantOf(i), STORE, orderId), [asNew(template, data, at)]];
-  });
+  const timeOf = (i: number) => atMs + Math.floor((i * spanMs) / count);
+  await appendAll(
+    t,
+    count,
+    (i) => {
+      const at = new Date(timeOf(i)).toISOString();
+      const data = structuredClone(template.data) as {
+        event: Record<string, unknown>;
+        order: Record<string, unknown>;
+        received_at: string;
+      };
+      const orderId = `${prefix}-${i}`;
+      const eventId = `${orderId}-paid`;
+      Object.assign(data.event, { event_id: eventId, order_id: orderId, paid_at: at, occurred_at: at });
+      Object.assign(data.order, {
+        event_id: eventId,
+        order_id: orderId,
+        paid_at: at,
+        occurred_at: at,
+        commission_snapshot_at: at,
+        recorded_at: at,
+        updated_at: at,
+      });
+      data.received_at = at;
+      return [streams.order(tenantOf(i), STORE, orderId), [asNew(template, data, at)]];
+    },
+    timeOf,
+  );
 }
 
 // ------------------------------------------------------------------------------------------------ measures
@@ -406,15 +424,18 @@ async function main(): Promise<void> {
       `ledger seed: ${int(LEDGER_SMALL)} orders in September, ${int(LEDGER_ROWS)} + ${int(LEDGER_NOISE)} in October`,
     );
     const seedStarted = Date.now();
-    await seedOrders(t, orderTemplate, () => tenant, 'sep', LEDGER_SMALL, SEPT);
-    await seedOrders(t, orderTemplate, () => tenant, 'oct', LEDGER_ROWS, OCT);
+    await seedOrders(t, orderTemplate, () => tenant, 'sep', LEDGER_SMALL, SEPT, DAYS_25);
+    // October: the partner's orders and the other partners' interleaved, exactly LEDGER_NOISE of the latter.
+    const total = LEDGER_ROWS + LEDGER_NOISE;
+    const noise = (i: number) => Math.floor(((i + 1) * LEDGER_NOISE) / total) > Math.floor((i * LEDGER_NOISE) / total);
     await seedOrders(
       t,
       orderTemplate,
-      (i) => ({ partnerId: others[i % others.length], env: 'live' }),
-      'noise',
-      LEDGER_NOISE,
-      OCT + LEDGER_ROWS,
+      (i) => (noise(i) ? { partnerId: others[i % others.length], env: 'live' } : tenant),
+      'oct',
+      total,
+      OCT,
+      DAYS_25,
     );
     const ledgerSeedS = (Date.now() - seedStarted) / 1000;
     t.clock.set(new Date(NOV));
