@@ -105,9 +105,12 @@ test-unit: build
 # Benchmarks (not part of make test) print their figures and write them, with the command, commit, date and machine,
 # to .bench/<name>.json and .bench/<name>.md (gitignored; BENCH_RESULTS_DIR moves it). They never write into docs/:
 # the reviewed figures against their targets are docs/performance.md.
-# The write path, projection lag and PATCH on a long stream (tests/bench/run.ts): .bench/bench.json.
+# The write path, projection lag and PATCH on a long stream (tests/bench/run.ts): .bench/bench.json. Then the read
+# paths at volume (tests/bench/read-paths-bench.ts: the statement against GET /conversions, the closing CSV, the portal
+# pages, the channel feeds; sizes BENCH_LEDGER_ROWS, BENCH_OFFERS, ...; a few minutes): .bench/bench-read-paths.json.
 bench: build
 	node dist/tests/bench/run.js
+	node dist/tests/bench/read-paths-bench.js
 
 # The service at scale: >= 300 partners under the rate brake, cover checks against a loopback HTTPS image server,
 # phases A (batch load), P (PUT), B (mix at SCALE_SKUS), C (mix at 10,000), D (restart, rebuilds, audit), each beside
