@@ -31,7 +31,7 @@ import vm from 'node:vm';
 import { createGunzip } from 'node:zlib';
 import { startTestService, storeBody, productBody, type Partner, type TestService } from '../support/service.js';
 import { writeBenchResults } from '../support/bench-results.js';
-import { streams, type Tenant } from '../../shared-schema/streams.js';
+import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { NewEvent, RecordedEvent } from '../../shared-schema/ports/event-store.js';
 
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
