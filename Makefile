@@ -132,8 +132,12 @@ screenshots: build deps-system
 # Crash trials at volume (not part of make test): SOAK_TRIALS SIGKILLs under mixed load (default 100), each restarted
 # and checked (acknowledged writes kept, nothing applied twice, read models equal a replay). SOAK_SEED (default 1),
 # SOAK_TRIALS_PER_DIR (default 25), SOAK_KILL_MS (default 300-2500). tests/soak/crash-soak.ts; .bench/soak.json.
+# Then the channel feeds' promise (snapshot at X + changes up to Y = snapshot at Y) over a longer random run than
+# make test's: FEEDS_PROPERTY_RUNS (default here 100), FEEDS_PROPERTY_STEPS (20), FEEDS_PROPERTY_SEED.
 soak: build
 	node dist/tests/soak/crash-soak.js
+	FEEDS_PROPERTY_RUNS=$${FEEDS_PROPERTY_RUNS:-100} FEEDS_PROPERTY_STEPS=$${FEEDS_PROPERTY_STEPS:-20} \
+		$(MOCHA) --no-config --timeout 1800000 --exit dist/tests/e2e/feeds.property.e2e.spec.js
 
 clean:
 	rm -rf dist
