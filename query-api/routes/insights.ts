@@ -135,15 +135,10 @@ async function* valuesOf(view: ReadView, where: Where, field: 'store_id' | 'page
 
 /**
  * The searchable products of `accepted` (where: the `accepted` state), by the checks of visibility.ts: the available
- * ones are counted by store and page host, each host judged once against its store's facts, by indexed counts;
- * documents projected before `page_host` and `available` were kept are judged one by one.
+ * ones are counted by store and page host, each host judged once against its store's facts (a store not active has
+ * none), by indexed counts; documents projected before `page_host` and `available` were kept are judged one by one.
  */
 async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where, now: Date): Promise<number> {
-  const stores = new Map<string, ProductStoreDoc | null>();
-  const factsOf = async (storeId: string) => {
-    if (!stores.has(storeId)) stores.set(storeId, await storeFacts(deps, tenant, storeId));
-    return stores.get(storeId)!;
-  };
   // Stores and hosts are listed over every `accepted` base state: a seek on the index's order needs no condition on
   // its later fields (SQLite sorts otherwise); the counts then apply all of them.
   const based: Where = { ...accepted };
@@ -152,7 +147,7 @@ async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where,
   const storeIds =
     typeof accepted.store_id === 'string' ? [accepted.store_id] : valuesOf(deps.reads, based, 'store_id');
   for await (const storeId of storeIds) {
-    const facts = await factsOf(storeId);
+    const facts = await storeFacts(deps, tenant, storeId);
     if (facts?.status !== 'active') continue;
     for await (const host of valuesOf(deps.reads, { ...based, store_id: storeId }, 'page_host'))
       if (pageDomainApproved(facts, host))
@@ -162,11 +157,11 @@ async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where,
           page_host: host,
           available: true,
         });
+    const older: Where = { ...accepted, store_id: storeId, page_host: null };
+    if ((await deps.reads.count(PRODUCTS, older)) > 0)
+      for await (const doc of productsOf(deps.reads, older))
+        if (passes(checksOf(tenant, doc, facts, now))) searchable++;
   }
-  const older: Where = { ...accepted, page_host: null };
-  if ((await deps.reads.count(PRODUCTS, older)) > 0)
-    for await (const doc of productsOf(deps.reads, older))
-      if (passes(checksOf(tenant, doc, await factsOf(doc.store_id), now))) searchable++;
   return searchable;
 }
 
