@@ -196,6 +196,29 @@ export async function closingSha256(view: ReadView, tenant: Tenant, period: stri
   return hash.digest('hex');
 }
 
+/** Hashes kept per read store, so a store built elsewhere (`ops closings verify`'s scratch) computes its own. */
+const keptHashes = new WeakMap<ReadView, Map<string, string>>();
+/** Hashes kept per read store at most; the oldest kept goes first. */
+const KEPT_HASHES = 10_000;
+
+/**
+ * `closingSha256`, kept once computed. Movements are only ever added to a period, so its row count and closing
+ * balances name its CSV: a movement projected after the hash was kept (a projection catching up past a period's end)
+ * changes them and the hash is computed again.
+ */
+async function keptSha256(view: ReadView, tenant: Tenant, period: string, count: number, closing: Balance) {
+  let kept = keptHashes.get(view);
+  if (!kept) keptHashes.set(view, (kept = new Map<string, string>()));
+  const key = JSON.stringify([tenant.partnerId, tenant.env, period, count, String(closing.net), String(closing.known)]);
+  let sha256 = kept.get(key);
+  if (sha256 === undefined) {
+    sha256 = await closingSha256(view, tenant, period);
+    if (kept.size >= KEPT_HASHES) kept.delete(kept.keys().next().value!);
+    kept.set(key, sha256);
+  }
+  return sha256;
+}
+
 /** A closed period's Closing (whole scope). */
 export async function closingOf(view: ReadView, tenant: Tenant, period: string) {
   const scope: LedgerScope = { tenant };
@@ -204,6 +227,12 @@ export async function closingOf(view: ReadView, tenant: Tenant, period: string) 
   const opening = await balanceBefore(view, scope, window.since);
   const closing = await balanceBefore(view, scope, window.until);
   const previousIsOurs = first !== null && periodOf(first.recorded_at) < period;
+  const movements = await countIn(view, scope, window);
+  const previous = periodPlus(period, -1);
+  // The previous period closes at this one's opening.
+  const previousSha256 = previousIsOurs
+    ? await keptSha256(view, tenant, previous, await countIn(view, scope, periodBounds(previous)), opening)
+    : null;
   return {
     period,
     timezone: PERIOD_TIMEZONE,
@@ -213,10 +242,10 @@ export async function closingOf(view: ReadView, tenant: Tenant, period: string) 
     currency: 'BRL' as const,
     opening: answerBalance(opening),
     closing: answerBalance(closing),
-    movements: await countIn(view, scope, window),
+    movements,
     net_delta_cents: answerCents(closing.net - opening.net),
     known_expected_commission_delta_cents: answerCents(closing.known - opening.known),
-    sha256: await closingSha256(view, tenant, period),
-    previous_sha256: previousIsOurs ? await closingSha256(view, tenant, periodPlus(period, -1)) : null,
+    sha256: await keptSha256(view, tenant, period, movements, closing),
+    previous_sha256: previousSha256,
   };
 }

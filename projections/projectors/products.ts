@@ -20,12 +20,14 @@ import {
   PRODUCT_COLLECTIONS,
   STORE_FACTS,
   productDocId,
+  reasonCodesKey,
   storeFactsId,
   type FanOutDoc,
   type OwedStoreState,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
+import { urlHost } from '../../shared-schema/domain/host-match.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 import { evolveStanding, NEW_STANDING } from '../../shared-schema/domain/store-standing.js';
 
@@ -57,7 +59,17 @@ async function save(
   const { state, reasons } = deriveBaseState(facts, store);
   const published_at = doc.published_at ?? (state === 'accepted' ? at : null);
   const cover_checked_at = currentCover(facts)?.checked_at ?? null;
-  await tx.put(PRODUCTS, { ...doc, base_state: state, reasons, published_at, cover_checked_at, position });
+  await tx.put(PRODUCTS, {
+    ...doc,
+    base_state: state,
+    reasons,
+    published_at,
+    cover_checked_at,
+    position,
+    page_host: urlHost(doc.product.product_url),
+    available: doc.product.available === true,
+    reason_codes: reasonCodesKey(reasons),
+  });
 }
 
 /**

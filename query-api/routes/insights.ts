@@ -11,12 +11,13 @@ import { callerOf } from '../../shared-schema/http/context.js';
 import { resolveWindow, DAY_MS, type Window } from '../../shared-schema/http/window.js';
 import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.js';
 import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
-import type { ReadView } from '../../shared-schema/ports/read-store.js';
+import type { ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { urlHost } from '../../shared-schema/domain/host-match.js';
-import type { ProductState } from '../../shared-schema/domain/product-status.js';
+import { pageDomainApproved, type ProductState } from '../../shared-schema/domain/product-status.js';
 import {
   PRODUCTS,
   STORE_FACTS,
+  codesOfKey,
   productDocId,
   storeFactsId,
   type ProductDoc,
@@ -90,21 +91,78 @@ export async function productVisibility(deps: QueryDeps, tenant: Tenant, sku: st
 }
 
 const STATES: readonly ProductState[] = ['pending', 'accepted', 'rejected', 'stale', 'removed'];
-/** Documents read per page while counting searchable offers and reasons. */
+/** Documents read per page while judging documents projected before their counted fields existed. */
 const PAGE = 500;
 
-/** Every product of a where, page by page in `_id` order. */
-async function* productsOf(view: ReadView, where: ReturnType<typeof productsWhere>): AsyncGenerator<ProductDoc> {
-  for (let after: string | null = null; ;) {
+/** Every product of a where, page by page in the order of the state index (`sku`, then `_id`). */
+async function* productsOf(view: ReadView, where: Where): AsyncGenerator<ProductDoc> {
+  for (let after: [string, string] | null = null; ;) {
     const page: ProductDoc[] = await view.find<ProductDoc>(PRODUCTS, {
       where,
+      orderBy: [{ field: 'sku' }],
       limit: PAGE,
-      ...(after !== null ? { after: [after] } : {}),
+      ...(after !== null ? { after } : {}),
     });
     yield* page;
     if (page.length < PAGE) return;
-    after = page[page.length - 1]._id;
+    const last = page[page.length - 1];
+    after = [last.sku, last._id];
   }
+}
+
+/** The number of rows of each value of `field` among the products of `where` (null: the field is absent). */
+async function countsBy(view: ReadView, where: Where, field: string): Promise<{ key: Scalar; count: number }[]> {
+  return (await view.sum(PRODUCTS, { where, groupBy: field, fields: [] })).map((r) => ({ key: r.key, count: r.count }));
+}
+
+/** The order of the counting index (read-models/products.ts) from each field on: a seek reads one row, no sort. */
+const COUNTED = ['store_id', 'page_host', 'available', 'last_write_at'] as const;
+
+/** The distinct string values of `field` among the products of `where`, one indexed seek each. */
+async function* valuesOf(view: ReadView, where: Where, field: 'store_id' | 'page_host'): AsyncGenerator<string> {
+  for (let after: string | null = null; ;) {
+    const [doc]: ProductDoc[] = await view.find<ProductDoc>(PRODUCTS, {
+      where: { ...where, [field]: after === null ? { ne: null } : { gt: after } },
+      orderBy: COUNTED.slice(COUNTED.indexOf(field)).map((f) => ({ field: f })),
+      limit: 1,
+    });
+    const value: unknown = doc?.[field];
+    if (typeof value !== 'string') return;
+    yield value;
+    after = value;
+  }
+}
+
+/**
+ * The searchable products of `accepted` (where: the `accepted` state), by the checks of visibility.ts: the available
+ * ones are counted by store and page host, each host judged once against its store's facts (a store not active has
+ * none), by indexed counts; documents projected before `page_host` and `available` were kept are judged one by one.
+ */
+async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where, now: Date): Promise<number> {
+  // Stores and hosts are listed over every `accepted` base state: a seek on the index's order needs no condition on
+  // its later fields (SQLite sorts otherwise); the counts then apply all of them.
+  const based: Where = { ...accepted };
+  delete based.last_write_at;
+  let searchable = 0;
+  const storeIds =
+    typeof accepted.store_id === 'string' ? [accepted.store_id] : valuesOf(deps.reads, based, 'store_id');
+  for await (const storeId of storeIds) {
+    const facts = await storeFacts(deps, tenant, storeId);
+    if (facts?.status !== 'active') continue;
+    for await (const host of valuesOf(deps.reads, { ...based, store_id: storeId }, 'page_host'))
+      if (pageDomainApproved(facts, host))
+        searchable += await deps.reads.count(PRODUCTS, {
+          ...accepted,
+          store_id: storeId,
+          page_host: host,
+          available: true,
+        });
+    const older: Where = { ...accepted, store_id: storeId, page_host: null };
+    if ((await deps.reads.count(PRODUCTS, older)) > 0)
+      for await (const doc of productsOf(deps.reads, older))
+        if (passes(checksOf(tenant, doc, facts, now))) searchable++;
+  }
+  return searchable;
 }
 
 export type CatalogInsights = {
@@ -121,16 +179,21 @@ export async function catalogInsights(deps: QueryDeps, tenant: Tenant, storeId?:
   for (const state of STATES)
     states[state] = await deps.reads.count(PRODUCTS, productsWhere(tenant, now, state, storeId));
   // Only an `accepted` offer can pass every check.
-  const stores = new Map<string, ProductStoreDoc | null>();
-  let searchable = 0;
-  for await (const doc of productsOf(deps.reads, productsWhere(tenant, now, 'accepted', storeId))) {
-    if (!stores.has(doc.store_id)) stores.set(doc.store_id, await storeFacts(deps, tenant, doc.store_id));
-    if (passes(checksOf(tenant, doc, stores.get(doc.store_id)!, now))) searchable++;
-  }
+  const searchable = await searchableCount(deps, tenant, productsWhere(tenant, now, 'accepted', storeId), now);
+  // Each product counts once per distinct code of its reasons: counted by its set of codes, documents projected
+  // before that set was kept read one by one.
   const reasons = new Map<string, number>();
-  for (const state of ['rejected', 'pending'] as const)
-    for await (const doc of productsOf(deps.reads, productsWhere(tenant, now, state, storeId)))
-      for (const code of new Set(doc.reasons.map((r) => r.code))) reasons.set(code, (reasons.get(code) ?? 0) + 1);
+  const add = (codes: Iterable<string>, count: number) => {
+    for (const code of codes) reasons.set(code, (reasons.get(code) ?? 0) + count);
+  };
+  for (const state of ['rejected', 'pending'] as const) {
+    const where = productsWhere(tenant, now, state, storeId);
+    for (const { key, count } of await countsBy(deps.reads, where, 'reason_codes'))
+      if (typeof key === 'string') add(codesOfKey(key), count);
+    const older: Where = { ...where, reason_codes: null };
+    if ((await deps.reads.count(PRODUCTS, older)) > 0)
+      for await (const doc of productsOf(deps.reads, older)) add(new Set(doc.reasons.map((r) => r.code)), 1);
+  }
   return {
     environment: tenant.env,
     store_id: storeId ?? null,

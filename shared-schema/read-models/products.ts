@@ -34,6 +34,15 @@ export type ProductDoc = ScopedDoc & {
    * fills it).
    */
   lapse_due_at?: string | null;
+  /**
+   * Copies of what the portal's counts test, kept at the top level so that they are counted by indexed conditions
+   * instead of reading every document (query-api/routes/insights.ts): the host of `product.product_url`,
+   * `product.available`, and `reasonCodesKey(reasons)`. Absent on documents projected before they existed; readers
+   * judge those documents one by one (a rebuild fills them).
+   */
+  page_host?: string;
+  available?: boolean;
+  reason_codes?: string;
 };
 
 export type ProductStoreDoc = { _id: string; position: number } & StoreFacts;
@@ -57,6 +66,13 @@ export type FanOutDoc = ScopedDoc & {
   owed?: OwedStoreState[];
 };
 
+/** The distinct codes of a product's reasons, sorted, as one group key (JSON text: any code survives it). */
+export const reasonCodesKey = (reasons: readonly RejectionReason[]): string =>
+  JSON.stringify([...new Set(reasons.map((r) => r.code))].sort());
+
+/** The codes a `reasonCodesKey` holds. */
+export const codesOfKey = (key: string): string[] => JSON.parse(key) as string[];
+
 export const productDocId = (t: Tenant, sku: string): string => scopedId(t, sku);
 /** The id of a store's facts, and of its fan-out cursor. */
 export const storeFactsId = (t: Tenant, storeId: string): string => scopedId(t, storeId);
@@ -71,7 +87,12 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
       ['base_state', 'cover_checked_at'],
       ['base_state', 'lapse_due_at'], // the freshness reactor: accepted products whose 48 h passed
       ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
+      // The portal's counts (query-api/routes/insights.ts): states, and the searchable ones by store and page host,
+      // counted in this index alone.
+      ['partner_id', 'env', 'base_state', 'store_id', 'page_host', 'available', 'last_write_at'],
     ],
+    // Reasons are counted by their set of codes (insights.ts): a column, no index of its own.
+    filtered: ['reason_codes'],
   },
   { name: STORE_FACTS, indexes: [] },
   { name: FANOUTS, indexes: [] },

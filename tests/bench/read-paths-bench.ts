@@ -20,7 +20,7 @@
  *   feeds) /feeds/offers.tsv offers/s (target >= 100 000/s), gzip offers/s over plain (target >= 0.5), peak RSS growth
  *     while streaming at BENCH_FEED_SMALL vs BENCH_OFFERS offers (target flat within 50 MB), /feeds/changes pages
  *     of 500 p99 (target <= 20 ms).
- * BENCH_ONLY=ledger: the ledger's figures alone. BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
+ * BENCH_ONLY=ledger: the ledger's figures alone; BENCH_ONLY=portal: the portal's (both seeded). BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
  * RSS is this process's (service and client; the client only counts bytes), sampled every 5 ms after a collection.
  * Writes .bench/bench-read-paths.json and .md (tests/support/bench-results.ts).
  */
@@ -44,6 +44,8 @@ const FEED_SMALL = env('BENCH_FEED_SMALL', 10_000);
 const SAMPLES = env('BENCH_READ_SAMPLES', 100);
 /** BENCH_ONLY=ledger: the ledger's figures alone (no catalog seeded), e.g. with more samples. */
 const LEDGER_ONLY = process.env.BENCH_ONLY === 'ledger';
+/** BENCH_ONLY=portal: both seeds, then the portal's pages alone (no ledger or feed figures). */
+const PORTAL_ONLY = process.env.BENCH_ONLY === 'portal';
 const STORE = 'loja-bench';
 const SEPT = Date.parse('2026-09-02T12:00:00.000Z');
 const OCT = Date.parse('2026-10-02T12:00:00.000Z');
@@ -439,10 +441,17 @@ async function main(): Promise<void> {
     );
     const ledgerSeedS = (Date.now() - seedStarted) / 1000;
     t.clock.set(new Date(NOV));
-    await ledger(t, p, rows);
+    if (!PORTAL_ONLY) await ledger(t, p, rows);
 
     let catalogSeedS = 0;
-    if (!LEDGER_ONLY) {
+    if (PORTAL_ONLY) {
+      step(`catalog seed: ${int(OFFERS_N)} products`);
+      const catalogStarted = Date.now();
+      await seedCatalog(t, tenant, 1, OFFERS_N);
+      catalogSeedS = (Date.now() - catalogStarted) / 1000;
+      step('portal pages');
+      await portal(t, p, root, rows);
+    } else if (!LEDGER_ONLY) {
       step(`catalog seed: ${int(FEED_SMALL)} products`);
       const catalogStarted = Date.now();
       await seedCatalog(t, tenant, 1, FEED_SMALL);
@@ -498,7 +507,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     const file = writeBenchResults('bench-read-paths', {
-      command: `${LEDGER_ONLY ? 'BENCH_ONLY=ledger ' : ''}BENCH_READ_SAMPLES=${SAMPLES} BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} node dist/tests/bench/read-paths-bench.js`,
+      command: `${process.env.BENCH_ONLY ? `BENCH_ONLY=${process.env.BENCH_ONLY} ` : ''}BENCH_READ_SAMPLES=${SAMPLES} BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} node dist/tests/bench/read-paths-bench.js`,
       figures: {
         rows: Object.fromEntries(rows.map(([m, fig, d]) => [m, { figure: fig, detail: d }])),
         seconds,

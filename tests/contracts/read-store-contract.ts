@@ -509,6 +509,22 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(byKey).to.deep.equal(expected);
       });
 
+      it('groups by an indexed field keeping its values as stored: booleans stay booleans, numbers numbers', async () => {
+        const byPaid = await store.sum(c, { groupBy: 'paid', fields: ['fee'] });
+        expect(byPaid.map((g) => [g.key, g.count, g.sums.fee])).to.deep.equal([
+          [false, 1, 1n],
+          [true, 5, 25n],
+        ]);
+        const mixed = await collection([['v']]);
+        await putAll(mixed, [{ _id: 'a', v: 1 }, { _id: 'b', v: 'x' }, { _id: 'c', v: 1 }, { _id: 'd' }]);
+        const groups = await store.sum(mixed, { groupBy: 'v', fields: [] });
+        expect([...groups].sort((x, y) => compareValues(x.key, y.key)).map((g) => [g.key, g.count])).to.deep.equal([
+          [null, 1],
+          [1, 2],
+          ['x', 1],
+        ]);
+      });
+
       it('an empty ungrouped sum is one row of zeros (an empty collection, a where matching nothing, inside a unit)', async () => {
         // SQL answers one row for an aggregate without GROUP BY; MongoDB's $group with _id null answers none: the
         // MongoDB adapter must add the row.

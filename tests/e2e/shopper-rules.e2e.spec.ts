@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
+import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
 import {
@@ -549,5 +550,25 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     const bad = await hub.api.get('/insights/catalog?store_id=a%20b&x=1');
     expect(bad.status).to.equal(422);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).to.deep.equal(['store_id', 'x']);
+  });
+
+  it('GET /v1/insights/catalog counts products projected before their counted fields were kept the same way', async () => {
+    await settle();
+    // Every other product as a document of an older build: no page host, availability or reason codes of its own.
+    const docs = await t.service.reads.find<ProductDoc>(PRODUCTS, { orderBy: [{ field: 'sku' }] });
+    expect(docs.length).to.be.greaterThan(10);
+    await t.service.reads.transact(async (tx) => {
+      for (const [i, doc] of docs.entries()) {
+        if (i % 2 === 1) continue;
+        const older: Partial<ProductDoc> = { ...doc };
+        delete older.page_host;
+        delete older.available;
+        delete older.reason_codes;
+        await tx.put(PRODUCTS, older as ProductDoc);
+      }
+    });
+    const testKey = await t.key(hub.partnerId, 'test');
+    for (const p of [hub, other, testKey]) await expectCatalogInsights(p);
+    await expectCatalogInsights(hub, 'Loja-A');
   });
 });

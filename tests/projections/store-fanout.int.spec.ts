@@ -4,7 +4,7 @@
  * only of its store, before the runner reports its position committed.
  */
 import { createProductsProjector } from '../../projections/projectors/products.js';
-import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { PRODUCTS, productDocId, reasonCodesKey, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { ProductInput } from '../../shared-schema/events/product.js';
 import type { StoreInput } from '../../shared-schema/events/store.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
@@ -79,6 +79,9 @@ const doc = (
   received_at: RECORDED_AT,
   last_write_at: RECORDED_AT,
   lapse_due_at: freshUntil(RECORDED_AT),
+  page_host: domain,
+  available: true,
+  reason_codes: reasonCodesKey(o.reasons),
   ...o,
 });
 

@@ -280,8 +280,16 @@ function sumSql(collection: string, query: SumQuery, columns: Columns): Fragment
   if (query.groupBy === undefined) {
     return { sql: `SELECT NULL AS k, NULL AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql}`, params: w.params };
   }
-  const group = docFieldExpr(query.groupBy);
-  const type = query.groupBy === '_id' ? "'text'" : `MIN(json_type(doc, '$.${query.groupBy}'))`;
+  // A field kept in a column groups by it without reading each document (the column holds json_extract's value);
+  // a number there may stand for a boolean, so only then is the document's JSON type read.
+  const group = fieldExpr(query.groupBy, columns);
+  const jsonType = `json_type(doc, '$.${query.groupBy}')`;
+  const type =
+    query.groupBy === '_id'
+      ? "'text'"
+      : group === docFieldExpr(query.groupBy)
+        ? `MIN(${jsonType})`
+        : `MIN(CASE WHEN typeof(${group}) IN ('text', 'null') THEN typeof(${group}) ELSE ${jsonType} END)`;
   return {
     sql: `SELECT ${group} AS k, ${type} AS t, COUNT(*) AS n${sums} FROM ${table} WHERE ${w.sql} GROUP BY ${group} ORDER BY ${group}`,
     params: w.params,
