@@ -23,8 +23,8 @@ import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema
 import type { QueryDeps } from '../app.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
 
-/** Offers read per page: what the feed holds in memory at once. */
-export const FEED_PAGE = 500;
+/** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
+export const FEED_PAGE = 2_000;
 
 async function* lines(reads: ReadView, now: Date, publicBase: string, channelId: string): AsyncGenerator<string> {
   yield TSV_HEADER;
@@ -74,7 +74,8 @@ export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: str
   ctx.status = 200;
   ctx.type = 'text/tab-separated-values; charset=utf-8';
   if (ctx.method === 'HEAD') return;
-  const body = Readable.from(lines(deps.reads, now, deps.publicBaseUrl, channelId));
+  // Bytes, not objects: the stream holds one page of text ahead of the socket (or of gzip), not 16.
+  const body = Readable.from(lines(deps.reads, now, deps.publicBaseUrl, channelId), { objectMode: false });
   if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
     ctx.body = body.pipe(createGzip());

@@ -164,7 +164,8 @@ export const ledgerReadRoutes: readonly ReadRoute[] = [
       const period = closedPeriod(deps, ctx.state.params.period);
       ctx.attachment(`movements-${callerOf(ctx).env}-${period}.csv`, { type: 'inline' });
       ctx.type = 'text/csv; charset=utf-8';
-      return Promise.resolve(Readable.from(closingCsv(deps.reads, callerOf(ctx), period)));
+      // Bytes, not objects: the stream holds one page of text ahead of the socket, not 16.
+      return Promise.resolve(Readable.from(closingCsv(deps.reads, callerOf(ctx), period), { objectMode: false }));
     },
   },
 ];

@@ -53,8 +53,9 @@ export const withCanal = (url: string, channelId: string): string =>
 
 export function feedOffer(entry: FeedEntry, publicBase: string, channelId: string): FeedOffer {
   const view = offerView(entry.offer, publicBase);
-  return {
-    ...view,
+  // Completed in place (a fresh view each call): the links keep their places, the feed's fields follow in order,
+  // and no copy of the view is made per offer.
+  return Object.assign(view, {
     offer_url: withCanal(view.offer_url, channelId),
     buy_url: withCanal(view.buy_url, channelId),
     description: entry.description,
@@ -62,7 +63,7 @@ export function feedOffer(entry: FeedEntry, publicBase: string, channelId: strin
     gtin: entry.offer.gtin,
     category: entry.category,
     id: entry.id,
-  };
+  });
 }
 
 /** `"1234.56 BRL"` (exact: integer cents). */
@@ -87,7 +88,10 @@ export const TSV_COLUMNS = [
 ] as const;
 
 /** A value of a TSV line: a tab, CR or LF inside it is written as a space. */
-const cell = (v: string | null): string => (v ?? '').replace(/[\t\r\n]/g, ' ');
+const cell = (v: string | null): string => {
+  const text = v ?? '';
+  return /[\t\r\n]/.test(text) ? text.replace(/[\t\r\n]/g, ' ') : text;
+};
 
 export const TSV_HEADER = `${TSV_COLUMNS.join('\t')}\n`;
 

@@ -103,11 +103,19 @@ export const deltasOf = (before: OrderBalance, after: OrderBalance): MovementDel
   expected: before.expected !== null && after.expected !== null ? after.expected - before.expected : null,
 });
 
-/** Reads signed decimal text (the stored form) back. */
-export const cents = (text: SignedCents): bigint => {
-  if (!/^(0|-?[1-9][0-9]*)$/.test(text)) throw new RangeError(`not a signed cents value: ${text}`);
-  return BigInt(text);
+const SIGNED_CENTS = /^(0|-?[1-9][0-9]*)$/;
+
+/**
+ * The stored form checked and kept as text: canonical decimal, so it is already what `BigInt(text).toString()`
+ * writes (a CSV line needs no BigInt round trip).
+ */
+export const centsText = (text: SignedCents): SignedCents => {
+  if (!SIGNED_CENTS.test(text)) throw new RangeError(`not a signed cents value: ${text}`);
+  return text;
 };
+
+/** Reads signed decimal text (the stored form) back. */
+export const cents = (text: SignedCents): bigint => BigInt(centsText(text));
 
 /**
  * An exact integer as an answer carries it: a number while it is a safe integer, else its decimal text, which

@@ -807,6 +807,16 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           `${at(59)},${at(59)},s1,o-5,ev-5,paid,500,-90071992547409910,,1500,-90071992547409910`,
         );
       });
+
+      it('writes the same CSV bytes whatever the page size it reads with', async () => {
+        const csv = async (page?: number) => {
+          let text = '';
+          for await (const chunk of closingCsv(store, tenant, '2026-10', page)) text += chunk;
+          return text;
+        };
+        const whole = await csv();
+        for (const page of [1, 2, 3, 4, 5]) expect(await csv(page), `pages of ${page}`).to.equal(whole);
+      });
     });
   });
 }
