@@ -23,6 +23,7 @@ export const clicksProjector: Projector = {
       sku: e.data.sku,
       price_cents: e.data.price_cents,
       occurred_at: e.data.occurred_at,
+      channel_id: e.data.channel_id ?? null,
       position: recorded.position,
     };
     await tx.put(CLICKS, doc);

@@ -13,6 +13,9 @@ import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import { withClock, type ProductState } from '../../shared-schema/domain/product-status.js';
 import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { STORES, storeDocId, type StoreDoc } from '../../shared-schema/read-models/stores.js';
+import { CLICKS } from '../../shared-schema/read-models/clicks.js';
+import { CHANNELS, type ChannelDoc } from '../../shared-schema/read-models/channels.js';
+import type { Window } from '../../shared-schema/http/window.js';
 import { offerProduct, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { offerView, searchOfferOf } from '../../shared-schema/shopper/search-view.js';
 import {
@@ -25,6 +28,7 @@ import {
   productPage,
   storePage,
   storesPage,
+  type ChannelClicks,
   type HistoryLine,
   type PortalLinks,
   type ProductRow,
@@ -111,6 +115,30 @@ function historyLine(e: RecordedEvent): HistoryLine {
   }
 }
 
+/**
+ * The tenant's clicks of the window per channel, the service's own pages (no channel) first, then the channels by
+ * clicks and name: one grouped count of the window on the clicks index, then each counted channel's name.
+ */
+export async function clicksByChannel(deps: QueryDeps, tenant: Tenant, window: Window): Promise<ChannelClicks[]> {
+  const groups = await deps.reads.sum(CLICKS, {
+    where: {
+      partner_id: tenant.partnerId,
+      env: tenant.env,
+      occurred_at: { gte: window.since, lt: window.until },
+    },
+    groupBy: 'channel_id',
+    fields: [],
+  });
+  let own = 0;
+  const channels: { channel: string; clicks: number }[] = [];
+  for (const { key, count } of groups) {
+    if (typeof key !== 'string') own += count;
+    else channels.push({ channel: (await deps.reads.get<ChannelDoc>(CHANNELS, key))?.name ?? key, clicks: count });
+  }
+  channels.sort((a, b) => b.clicks - a.clicks || a.channel.localeCompare(b.channel, 'pt-BR'));
+  return [{ channel: null, clicks: own }, ...channels];
+}
+
 export function portalPages(deps: QueryDeps, links: PortalLinks) {
   const notFound = (s: PortalSession): PortalPage => ({
     status: 404,
@@ -126,7 +154,10 @@ export function portalPages(deps: QueryDeps, links: PortalLinks) {
   async function overview(s: PortalSession): Promise<PortalPage> {
     const catalog = s.has('catalog') ? await catalogInsights(deps, s.tenant) : null;
     const now = deps.clock.now();
-    const daily = s.has('reports') ? await dailyInsights(deps, s.tenant, resolveWindow({}, now)) : null;
+    const window = resolveWindow({}, now);
+    const daily = s.has('reports')
+      ? { ...(await dailyInsights(deps, s.tenant, window)), channels: await clicksByChannel(deps, s.tenant, window) }
+      : null;
     const balance = s.has('reports')
       ? answerBalance(await balanceBefore(deps.reads, { tenant: s.tenant }, now.toISOString()))
       : null;

@@ -204,6 +204,9 @@ export type DayFigures = {
   known_expected_commission_cents: BigCents;
 };
 
+/** The clicks of the window through one channel (`channel`: its name), or the service's own pages (null). */
+export type ChannelClicks = { channel: string | null; clicks: number };
+
 function statesList(links: PortalLinks, states: Record<ProductState, number>): string {
   return (
     '<ul class="states">' +
@@ -257,7 +260,7 @@ export function overviewPage(
   links: PortalLinks,
   who: SessionView,
   catalog: CatalogHealth | null,
-  daily: { days: DayFigures[]; totals: Omit<DayFigures, 'date'> } | null,
+  daily: { days: DayFigures[]; totals: Omit<DayFigures, 'date'>; channels: ChannelClicks[] } | null,
   balance: BalanceView | null,
 ): string {
   const health = catalog
@@ -295,7 +298,16 @@ export function overviewPage(
       '<th scope="col" class="n">Líquido</th><th scope="col" class="n">Comissão esperada</th></tr></thead>' +
       `<tbody>${rows}</tbody><tfoot><tr><th scope="row">Total</th><td class="n">${t.clicks}</td><td class="n">${t.orders}</td>` +
       `<td class="n">${esc(bigMoney(t.net_cents))}</td><td class="n">${esc(bigMoney(t.known_expected_commission_cents))}</td></tr></tfoot>` +
-      '</table></div></section>';
+      '</table></div>' +
+      `${scrollable('Cliques por canal')}<table><caption>Cliques por canal (as páginas do serviço e cada canal que publica suas ofertas)</caption>` +
+      '<thead><tr><th scope="col">Canal</th><th scope="col" class="n">Cliques</th></tr></thead><tbody>' +
+      daily.channels
+        .map(
+          (c) =>
+            `<tr><th scope="row">${c.channel === null ? 'Páginas do serviço' : esc(c.channel)}</th><td class="n">${c.clicks}</td></tr>`,
+        )
+        .join('') +
+      '</tbody></table></div></section>';
   }
   const statement = balance
     ? `<section class="panel"><h2>Saldo do extrato</h2><p>${esc(balanceText(balance))}.</p>` +

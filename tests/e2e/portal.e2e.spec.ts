@@ -2,13 +2,14 @@
  * The partner portal over HTTP (PORTAL.md "The portal"): sign-in into a server-side session (cookie attributes, a
  * wrong, revoked or malformed key answers 401 with no cookie, the brake of 10 sign-ins a minute per address), the
  * origin check of form posts, the end of a session (sign-out, key revoked, 12 h by the service clock), what a session
- * sees (its partner and environment only: 404 elsewhere), the pages' numbers (the `/v1` reads), escaping and the
- * security headers.
+ * sees (its partner and environment only: 404 elsewhere), the pages' numbers (the `/v1` reads), the clicks per
+ * channel (FEEDS.md), escaping and the security headers.
  */
 import { expect } from 'chai';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { HOUR, paidBody, publish, putProduct, registerStore, sandboxClick } from './commerce-support.js';
-import { getFrom, rootOf, type RawAnswer } from './shopper-support.js';
+import { getFrom, rootOf, settle, type RawAnswer } from './shopper-support.js';
+import { feed, newChannel, tsvRows, type Channel } from './feeds-support.js';
 import { until } from '../support/deadline.js';
 
 describe('partner portal over HTTP: /portal', function () {
@@ -311,6 +312,56 @@ describe('partner portal over HTTP: /portal', function () {
     expect(r.text.match(/<svg class="chart"/g)).to.have.length(4);
     expect(r.text.match(/<tbody>.*?<\/tbody>/s)?.[0].match(/<tr>/g)).to.have.length(daily.days.length);
     expect(r.text).to.include('1 cliques');
+  });
+
+  it("counts the window's clicks per channel: the service's own pages and each channel by its name (escaped), the partner's only", async () => {
+    const mine = await newChannel(t, 'Comparador <b>Já</b>');
+    const theirs = await newChannel(t, 'Canal do outro');
+    await publish(t, other, 'live', 'loja-o', 'sku-o');
+    await settle(t);
+    const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, site());
+    /** The `buy_url` of the offer of `sku`, as the channel's full feed links it. */
+    const buyUrl = async (channel: Channel, sku: string): Promise<string> => {
+      const rows = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text);
+      const row = rows.find((r) => r.link.includes(`/${sku}?`));
+      expect(row, `${sku} in the feed`).to.not.equal(undefined);
+      const offer = await getFrom(local(row!.link), '127.0.4.1', { Accept: 'application/json' });
+      expect(offer.status, offer.text).to.equal(200);
+      return local((JSON.parse(offer.text) as { buy_url: string }).buy_url);
+    };
+    const mineBuy = await buyUrl(mine, 'sku-1');
+    expect(mineBuy).to.contain(`?canal=${mine.channel_id}`);
+    for (const from of ['127.0.4.2', '127.0.4.3']) expect((await getFrom(mineBuy, from)).status).to.equal(302);
+    expect((await getFrom(mineBuy.split('?')[0], '127.0.4.4')).status).to.equal(302); // a direct click
+    expect((await getFrom(await buyUrl(theirs, 'sku-o'), '127.0.4.5')).status).to.equal(302);
+    await settle(t);
+    t.clock.set(new Date(T0 + HOUR)); // the clicks at T0 inside the window [now − 30 days, now)
+
+    const table = async (key: string): Promise<string[][]> => {
+      const r = await page('/portal', await signIn(key));
+      expect(r.status).to.equal(200);
+      const found = /<caption>Cliques por canal.*?<tbody>(.*?)<\/tbody>/s.exec(r.text);
+      expect(found, 'the clicks per channel table').to.not.equal(null);
+      return [...found![1].matchAll(/<tr><th scope="row">(.*?)<\/th><td class="n">([0-9]+)<\/td><\/tr>/g)].map((m) => [
+        m[1],
+        m[2],
+      ]);
+    };
+    expect(await table(hub.key)).to.deep.equal([
+      ['Páginas do serviço', '1'],
+      ['Comparador &lt;b&gt;Já&lt;/b&gt;', '2'],
+    ]);
+    expect(await table(other.key)).to.deep.equal([
+      ['Páginas do serviço', '0'],
+      ['Canal do outro', '1'],
+    ]);
+    // The same clicks as the window's total; the partner's click list keeps the PartnerClick shape.
+    const daily = (await hub.api.get('/insights/daily')).body as { totals: { clicks: number } };
+    expect(daily.totals.clicks).to.equal(3);
+    const clicks = (await hub.api.get('/clicks')).body.data as Record<string, unknown>[];
+    expect(clicks).to.have.length(3);
+    for (const c of clicks)
+      expect(Object.keys(c).sort()).to.deep.equal(['click_id', 'occurred_at', 'price_cents', 'sku', 'store_id']);
   });
 
   it("shows the statement's balance (GET /v1/statement) and the closed months with their CSV, byte for byte", async () => {

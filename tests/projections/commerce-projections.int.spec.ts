@@ -51,7 +51,7 @@ describe('commerce projections (SQLite read store, projection runner)', () => {
     await spec.close();
   });
 
-  it('keeps the click as GET /clicks lists it', async () => {
+  it('keeps the click as GET /clicks lists it, and its channel (none here)', async () => {
     await spec.thenDocuments(CLICKS, [
       {
         _id: clickDocId(tenant, CLICK_ID),
@@ -62,6 +62,7 @@ describe('commerce projections (SQLite read store, projection runner)', () => {
         sku: 'sku-a',
         price_cents: 1000,
         occurred_at: click.occurred_at,
+        channel_id: null,
         position: 1,
       },
     ]);
