@@ -220,7 +220,11 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
     expect(await page.textContent('h1')).to.equal('Visão geral');
     expect(await page.textContent('header')).to.contain('Casa & Cozinha <Hub>');
     expect(await page.locator('svg.chart').count()).to.equal(4);
-    expect(await page.locator('table tbody tr').count()).to.equal(31); // the window touches 31 UTC dates
+    // the window touches 31 UTC dates
+    expect(await page.locator('[aria-label="Números por dia"] tbody tr').count()).to.equal(31);
+    const channels = page.locator('[aria-label="Cliques por canal"] tbody tr');
+    expect(await channels.count()).to.equal(1); // no channel link was followed: the service's own pages only
+    expect(await channels.first().textContent()).to.match(/^Páginas do serviço[0-9]+$/);
     await check(page, 'visao-geral');
     if (SCREENSHOTS) {
       await page.setViewportSize({ width: 1280, height: 900 });
