@@ -46,8 +46,10 @@ export function createAdminApi(options: AdminOptions): Koa {
   const router = new Router({ prefix: '/admin/v1' });
   app.use(adminEnvelope(options));
 
+  // An operator's action is answered once the read models show it (a revoked key is refused from the next request
+  // on); the bound only keeps a stalled projection from holding the call for ever.
   const settle = async (position: number | undefined) => {
-    if (position !== undefined) await options.waitForPosition(position, 10_000);
+    if (position !== undefined) await options.waitForPosition(position, 30_000);
   };
   const meta = (ctx: Koa.Context) => metadata(options.clock, undefined, ctx.state.actor as string);
 
