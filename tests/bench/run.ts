@@ -12,7 +12,8 @@
  * Prints a table and writes it to .bench/bench.json and .bench/bench.md (tests/support/bench-results.ts). BENCH_SECONDS scales the measuring phases (default 8);
  * BENCH_CONNECTIONS sets the connections of the closed loop (default 64); BENCH_PROFILE=<file.cpuprofile> saves a CPU
  * profile of the service process during the first gateway round of (a); BENCH_ONLY=a runs phase (a) alone (no report
- * written), for quick comparisons while tuning.
+ * written), for quick comparisons while tuning, and prints the CPU per write of each thread by name (Linux: the
+ * service's threads are `pc-…`, the event loop and Node's own helpers `node`), to tell which stage a change moved.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,6 +54,8 @@ interface Figure {
   cpuUs?: number;
   /** CPU time of this process's main thread (the event loop: the stage that bounds the rate) per 2xx answer (Linux). */
   mainCpuUs?: number;
+  /** CPU time per 2xx answer by thread name (Linux; the service's threads name themselves `pc-…`). */
+  threadsCpuUs?: Record<string, number>;
   /** CPU time of the load generator per 2xx answer. */
   loadCpuUs: number;
   p50: number;
@@ -86,19 +89,57 @@ function mainThreadCpuUs(): number {
   }
 }
 
-/** Runs a load and adds the CPU time this process (and its main thread) spent per answer. */
+/** CPU microseconds used so far by each of this process's threads, summed by thread name (Linux /proc; empty elsewhere). */
+function threadsCpuUs(): Map<string, number> {
+  const byName = new Map<string, number>();
+  try {
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+      try {
+        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const us = ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+        byName.set(name, (byName.get(name) ?? 0) + us);
+      } catch {
+        /* the thread ended between the listing and the read */
+      }
+    }
+  } catch {
+    /* not Linux */
+  }
+  return byName;
+}
+
+/**
+ * Runs a load and adds the CPU time this process (its main thread, each named thread) spent per answer. A thread that
+ * ended during the load is not counted by name (its time is still in the process's total).
+ */
 async function measured(work: () => Promise<LoadResult>): Promise<Figure> {
   const before = process.cpuUsage();
   const mainBefore = mainThreadCpuUs();
+  const threadsBefore = threadsCpuUs();
   const result = await work();
   const used = process.cpuUsage(before);
   const answers = Math.max(1, result.count);
+  const threads: Record<string, number> = {};
+  for (const [name, us] of threadsCpuUs()) {
+    const spent = (us - (threadsBefore.get(name) ?? 0)) / answers;
+    if (spent > 0) threads[name] = spent;
+  }
   return {
     ...summarize(result),
     cpuUs: (used.user + used.system) / answers,
     mainCpuUs: (mainThreadCpuUs() - mainBefore) / answers,
+    threadsCpuUs: threads,
   };
 }
+
+/** `name µs` of each thread's CPU per answer, the busiest first. */
+const threadsLine = (f: Figure): string =>
+  Object.entries(f.threadsCpuUs ?? {})
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${f1(us)}`)
+    .join(', ');
 
 /** The round with the median rate. */
 function median(figures: Figure[]): Figure {
@@ -256,7 +297,8 @@ async function main(): Promise<void> {
     if (process.env.BENCH_ONLY === 'a') {
       process.stdout.write(
         `\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
-          `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n`,
+          `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n` +
+          `a) CPU per write by thread (µs): ${threadsLine(gateway)}\n`,
       );
       return;
     }
