@@ -14,6 +14,7 @@ import type { ReadView, Where } from '../../shared-schema/ports/read-store.js';
 import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
 import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { streams } from '../../shared-schema/domain/streams.js';
+import { PeriodicScan } from './periodic-scan.js';
 import { RECHECK_ACCEPTED_MS, RECHECK_REJECTED_MS, type CoverTrigger, type CoverWork } from './cover-work.js';
 
 export const UNCHECKED_AFTER_MS = 10 * 60 * 1000;
@@ -29,45 +30,13 @@ export interface RecheckOptions {
   onError?: (err: unknown) => void;
 }
 
-export class CoverRecheckScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private tail: Promise<number> = Promise.resolve(0);
-  private queued: Promise<number> | null = null;
-
-  constructor(private readonly options: RecheckOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
-    this.timer.unref();
+export class CoverRecheckScheduler extends PeriodicScan<number> {
+  constructor(private readonly options: RecheckOptions) {
+    super(options.intervalMs, 0, options.onError);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.tail;
-  }
-
-  /**
-   * Runs one scan after the current one (calls while one waits share it) and resolves, once the checks it started
-   * have run, with the highest log position they appended (0 when none).
-   */
-  scan(): Promise<number> {
-    if (this.queued) return this.queued;
-    const run = this.tail
-      .then(() => {
-        this.queued = null;
-        return this.scanOnce();
-      })
-      .catch((err: unknown) => {
-        this.options.onError?.(err);
-        return 0;
-      });
-    this.queued = run;
-    this.tail = run;
-    return run;
-  }
-
-  private async scanOnce(): Promise<number> {
+  /** Resolves, once the checks the scan started have run, with the highest log position they appended (0 when none). */
+  protected async scanOnce(): Promise<number> {
     const now = this.options.clock.now().getTime();
     const before = (ms: number) => new Date(now - ms).toISOString();
     const due: [Where, CoverTrigger][] = [

@@ -14,6 +14,7 @@ import type { ReadView, Scalar } from '../../shared-schema/ports/read-store.js';
 import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { lapseFreshness } from '../services/products.js';
+import { PeriodicScan } from './periodic-scan.js';
 
 export const FRESHNESS_ACTOR = 'system:freshness';
 
@@ -31,49 +32,18 @@ export interface FreshnessOptions {
   onError?: (err: unknown, sku?: string) => void;
 }
 
-export class FreshnessReactor {
-  private timer: NodeJS.Timeout | null = null;
-  private tail: Promise<number> = Promise.resolve(0);
-  private queued: Promise<number> | null = null;
-  private stopped = false;
-
-  constructor(private readonly options: FreshnessOptions) {}
+export class FreshnessReactor extends PeriodicScan<number> {
+  constructor(private readonly options: FreshnessOptions) {
+    super(options.intervalMs, 0, (err) => options.onError?.(err));
+  }
 
   /** Scans once now (what came due while the service was down), then every `intervalMs`. */
-  start(): void {
+  override start(): void {
     void this.scan();
-    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
-    this.timer.unref();
+    super.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.tail;
-  }
-
-  /**
-   * Runs one scan after the current one (calls while one waits share it) and resolves with the highest log position
-   * it appended (0 when none).
-   */
-  scan(): Promise<number> {
-    if (this.queued) return this.queued;
-    const run = this.tail
-      .then(() => {
-        this.queued = null;
-        return this.stopped ? 0 : this.scanOnce();
-      })
-      .catch((err: unknown) => {
-        this.options.onError?.(err);
-        return 0;
-      });
-    this.queued = run;
-    this.tail = run;
-    return run;
-  }
-
-  private async scanOnce(): Promise<number> {
+  protected async scanOnce(): Promise<number> {
     const { deps, reads, clock } = this.options;
     const batch = this.options.batch ?? 500;
     const concurrency = Math.max(1, this.options.concurrency ?? 8);

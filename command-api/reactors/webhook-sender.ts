@@ -27,6 +27,7 @@ import {
   type WebhookDoc,
 } from '../../shared-schema/read-models/webhooks.js';
 import { webhookSignature, type WebhookKey } from '../../shared-schema/domain/webhooks.js';
+import { PeriodicScan } from './periodic-scan.js';
 
 export const RETRY_FIRST_MS = 60_000;
 export const RETRY_MAX_MS = 60 * 60_000;
@@ -50,41 +51,12 @@ export interface WebhookSenderOptions {
   onError?: (err: unknown) => void;
 }
 
-export class WebhookSender {
-  private timer: NodeJS.Timeout | null = null;
-  private tail: Promise<void> = Promise.resolve();
-  private queued: Promise<void> | null = null;
-  private stopped = false;
-
-  constructor(private readonly options: WebhookSenderOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
-    this.timer.unref();
+export class WebhookSender extends PeriodicScan<void> {
+  constructor(private readonly options: WebhookSenderOptions) {
+    super(options.intervalMs, undefined, options.onError);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.tail;
-  }
-
-  /** Runs one scan after the current one (calls while one waits share it). */
-  scan(): Promise<void> {
-    if (this.queued) return this.queued;
-    const run = this.tail
-      .then(() => {
-        this.queued = null;
-        return this.stopped ? undefined : this.scanOnce();
-      })
-      .catch((err: unknown) => this.options.onError?.(err));
-    this.queued = run;
-    this.tail = run;
-    return run;
-  }
-
-  private async scanOnce(): Promise<void> {
+  protected async scanOnce(): Promise<void> {
     let after: string | undefined;
     for (;;) {
       const endpoints = await this.options.reads.find<WebhookDoc>(WEBHOOKS, {
