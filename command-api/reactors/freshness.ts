@@ -9,8 +9,7 @@
  * `lapseFreshness`). The decision, not the read model, is the guard: the append carries the stream's revision, a
  * write that came meanwhile wins, and a lapse already recorded for the write is never recorded again.
  */
-import type { Clock } from '../../shared-schema/ports/clock.js';
-import type { ReadView, Scalar } from '../../shared-schema/ports/read-store.js';
+import type { Scalar } from '../../shared-schema/ports/read-store.js';
 import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { lapseFreshness } from '../services/products.js';
@@ -19,9 +18,8 @@ import { PeriodicScan } from './periodic-scan.js';
 export const FRESHNESS_ACTOR = 'system:freshness';
 
 export interface FreshnessOptions {
+  /** Its `reads` finds the due products, its `clock` says what is due. */
   deps: CommandDeps;
-  reads: ReadView;
-  clock: Clock;
   /** Real-time period between scans. */
   intervalMs: number;
   /** Products read per page of a scan. Default 500. */
@@ -44,7 +42,8 @@ export class FreshnessReactor extends PeriodicScan<number> {
   }
 
   protected async scanOnce(): Promise<number> {
-    const { deps, reads, clock } = this.options;
+    const { deps } = this.options;
+    const { reads, clock } = deps;
     const batch = this.options.batch ?? 500;
     const concurrency = Math.max(1, this.options.concurrency ?? 8);
     const now = clock.now().toISOString();

@@ -86,8 +86,6 @@ export const coverCheckReactor: ReactorStart = async ({
 export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
   const reactor = new FreshnessReactor({
     deps,
-    reads: deps.reads,
-    clock: deps.clock,
     intervalMs: config.freshnessScanMs,
     onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
   });

@@ -95,7 +95,7 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
       repo: new AggregateRepository(new CachedAggregateStates(events)),
       publicBaseUrl: 'https://example.test',
     };
-    return new FreshnessReactor({ deps, reads, clock, intervalMs: 3_600_000, ...(batch ? { batch } : {}) });
+    return new FreshnessReactor({ deps, intervalMs: 3_600_000, ...(batch ? { batch } : {}) });
   }
   async function scan(r: FreshnessReactor): Promise<number> {
     const position = await r.scan();
