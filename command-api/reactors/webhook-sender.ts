@@ -92,16 +92,17 @@ export class WebhookSender extends PeriodicScan<void> {
     };
     const tenant = { partnerId: endpoint.partner_id, env: endpoint.env };
     const secret = this.options.key.secretFor(tenant, endpoint.endpoint_id);
-    for (let sent = 0; sent < (this.options.perScan ?? 100) && !this.stopped; sent++) {
+    if (state.retry && clock.now().getTime() < Date.parse(state.retry.next_at)) return;
+    // One read per endpoint and scan, not one per notification; a failure ends the page (the rest waits behind it).
+    const page = await reads.find<NotificationDoc>(NOTIFICATIONS, {
+      where: { partner_id: endpoint.partner_id, env: endpoint.env },
+      orderBy: [{ field: 'position' }, { field: 'seq' }],
+      after: state.after,
+      limit: this.options.perScan ?? 100,
+    });
+    for (const next of page) {
+      if (this.stopped) return;
       const now = clock.now();
-      if (state.retry && now.getTime() < Date.parse(state.retry.next_at)) return;
-      const [next] = await reads.find<NotificationDoc>(NOTIFICATIONS, {
-        where: { partner_id: endpoint.partner_id, env: endpoint.env },
-        orderBy: [{ field: 'position' }, { field: 'seq' }],
-        after: state.after,
-        limit: 1,
-      });
-      if (!next) return;
       const body = JSON.stringify(notificationView(next));
       const timestamp = Math.floor(now.getTime() / 1000);
       const result = await poster({
