@@ -106,5 +106,3 @@ function publicRoutes(deps: QueryDeps): DoorMiddleware {
   const portal = portalRoutes(deps);
   return (ctx, next) => shopper(ctx, () => feeds(ctx, () => portal(ctx, next)));
 }
-
-export { NO_QUERY } from './no-query.js';

@@ -7,7 +7,8 @@
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
-import { fieldError, invalid, type FieldError } from '../../shared-schema/contract/problems.js';
+import { fieldError, invalid } from '../../shared-schema/contract/problems.js';
+import { publicQuery } from '../../shared-schema/http/parameters.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
 import { feedOffer, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_CHANGES, type FeedChangeDoc } from '../../shared-schema/read-models/feed.js';
@@ -31,20 +32,8 @@ export const encodeChangesCursor = (deps: Pick<QueryDeps, 'cursorSecret'>, after
   encodeCursor(deps.cursorSecret, SCOPE, [after]);
 
 function parse(ctx: DoorContext, deps: QueryDeps): { after: string; limit: number } {
-  const errors: FieldError[] = [];
-  for (const k of Object.keys(ctx.query))
-    if (k !== 'cursor' && k !== 'limit')
-      errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of the changes feed.`));
-  const one = (name: string): string | undefined => {
-    const v = ctx.query[name];
-    if (!Array.isArray(v)) return v;
-    errors.push(fieldError(name, 'invalid', `Send \`${name}\` once.`));
-    return undefined;
-  };
-  const rawLimit = one('limit');
-  const limit = rawLimit === undefined ? DEFAULT_CHANGES_LIMIT : /^[0-9]{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-  if (!(limit >= 1 && limit <= MAX_CHANGES_LIMIT))
-    errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_CHANGES_LIMIT}.`));
+  const { errors, one, limit: limitOf } = publicQuery(ctx.query, ['cursor', 'limit'], 'the changes feed');
+  const limit = limitOf(DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT);
   const cursor = one('cursor');
   let after = '';
   if (cursor !== undefined) {

@@ -7,17 +7,12 @@
  * shared-schema/shopper/search-policy.ts.
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import {
-  fieldError,
-  invalid,
-  invalidField,
-  ProblemError,
-  type FieldError,
-} from '../../shared-schema/contract/problems.js';
+import { fieldError, invalid, invalidField, ProblemError } from '../../shared-schema/contract/problems.js';
 import { TextSearchUnavailable, textWords } from '../../shared-schema/ports/text-search.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import type { ProductView, SearchPage } from '../../shared-schema/shopper/search-view.js';
 import { searchHere } from './product-search.js';
+import { publicQuery } from '../../shared-schema/http/parameters.js';
 import { publicBrake } from '../../shared-schema/http/minute-brake.js';
 import type { QueryDeps } from '../app.js';
 
@@ -27,27 +22,14 @@ export const MAX_SEARCH_LIMIT = 50;
 
 export type SearchParams = { q: string; words: string[]; limit: number; offset: number };
 
-function one(ctx: DoorContext, name: string, errors: FieldError[]): string | undefined {
-  const v = ctx.query[name];
-  if (Array.isArray(v)) {
-    errors.push(fieldError(name, 'invalid', `Send \`${name}\` once.`));
-    return undefined;
-  }
-  return v;
-}
-
 function cursorScope(words: readonly string[]): CursorScope {
   return { tenant: { env: 'live', partnerId: 'public' }, list: 'shopper-search', filters: { q: words.join(' ') } };
 }
 
 /** The search's parameters, or a 422 listing every bad one. */
 export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
-  const errors: FieldError[] = [];
-  for (const k of Object.keys(ctx.query)) {
-    if (k !== 'q' && k !== 'limit' && k !== 'cursor')
-      errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of this search.`));
-  }
-  const rawQ = one(ctx, 'q', errors);
+  const { errors, one, limit: limitOf } = publicQuery(ctx.query, ['q', 'limit', 'cursor'], 'this search');
+  const rawQ = one('q');
   const q = rawQ?.trim() ?? '';
   let words: string[] = [];
   if (rawQ === undefined) errors.push(fieldError('q', 'required', 'Send `q`, the words to search for.'));
@@ -56,14 +38,8 @@ export function parseSearch(ctx: DoorContext, deps: QueryDeps): SearchParams {
   else if ([...q].length > MAX_Q_LENGTH)
     errors.push(fieldError('q', 'too_long', `\`q\` takes at most ${MAX_Q_LENGTH} characters.`));
   else words = textWords(q);
-  const rawLimit = one(ctx, 'limit', errors);
-  let limit = DEFAULT_SEARCH_LIMIT;
-  if (rawLimit !== undefined) {
-    limit = /^[0-9]{1,3}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!(limit >= 1 && limit <= MAX_SEARCH_LIMIT))
-      errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${MAX_SEARCH_LIMIT}.`));
-  }
-  const cursor = one(ctx, 'cursor', errors);
+  const limit = limitOf(DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+  const cursor = one('cursor');
   if (errors.length > 0) throw invalid(errors);
   let offset = 0;
   if (cursor !== undefined)

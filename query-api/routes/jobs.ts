@@ -2,7 +2,8 @@
 import { callerOf } from '../../shared-schema/http/context.js';
 import type { JobView } from '../../shared-schema/contract/job-view.js';
 import { JOBS, jobDocId, type JobDoc } from '../../shared-schema/read-models/jobs.js';
-import { NO_QUERY, type ReadRoute } from '../app.js';
+import type { ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
 import { notFoundHere } from '../not-found.js';
 
 export const jobsReadRoutes: readonly ReadRoute[] = [

@@ -8,7 +8,8 @@ import {
   type WebhookDeliveryDoc,
   type WebhookDoc,
 } from '../../shared-schema/read-models/webhooks.js';
-import { NO_QUERY, type ReadRoute } from '../app.js';
+import type { ReadRoute } from '../app.js';
+import { NO_QUERY } from '../no-query.js';
 
 export const webhookReadRoutes: readonly ReadRoute[] = [
   {

@@ -26,3 +26,34 @@ export function writeQueryErrors(query: Record<string, unknown>): FieldError[] {
     fieldError(name, 'unknown_field', `${name} is not a parameter of this route`),
   );
 }
+
+/**
+ * The query of a public GET outside `/v1` (the shopper search, the changes feed): every name outside `allowed` is
+ * `unknown_field`; `one` reads a parameter sent at most once (twice is `invalid`); `limit` reads an integer from 1 to
+ * `max`. Each adds its failures to `errors`, so the caller answers one 422 listing them all.
+ */
+export function publicQuery(
+  query: Record<string, string | string[] | undefined>,
+  allowed: readonly string[],
+  of: string,
+) {
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(query))
+    if (!allowed.includes(k)) errors.push(fieldError(k, 'unknown_field', `\`${k}\` is not a parameter of ${of}.`));
+  const one = (name: string): string | undefined => {
+    const v = query[name];
+    if (!Array.isArray(v)) return v;
+    errors.push(fieldError(name, 'invalid', `Send \`${name}\` once.`));
+    return undefined;
+  };
+  const limit = (fallback: number, max: number): number => {
+    const raw = one('limit');
+    if (raw === undefined) return fallback;
+    // Four digits at most: no limit reaches 10000, and a longer string is never turned into a number.
+    const n = /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+    if (!(n >= 1 && n <= max))
+      errors.push(fieldError('limit', 'out_of_range', `\`limit\` is an integer from 1 to ${max}.`));
+    return n;
+  };
+  return { errors, one, limit };
+}

@@ -20,7 +20,7 @@ import type { JsonSchema } from '../../shared-schema/contract/schemas/common.js'
 import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/contract/schemas/catalog.js';
 import * as commerce from '../../shared-schema/contract/schemas/commerce.js';
 import { WebhookInput } from '../../shared-schema/contract/schemas/webhooks.js';
-import { NO_QUERY } from '../../query-api/app.js';
+import { NO_QUERY } from '../../query-api/no-query.js';
 import { publicDocuments } from '../../infra/http/public-documents.js';
 
 type Obj = Record<string, any>;
