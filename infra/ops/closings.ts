@@ -48,7 +48,7 @@ export interface ClosingVerifyReport {
 }
 
 /** 422 on every bad field of a partner, environment and period. */
-export function closingTarget(raw: { partner_id?: unknown; env?: unknown; period?: unknown }): {
+function closingTarget(raw: { partner_id?: unknown; env?: unknown; period?: unknown }): {
   tenant: Tenant;
   period: string;
 } {
@@ -118,11 +118,7 @@ const onlyTenant = (tenant: Tenant): Projector => ({
     belongsTo(event, tenant.partnerId, tenant.env) ? ledgerProjector.apply(event, tx) : Promise.resolve(),
 });
 
-export async function verifyClosing(
-  deps: ClosingVerifyDeps,
-  tenant: Tenant,
-  period: string,
-): Promise<ClosingVerifyReport> {
+async function verifyClosing(deps: ClosingVerifyDeps, tenant: Tenant, period: string): Promise<ClosingVerifyReport> {
   mustBeClosed(period, deps.now());
   const head = await deps.events.headPosition();
   // What the service serves must include everything recorded so far (the closed period's events are all in it).

@@ -254,7 +254,7 @@ function toEntry(input: HistoryInput, at: Date): HistoryEntry {
 }
 
 /** References from the route params, then (writes) from the body's top-level reference fields, then a job id answered. */
-export function referencesOf(request: CompletedRequest): HistoryRefs {
+function referencesOf(request: CompletedRequest): HistoryRefs {
   const refs: HistoryRefs = {};
   for (const f of REFERENCE_FIELDS) {
     const fromParam = request.params[f];
@@ -281,7 +281,7 @@ function cleanRefs(refs: HistoryRefs): HistoryRefs {
   return out;
 }
 
-export function fieldNames(body: unknown): string[] {
+function fieldNames(body: unknown): string[] {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
   return Object.keys(body);
 }

@@ -510,7 +510,7 @@ export async function startNats(
 }
 
 /** A nats-server is ready when a client connection on `port` gets its INFO line. */
-export function natsGreets(port: number): Promise<boolean> {
+function natsGreets(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.createConnection({ host: LOOPBACK, port });
     const done = (ok: boolean) => {

@@ -13,7 +13,7 @@ const BEGIN = '<!-- settings: generated from SETTINGS in infra/wiring/config.ts 
 const END = '<!-- settings: end -->';
 
 /** The Markdown table of every setting, one row per variable, in the order of SETTINGS. */
-export function settingsTable(): string {
+function settingsTable(): string {
   const rows = Object.entries(SETTINGS as Record<string, Setting<unknown, unknown>>).map(([variable, s]) =>
     [`\`${variable}\``, s.shown ?? shownValue(s.fallback), s.kind.values, s.readBy.join(', '), s.meaning]
       .map((cell) => cell.replaceAll('|', '\\|'))

@@ -1,7 +1,7 @@
 /**
  * Secrets of a deployment that may be generated: the configured value, else one generated once into a file of
- * DATA_DIR (mode 0600) that every later start, and every process sharing DATA_DIR, reads. The admin token
- * (DATA_DIR/admin-token) and the cursor secret (DATA_DIR/cursor-secret) are made this way.
+ * DATA_DIR (mode 0600) that every later start, and every process sharing DATA_DIR, reads. The files are named in
+ * SECRET_FILES.
  *
  * Several processes may start at once (two query-api replicas): the value is written to a file of its own, then
  * linked to the final name, which fails when the name exists. A process therefore either publishes a whole file
@@ -11,7 +11,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CursorSecret } from '../../shared-schema/http/pagination.js';
+import { WebhookKey } from '../../shared-schema/domain/webhooks.js';
 import type { Config } from './config.js';
+
+/** The file of DATA_DIR each generated secret is kept in (`ops backup` copies them all). */
+export const SECRET_FILES = {
+  adminToken: 'admin-token',
+  cursorSecret: 'cursor-secret',
+  webhookKey: 'webhook-key',
+} as const;
 
 export function dataDirSecret(dataDir: string, file: string, configured?: string): string {
   if (configured) return configured;
@@ -49,11 +57,11 @@ function readSecret(target: string): string | undefined {
 }
 
 /** Where the generated admin token is kept when ADMIN_TOKEN is not set. */
-export const adminTokenFile = (config: Config): string => path.join(config.dataDir, 'admin-token');
+export const adminTokenFile = (config: Config): string => path.join(config.dataDir, SECRET_FILES.adminToken);
 
 /** The admin token: ADMIN_TOKEN, or one generated once and kept in DATA_DIR/admin-token (mode 0600). */
 export function resolveAdminToken(config: Config): string {
-  return dataDirSecret(config.dataDir, 'admin-token', config.adminToken);
+  return dataDirSecret(config.dataDir, SECRET_FILES.adminToken, config.adminToken);
 }
 
 /**
@@ -61,5 +69,13 @@ export function resolveAdminToken(config: Config): string {
  * DATA_DIR/cursor-secret (mode 0600). Every query door sharing DATA_DIR signs and checks with the same one.
  */
 export function resolveCursorSecret(config: Config): CursorSecret {
-  return new CursorSecret(dataDirSecret(config.dataDir, 'cursor-secret', config.cursorSecret));
+  return new CursorSecret(dataDirSecret(config.dataDir, SECRET_FILES.cursorSecret, config.cursorSecret));
+}
+
+/**
+ * The key partners' webhook signing secrets are derived from: WEBHOOK_KEY, or one generated once and kept in
+ * DATA_DIR/webhook-key (mode 0600).
+ */
+export function resolveWebhookKey(config: Config): WebhookKey {
+  return new WebhookKey(dataDirSecret(config.dataDir, SECRET_FILES.webhookKey, config.webhookKey));
 }

@@ -16,8 +16,7 @@ import { commandDoor } from '../../command-api/app.js';
 import { WRITE_ROUTES } from '../../command-api/write-routes.js';
 import { READ_ROUTES } from '../../query-api/read-routes.js';
 import { API_ROUTES } from './api-routes.js';
-import { WebhookKey } from '../../shared-schema/domain/webhooks.js';
-import { dataDirSecret, resolveCursorSecret } from './data-dir-secret.js';
+import { resolveCursorSecret, resolveWebhookKey } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps } from '../../query-api/app.js';
 import { limitInFlight, searchHere } from '../../query-api/public/product-search.js';
@@ -103,7 +102,7 @@ export function commandDeps(parts: DoorParts): CommandDeps {
     clock,
     repo: new AggregateRepository(new CachedAggregateStates(events)),
     publicBaseUrl: config.publicBaseUrl,
-    webhookKey: new WebhookKey(dataDirSecret(config.dataDir, 'webhook-key', config.webhookKey)),
+    webhookKey: resolveWebhookKey(config),
   };
 }
 

@@ -30,7 +30,7 @@ export function listenFailureLine(err: unknown, config: Pick<Config, 'port' | 'a
 }
 
 /** The test-only cover settings (DECISIONS "Operator surface") that are on, by their variable's name. */
-export function testOnlyCoverSettings(config: Pick<Config, 'coverFetch'>): string[] {
+function testOnlyCoverSettings(config: Pick<Config, 'coverFetch'>): string[] {
   const { hostMap, allowPrivate, ca } = config.coverFetch;
   return [
     hostMap !== undefined && 'COVER_FETCH_HOSTS',

@@ -70,7 +70,7 @@ export const sqliteFiles = (config: Config): { events: string; reads: string } =
  * `log` hears every dropped EventStoreDB subscription connection (a warning per attempt to resubscribe); errors that
  * are not a lost connection end the subscription, and its consumer reports them (e.g. 'projection stopped').
  */
-export async function openEventStore(
+async function openEventStore(
   config: Config,
   mode: StoreMode,
   log?: Pick<Logger, 'warn'>,
@@ -102,7 +102,7 @@ export async function openEventStore(
  * loss can only take it back to an earlier checkpoint, from which the log replays. The log keeps SQLITE_SYNCHRONOUS.
  * `yieldWhenBusy`: another thread of this process writes the SQLite file too (adapters/sqlite/read-store.ts).
  */
-export async function openReadStore(
+async function openReadStore(
   config: Config,
   mode: StoreMode,
   clock: Clock,

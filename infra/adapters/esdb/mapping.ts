@@ -80,7 +80,7 @@ export function numberToPosition(position: number): Position {
 /** gRPC reports "unknown" as the largest unsigned 64-bit value (older servers on stream reads). */
 const NO_POSITION = (1n << 64n) - 1n;
 
-export function bigintToNumber(value: bigint, what: string): number {
+function bigintToNumber(value: bigint, what: string): number {
   if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError(`EventStoreDB ${what} ${value} does not fit the port's numbers (0..2^53-1)`);
   }

@@ -74,7 +74,7 @@ const OPS = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte', in: '$in', ne: '$n
  * else is refused with a TypeError: an object such as `{"$ne": null}` or `{"$regex": …}` placed as a query value
  * would be read by MongoDB as an operator, an array as "any element equals".
  */
-export function scalarValue(value: unknown, what: string): Scalar {
+function scalarValue(value: unknown, what: string): Scalar {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new RangeError(`${what}: ${value} is not a JSON number`);
@@ -290,7 +290,7 @@ function plainValue(value: unknown): unknown {
 }
 
 /** A group key of `sum` as the port's Scalar. */
-export function toScalar(value: unknown): Scalar {
+function toScalar(value: unknown): Scalar {
   const v = plainValue(value);
   if (v === undefined) return null;
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;

@@ -76,7 +76,7 @@ export interface MongoReadStoreOptions {
 }
 
 /** Whether the driver labelled this error as worth retrying the whole transaction for. */
-export function isTransientTransactionError(err: unknown): boolean {
+function isTransientTransactionError(err: unknown): boolean {
   return err instanceof MongoError && err.hasErrorLabel('TransientTransactionError');
 }
 

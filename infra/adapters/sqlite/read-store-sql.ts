@@ -22,7 +22,7 @@ export interface Fragment {
   params: Bind[];
 }
 
-export function checkCollection(name: string): string {
+function checkCollection(name: string): string {
   if (typeof name !== 'string' || !COLLECTION_NAME.test(name)) {
     throw new RangeError(`invalid collection name ${JSON.stringify(name)} (expected ${COLLECTION_NAME})`);
   }

@@ -18,6 +18,7 @@ import {
 } from './commands.js';
 import { serviceAddress } from './service-address.js';
 import { printed } from './tables.js';
+import { SECRET_FILES } from '../../wiring/data-dir-secret.js';
 
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -230,7 +231,7 @@ export function planRequest(args: readonly string[]): AdminRequest {
 /** ADMIN_TOKEN, else the file the service keeps in DATA_DIR. */
 export function adminToken(env: NodeJS.ProcessEnv): string {
   if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
-  const file = path.join(path.resolve(env.DATA_DIR || 'data'), 'admin-token');
+  const file = path.join(path.resolve(env.DATA_DIR || 'data'), SECRET_FILES.adminToken);
   try {
     const token = fs.readFileSync(file, 'utf8').trim();
     if (token) return token;

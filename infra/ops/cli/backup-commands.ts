@@ -21,10 +21,11 @@ import { UsageError, parseArgs } from './commands.js';
 import { printed } from './tables.js';
 import type { Output } from './admin-requests.js';
 import { makePrivate, PRIVATE_FILE_MODE } from '../../adapters/sqlite/private-file.js';
+import { SECRET_FILES } from '../../wiring/data-dir-secret.js';
 
 /** Read models and history first, the log last (see the file's comment). */
 const DATABASES = ['read.db', 'history.db', 'events.db'] as const;
-const SECRETS = ['admin-token', 'cursor-secret', 'webhook-key'] as const;
+const SECRETS = Object.values(SECRET_FILES);
 
 class BackupError extends Error {}
 

@@ -338,7 +338,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The names close to `word` (a typo away, or `word` a prefix of them), nearest first; [] when none is. */
-export function nearMisses(word: string, names: readonly string[]): string[] {
+function nearMisses(word: string, names: readonly string[]): string[] {
   const scored = names
     .map((name) => ({ name, d: name.startsWith(word) && word.length >= 2 ? 0 : distance(word, name) }))
     .filter((s) => s.d <= Math.max(2, Math.floor(word.length / 3)));

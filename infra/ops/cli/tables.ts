@@ -99,7 +99,7 @@ function listTable(name: string, rows: readonly Row[]): string {
 }
 
 /** The answer for a person (see the file's comment); ends with a newline. */
-export function humanText(body: unknown): string {
+function humanText(body: unknown): string {
   if (body === null || typeof body !== 'object') return `${cell(body, Infinity)}\n`;
   if (isRowList(body)) return `${listTable('rows', body)}\n`;
   const entries = Object.entries(body as Row);

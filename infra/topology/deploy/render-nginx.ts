@@ -26,7 +26,7 @@ export function templatePath(): string {
 
 const SAFE = /^[A-Za-z0-9_.:/[\]@%+~-]+$/;
 
-export function upstreamEntries(addresses: readonly string[]): string {
+function upstreamEntries(addresses: readonly string[]): string {
   if (addresses.length === 0) throw new Error('an upstream needs at least one server');
   return addresses.map((a) => `server ${safe(a, 'upstream address')};`).join(' ');
 }
