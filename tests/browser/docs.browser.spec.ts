@@ -4,42 +4,24 @@
  * reference viewer shows the contract's operations and the guide its sections, and the browser reports no violation
  * of the script policy. The policy is the service's own header, as served.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext } from 'playwright-core';
+import { BROWSER_DEADLINE_MS, launchChromium, type Browser } from '../support/chromium.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const DEADLINE_MS = 60_000;
+const DEADLINE_MS = BROWSER_DEADLINE_MS;
 
 describe('documentation pages in a browser, under a strict script policy', function () {
   this.timeout(180_000);
   let t: TestService;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: Browser | undefined;
 
   before(async () => {
     t = await startTestService();
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-chromium-docs-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: DEADLINE_MS,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
-    context.setDefaultTimeout(DEADLINE_MS);
+    browser = await launchChromium();
+    ({ context } = browser);
     // Nothing but the service may load (no CDN, no validator badge).
     await context.route('**/*', async (route) => {
       const url = route.request().url();
@@ -49,8 +31,7 @@ describe('documentation pages in a browser, under a strict script policy', funct
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    await browser?.close();
     await t?.close();
   });
 

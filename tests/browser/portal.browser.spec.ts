@@ -12,12 +12,12 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, type Browser } from '../support/chromium.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 import { makeTestImages } from '../support/test-images.js';
@@ -25,12 +25,9 @@ import { streams } from '../../shared-schema/domain/streams.js';
 import { DAY, HOUR, iso, paidBody, publish, putProduct, registerStore, sandboxClick } from '../e2e/commerce-support.js';
 import { rootOf, settle } from '../e2e/shopper-support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SCREENSHOTS = process.env.PORTAL_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'screenshots') : null;
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** A bound on a stuck run, not on a slow one. */
-const DEADLINE_MS = 60_000;
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: number };
 
@@ -62,11 +59,10 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
   let images: Awaited<ReturnType<typeof startImages>>;
   let context: BrowserContext;
   let userDataDir: string;
+  let browser: Browser | undefined;
   const T0 = Date.parse('2026-10-20T15:00:00.000Z');
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run infra/topology/scripts/install-system-deps.sh (make test does)`);
     images = await startImages();
     t = await startTestService();
     t.clock.set(new Date(T0 - 29 * DAY));
@@ -141,29 +137,11 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
     t.clock.set(new Date(T0 + 2 * HOUR));
     await settle(t);
 
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 412, height: 915 },
-      ignoreHTTPSErrors: true, // the image host's certificate comes from a throw-away test CA
-      timeout: DEADLINE_MS,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP cdn.shop.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
-    context.setDefaultTimeout(DEADLINE_MS);
+    browser = await launchChromium({ phone: true, loopbackNames: ['shop.test', 'cdn.shop.test'] });
+    ({ context, userDataDir } = browser);
   });
   after(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    await browser?.close();
     await t?.close();
     await images?.close();
   });

@@ -12,12 +12,12 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
+import { BROWSER_DEADLINE_MS, launchChromium, type Browser } from '../support/chromium.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
 import { makeTestImages } from '../support/test-images.js';
@@ -25,11 +25,9 @@ import { until } from '../support/deadline.js';
 import { registerStore } from '../e2e/commerce-support.js';
 import { offer, rootOf, settle } from '../e2e/shopper-support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SCREENSHOTS = process.env.SHOPPER_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'screenshots') : null;
-/** A bound on a stuck run, not on a slow one. */
-const DEADLINE_MS = 60_000;
+const DEADLINE_MS = BROWSER_DEADLINE_MS;
 
 /** The store's site on loopback (HTTPS, as product_url must be): product pages that show the svc_click they receive, and covers. */
 async function startStore(): Promise<{ port: number; clicks: string[]; close(): Promise<void> }> {
@@ -74,11 +72,9 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
   let other: Partner;
   let store: Awaited<ReturnType<typeof startStore>>;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: Browser | undefined;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run infra/topology/scripts/install-system-deps.sh (make test does)`);
     store = await startStore();
     t = await startTestService();
     t.clock.set(new Date('2026-06-01T12:00:00.000Z'));
@@ -124,31 +120,12 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
     });
     await settle(t);
 
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 412, height: 915 },
-      ignoreHTTPSErrors: true, // the store's certificate comes from a throw-away test CA
-      timeout: DEADLINE_MS,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // The store's names are loopback; every other name fails at once instead of being looked up.
-        '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP cdn.shop.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
-    context.setDefaultTimeout(DEADLINE_MS);
+    browser = await launchChromium({ phone: true, loopbackNames: ['shop.test', 'cdn.shop.test'] });
+    ({ context } = browser);
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    await browser?.close();
     await t?.close();
     await store?.close();
   });

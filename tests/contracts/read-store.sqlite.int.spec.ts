@@ -7,6 +7,7 @@ import { ManualClock } from '../../shared-schema/ports/clock.js';
 import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/adapters/sqlite/read-store.js';
 import { readStoreContract } from './read-store-contract.js';
 import { indexName } from '../../infra/adapters/sqlite/read-store-sql.js';
+import { until } from '../support/deadline.js';
 
 function tempDir(): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-'));
@@ -316,11 +317,7 @@ describe('SqliteReadStore', () => {
     await store.ensureCollections([{ name: 'holds', indexes: [], expires: true }]);
     await store.insertIfAbsent('holds', { _id: 'h', expires_at: '2024-06-01T12:00:05.000Z' });
     clock.advance(10_000);
-    const deadline = Date.now() + 30_000;
-    while ((await store.get('holds', 'h')) !== null) {
-      if (Date.now() > deadline) throw new Error('the expired document was not swept within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await until(async () => (await store.get('holds', 'h')) === null, 30_000, 'the expired document swept');
   });
 });
 

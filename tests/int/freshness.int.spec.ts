@@ -3,28 +3,24 @@
  * accepted product's last write once the clock is past it + 48 h, found in pages, never twice, and a write that
  * races the lapse's append wins (the decision is taken again on it, and nothing is due).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
 import { InProcessMessaging } from '../../infra/adapters/messaging/in-process.js';
 import { ProjectionRunner } from '../../projections/runner.js';
-import { productsProjector } from '../../projections/projectors/products.js';
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../../infra/adapters/event-store/cached-state.js';
+import { startProductsOnSqlite, type ProductsOnSqlite } from '../support/products-on-sqlite.js';
 import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
 import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
-import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 
 const tenant: Tenant = { env: 'live', partnerId: 'pt_F' };
 const HOUR = 3_600_000;
 
 describe('freshness reactor (SQLite stores, products projection)', () => {
-  let dir: string;
+  let products: ProductsOnSqlite;
   let inner: SqliteEventStore;
   let reads: SqliteReadStore;
   let runner: ProjectionRunner;
@@ -33,38 +29,11 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
   /** Runs once before the next append of a lapse reaches the store (a write racing it). */
   let beforeLapse: (() => Promise<void>) | null;
 
-  const now = () => clock.now().toISOString();
-  async function append(stream: string, type: string, data: Record<string, unknown>) {
-    const r = await inner.appendToStream(stream, [{ type, data, metadata: { recorded_at: now() } }]);
-    expect(await runner.waitFor(r.position, 30_000)).to.equal(true);
-  }
-  const send = (sku: string) =>
-    append(streams.product(tenant, sku), 'ProductUpserted', {
-      sku,
-      received_at: now(),
-      product: {
-        store_id: 's',
-        title: 'Title',
-        product_url: 'https://shop.test/p',
-        image_urls: [`https://shop.test/${sku}.jpg`],
-        price_cents: 1,
-        available: true,
-        updated_at: '2026-01-01T00:00:00Z',
-      },
-    });
   const patch = (sku: string) =>
-    append(streams.product(tenant, sku), 'ProductPatched', {
+    products.append(streams.product(tenant, sku), 'ProductPatched', {
       sku,
       patch: { price_cents: 2, updated_at: '2026-01-01T00:00:00Z' },
-      received_at: now(),
-    });
-  const accept = (sku: string) =>
-    append(streams.product(tenant, sku), 'CoverChecked', {
-      sku,
-      url: `https://shop.test/${sku}.jpg`,
-      ok: true,
-      reasons: [],
-      checked_at: now(),
+      received_at: products.now(),
     });
   const lapses = async (sku: string) =>
     (await inner.readStream(streams.product(tenant, sku)))
@@ -104,36 +73,23 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
   }
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'freshness-'));
-    inner = SqliteEventStore.open({ path: path.join(dir, 'events.db'), positionSpacing: SPARSE_POSITIONS });
-    reads = SqliteReadStore.open({ path: path.join(dir, 'read.db') });
-    runner = new ProjectionRunner(inner, reads, [productsProjector]);
-    await runner.start();
-    clock = new ManualClock(new Date('2026-01-02T00:00:00Z'));
+    products = await startProductsOnSqlite(tenant, 'freshness-');
+    ({ events: inner, reads, runner, clock } = products);
     messaging = new InProcessMessaging(clock);
     beforeLapse = null;
-    await append(streams.store(tenant, 's'), 'StoreRegistered', {
-      store_id: 's',
-      store: { name: 'S', cnpj: '11222333000181', website_url: 'https://shop.test', domains: ['shop.test'] },
-      registered_at: now(),
-    });
-    await append(streams.store(tenant, 's'), 'StoreApproved', { store_id: 's', domains: ['shop.test'] });
   });
   afterEach(async () => {
-    await runner.stop();
     await messaging.close();
-    await inner.close();
-    await reads.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await products.close();
   });
 
   it('records each accepted product’s lapse once the clock is past its last write + 48 h, in pages, once', async () => {
-    const written = now();
+    const written = products.now();
     for (const sku of ['a', 'b', 'c', 'd', 'e']) {
-      await send(sku);
-      await accept(sku);
+      await products.send(sku);
+      await products.cover(sku, true);
     }
-    await send('pending'); // no cover verdict: never accepted, never lapses
+    await products.send('pending'); // no cover verdict: never accepted, never lapses
     const r = reactor(2);
     clock.advance(48 * HOUR);
     expect(await scan(r), 'exactly 48 h: not yet').to.equal(0);
@@ -149,13 +105,13 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
   });
 
   it('lets a write that races the lapse win: the lapse is decided again, and the new write lapses later', async () => {
-    await send('raced');
-    await accept('raced');
+    await products.send('raced');
+    await products.cover('raced', true);
     const r = reactor();
     clock.advance(48 * HOUR + 1);
     let patchedAt = '';
     beforeLapse = async () => {
-      patchedAt = now();
+      patchedAt = products.now();
       await patch('raced');
     };
     expect(await scan(r)).to.equal(0);

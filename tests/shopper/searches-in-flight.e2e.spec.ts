@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.js';
 import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from '../e2e/shopper-support.js';
+import { until } from '../support/deadline.js';
 
 describe('shopper search: searches in flight are bounded (SEARCHES_IN_FLIGHT)', function () {
   let t: TestService;
@@ -40,10 +41,7 @@ describe('shopper search: searches in flight are bounded (SEARCHES_IN_FLIGHT)', 
     entered = 0;
     const held = [getFrom(url('/api/search'), '127.0.0.21'), getFrom(url('/busca'), '127.0.0.22')];
     // Both are in the search (the bound's two places taken) before the next one is sent.
-    for (const deadline = Date.now() + 20_000; entered < 2;) {
-      if (Date.now() > deadline) throw new Error(`only ${entered} searches reached the search`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(() => entered >= 2, 20_000, 'two searches reaching the search', 10);
     const busy = await getFrom(url('/api/search'), '127.0.0.23');
     expect(busy.status).to.equal(429);
     expect(busy.headers.get('retry-after')).to.equal('1');
