@@ -12,6 +12,8 @@
  * `/test/r/…` answers 404 to everybody: test products are served to nobody, and no test click is ever recorded by
  * a visit (test clicks come from `POST /sandbox/clicks`).
  * HEAD answers like GET without recording a click (its Location carries no svc_click); other methods 405.
+ * Every Problem it answers (404 and 429 to a JSON client, 405, a fault) is written by the doors' one error answer,
+ * handed in as `answerProblem`: the same status, headers, body and logging as any door's.
  *
  * A rate brake per client address (SHOPPER.md): at most 60 recorded clicks a minute by the service clock
  * (shared-schema/http/minute-brake.ts, shared by every process through messaging). Only a GET that would record a
@@ -29,7 +31,7 @@ import type { Logger } from 'pino';
 import { newRequestId } from '../shared-schema/domain/ids.js';
 import { tenantKey } from '../shared-schema/http/context.js';
 import { publicBrake } from '../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../shared-schema/contract/problems.js';
+import { ProblemError, methodNotAllowed } from '../shared-schema/contract/problems.js';
 import { messagePage, notFoundPage, pageLinks } from '../shared-schema/html/shopper.js';
 import { findSearchableOffer, parseOfferPath } from '../shared-schema/shopper/offer-lookup.js';
 import { activeChannel, canalOf } from '../shared-schema/feeds/channel-link.js';
@@ -67,9 +69,17 @@ export const isRedirectPath = (url: string): boolean => REDIRECT_PREFIXES.some((
 export const redirectRoute = (url: string): string =>
   url.startsWith('/test/r/') ? '/test/r/{partner}/{store}/{sku}' : '/r/{partner}/{store}/{sku}';
 
+/** Answers an error from a plain handler as every door does (infra/http/problem-answer.ts: status, headers, body, log). */
+export type ProblemWriter = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  err: unknown,
+  requestId: string,
+) => void;
+
 export interface RedirectorOptions {
-  /** Base of the problems' `type` (the API's base URL). */
-  problemBaseUrl: string;
+  /** The one error-to-problem answer of the doors: JSON refusals, 405 and faults are written through it. */
+  answerProblem: ProblemWriter;
   /** The client address the brake counts by (the same rule as the doors', which infra owns). */
   clientAddress: (req: http.IncomingMessage) => string;
   /** Told of every answer (metrics): its route pattern, method, status and time in milliseconds. */
@@ -95,18 +105,11 @@ export function createRedirector(
     problem: ProblemError,
     page: () => string,
   ): void => {
-    const head = req.method === 'HEAD';
-    const headers = { ...problem.headers, Vary: 'Accept' };
-    if (wantsJson(req)) {
-      const body = problem.toBody(options.problemBaseUrl, requestId);
-      res
-        .writeHead(problem.status, { ...headers, 'Content-Type': 'application/problem+json' })
-        .end(head ? undefined : JSON.stringify(body));
-      return;
-    }
+    res.setHeader('Vary', 'Accept');
+    if (wantsJson(req)) return options.answerProblem(req, res, problem, requestId);
     res
-      .writeHead(problem.status, { ...headers, 'Content-Type': 'text/html; charset=utf-8' })
-      .end(head ? undefined : page());
+      .writeHead(problem.status, { ...problem.headers, 'Content-Type': 'text/html; charset=utf-8' })
+      .end(req.method === 'HEAD' ? undefined : page());
   };
   const links = () => pageLinks(deps.publicBaseUrl);
   const notFound = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void =>
@@ -116,12 +119,8 @@ export function createRedirector(
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> => {
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res
-        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
-        .end('Method not allowed.\n');
-      return;
-    }
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return options.answerProblem(req, res, methodNotAllowed(req.method ?? '', 'GET, HEAD'), requestId);
     // Only the live prefix is parsed: `/test/r/…` finds nothing.
     const target = parseOfferPath((req.url ?? '').split(/[?#]/)[0], '/r');
     const found = target ? await findSearchableOffer(deps.reads, target.address, target.sku, deps.clock.now()) : null;
@@ -182,10 +181,6 @@ export function createRedirector(
         }),
       );
     }
-    handle(req, res, requestId).catch((err: unknown) => {
-      log.error({ err, request_id: requestId }, 'redirector error');
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('Internal error.\n');
-    });
+    handle(req, res, requestId).catch((err: unknown) => options.answerProblem(req, res, err, requestId));
   };
 }

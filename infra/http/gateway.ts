@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { newRequestId } from '../../shared-schema/domain/ids.js';
 import { ProblemError, titleOf } from '../../shared-schema/contract/problems.js';
+import { answerOf } from './problem-answer.js';
 import { isRedirectPath } from '../../command-api/redirector.js';
 import { isFeedPath, isPortalPath, isShopperPath } from '../../shared-schema/http/routes.js';
 
@@ -57,12 +58,11 @@ const CLIENT_ERROR_DETAILS: Record<number, string> = {
 /** The headers and body of a problem answer of `status` made before any route: those every answer carries too. */
 function gatewayProblem(status: number, problemBaseUrl: string): { headers: Record<string, string>; body: string } {
   const requestId = newRequestId();
-  const body = JSON.stringify(
-    new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]).toBody(problemBaseUrl, requestId),
-  );
+  const answer = answerOf(new ProblemError(status, [], CLIENT_ERROR_DETAILS[status]), problemBaseUrl, requestId);
+  const body = JSON.stringify(answer.body);
   const headers = {
     ...SECURITY_HEADERS,
-    'Content-Type': 'application/problem+json',
+    ...answer.headers,
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': requestId,
     Connection: 'close',

@@ -1,14 +1,18 @@
 /**
- * The one way a Koa app of ours answers an error: every error thrown under its outermost middleware, and every
- * status a router set without a body, becomes an RFC 9457 problem (`type` under the partner API's base URL, the
- * request id, the field errors as capped by `ProblemError`), and is logged the one way: a client that went away at
- * info without a stack, an unexpected error at error with its stack, a problem (a refusal we meant) not at all here
- * (the request's own line records its status).
+ * The one way a door of ours answers an error, whether it is a Koa app (the partner doors, the admin API) or a plain
+ * Node handler (the click redirector, `/metrics`, the gateway's refusals before any handler): every error becomes an
+ * RFC 9457 problem (`type` under the partner API's base URL, the request id, the field errors as capped by
+ * `ProblemError`) with the same status, headers and body (`problemAnswer`), and is logged the one way: a client that
+ * went away at info without a stack, an unexpected error at error with its stack, a problem (a refusal we meant) not
+ * at all here (the request's own line records its status). The security headers are `listen`'s, on every answer.
  */
 import type http from 'node:http';
 import type { Logger } from 'pino';
 import { CLIENT_CLOSED, isClientAbort, logClientGone } from './client-abort.js';
-import { ProblemError, notFound } from '../../shared-schema/contract/problems.js';
+import { ProblemError, methodNotAllowed, notFound, type ProblemBody } from '../../shared-schema/contract/problems.js';
+
+/** The media type of every problem answer. */
+export const PROBLEM_JSON = 'application/problem+json';
 
 /** What `answerProblem` needs of a Koa context (the partner doors' and the admin app's both fit). */
 export interface ProblemContext {
@@ -16,7 +20,6 @@ export interface ProblemContext {
   method: string;
   status: number;
   body: unknown;
-  type: string;
   set(field: string, value: string): void;
   response: { get(field: string): string };
 }
@@ -28,10 +31,7 @@ export interface ProblemContext {
 export function statusProblem(ctx: ProblemContext, notFoundDetail: string): ProblemError | undefined {
   if (ctx.status < 400 || (ctx.body !== undefined && ctx.body !== null)) return undefined;
   if (ctx.status === 404) return notFound(notFoundDetail);
-  if (ctx.status === 405) {
-    const allow = ctx.response.get('Allow');
-    return new ProblemError(405, [], `${ctx.method} is not allowed here; allowed: ${allow}.`, { Allow: allow });
-  }
+  if (ctx.status === 405) return methodNotAllowed(ctx.method, ctx.response.get('Allow'));
   if (ctx.status === 501) return new ProblemError(501, [], `The method ${ctx.method} is not implemented.`);
   return new ProblemError(ctx.status, []);
 }
@@ -56,15 +56,66 @@ export function problemOf(err: unknown, req: http.IncomingMessage, log: Logger):
   return new ProblemError(500, [], 'Internal error. Quote the X-Request-Id to support.');
 }
 
-/** Answers `err` as its problem (status, headers, `application/problem+json` body). */
-export function answerProblem(
-  ctx: ProblemContext,
+/** What a problem answers, whichever server writes it: its status, its headers (its own, such as `Allow`,
+ * `Retry-After` or `WWW-Authenticate`, and the Content-Type) and its body. */
+export interface ProblemAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ProblemBody;
+}
+
+/** The answer of a problem already decided (no logging: it is a refusal we meant). */
+export function answerOf(problem: ProblemError, baseUrl: string, requestId: string): ProblemAnswer {
+  return {
+    status: problem.status,
+    headers: { ...problem.headers, 'Content-Type': PROBLEM_JSON },
+    body: problem.toBody(baseUrl, requestId),
+  };
+}
+
+export interface ProblemOptions {
+  /** The partner API's base URL: problems' `type` is `{baseUrl}/problemas/{status}`. */
+  baseUrl: string;
+  requestId: string;
+  /** Carries the request id. */
+  log: Logger;
+}
+
+/** The answer of any error (`problemOf`, logged as it says). */
+export function problemAnswer(err: unknown, req: http.IncomingMessage, options: ProblemOptions): ProblemAnswer {
+  return answerOf(problemOf(err, req, options.log), options.baseUrl, options.requestId);
+}
+
+/** Answers `err` as its problem on a Koa context (status, headers, `application/problem+json` body). */
+export function answerProblem(ctx: ProblemContext, err: unknown, options: ProblemOptions): void {
+  const answer = problemAnswer(err, ctx.req, options);
+  ctx.status = answer.status;
+  for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+  ctx.body = answer.body;
+}
+
+/**
+ * Answers `err` as its problem from a plain Node handler: the same status, headers and body as `answerProblem`,
+ * with `X-Request-Id`, and no body for HEAD (its Content-Length is the GET's, as Koa sends it). Headers the handler
+ * set before (Cache-Control, Vary, the security headers) stay. Once an answer has begun nothing more can be said:
+ * the error is still logged and the answer ended.
+ */
+export function writeProblem(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
   err: unknown,
-  options: { baseUrl: string; requestId: string; log: Logger },
+  options: ProblemOptions,
 ): void {
-  const problem = problemOf(err, ctx.req, options.log);
-  ctx.status = problem.status;
-  for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
-  ctx.type = 'application/problem+json';
-  ctx.body = problem.toBody(options.baseUrl, options.requestId);
+  const answer = problemAnswer(err, req, options);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(answer.body);
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': options.requestId,
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -3,7 +3,7 @@
  * 405 with `Allow` for a known path asked with another method, 403 for a missing scope or a live key on a test-only
  * route. Whichever door a request reaches, it answers the same.
  */
-import { ProblemError, forbidden, notFound } from '../../shared-schema/contract/problems.js';
+import { forbidden, methodNotAllowed, notFound } from '../../shared-schema/contract/problems.js';
 import { API_PREFIX, isPublicPath, type RouteMatcher } from '../../shared-schema/http/routes.js';
 import type { DoorContext, DoorMiddleware, Next } from '../../shared-schema/http/context.js';
 
@@ -12,15 +12,14 @@ export function routeGuard(matchRoute: RouteMatcher): DoorMiddleware {
     if (!ctx.path.startsWith(API_PREFIX + '/')) throw notFound('No such resource.');
     const path = ctx.path.slice(API_PREFIX.length);
     if (isPublicPath(path)) {
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-        throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, 'GET, HEAD');
       await next();
       return;
     }
     const match = matchRoute(ctx.method, path);
     if (match.allowed.length === 0) throw notFound('No such resource.');
     if (!match.route) {
-      throw new ProblemError(405, [], `Method ${ctx.method} is not allowed here.`, { Allow: match.allowed.join(', ') });
+      throw methodNotAllowed(ctx.method, match.allowed.join(', '));
     }
     const caller = ctx.state.caller!;
     if (match.route.scope && !caller.scopes.includes(match.route.scope)) {

@@ -13,10 +13,17 @@
  */
 import type http from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { Operations } from './operations.js';
+import type { ServiceMetrics } from './metrics.js';
+import { writeProblem } from '../http/problem-answer.js';
 import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { newRequestId } from '../../shared-schema/domain/ids.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+
+/** What the health and metrics answers read of the operator surface. */
+export type HealthSource = Pick<Operations, 'settings' | 'readiness'> & { metrics: Pick<ServiceMetrics, 'text'> };
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -30,26 +37,30 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
 }
 
 /**
- * `problemBaseUrl`: the partner API's `{base_url}`; the 401 and 500 of `/metrics` are problem+json with
- * `type` `{base_url}/problemas/<status>` like every other admin error. (Readiness's 503 is the probe's answer, not
- * an error: it keeps its `{status, checks}` body.)
+ * `problemBaseUrl`: the partner API's `{base_url}`. The 401 and 500 of `/metrics` are written by the doors' one
+ * error answer (infra/http/problem-answer.ts), like every admin error: the same status, headers, body (with a
+ * request id, in `X-Request-Id` too) and logging. (Readiness's 503 is the probe's answer, not an error: it keeps its
+ * `{status, checks}` body.)
  */
-export function healthAndMetricsHandler(ops: Operations, admin: Handler, problemBaseUrl = ''): Handler {
+export function healthAndMetricsHandler(
+  ops: HealthSource,
+  admin: Handler,
+  options: { problemBaseUrl: string; log: Logger },
+): Handler {
   const metricsToken = ops.settings.metricsToken ? digest(ops.settings.metricsToken) : null;
   return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) return admin(req, res);
     const json = (status: number, body: unknown) => send(res, status, 'application/json', JSON.stringify(body), head);
-    const problem = (status: number, detail: string, headers: Record<string, string> = {}) => {
-      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-      send(
-        res,
-        status,
-        'application/problem+json',
-        JSON.stringify(new ProblemError(status, [], detail).toBody(problemBaseUrl)),
-        head,
-      );
+    const problem = (err: unknown) => {
+      const requestId = newRequestId();
+      res.setHeader('Cache-Control', 'no-store');
+      writeProblem(req, res, err, {
+        baseUrl: options.problemBaseUrl,
+        requestId,
+        log: options.log.child({ request_id: requestId }),
+      });
     };
     switch (path) {
       case '/admin/v1/health/live':
@@ -68,13 +79,15 @@ export function healthAndMetricsHandler(ops: Operations, admin: Handler, problem
         if (metricsToken) {
           const got = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
           if (!timingSafeEqual(digest(got), metricsToken))
-            return problem(401, 'Send `Authorization: Bearer <METRICS_TOKEN>`.', {
-              'WWW-Authenticate': 'Bearer realm="metrics"',
-            });
+            return problem(
+              new ProblemError(401, [], 'Send `Authorization: Bearer <METRICS_TOKEN>`.', {
+                'WWW-Authenticate': 'Bearer realm="metrics"',
+              }),
+            );
         }
         ops.metrics.text().then(
           (m) => send(res, 200, m.contentType, m.body, head),
-          () => problem(500, 'Metrics unavailable.'),
+          (err: unknown) => problem(err),
         );
         return;
       }

@@ -290,9 +290,9 @@ export class Operations {
   /** Serves health and metrics on the admin port in front of the admin app. */
   adminHandler(
     admin: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>,
-    problemBaseUrl?: string,
+    problemBaseUrl = '',
   ): (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> {
-    return healthAndMetricsHandler(this, admin, problemBaseUrl);
+    return healthAndMetricsHandler(this, admin, { problemBaseUrl, log: this.deps.log });
   }
 
   /** Readiness answers 503 from now on (load balancers stop sending). */

@@ -25,6 +25,7 @@ import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
 import { frontDoor } from '../http/front-door.js';
 import { clientAddress } from '../http/client-address.js';
+import { writeProblem } from '../http/problem-answer.js';
 import { createRedirector, type RedirectorOptions } from '../../command-api/redirector.js';
 import type { Handler } from '../http/gateway.js';
 import { createAdminApi, type AdminOptions } from '../http/admin/app.js';
@@ -141,7 +142,8 @@ export function buildRedirector(
 ): Handler {
   const { config, log } = parts;
   return createRedirector(deps, log, {
-    problemBaseUrl: config.apiBaseUrl,
+    answerProblem: (req, res, err, requestId) =>
+      writeProblem(req, res, err, { baseUrl: config.apiBaseUrl, requestId, log: log.child({ request_id: requestId }) }),
     clientAddress: (req) => clientAddress(req, config.trustedProxyHops),
     onAnswered,
   });

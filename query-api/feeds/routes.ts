@@ -12,7 +12,7 @@
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { countInMinute } from '../../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { ProblemError, methodNotAllowed } from '../../shared-schema/contract/problems.js';
 import { isFeedPath } from '../../shared-schema/http/routes.js';
 import { sha256Hex } from '../../shared-schema/domain/ids.js';
 import { CHANNELS, type ChannelDoc } from '../../shared-schema/read-models/channels.js';
@@ -46,8 +46,7 @@ export function feedRoutes(deps: QueryDeps) {
       await next();
       return;
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-      throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, 'GET, HEAD');
     if (ctx.path === OPENAPI_PATH) {
       ctx.type = 'application/json';
       ctx.body = document;

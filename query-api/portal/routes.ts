@@ -15,7 +15,7 @@ import { PORTAL_PATH, isPortalPath } from '../../shared-schema/http/routes.js';
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { publicBrake } from '../../shared-schema/http/minute-brake.js';
-import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { ProblemError, methodNotAllowed } from '../../shared-schema/contract/problems.js';
 import type { Scope } from '../../shared-schema/events/partner.js';
 import type { KeyRecord } from '../../shared-schema/read-models/partners.js';
 import { SESSION_MS } from '../../shared-schema/read-models/portal-sessions.js';
@@ -149,8 +149,7 @@ export function portalRoutes(deps: QueryDeps) {
     secure(ctx);
     const path = ctx.path.slice(PORTAL_PATH.length) || '/';
     if (ctx.method === 'POST') {
-      if (path !== '/entrar' && path !== '/sair')
-        throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+      if (path !== '/entrar' && path !== '/sair') throw methodNotAllowed(ctx.method, 'GET, HEAD');
       if (!sameOrigin(ctx, deps.publicBaseUrl))
         return html(
           ctx,
@@ -162,9 +161,7 @@ export function portalRoutes(deps: QueryDeps) {
       return path === '/entrar' ? signIn(ctx) : signOut(ctx);
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-      throw new ProblemError(405, [], 'Method not allowed.', {
-        Allow: path === '/entrar' || path === '/sair' ? 'POST' : 'GET, HEAD',
-      });
+      throw methodNotAllowed(ctx.method, path === '/entrar' || path === '/sair' ? 'POST' : 'GET, HEAD');
     const key = await sessions.find(ctx.cookies.get(COOKIE));
     if (!key) {
       if (ctx.cookies.get(COOKIE)) ctx.append('Set-Cookie', cookie('', 0));

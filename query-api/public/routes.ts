@@ -6,7 +6,7 @@
  */
 import type { Next } from 'koa';
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import { ProblemError } from '../../shared-schema/contract/problems.js';
+import { ProblemError, methodNotAllowed } from '../../shared-schema/contract/problems.js';
 import { FAVICON, SEARCH_PATH, isShopperPath } from '../../shared-schema/http/routes.js';
 import type { QueryDeps } from '../app.js';
 import { home, offer, results } from './pages.js';
@@ -19,8 +19,7 @@ export function shopperRoutes(deps: QueryDeps) {
       await next();
       return;
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-      throw new ProblemError(405, [], 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, 'GET, HEAD');
     if (path === FAVICON) {
       ctx.status = 204;
       ctx.set('Cache-Control', 'public, max-age=86400');

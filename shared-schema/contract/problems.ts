@@ -110,6 +110,9 @@ export const invalidField = (field: string, code: string, message: string): Prob
 export const conflict = (field: string, code: string, message: string): ProblemError =>
   new ProblemError(409, [fieldError(field, code, message)]);
 export const notFound = (detail: string): ProblemError => new ProblemError(404, [], detail);
+/** 405: the method is not served at this path; `allow` lists those that are (`GET, HEAD`), sent as `Allow`. */
+export const methodNotAllowed = (method: string, allow: string): ProblemError =>
+  new ProblemError(405, [], `${method} is not allowed here; allowed: ${allow}.`, { Allow: allow });
 /** RFC 6750: a 401 names the scheme it wants. */
 export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="partner-commerce"' } as const;
 export const unauthorized = (): ProblemError =>

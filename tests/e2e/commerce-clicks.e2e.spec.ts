@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
 import { getFrom } from './shopper-support.js';
+import { expectProblem } from '../support/e2e.js';
 import {
   DAY,
   HOUR,
@@ -156,14 +157,12 @@ describe('commercial cycle over HTTP: redirector and clicks', function () {
       expect(refused.headers.get('content-type')).to.equal('text/html; charset=utf-8');
       expect(refused.text).to.contain('Muitos cliques');
       const json = await getFrom(url, from, { Accept: 'application/json' });
-      expect(json.status).to.equal(429);
-      expect(json.headers.get('content-type')).to.contain('application/problem+json');
+      expectProblem({ status: json.status, headers: json.headers, body: JSON.parse(json.text) }, 429);
+      expect(json.headers.get('content-type')).to.equal('application/problem+json');
       expect(Number(json.headers.get('retry-after'))).to.be.within(1, 60);
-      expect(JSON.parse(json.text)).to.include({
-        status: 429,
-        title: 'Too Many Requests',
-        request_id: json.headers.get('x-request-id'),
-      });
+      expect(json.headers.get('vary')).to.equal('Accept');
+      expect(json.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(JSON.parse(json.text)).to.include({ title: 'Too Many Requests' });
       // A client cannot pick its address: an X-Forwarded-For it writes itself is not believed.
       const forged = await getFrom(url, from, { 'X-Forwarded-For': '198.51.100.8' });
       expect(forged.status, 'a forged X-Forwarded-For').to.equal(429);

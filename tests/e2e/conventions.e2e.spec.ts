@@ -8,7 +8,15 @@ import {
   type Partner,
   type TestService,
 } from '../support/service.js';
-import { expectInvalid, expectProblem, fieldCodes, inChunks, productEvents } from '../support/e2e.js';
+import {
+  answerOfFetch,
+  expectInvalid,
+  expectProblem,
+  expectProblemLike,
+  fieldCodes,
+  inChunks,
+  productEvents,
+} from '../support/e2e.js';
 
 const BASE = 'https://api.parceiros.test/v1';
 const MB = 1024 * 1024;
@@ -73,6 +81,28 @@ describe('conventions of every route (HTTP)', function () {
         headers: { 'Content-Type': 'application/json' },
       });
       expectProblem(big, 413, BASE);
+    });
+
+    it('answers the 404 and 405 of the redirector with the problem a partner door answers (status, headers, body, type)', async () => {
+      const root = t.api.replace(/\/v1$/, '');
+      const asJson = { Accept: 'application/json' };
+      const notFound = await answerOfFetch(await fetch(`${root}/r/nope/nope`, { headers: asJson }));
+      expectProblemLike(notFound, await hub.api.get('/stores/none'), BASE);
+      expect(notFound.body.detail).to.equal('No offer can be shown at this address.');
+      expect(notFound.headers.get('vary')).to.equal('Accept');
+      const head = await fetch(`${root}/r/nope/nope`, { method: 'HEAD', headers: asJson });
+      expect(head.status).to.equal(404);
+      expect(head.headers.get('content-type')).to.equal(notFound.headers.get('content-type'));
+      expect(await head.text()).to.equal('');
+      // A method the redirector does not serve is a problem whatever the client accepts, as at the doors.
+      const door405 = await hub.api.delete('/stores/loja');
+      for (const headers of [asJson, {}]) {
+        const refused = await answerOfFetch(await fetch(`${root}/r/nope/nope`, { method: 'POST', headers }));
+        expectProblemLike(refused, door405, BASE);
+        expect(refused.headers.get('allow')).to.equal('GET, HEAD');
+        expect(refused.body.detail).to.equal('POST is not allowed here; allowed: GET, HEAD.');
+      }
+      expect(door405.body.detail).to.equal(`DELETE is not allowed here; allowed: ${door405.headers.get('allow')}.`);
     });
 
     it('opens every problem type without a key: an HTML page by default, JSON on Accept: application/json', async () => {

@@ -15,6 +15,11 @@ import { InProcessMessaging } from '../../infra/adapters/messaging/in-process.js
 import { systemClock } from '../../shared-schema/ports/clock.js';
 import { isClientAbort } from '../../infra/http/client-abort.js';
 import { until } from '../support/deadline.js';
+import { createRedirector } from '../../command-api/redirector.js';
+import { writeProblem } from '../../infra/http/problem-answer.js';
+import { listen, portOf, type Handler } from '../../infra/http/gateway.js';
+import { healthAndMetricsHandler, type HealthSource } from '../../infra/ops/health.js';
+import { DEFAULT_OPERATIONS_SETTINGS } from '../../infra/ops/settings.js';
 
 describe('Koa errors go to the JSON log', () => {
   it('logs an answer stream that fails through pino, and leaves stderr alone', async () => {
@@ -135,6 +140,68 @@ describe('Koa errors go to the JSON log', () => {
         expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
       }
       expect(JSON.stringify(lines)).not.to.include('admin-token');
+    } finally {
+      await messaging.close();
+    }
+  });
+
+  it('the redirector and /metrics answer a fault of theirs with the same problem as a Koa door, logged the same way', async () => {
+    type Line = { level: number; msg: string; request_id?: string; err?: { message: string; stack?: string } };
+    const lines: Line[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+    const baseUrl = 'http://127.0.0.1/v1';
+    const fault = () => Promise.reject(new Error('the disk went away'));
+    const messaging = new InProcessMessaging();
+    const partner = frontDoor(
+      {
+        public: async () => {
+          await fault();
+        },
+        routes: async () => undefined,
+      },
+      { log, baseUrl, keys: async () => null, routes: [], messaging, clock: systemClock },
+    );
+    // Every read of the redirector's store fails, as does the metrics registry.
+    const reads = new Proxy({}, { get: () => fault });
+    const redirector = createRedirector({ reads, clock: systemClock } as unknown as CommandDeps, log, {
+      answerProblem: (req, res, err, requestId) =>
+        writeProblem(req, res, err, { baseUrl, requestId, log: log.child({ request_id: requestId }) }),
+      clientAddress: () => '127.0.0.1',
+    });
+    const ops: HealthSource = {
+      settings: { ...DEFAULT_OPERATIONS_SETTINGS },
+      readiness: () => fault(),
+      metrics: { text: fault },
+    };
+    const metrics = healthAndMetricsHandler(ops, () => undefined, { problemBaseUrl: baseUrl, log });
+    const answerOf = async (handler: Handler, path: string) => {
+      const server = await listen(handler, 0, '127.0.0.1', baseUrl);
+      try {
+        const r = await fetch(`http://127.0.0.1:${portOf(server)}${path}`, { headers: { Accept: 'application/json' } });
+        const body = (await r.json()) as Record<string, unknown>;
+        expect(body.request_id, path).to.equal(r.headers.get('x-request-id'));
+        delete body.request_id;
+        const headers = Object.fromEntries(
+          ['content-type', 'x-content-type-options', 'content-security-policy'].map((h) => [h, r.headers.get(h)]),
+        );
+        return { status: r.status, headers, body };
+      } finally {
+        server.close();
+      }
+    };
+    try {
+      const fromPartner = await answerOf(partner.callback(), '/anything');
+      expect(fromPartner.status).to.equal(500);
+      expect(fromPartner.headers['content-type']).to.equal('application/problem+json');
+      expect(await answerOf(redirector, '/r/pt_x/loja/sku')).to.deep.equal(fromPartner);
+      expect(await answerOf(metrics, '/metrics')).to.deep.equal(fromPartner);
+      const faults = lines.filter((l) => l.err?.message === 'the disk went away');
+      expect(faults).to.have.length(3);
+      for (const f of faults) {
+        expect(f).to.include({ level: 50, msg: 'unhandled error' });
+        expect(f.request_id).to.be.a('string');
+        expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
+      }
     } finally {
       await messaging.close();
     }

@@ -5,6 +5,7 @@ import { portOf } from '../../infra/http/gateway.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
 import { parsePrometheus } from '../support/prometheus.js';
+import { answerOfFetch, expectProblemLike } from '../support/e2e.js';
 
 describe('health and metrics on the admin port', function () {
   let t: TestService;
@@ -130,10 +131,17 @@ describe('health and metrics on the admin port', function () {
     const guarded = await startTestService({}, undefined, { operations: { metricsToken: 'metrics-token-0123456789' } });
     try {
       const url = `http://127.0.0.1:${portOf(guarded.service.admin)}`;
-      const refused = await fetch(`${url}/metrics`);
-      expect(refused.status).to.equal(401);
-      expect(refused.headers.get('content-type')).to.contain('application/problem+json');
-      expect(((await refused.json()) as { type: string }).type).to.match(/^https?:\/\/.+\/problemas\/401$/);
+      // The admin API's own 401 (its token missing): /metrics answers its 401 the same way.
+      const refused = await answerOfFetch(await fetch(`${url}/metrics`));
+      const admin401 = await answerOfFetch(await fetch(`${url}/admin/v1/projections`));
+      expectProblemLike(refused, admin401);
+      expect(refused.headers.get('www-authenticate')).to.equal('Bearer realm="metrics"');
+      expect(refused.headers.get('cache-control')).to.equal('no-store');
+      expect(refused.body.detail).to.equal('Send `Authorization: Bearer <METRICS_TOKEN>`.');
+      const head = await fetch(`${url}/metrics`, { method: 'HEAD' });
+      expect(head.status).to.equal(401);
+      expect(head.headers.get('content-type')).to.equal(refused.headers.get('content-type'));
+      expect(await head.text()).to.equal('');
       expect(
         (await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${guarded.service.adminToken}` } })).status,
       ).to.equal(401);

@@ -32,6 +32,33 @@ export function expectProblem(a: Answer, status: number, baseUrl?: string): void
   if (status === 422) expect(a.body.detail, 'a 422 has a detail').to.be.a('string').and.match(/\S/);
 }
 
+/** A fetch answer read whole as an `Answer` (its body parsed when it is JSON, '' when there is none). */
+export async function answerOfFetch(r: Response): Promise<Answer> {
+  const text = await r.text();
+  const json = /\bjson\b/.test(r.headers.get('content-type') ?? '') && text !== '';
+  return { status: r.status, body: json ? JSON.parse(text) : text, headers: r.headers };
+}
+
+/** What makes a problem answer the same whichever door wrote it: its media type and the headers every answer has. */
+const PROBLEM_HEADERS = ['content-type', 'x-content-type-options', 'content-security-policy', 'referrer-policy'];
+/** Headers a problem carries when its status calls for them. */
+const STATUS_HEADERS = ['allow', 'retry-after', 'www-authenticate'];
+
+/**
+ * `a` is answered as `like` is, `like` being another door's problem of the same status: the same media type and
+ * common headers, the same status headers present, the same body fields, type and title; each with its own request
+ * id, and its own detail.
+ */
+export function expectProblemLike(a: Answer, like: Answer, baseUrl?: string): void {
+  expectProblem(like, a.status, baseUrl);
+  expectProblem(a, like.status, baseUrl);
+  for (const h of PROBLEM_HEADERS) expect(a.headers.get(h), h).to.equal(like.headers.get(h));
+  for (const h of STATUS_HEADERS) expect(a.headers.has(h), h).to.equal(like.headers.has(h));
+  expect(Object.keys(a.body).sort()).to.deep.equal(Object.keys(like.body).sort());
+  expect(a.body).to.include({ type: like.body.type, title: like.body.title });
+  expect(a.body.request_id).not.to.equal(like.body.request_id);
+}
+
 /** A 422 whose errors are exactly `expected` (`field:code`, any order). */
 export function expectInvalid(a: Answer, expected: string[]): void {
   expectProblem(a, 422);
