@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { type BrowserContext } from 'playwright-core';
-import { BROWSER_DEADLINE_MS, launchChromium, type Browser } from '../support/chromium.js';
+import { BROWSER_DEADLINE_MS, launchChromium, watchedPage, type Browser } from '../support/chromium.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { until } from '../support/deadline.js';
 
@@ -36,18 +36,9 @@ describe('documentation pages in a browser, under a strict script policy', funct
   });
 
   const open = async (address: string) => {
-    const page = await context.newPage();
-    const violations: string[] = [];
+    const { page, cspReports: violations } = await watchedPage(context);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => {
-        console.log(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`);
-      });
-    });
     await page.goto(address);
     return { page, violations, requests };
   };

@@ -11,59 +11,34 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import https from 'node:https';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium, type Browser } from '../support/chromium.js';
+import { expectFitsPhone, launchChromium, screenshots, watchedPage, type Browser } from '../support/chromium.js';
+import { startLoopbackSite, SITE_NAMES, type LoopbackSite } from '../support/loopback-site.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
-import { makeTestImages } from '../support/test-images.js';
 import { streams } from '../../shared-schema/domain/streams.js';
 import { DAY, HOUR, iso, paidBody, publish, putProduct, registerStore, sandboxClick } from '../e2e/commerce-support.js';
 import { rootOf, settle } from '../e2e/shopper-support.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const SCREENSHOTS = process.env.PORTAL_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'screenshots') : null;
+const SCREENSHOTS = screenshots('PORTAL_SCREENSHOTS', 'portal-');
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: number };
-
-/** The store's image host on loopback (HTTPS), for the covers the previews show. */
-async function startImages(): Promise<{ port: number; close(): Promise<void> }> {
-  const certs = makeThrowawayCertificates(['shop.test', 'cdn.shop.test']);
-  const images = await makeTestImages();
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const image = /^\/img\/(.+)$/.exec(new URL(req.url ?? '/', 'https://cdn.shop.test').pathname);
-    if (image && images[image[1]]) res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(images[image[1]]);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('partner portal in Chromium: sign in, every page, 404 for another partner, axe, sign out', function () {
   this.timeout(300_000);
   let t: TestService;
   let hub: Partner;
   let other: Partner;
-  let images: Awaited<ReturnType<typeof startImages>>;
+  let images: LoopbackSite;
   let context: BrowserContext;
   let userDataDir: string;
   let browser: Browser | undefined;
   const T0 = Date.parse('2026-10-20T15:00:00.000Z');
 
   before(async () => {
-    images = await startImages();
+    images = await startLoopbackSite(); // the store's image host, for the covers the previews show
     t = await startTestService();
     t.clock.set(new Date(T0 - 29 * DAY));
     const partner = await t.partner({ type: 'hub', name: 'Casa & Cozinha <Hub>' });
@@ -137,7 +112,7 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
     t.clock.set(new Date(T0 + 2 * HOUR));
     await settle(t);
 
-    browser = await launchChromium({ phone: true, loopbackNames: ['shop.test', 'cdn.shop.test'] });
+    browser = await launchChromium({ phone: true, loopbackNames: SITE_NAMES });
     ({ context, userDataDir } = browser);
   });
   after(async () => {
@@ -147,13 +122,12 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
   });
 
   /** Messages the browser logged about the Content-Security-Policy (a blocked style, script or image). */
-  const cspReports: string[] = [];
+  let cspReports: string[] = [];
 
   /** Fits a phone, nothing refused by the CSP, no serious or critical axe violation; a screenshot when asked for. */
   async function check(page: Page, name: string): Promise<void> {
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete));
-    const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-    expect(fits, `${name} fits a phone's width`).to.equal(true);
+    await expectFitsPhone(page, name);
     expect(await page.getAttribute('html', 'lang')).to.equal('pt-BR');
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
@@ -169,17 +143,13 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
     const serious = violations.filter((v: AxeViolation) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious, `${name}: axe`).to.deep.equal([]);
     expect(cspReports, `${name}: CSP`).to.deep.equal([]);
-    if (SCREENSHOTS) {
-      fs.mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `portal-${name}.png`), fullPage: true });
-    }
+    await SCREENSHOTS.save(page, name);
   }
 
   it('signs in, walks every page, gets 404 for another partner, and signs out', async () => {
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspReports.push(m.text());
-    });
+    const watched = await watchedPage(context);
+    const { page } = watched;
+    cspReports = watched.cspReports;
     const portal = `${rootOf(t)}/portal`;
     await page.goto(portal);
     expect(await page.textContent('h1')).to.equal('Entrar no portal do parceiro');
@@ -204,9 +174,9 @@ describe('partner portal in Chromium: sign in, every page, 404 for another partn
     expect(await channels.count()).to.equal(1); // no channel link was followed: the service's own pages only
     expect(await channels.first().textContent()).to.match(/^Páginas do serviço[0-9]+$/);
     await check(page, 'visao-geral');
-    if (SCREENSHOTS) {
+    if (SCREENSHOTS.enabled) {
       await page.setViewportSize({ width: 1280, height: 900 });
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'portal-visao-geral-desktop.png'), fullPage: true });
+      await SCREENSHOTS.save(page, 'visao-geral-desktop');
       await page.setViewportSize({ width: 412, height: 915 });
     }
 

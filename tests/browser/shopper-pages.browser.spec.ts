@@ -10,59 +10,40 @@
  *
  * `SHOPPER_SCREENSHOTS=1` writes a phone-sized PNG of each page to docs/screenshots/ (shown in the README).
  */
-import fs from 'node:fs';
-import https from 'node:https';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { type BrowserContext, type Page } from 'playwright-core';
-import { BROWSER_DEADLINE_MS, launchChromium, type Browser } from '../support/chromium.js';
+import {
+  BROWSER_DEADLINE_MS,
+  expectFitsPhone,
+  launchChromium,
+  screenshots,
+  watchedPage,
+  type Browser,
+} from '../support/chromium.js';
+import { startLoopbackSite, SITE_NAMES, type LoopbackSite } from '../support/loopback-site.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { makeThrowawayCertificates } from '../../infra/topology/demo/certificates.js';
-import { makeTestImages } from '../support/test-images.js';
 import { until } from '../support/deadline.js';
 import { registerStore } from '../e2e/commerce-support.js';
 import { offer, rootOf, settle } from '../e2e/shopper-support.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const SCREENSHOTS = process.env.SHOPPER_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'screenshots') : null;
+const SCREENSHOTS = screenshots('SHOPPER_SCREENSHOTS');
 const DEADLINE_MS = BROWSER_DEADLINE_MS;
 
-/** The store's site on loopback (HTTPS, as product_url must be): product pages that show the svc_click they receive, and covers. */
-async function startStore(): Promise<{ port: number; clicks: string[]; close(): Promise<void> }> {
-  const certs = makeThrowawayCertificates(['shop.test', 'cdn.shop.test']);
-  const images = await makeTestImages();
+/** The store's site on loopback: product pages that show the svc_click they receive, and covers. */
+async function startStore(): Promise<LoopbackSite & { clicks: string[] }> {
   const clicks: string[] = [];
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const url = new URL(req.url ?? '/', 'https://shop.test');
-    const image = /^\/img\/(.+)$/.exec(url.pathname);
-    if (image && images[image[1]]) {
-      res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(images[image[1]]);
-      return;
-    }
-    if (url.pathname.startsWith('/produto/')) {
-      const click = url.searchParams.get('svc_click') ?? '';
-      if (click) clicks.push(click);
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(
-        `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja Azul</title></head>` +
-          `<body style="font-family:sans-serif;padding:1rem"><h1>Loja Azul</h1><p>Chaleira elétrica inox</p><p id="click">svc_click: ${click.replace(/[^A-Za-z0-9_-]/g, '')}</p></body></html>`,
-      );
-      return;
-    }
-    res.writeHead(404).end();
+  const site = await startLoopbackSite((url, res) => {
+    if (!url.pathname.startsWith('/produto/')) return false;
+    const click = url.searchParams.get('svc_click') ?? '';
+    if (click) clicks.push(click);
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loja Azul</title></head>` +
+        `<body style="font-family:sans-serif;padding:1rem"><h1>Loja Azul</h1><p>Chaleira elétrica inox</p><p id="click">svc_click: ${click.replace(/[^A-Za-z0-9_-]/g, '')}</p></body></html>`,
+    );
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    clicks,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...site, clicks };
 }
 
 describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click in GET /clicks', function () {
@@ -120,7 +101,7 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
     });
     await settle(t);
 
-    browser = await launchChromium({ phone: true, loopbackNames: ['shop.test', 'cdn.shop.test'] });
+    browser = await launchChromium({ phone: true, loopbackNames: SITE_NAMES });
     ({ context } = browser);
   });
 
@@ -132,21 +113,13 @@ describe('shopper pages in Chromium: search, offer page, "Ir à loja", the click
 
   /** What a phone shows: the page fits the width (no sideways scrolling), and a screenshot when asked for. */
   async function check(page: Page, name: string): Promise<void> {
-    const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-    expect(fits, `${name} fits a phone's width`).to.equal(true);
-    if (SCREENSHOTS) {
-      fs.mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    }
+    await expectFitsPhone(page, name);
+    await SCREENSHOTS.save(page, name);
   }
 
   it('searches, opens the offer, goes to the store with svc_click, and the partner reads the click', async () => {
-    const page = await context.newPage();
     // The pages work under their Content-Security-Policy: the browser reports no refused style, image or form.
-    const refused: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
-    });
+    const { page, cspReports: refused } = await watchedPage(context);
     const home = await page.goto(`${rootOf(t)}/`);
     expect(await home?.headerValue('content-security-policy')).to.contain("frame-ancestors 'none'");
     expect(await page.getAttribute('html', 'lang')).to.equal('pt-BR');
