@@ -21,6 +21,26 @@ import { listen, portOf, type Handler } from '../../infra/http/gateway.js';
 import { healthAndMetricsHandler, type HealthSource } from '../../infra/ops/health.js';
 import { DEFAULT_OPERATIONS_SETTINGS } from '../../infra/ops/settings.js';
 
+type Line = { level: number; msg: string; request_id?: string; err?: { message: string; stack?: string } };
+
+/** A logger at info whose lines are kept, parsed. */
+function logLines(): { lines: Line[]; log: pino.Logger } {
+  const lines: Line[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+  return { lines, log };
+}
+
+/** `count` faults ('the disk went away') logged the one way: at error, as unhandled, with request id and stack. */
+function expectFaultsLogged(lines: Line[], count: number): void {
+  const faults = lines.filter((l) => l.err?.message === 'the disk went away');
+  expect(faults).to.have.length(count);
+  for (const f of faults) {
+    expect(f).to.include({ level: 50, msg: 'unhandled error' });
+    expect(f.request_id).to.be.a('string');
+    expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
+  }
+}
+
 describe('Koa errors go to the JSON log', () => {
   it('logs an answer stream that fails through pino, and leaves stderr alone', async () => {
     const lines: { level: number; msg: string; err?: { message: string } }[] = [];
@@ -63,9 +83,7 @@ describe('Koa errors go to the JSON log', () => {
   });
 
   it('every Koa app answers the same error with the same problem, and logs a fault with its stack and request id', async () => {
-    type Line = { level: number; msg: string; request_id?: string; err?: { message: string; stack?: string } };
-    const lines: Line[] = [];
-    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+    const { lines, log } = logLines();
     const baseUrl = 'http://127.0.0.1/v1';
     // What middleware may throw: a fault of ours, and a 4xx in the http-errors style not meant for the client.
     const thrown: Record<string, () => Error> = {
@@ -132,13 +150,7 @@ describe('Koa errors go to the JSON log', () => {
       });
       expect(fromPartner['/fault'].status).to.equal(500);
       expect(fromPartner['/fault'].body.detail).to.match(/X-Request-Id/);
-      const faults = lines.filter((l) => l.err?.message === 'the disk went away');
-      expect(faults).to.have.length(2);
-      for (const f of faults) {
-        expect(f).to.include({ level: 50, msg: 'unhandled error' });
-        expect(f.request_id).to.be.a('string');
-        expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
-      }
+      expectFaultsLogged(lines, 2);
       expect(JSON.stringify(lines)).not.to.include('admin-token');
     } finally {
       await messaging.close();
@@ -146,9 +158,7 @@ describe('Koa errors go to the JSON log', () => {
   });
 
   it('the redirector and /metrics answer a fault of theirs with the same problem as a Koa door, logged the same way', async () => {
-    type Line = { level: number; msg: string; request_id?: string; err?: { message: string; stack?: string } };
-    const lines: Line[] = [];
-    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
+    const { lines, log } = logLines();
     const baseUrl = 'http://127.0.0.1/v1';
     const fault = () => Promise.reject(new Error('the disk went away'));
     const messaging = new InProcessMessaging();
@@ -195,13 +205,7 @@ describe('Koa errors go to the JSON log', () => {
       expect(fromPartner.headers['content-type']).to.equal('application/problem+json');
       expect(await answerOf(redirector, '/r/pt_x/loja/sku')).to.deep.equal(fromPartner);
       expect(await answerOf(metrics, '/metrics')).to.deep.equal(fromPartner);
-      const faults = lines.filter((l) => l.err?.message === 'the disk went away');
-      expect(faults).to.have.length(3);
-      for (const f of faults) {
-        expect(f).to.include({ level: 50, msg: 'unhandled error' });
-        expect(f.request_id).to.be.a('string');
-        expect(f.err?.stack).to.match(/the disk went away\n\s+at /);
-      }
+      expectFaultsLogged(lines, 3);
     } finally {
       await messaging.close();
     }
