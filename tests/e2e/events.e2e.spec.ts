@@ -9,6 +9,7 @@ import { productBody, startTestService, storeBody, type Partner, type TestServic
 import { startImageServers, type ImageServers } from '../support/https-image-server.js';
 import { coverTestEnv, type CoverEnv } from '../support/cover-env.js';
 import { until } from '../support/deadline.js';
+import { rebuildProjection } from '../support/e2e.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -202,20 +203,7 @@ describe('GET /v1/events: the notification feed (e2e)', function () {
       await t.restart();
       hub = { ...hub, api: t.as(hub.key) };
       expect((await walk(hub, '', 200)).all).to.deep.equal(before);
-      expect((await t.admin.post('/projections/notifications/rebuild', {})).status).to.equal(202);
-      await until(
-        async () => {
-          const all = (await t.admin.get('/projections')).body.projections as {
-            name: string;
-            state: string;
-            rebuild: { state: string } | null;
-          }[];
-          const p = all.find((x) => x.name === 'notifications')!;
-          return p.rebuild?.state === 'done' && p.state === 'live';
-        },
-        60_000,
-        'notifications rebuilt',
-      );
+      await rebuildProjection(t, 'notifications');
       expect((await walk(hub, '', 200)).all).to.deep.equal(before);
     });
   });

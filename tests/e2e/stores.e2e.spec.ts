@@ -8,8 +8,7 @@ import {
   type TestService,
 } from '../support/service.js';
 import { streams } from '../../shared-schema/domain/streams.js';
-import { cnpjFor, expectInvalid, expectProblem } from '../support/e2e.js';
-import { until } from '../support/deadline.js';
+import { cnpjFor, expectInvalid, expectProblem, rebuildProjection } from '../support/e2e.js';
 import { registerStore } from './commerce-support.js';
 import { getFrom, offer, rootOf, settle } from './shopper-support.js';
 
@@ -365,22 +364,7 @@ describe('stores (HTTP)', function () {
     await pendingRead();
 
     // The read models rebuilt from the log say the same.
-    for (const name of ['stores', 'products', 'offers']) {
-      expect((await t.admin.post(`/projections/${name}/rebuild`, {})).status).to.equal(202);
-      await until(
-        async () => {
-          const all = (await t.admin.get('/projections')).body.projections as {
-            name: string;
-            state: string;
-            rebuild: { state: string } | null;
-          }[];
-          const p = all.find((x) => x.name === name)!;
-          return p.rebuild?.state === 'done' && p.state === 'live';
-        },
-        60_000,
-        `${name} rebuilt`,
-      );
-    }
+    for (const name of ['stores', 'products', 'offers']) await rebuildProjection(t, name);
     await pendingRead();
 
     expect((await t.approveStore(hub, 'renamed')).status).to.equal(200);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Answer, Partner, TestService } from './service.js';
 import { streams, type Environment } from '../../shared-schema/domain/streams.js';
+import { until } from './deadline.js';
 
 export type FieldErr = { field: string; code: string; message: string };
 
@@ -87,6 +88,25 @@ export async function productEvents(
   if (r.status === 404) return [];
   expect(r.status, JSON.stringify(r.body)).to.equal(200);
   return r.body.events;
+}
+
+/** Rebuilds the projection `name` through the admin API and waits until the new generation serves, live. */
+export async function rebuildProjection(t: TestService, name: string): Promise<void> {
+  const started = await t.admin.post(`/projections/${name}/rebuild`, {});
+  expect(started.status, JSON.stringify(started.body)).to.equal(202);
+  await until(
+    async () => {
+      const all = (await t.admin.get('/projections')).body.projections as {
+        name: string;
+        state: string;
+        rebuild: { state: string } | null;
+      }[];
+      const p = all.find((x) => x.name === name);
+      return p?.rebuild?.state === 'done' && p.state === 'live';
+    },
+    60_000,
+    `${name} rebuilt`,
+  );
 }
 
 /** Fisher–Yates with a fixed seed, so a failure can be replayed. */
