@@ -188,6 +188,10 @@ describe('ledger rules the main ledger suite leaves unasserted', function () {
       expectInvalid(await p.api.get(`/statement?since=${iso(T0)}&until=${iso(T0)}`), ['until:window']);
       expectInvalid(await p.api.get(`/statement?since=${iso(T0 + MIN)}&until=${iso(T0)}`), ['until:window']);
       expectInvalid(await p.api.get(`/statement?since=${iso(NOW - 32 * DAY)}`), ['since:window']);
+      expectInvalid(await p.api.get('/statement?since=yesterday&until=2026-02-30'), [
+        'since:date_time',
+        'until:date_time',
+      ]);
     });
 
     it('answers 50 movements a page by default and up to 200 when asked', async () => {
@@ -262,6 +266,10 @@ describe('ledger rules the main ledger suite leaves unasserted', function () {
       }
       expect(all.data.at(-1)).to.include({ movements: 1, previous_sha256: null });
       expectInvalid(await old.api.get('/closings?limit=201'), ['limit:maximum']);
+      expectInvalid(await old.api.get('/closings?cursor=nope'), ['cursor:invalid']);
+      // A cursor is the list's and partner's it was made for.
+      const cursor = encodeURIComponent(first.body.next_cursor as string);
+      expectInvalid(await p.api.get(`/closings?cursor=${cursor}`), ['cursor:invalid']);
     });
   });
 });
