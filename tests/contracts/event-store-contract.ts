@@ -194,6 +194,18 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedEvent
       });
     });
 
+    describe('the recorded head', () => {
+      it('recordedHead (where the adapter has it) counts every append that had begun before it', async function () {
+        if (!store.recordedHead) return this.skip();
+        const s = newStream();
+        const pending = store.appendToStream(s, [ev('A'), ev('B')]); // not awaited: still on its way to the log
+        const head = await store.recordedHead();
+        const { position } = await pending;
+        expect(head).to.be.at.least(position);
+        expect(await store.headPosition()).to.be.at.least(head);
+      });
+    });
+
     describe('expected revision', () => {
       it("'any' appends to a new and to an existing stream", async () => {
         const s = newStream();

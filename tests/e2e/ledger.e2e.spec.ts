@@ -614,3 +614,82 @@ describe('a write held in flight across the end of a window', function () {
     expect(after.opening).to.deep.equal(answered.closing);
   });
 });
+
+describe('a commit whose position is not published yet when a statement is asked', function () {
+  let t: TestService;
+  let p: Partner;
+  let holdAnswer: Promise<void> | null = null;
+  let committed: () => void = () => undefined;
+  const T0 = Date.parse('2026-10-10T12:00:00.000Z');
+
+  /** While `holdAnswer` is set, an append to an order stream commits, then keeps its answer (and so the tenant's
+   * read-your-writes number) back. */
+  const answerHeld = (events: EventStore): EventStore =>
+    new Proxy(events, {
+      get(target, prop, receiver) {
+        if (prop === 'appendToStream')
+          return async (...args: Parameters<EventStore['appendToStream']>) => {
+            const result = await target.appendToStream(...args);
+            if (holdAnswer && args[0].startsWith('order-')) {
+              committed();
+              await holdAnswer;
+            }
+            return result;
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+  before(async function () {
+    if (process.env.TOPOLOGY === 'multi' || process.env.EVENTSTORE_URL) this.skip(); // the wrapper and the gate are the embedded service's
+    t = await startTestService({}, undefined, { eventStore: answerHeld });
+    t.clock.set(new Date(T0 - HOUR));
+    p = await setUp(t);
+  });
+  after(async () => t?.close());
+
+  it('waits until the projections reach the head of the log, then answers the movement booked before the request', async () => {
+    await pay(t, p, 's1', 'first');
+    t.clock.set(new Date(T0));
+    const click = await sandboxClick(p, 's1', 'sku-pct');
+    const body = paidBody({
+      event_id: 'unpublished-paid',
+      order_id: 'unpublished',
+      store_id: 's1',
+      click_id: click.click_id,
+      paid_at: iso(T0),
+      items: ITEMS,
+    });
+    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000)).to.equal(true);
+    const release = await t.service.operations.gate.hold(); // the projections stop between two units
+    let letAnswer: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (committed = resolve));
+    holdAnswer = new Promise<void>((resolve) => (letAnswer = resolve));
+    const inFlight = p.api.post('/conversions', body); // committed at T0; its answer, and its position, held back
+    let asked: Promise<Record<string, any>>;
+    try {
+      await reached;
+      t.clock.set(new Date(T0 + 60_000));
+      let answered = false;
+      // A window that has ended (until = now) and holds the committed movement.
+      asked = statement(p, `since=${iso(T0 - DAY)}&until=${iso(T0 + 60_000)}`).then((page) => {
+        answered = true;
+        return page;
+      });
+      // Another read answered meanwhile: the statement is still waiting for the projections.
+      expect((await p.api.get('/me')).status).to.equal(200);
+      expect(answered).to.equal(false);
+    } finally {
+      release();
+    }
+    const page = await asked;
+    expect(page.data.map((m: Movement) => [m.order_id, m.recorded_at])).to.deep.equal([
+      ['first', iso(T0 - HOUR)],
+      ['unpublished', iso(T0)],
+    ]);
+    holdAnswer = null;
+    letAnswer();
+    expect((await inFlight).status).to.equal(200);
+  });
+});
