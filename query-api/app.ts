@@ -26,6 +26,14 @@ export interface QueryDeps {
   publicBaseUrl: string;
   /** Resolves true once every projection has committed `position` (false after the timeout). */
   waitForPosition: (position: number, timeoutMs: number) => Promise<boolean>;
+  /**
+   * The head of the event log now, with no append still being recorded before it (the event-store port's
+   * `recordedHead`, else `headPosition`), as this process sees the log: the ledger's reads of a window that has
+   * ended wait until the projections have committed it (routes/ledger.ts `untilLedgerSettled`).
+   */
+  logHead: () => Promise<number>;
+  /** How long a read waits for `logHead` to be projected before it answers 503. Default 5000 ms. */
+  logWaitTimeoutMs?: number;
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
   cursorSecret: CursorSecret;
   /**

@@ -159,6 +159,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}): Koa<Door
     clock,
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
+    logHead: () => events.recordedHead?.() ?? events.headPosition(),
     cursorSecret: resolveCursorSecret(config),
     productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };

@@ -80,6 +80,9 @@ async function openEventStore(
     const { EsdbEventStore } = await import('../adapters/esdb/event-store.js'); // loaded only when used (its client is heavy)
     return EsdbEventStore.connect(config.eventstoreUrl!, {
       streamPrefix: config.eventstoreStreamPrefix,
+      // The server books events by its own clock; the manual clock, which it cannot follow, books them at the time
+      // their command read from it (docs/adr/0076-ledger-movements-and-closings.md).
+      booking: config.clock === 'manual' ? 'event' : 'server',
       onSubscriptionDrop: (err, attempt) =>
         log?.warn(
           { err, attempt },

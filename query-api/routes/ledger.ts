@@ -2,14 +2,15 @@
  * GET /statement, /closings, /closings/{period}, /closings/{period}/movements.csv (spec LEDGER.md). The statement
  * takes the window rules of `GET /clicks` (shared-schema/http/window.ts) and signs its cursors; its balances and its
  * page are read from one state of the movements read model. A closing is a pure function of the movements of a
- * period that has ended: served again, it gives the same bytes.
+ * period that has ended: served again, it gives the same bytes. A window or period that has ended is read only once
+ * the projections have applied the log up to its head as of the request (`untilLedgerSettled`).
  */
 import { Readable } from 'node:stream';
 import { callerOf, type DoorContext } from '../../shared-schema/http/context.js';
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { encodeWindowCursor, pageWindow } from '../../shared-schema/http/window.js';
 import { JSON_TYPE, stringifyBigCents } from '../../shared-schema/http/big-json.js';
-import { conflict } from '../../shared-schema/contract/problems.js';
+import { ProblemError, conflict } from '../../shared-schema/contract/problems.js';
 import { LEDGER } from '../../shared-schema/read-models/ledger.js';
 import { ListClosingsQuery, StatementQuery } from '../../shared-schema/contract/schemas/ledger.js';
 import type { Tenant } from '../../shared-schema/domain/streams.js';
@@ -26,6 +27,7 @@ import {
   isClosed,
   movementKey,
   movementsIn,
+  periodBounds,
   periodOf,
   periodPlus,
   type LedgerScope,
@@ -49,14 +51,46 @@ function closedPeriod(deps: QueryDeps, period: string): string {
   return period;
 }
 
-/** Up to `limit` movements of the window after `after`, and the balances at its ends, from one state of the model. */
-export function readStatement(
+/** 503 with `Retry-After`: the projections did not reach the log's head within the bound. */
+export class LedgerBehind extends ProblemError {
+  constructor() {
+    super(
+      503,
+      [],
+      'Events recorded before this request are still being applied to the statement; try again in a second.',
+      { 'Retry-After': '1' },
+    );
+  }
+}
+
+/**
+ * A window that has ended by the service clock never changes (spec LEDGER.md), so its first answer must already hold
+ * every movement booked in it. Read-your-writes covers the caller's own writes once their answers have raised the
+ * tenant's number; a commit whose position is not published yet (its answer still on the way, a batch, another
+ * process or key) would be missed, then appear later in a window already answered. So before reading a window that
+ * has ended, wait (bounded) until the projections have committed the log's head as of now: an event recorded after
+ * that head is booked by a clock read after now (the stores book at recording), so not inside the window. Past the
+ * bound: 503 with `Retry-After`, never a window that could change. A window that has not ended promises nothing yet.
+ */
+export async function untilLedgerSettled(deps: QueryDeps, windowEnd: string): Promise<void> {
+  if (Date.parse(windowEnd) > deps.clock.now().getTime()) return;
+  const head = await deps.logHead();
+  if (await deps.waitForPosition(head, deps.logWaitTimeoutMs ?? 5000)) return;
+  throw new LedgerBehind();
+}
+
+/**
+ * Up to `limit` movements of the window after `after`, and the balances at its ends, from one state of the model;
+ * a window that has ended is read once the projections hold every event recorded before the call.
+ */
+export async function readStatement(
   deps: QueryDeps,
   scope: LedgerScope,
   window: { since: string; until: string },
   limit: number,
   after?: Scalar[],
 ) {
+  await untilLedgerSettled(deps, window.until);
   return consistently(
     deps.reads,
     async (view) => ({
@@ -100,6 +134,7 @@ async function statement(ctx: DoorContext, query: Record<string, unknown>, deps:
 
 /** Up to `limit` closings from the period `start` back to the one of the tenant's first movement, newest first. */
 export async function closingsFrom(deps: QueryDeps, tenant: Tenant, start: string, limit: number) {
+  await untilLedgerSettled(deps, periodBounds(start).until);
   const first = await firstMovement(deps.reads, { tenant });
   const firstPeriod = first ? periodOf(first.recorded_at) : null;
   const periods: string[] = [];
@@ -152,6 +187,7 @@ export const ledgerReadRoutes: readonly ReadRoute[] = [
     query: NO_QUERY,
     handle: async (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
+      await untilLedgerSettled(deps, periodBounds(period).until);
       return json(ctx, await closingOf(deps.reads, callerOf(ctx), period));
     },
   },
@@ -160,12 +196,13 @@ export const ledgerReadRoutes: readonly ReadRoute[] = [
     path: '/closings/:period/movements.csv',
     scope: 'reports',
     query: NO_QUERY,
-    handle: (ctx, _query, deps) => {
+    handle: async (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
+      await untilLedgerSettled(deps, periodBounds(period).until);
       ctx.attachment(`movements-${callerOf(ctx).env}-${period}.csv`, { type: 'inline' });
       ctx.type = 'text/csv; charset=utf-8';
       // Bytes, not objects: the stream holds one page of text ahead of the socket, not 16.
-      return Promise.resolve(Readable.from(closingCsv(deps.reads, callerOf(ctx), period), { objectMode: false }));
+      return Readable.from(closingCsv(deps.reads, callerOf(ctx), period), { objectMode: false });
     },
   },
 ];

@@ -38,9 +38,10 @@ export const LEDGER_OPERATIONS: Record<string, LedgerOperation> = {
     tag: 'Reports',
     summary: 'Movement statement',
     description:
-      'Every conversion event applied to an order balance is one movement (duplicates, stale events and refused events are not), booked at its `recorded_at` (when the service recorded it, not `occurred_at`), in recording order. `opening` and `closing` are the running totals of the scope (the partner and environment, or `store_id`) just before the window and at its end, whatever the page; each movement carries its signed deltas and the running balances after it. A window that ended before the request never changes afterwards. Window on `recorded_at`: `since` and `until` (date-time), UTC half-open [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`.',
+      'Every conversion event applied to an order balance is one movement (duplicates, stale events and refused events are not), booked at its `recorded_at` (when the service recorded it, not `occurred_at`), in recording order. `opening` and `closing` are the running totals of the scope (the partner and environment, or `store_id`) just before the window and at its end, whatever the page; each movement carries its signed deltas and the running balances after it. A window that ended before the request never changes afterwards: it is answered once every event recorded before the request is in it (503 with `Retry-After` if that takes more than a few seconds). Window on `recorded_at`: `since` and `until` (date-time), UTC half-open [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`.',
     query: StatementQuery,
     ok: { status: 200, description: 'A page of movements with the balances of the window.', schema: StatementPage },
+    extraProblems: [503],
   },
   'GET /closings': {
     operationId: 'listClosings',
@@ -50,6 +51,7 @@ export const LEDGER_OPERATIONS: Record<string, LedgerOperation> = {
       'Every closed period of the partner and environment, newest first, from the period of its first movement to the last closed one (periods without movements included). No movement ever: an empty list.',
     query: ListClosingsQuery,
     ok: { status: 200, description: 'A page of closings.', schema: ClosingPage },
+    extraProblems: [503],
   },
   'GET /closings/:period': {
     operationId: 'getClosing',
@@ -59,7 +61,7 @@ export const LEDGER_OPERATIONS: Record<string, LedgerOperation> = {
       'The totals of a closed period over the whole scope, and the SHA-256 of its CSV chained to the previous period. A closed period never changes.' +
       PERIOD_RULE,
     ok: { status: 200, description: 'The closing.', schema: Closing },
-    extraProblems: [409],
+    extraProblems: [409, 503],
   },
   'GET /closings/:period/movements.csv': {
     operationId: 'getClosingMovementsCsv',
@@ -74,7 +76,7 @@ export const LEDGER_OPERATIONS: Record<string, LedgerOperation> = {
       type: 'text/csv',
       schema: { type: 'string' },
     },
-    extraProblems: [409],
+    extraProblems: [409, 503],
   },
 };
 

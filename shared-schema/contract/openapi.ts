@@ -129,6 +129,11 @@ const PROBLEMS: Record<number, { name: string; description: string }> = {
     name: 'RateLimited',
     description: 'Rate brake (600 writes and 1200 reads per minute per key): wait `Retry-After` seconds.',
   },
+  503: {
+    name: 'Unavailable',
+    description:
+      'A statement or closing whose window has ended waits until every event recorded before the request is in it; it answers 503 when that takes longer than a few seconds, rather than a window that could change. Wait `Retry-After` seconds and repeat.',
+  },
 };
 
 /** Replaces every sub-schema that is (by identity) a named component with a `$ref`, except `self` at the root. */
@@ -231,7 +236,7 @@ function example(value: Json | undefined, operationId: string): { example?: Json
 
 function problemResponse(status: number, apiBaseUrl: string): Json {
   const headers: Record<string, Json> = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
-  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
   return {
     description: PROBLEMS[status].description,
     headers,

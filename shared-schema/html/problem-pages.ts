@@ -68,9 +68,9 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
       'Repeat with growing waits and the same `Idempotency-Key`; quote the `X-Request-Id` to support if it persists.',
   },
   503: {
-    when: 'The service is briefly unavailable, or too many writes reached the same resource at once.',
+    when: 'The service is briefly unavailable, too many writes reached the same resource at once, or a statement or closing is still waiting for events recorded before it.',
     what_to_do:
-      'Wait the seconds of the `Retry-After` header, then repeat with the same `Idempotency-Key`: nothing was written.',
+      'Wait the seconds of the `Retry-After` header, then repeat (a write with the same `Idempotency-Key`: nothing was written).',
   },
 };
 

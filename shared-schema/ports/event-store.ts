@@ -129,6 +129,13 @@ export interface EventStore {
   /** Position of the last event in the log (0 when empty). */
   headPosition(): Promise<number>;
   /**
+   * `headPosition()` read once every append that had begun being recorded before the call has been recorded or
+   * refused, so that every event recorded after the position it answers is booked (`recorded_at`) by a clock read
+   * after the call. Optional: without it, `headPosition()` (on EventStoreDB, which offers no such wait short of a
+   * write, an append the leader has stamped but not yet committed can come after the position answered).
+   */
+  recordedHead?(): Promise<number>;
+  /**
    * Reads from `afterPosition`/`fromPosition`, then waits for new events and yields them live, in order, forever.
    * A lost connection is retried by the adapter; any other failure (a start position the store refuses, a denied
    * read) ends the iteration with that error.

@@ -147,6 +147,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     publicBaseUrl: 'https://api.example.com',
     waitForPosition: async () => true,
+    logHead: async () => 0,
     cursorSecret: new CursorSecret('list-bench-secret-0123456789abcdef'),
   };
   const route = catalogReadRoutes.find((r) => r.path === '/products')!;

@@ -40,15 +40,26 @@ async function expectConflict(
 
 const summary = (events: RecordedEvent[]) => events.map((e) => `${e.stream}@${e.revision}:${e.type}`);
 
-export function eventStoreContract(
-  name: string,
-  open: () => Promise<{ store: EventStore; cleanup: () => Promise<void> }>,
-): void {
+/**
+ * What an adapter's opener gives the contract. `bookingClock`: the clock the store books events by, as this test can
+ * read it (a SQLite store opened with a clock; EventStoreDB: the server's, which is this machine's for a server on
+ * loopback). Absent: the store books each event at its own `recorded_at`, raised to the log's last.
+ */
+export interface OpenedEventStore {
+  store: EventStore;
+  cleanup: () => Promise<void>;
+  bookingClock?: () => number;
+}
+
+const bookedAt = (e: RecordedEvent): number => Date.parse(e.metadata.recorded_at);
+
+export function eventStoreContract(name: string, open: () => Promise<OpenedEventStore>): void {
   describe(`EventStore contract: ${name}`, function () {
     this.timeout(20_000);
     let store: EventStore;
     let cleanup: () => Promise<void>;
-    before(async () => ({ store, cleanup } = await open()));
+    let bookingClock: (() => number) | undefined;
+    before(async () => ({ store, cleanup, bookingClock } = await open()));
     after(async () => cleanup?.());
 
     describe('append and read', () => {
@@ -83,7 +94,8 @@ export function eventStoreContract(
         await store.appendToStream(s, [{ type: 'Rich', data, metadata }]);
         const [read] = await store.readStream(s);
         expect(read.data).to.deep.equal(data);
-        expect(read.metadata).to.deep.equal(metadata);
+        // `recorded_at` is the store's booking time (see 'booking time' below); everything else comes back as sent.
+        expect({ ...read.metadata, recorded_at: RECORDED_AT }).to.deep.equal(metadata);
         const [fromAll] = await store.readAll({ fromPosition: read.position, maxCount: 1 });
         expect(fromAll).to.deep.equal(read);
       });
@@ -154,6 +166,43 @@ export function eventStoreContract(
         expect(await store.headPosition()).to.equal(head);
         // Still a new stream: 'no_stream' is accepted once.
         expect((await store.appendToStream(s, [ev('A')], 'no_stream')).nextRevision).to.equal(0);
+      });
+    });
+
+    describe('booking time (metadata.recorded_at)', () => {
+      it('books an event when it is recorded: never before the event appended before it, never before the store clock when its append began', async () => {
+        const s = newStream();
+        const early = '2024-04-30T12:00:00.000Z'; // a write whose command read the clock a day ago, held until now
+        const began = bookingClock?.();
+        await store.appendToStream(s, [ev('First')]);
+        await store.appendToStream(s, [{ type: 'Held', data: {}, metadata: { recorded_at: early } }]);
+        await store.appendToStream(s, [
+          { type: 'Both1', data: {}, metadata: { recorded_at: early } },
+          { type: 'Both2', data: {}, metadata: { recorded_at: RECORDED_AT } },
+        ]);
+        const events = await store.readStream(s);
+        expect(events.map((e) => e.type)).to.deep.equal(['First', 'Held', 'Both1', 'Both2']);
+        for (let i = 1; i < events.length; i++) expect(bookedAt(events[i])).to.be.at.least(bookedAt(events[i - 1]));
+        // Without a clock of its own a store books at the event's own time: never earlier than it.
+        const floor = began ?? Date.parse(RECORDED_AT);
+        expect(bookedAt(events[0])).to.be.at.least(floor);
+        expect(bookedAt(events[1])).to.be.at.least(floor);
+        if (began !== undefined) expect(bookedAt(events[3])).to.be.at.most(bookingClock!());
+        // Every read gives the same booking: it is a fact of the log, not of the read.
+        const fromAll = await store.readAll({ fromPosition: events[0].position, categories: [s.split('-')[0]] });
+        expect(fromAll.map((e) => e.metadata.recorded_at)).to.deep.equal(events.map((e) => e.metadata.recorded_at));
+      });
+    });
+
+    describe('the recorded head', () => {
+      it('recordedHead (where the adapter has it) counts every append that had begun before it', async function () {
+        if (!store.recordedHead) return this.skip();
+        const s = newStream();
+        const pending = store.appendToStream(s, [ev('A'), ev('B')]); // not awaited: still on its way to the log
+        const head = await store.recordedHead();
+        const { position } = await pending;
+        expect(head).to.be.at.least(position);
+        expect(await store.headPosition()).to.be.at.least(head);
       });
     });
 

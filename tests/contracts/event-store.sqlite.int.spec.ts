@@ -4,18 +4,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { eventStoreContract } from './event-store-contract.js';
+import { ManualClock } from '../../shared-schema/ports/clock.js';
 import { SPARSE_POSITIONS } from '../support/sparse-positions.js';
 
-for (const [label, writerThread, positionSpacing] of [
-  ['SQLite', false, 1],
-  ['SQLite, writer thread', true, 1],
-  ['SQLite, sparse positions', false, SPARSE_POSITIONS],
+for (const [label, writerThread, positionSpacing, clocked] of [
+  ['SQLite', false, 1, false],
+  ['SQLite, writer thread', true, 1, false],
+  ['SQLite, sparse positions', false, SPARSE_POSITIONS, false],
+  // Booked by its clock (as the service opens it), here a manual one, on the writer thread.
+  ['SQLite, writer thread, booked by a clock', true, 1, true],
 ] as const) {
   eventStoreContract(label, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-contract-'));
-    const store = SqliteEventStore.open({ path: path.join(dir, 'events.db'), writerThread, positionSpacing });
+    const clock = clocked ? new ManualClock(new Date('2025-03-01T00:00:00.000Z')) : undefined;
+    const store = SqliteEventStore.open({
+      path: path.join(dir, 'events.db'),
+      writerThread,
+      positionSpacing,
+      ...(clock ? { clock } : {}),
+    });
     return {
       store,
+      ...(clock ? { bookingClock: () => clock.now().getTime() } : {}),
       cleanup: async () => {
         await store.close();
         fs.rmSync(dir, { recursive: true, force: true });

@@ -614,3 +614,108 @@ describe('a write held in flight across the end of a window', function () {
     expect(after.opening).to.deep.equal(answered.closing);
   });
 });
+
+describe('a commit whose position is not published yet when a statement or closing is asked', function () {
+  let t: TestService;
+  let p: Partner;
+  let holdAnswer: Promise<void> | null = null;
+  let committed: () => void = () => undefined;
+  const T0 = Date.parse('2026-10-10T12:00:00.000Z');
+
+  /** While `holdAnswer` is set, an append to an order stream commits, then keeps its answer (and so the tenant's
+   * read-your-writes number) back. */
+  const answerHeld = (events: EventStore): EventStore =>
+    new Proxy(events, {
+      get(target, prop, receiver) {
+        if (prop === 'appendToStream')
+          return async (...args: Parameters<EventStore['appendToStream']>) => {
+            const result = await target.appendToStream(...args);
+            if (holdAnswer && args[0].startsWith('order-')) {
+              committed();
+              await holdAnswer;
+            }
+            return result;
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+  /**
+   * Pays `orderId` at the clock's now with the projections held at their unit gate and the command's answer held
+   * back, moves the clock to `askAt`, and sends `ask`: it must still be waiting once another read has been answered,
+   * and is answered once the projections go on. Then lets the command answer.
+   */
+  async function askWhileUnpublished<T>(orderId: string, askAt: number, ask: () => Promise<T>): Promise<T> {
+    const click = await sandboxClick(p, 's1', 'sku-pct');
+    const body = paidBody({
+      event_id: `${orderId}-paid`,
+      order_id: orderId,
+      store_id: 's1',
+      click_id: click.click_id,
+      paid_at: t.clock.now().toISOString(),
+      items: ITEMS,
+    });
+    expect(await t.service.runner.waitFor(await t.service.events.headPosition(), 30_000)).to.equal(true);
+    const release = await t.service.operations.gate.hold(); // the projections stop between two units
+    let letAnswer: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (committed = resolve));
+    holdAnswer = new Promise<void>((resolve) => (letAnswer = resolve));
+    const inFlight = p.api.post('/conversions', body); // committed now; its answer, and its position, held back
+    let asked: Promise<T>;
+    try {
+      await reached;
+      t.clock.set(new Date(askAt));
+      let answered = false;
+      asked = ask().then((answer) => {
+        answered = true;
+        return answer;
+      });
+      // Another read answered meanwhile: the first one is still waiting for the projections.
+      expect((await p.api.get('/me')).status).to.equal(200);
+      expect(answered).to.equal(false);
+    } finally {
+      release();
+    }
+    const answer = await asked;
+    holdAnswer = null;
+    letAnswer();
+    expect((await inFlight).status).to.equal(200);
+    return answer;
+  }
+
+  before(async function () {
+    if (process.env.TOPOLOGY === 'multi' || process.env.EVENTSTORE_URL) this.skip(); // the wrapper and the gate are the embedded service's
+    t = await startTestService({}, undefined, { eventStore: answerHeld });
+    t.clock.set(new Date(T0 - HOUR));
+    p = await setUp(t);
+    await pay(t, p, 's1', 'first');
+    t.clock.set(new Date(T0));
+  });
+  after(async () => t?.close());
+
+  it('a statement of a window that has ended waits for the head of the log, then holds the movement booked before it', async () => {
+    const page = await askWhileUnpublished('unpublished', T0 + 60_000, () =>
+      statement(p, `since=${iso(T0 - DAY)}&until=${iso(T0 + 60_000)}`),
+    );
+    expect(page.data.map((m: Movement) => [m.order_id, m.recorded_at])).to.deep.equal([
+      ['first', iso(T0 - HOUR)],
+      ['unpublished', iso(T0)],
+    ]);
+  });
+
+  it('so does a closing, on the first request after its period ended', async () => {
+    const NOV = Date.parse('2026-11-01T03:00:00.000Z');
+    t.clock.set(new Date(NOV - 1));
+    const closed = await askWhileUnpublished('last-of-october', NOV, async () => {
+      const r = await p.api.get('/closings/2026-10');
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      return r.body as Record<string, any>;
+    });
+    expect(closed.movements).to.equal(3);
+    const lines = (await (await fetch(`${t.api}/closings/2026-10/movements.csv`, {
+      headers: { Authorization: `Bearer ${p.key}` },
+    })).text()).trimEnd().split('\r\n');
+    expect(lines.at(-1)).to.contain(`${iso(NOV - 1)},`);
+  });
+});

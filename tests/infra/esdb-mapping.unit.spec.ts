@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { ResolvedEvent } from '@eventstore/db-client';
 import {
   appendBytes,
+  bookingTime,
   fromEsdbCurrent,
   inScope,
   numberToPosition,
@@ -106,6 +107,28 @@ describe('EventStoreDB mapping', () => {
   it('gives events without our metadata the time the server recorded them', () => {
     const e = toRecorded(resolved('x-1', 'T', { metadata: undefined }), { streamPrefix: '' });
     expect(e?.metadata).to.deep.equal({ recorded_at: '2026-01-02T03:04:05.000Z' });
+  });
+
+  it('books an event at the time the server recorded it, never before the time its command appended it with', () => {
+    const held = resolved('x-1', 'T', {
+      created: new Date('2026-01-02T03:04:09.000Z'), // the server recorded it 4 s after its command read the clock
+      metadata: { recorded_at: '2026-01-02T03:04:05.678Z', request_id: 'req_1' },
+    });
+    expect(toRecorded(held, { streamPrefix: '' })?.metadata).to.deep.equal({
+      recorded_at: '2026-01-02T03:04:09.000Z',
+      request_id: 'req_1',
+    });
+    // A service clock ahead of the leader's: the command's time stands.
+    expect(toRecorded(resolved('x-1', 'T'), { streamPrefix: '' })?.metadata.recorded_at).to.equal(
+      '2026-01-02T03:04:05.678Z',
+    );
+    // The manual clock: the command's time, whatever the server's.
+    expect(toRecorded(held, { streamPrefix: '', booking: 'event' })?.metadata.recorded_at).to.equal(
+      '2026-01-02T03:04:05.678Z',
+    );
+    expect(bookingTime('not a time', new Date('2026-01-02T03:04:09.000Z'), 'event')).to.equal(
+      '2026-01-02T03:04:09.000Z',
+    );
   });
 
   it('skips events that are not ours and refuses a read that carries no position', () => {

@@ -379,7 +379,7 @@ export interface paths {
         };
         /**
          * Movement statement
-         * @description Every conversion event applied to an order balance is one movement (duplicates, stale events and refused events are not), booked at its `recorded_at` (when the service recorded it, not `occurred_at`), in recording order. `opening` and `closing` are the running totals of the scope (the partner and environment, or `store_id`) just before the window and at its end, whatever the page; each movement carries its signed deltas and the running balances after it. A window that ended before the request never changes afterwards. Window on `recorded_at`: `since` and `until` (date-time), UTC half-open [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`. Scope: `reports`.
+         * @description Every conversion event applied to an order balance is one movement (duplicates, stale events and refused events are not), booked at its `recorded_at` (when the service recorded it, not `occurred_at`), in recording order. `opening` and `closing` are the running totals of the scope (the partner and environment, or `store_id`) just before the window and at its end, whatever the page; each movement carries its signed deltas and the running balances after it. A window that ended before the request never changes afterwards: it is answered once every event recorded before the request is in it (503 with `Retry-After` if that takes more than a few seconds). Window on `recorded_at`: `since` and `until` (date-time), UTC half-open [since, until), at most 31 days, default the last 30 days up to now; a longer window or `since >= until` answers 422 code `window`. Scope: `reports`.
          */
         get: operations["getStatement"];
         put?: never;
@@ -1209,6 +1209,25 @@ export interface components {
                  *       "status": 429,
                  *       "request_id": "req_01JNQ4W6Z8X2C3V4B5N6M7K8J9",
                  *       "detail": "Rate brake: wait Retry-After seconds."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A statement or closing whose window has ended waits until every event recorded before the request is in it; it answers 503 when that takes longer than a few seconds, rather than a window that could change. Wait `Retry-After` seconds and repeat. */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://api.example.test/v1/problemas/503",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "request_id": "req_01JNQ4W6Z8X2C3V4B5N6M7K8J9"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -2697,6 +2716,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listClosings: {
@@ -2753,6 +2773,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getClosing: {
@@ -2805,6 +2826,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getClosingMovementsCsv: {
@@ -2839,6 +2861,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenApiJson: {

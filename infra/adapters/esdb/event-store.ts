@@ -12,6 +12,9 @@
  *   namespace is filtered ON THE SERVER (a filtered catch-up subscription read up to the head: filtered-read.ts),
  *   since client v6's `readAll` sends no filter. `subscribeToAll` filters on the server by stream-name prefix; every
  *   event is re-checked on our side.
+ * - Each event's `recorded_at` is its booking time: the time the server recorded it (`created`, stamped by the
+ *   leader's writer), never earlier than the time its command appended it with (mapping.ts `Booking`); with
+ *   `booking: 'event'` (the manual clock), the command's time alone.
  * - `headPosition` reads one backwards page of `$all`; in a namespace whose newest event is not in it, a filtered
  *   read from the newest position of ours this store has seen (0 at first) to the head of the log: only our events
  *   cross the wire, the server scans the log from there (see `headPosition`).
@@ -53,7 +56,7 @@ import {
   toRecorded,
   uuidv7,
 } from './mapping.js';
-import type { EventScope } from './mapping.js';
+import type { Booking, EventScope } from './mapping.js';
 import { EsdbSubscription } from './subscription.js';
 import { logHead, readFiltered } from './filtered-read.js';
 
@@ -72,12 +75,18 @@ export interface EsdbEventStoreOptions {
    * Other errors are not retried: they end the subscription's iteration with the error.
    */
   onSubscriptionDrop?: (error: unknown, attempt: number) => void;
+  /**
+   * Where events' `recorded_at` comes from (mapping.ts `Booking`): `server` (default), the time the server recorded
+   * them; `event`, the time their command appended them with (the wiring's choice for the manual clock).
+   */
+  booking?: Booking;
 }
 
 export class EsdbEventStore implements EventStore {
   private readonly prefix: string;
   private readonly maxAppendBytes: number;
   private readonly pageSize: number;
+  private readonly booking: Booking;
   private readonly subscriptions = new Set<EsdbSubscription>();
   /** The newest position of ours this store has seen (appends, reads): a valid start for a filtered read. */
   private floor = 0;
@@ -95,6 +104,7 @@ export class EsdbEventStore implements EventStore {
     if (this.prefix.includes('-')) throw new Error('streamPrefix must not contain "-" (it would change categories)');
     this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
     this.pageSize = options.pageSize ?? 500;
+    this.booking = options.booking ?? 'server';
     // Each page starts AT the previous page's last event (positions are inclusive), so a page must hold two.
     if (!Number.isInteger(this.pageSize) || this.pageSize < 2) throw new RangeError('pageSize must be an integer >= 2');
   }
@@ -141,7 +151,7 @@ export class EsdbEventStore implements EventStore {
         maxCount: 1,
         direction: BACKWARDS,
       })) {
-        last = toRecorded(resolved, { streamPrefix: this.prefix });
+        last = toRecorded(resolved, { streamPrefix: this.prefix, booking: this.booking });
       }
     } catch (err) {
       if (!(err instanceof StreamNotFoundError)) throw err;
@@ -171,7 +181,7 @@ export class EsdbEventStore implements EventStore {
         maxCount: 1,
         direction: FORWARDS,
       })) {
-        const e = toRecorded(resolved, { streamPrefix: this.prefix });
+        const e = toRecorded(resolved, { streamPrefix: this.prefix, booking: this.booking });
         if (e) return e.position;
       }
     }
@@ -181,7 +191,7 @@ export class EsdbEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     if (options.maxCount === 0) return out;
-    const scope: EventScope = { streamPrefix: this.prefix };
+    const scope: EventScope = { streamPrefix: this.prefix, booking: this.booking };
     try {
       const read = this.client.readStream(this.prefix + stream, {
         fromRevision: options.fromRevision ? BigInt(options.fromRevision) : START,
@@ -205,7 +215,7 @@ export class EsdbEventStore implements EventStore {
    * (InvalidArgument "Trying to read from an invalid position").
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    const scope: EventScope = { streamPrefix: this.prefix, categories: options.categories };
+    const scope: EventScope = { streamPrefix: this.prefix, booking: this.booking, categories: options.categories };
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     const start = startOf(options);
     if (scope.categories || scope.streamPrefix) {
@@ -255,7 +265,7 @@ export class EsdbEventStore implements EventStore {
    * namespace that has written nothing, the whole log, once per call, until it writes.
    */
   async headPosition(): Promise<number> {
-    const scope: EventScope = { streamPrefix: this.prefix };
+    const scope: EventScope = { streamPrefix: this.prefix, booking: this.booking };
     const page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
     let from: ReadPosition = END;
     let newest: number | undefined;
@@ -291,7 +301,7 @@ export class EsdbEventStore implements EventStore {
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     const sub = new EsdbSubscription({
       client: this.client,
-      scope: { streamPrefix: this.prefix, categories: options.categories },
+      scope: { streamPrefix: this.prefix, booking: this.booking, categories: options.categories },
       ...(options.afterPosition !== undefined ? { afterPosition: options.afterPosition } : {}),
       ...(options.fromPosition !== undefined ? { fromPosition: options.fromPosition } : {}),
       onDrop: this.options.onSubscriptionDrop,

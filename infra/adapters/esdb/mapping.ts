@@ -121,7 +121,25 @@ export function uuidv7(nowMs: number = Date.now()): string {
 export interface EventScope {
   streamPrefix: string;
   categories?: readonly string[];
+  /** How an event's `recorded_at` is read (see `bookingTime`). Default `server`. */
+  booking?: Booking;
 }
+
+/**
+ * Where an event's booking time (`metadata.recorded_at`) comes from.
+ *
+ * - `server`: the time the server recorded it, `created`: the leader's single writer stamps each prepare record with
+ *   its clock (`DateTime.UtcNow`) as it writes it to the log, and reads answer it as 100 ns ticks since the Unix
+ *   epoch, which the driver (v6 convertGrpcEvent.js) turns into a `Date` truncated to the millisecond. So a write held
+ *   in flight after its command read the clock is booked when the server recorded it, as SQLite books it under its
+ *   write lock. Raised to the event's own `recorded_at` when that is later (a service clock ahead of the leader's):
+ *   a booking is never earlier than the time the command appended the event with. `created` is a wall clock and is
+ *   not raised to the previous event's on the server, so the ledger keeps its own max(…, previous booking).
+ * - `event`: the event's own `recorded_at` (the command's reading of the service clock). For the manual clock, which
+ *   the server cannot follow: the time rules of a test run on the clock the test moves, without the held-write
+ *   guarantee.
+ */
+export type Booking = 'server' | 'event';
 
 export function inScope(storedStream: string, type: string, scope: EventScope): boolean {
   if (storedStream.startsWith('$') || type.startsWith('$')) return false;
@@ -170,15 +188,23 @@ export function toRecorded(resolved: ResolvedEvent, scope: EventScope): Recorded
     position: positionToNumber(commit),
     type: event.type,
     data: event.data,
-    metadata: toMetadata(event.metadata, event.created),
+    metadata: toMetadata(event.metadata, event.created, scope.booking ?? 'server'),
   };
 }
 
-function toMetadata(raw: unknown, created: Date): EventMetadata {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !(raw instanceof Uint8Array)) {
-    const m = raw as Record<string, unknown>;
-    if (typeof m.recorded_at === 'string') return m as EventMetadata;
-    return { ...m, recorded_at: created.toISOString() };
-  }
-  return { recorded_at: created.toISOString() };
+function toMetadata(raw: unknown, created: Date, booking: Booking): EventMetadata {
+  const m =
+    raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !(raw instanceof Uint8Array)
+      ? (raw as Record<string, unknown>)
+      : {};
+  const recordedAt = bookingTime(m.recorded_at, created, booking);
+  return m.recorded_at === recordedAt ? (m as EventMetadata) : { ...m, recorded_at: recordedAt };
+}
+
+/** An event's booking time as ISO text (see `Booking`); `created` alone when the event carries no time of its own. */
+export function bookingTime(own: unknown, created: Date, booking: Booking): string {
+  const ownMs = typeof own === 'string' ? Date.parse(own) : Number.NaN;
+  if (Number.isNaN(ownMs)) return created.toISOString();
+  if (booking === 'event' || ownMs >= created.getTime()) return own as string;
+  return created.toISOString();
 }

@@ -238,6 +238,17 @@ export class SqliteEventStore implements EventStore {
     return (this.stmt.head.get()?.head ?? 0) * this.spacing;
   }
 
+  /**
+   * The head once no append is being recorded: an empty append (nothing written) goes through this store's writer
+   * behind the appends queued here and takes the write lock, which the writers of every process sharing the file
+   * hold from the moment they read their booking clock until their commit. Any event recorded after it is booked
+   * by a clock read after this call. A read-only store has no writer: its plain head.
+   */
+  async recordedHead(): Promise<number> {
+    if (this.writer !== null && !this.closing) await this.appendToStream(HEAD_BARRIER_STREAM, [], 'any');
+    return this.headPosition();
+  }
+
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     if (this.closing) throw new Error('the event store is closed');
     const subscription = new SqliteSubscription(
@@ -437,6 +448,9 @@ export class SqliteEventStore implements EventStore {
     return this.queue.splice(0, count);
   }
 }
+
+/** The stream of `recordedHead`'s empty append: never written (an empty append writes nothing). */
+const HEAD_BARRIER_STREAM = '$head';
 
 function checkAppendArguments(stream: string, expected: ExpectedRevision): void {
   if (typeof stream !== 'string' || stream.length === 0) throw new TypeError('stream must be a non-empty string');
