@@ -156,13 +156,15 @@ const CSV_PAGE = 5_000;
 
 /**
  * The CSV of a period of the partner's whole scope, as text chunks: the header, then the movements a page at a time
- * (never the whole month in memory).
+ * (never the whole month in memory). `from`: the lines the movements carry (what is served), or every line written
+ * again from the movement's fields (`ops closings verify` checks that the two agree).
  */
 export async function* closingCsv(
   view: ReadView,
   tenant: Tenant,
   period: string,
   page = CSV_PAGE,
+  from: 'lines' | 'fields' = 'lines',
 ): AsyncGenerator<string> {
   yield CSV_HEADER + '\r\n';
   const window = periodBounds(period);
@@ -170,17 +172,20 @@ export async function* closingCsv(
   let after: Scalar[] | undefined;
   for (;;) {
     // The lines the projector wrote, read alone (no movement parsed), with the keyset's fields.
-    const lines = await view.find<CsvRow>(LEDGER.movements, {
-      where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
-      orderBy: MOVEMENT_ORDER,
-      ...(after ? { after } : {}),
-      limit: page,
-      fields: CSV_FIELDS,
-    });
+    const lines =
+      from === 'lines'
+        ? await view.find<CsvRow>(LEDGER.movements, {
+            where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
+            orderBy: MOVEMENT_ORDER,
+            ...(after ? { after } : {}),
+            limit: page,
+            fields: CSV_FIELDS,
+          })
+        : null;
     let text = '';
     let read: number;
     let last: Scalar[] | undefined;
-    if (lines.every((row) => row.csv !== null)) {
+    if (lines !== null && lines.every((row) => row.csv !== null)) {
       for (const row of lines) text += row.csv;
       read = lines.length;
       const end = lines[read - 1];
@@ -189,7 +194,7 @@ export async function* closingCsv(
       // Movements projected before they carried their line: this page is read whole and written by the same
       // function the projector uses, so the bytes are the same.
       const rows = await movementsIn(view, scope, window, page, after);
-      for (const m of rows) text += m.csv ?? csvLine(m);
+      for (const m of rows) text += (from === 'lines' ? m.csv : undefined) ?? csvLine(m);
       read = rows.length;
       if (read > 0) last = movementKey(rows[read - 1]);
     }
