@@ -772,7 +772,10 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           const where = { g: 1 };
           const all = await store.find(c, { where, orderBy, fields });
           expect(all).to.deep.equal(
-            sortInMemory(docs.filter((d) => d.g === 1), orderBy).map((d) => projected(d, fields)),
+            sortInMemory(
+              docs.filter((d) => d.g === 1),
+              orderBy,
+            ).map((d) => projected(d, fields)),
           );
           const first = await store.find(c, { where, orderBy, fields, limit: 2 });
           expect(first).to.deep.equal(all.slice(0, 2));
@@ -888,7 +891,10 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         };
         const fromFields = await csv();
         // Some movements with their line (a month that spans an upgrade), then all of them.
-        for (const withLine of [[2, 5], [1, 2, 3, 4, 5]]) {
+        for (const withLine of [
+          [2, 5],
+          [1, 2, 3, 4, 5],
+        ]) {
           await putAll(
             LEDGER.movements,
             [movement(3, 's2', 40), movement(1, 's1', 10), movement(2, 's1', 40), movement(5, 's1', 59)]

@@ -379,7 +379,9 @@ class SessionView implements ReadView {
       });
       if (query.limit !== undefined) cursor.limit(query.limit);
       const stored = await cursor.toArray();
-      return fields === undefined ? stored.map((d) => fromMongoDoc<T>(d)) : stored.map((d) => fromProjected<T>(d, fields));
+      return fields === undefined
+        ? stored.map((d) => fromMongoDoc<T>(d))
+        : stored.map((d) => fromProjected<T>(d, fields));
     });
   }
 
