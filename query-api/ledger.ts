@@ -4,16 +4,19 @@
  * point in time, pages of movements, a period's bounds, and a closing's CSV, produced row by row.
  */
 import { createHash } from 'node:crypto';
-import type { ReadView, Scalar, Where } from '../shared-schema/ports/read-store.js';
+import type { Doc, ReadView, Scalar, Where } from '../shared-schema/ports/read-store.js';
 import type { Tenant } from '../shared-schema/domain/streams.js';
 import {
+  CSV_HEADER,
   LEDGER,
   MOVEMENT_ORDER,
   answerCents,
   cents,
-  centsText,
+  csvLine,
   type MovementDoc,
 } from '../shared-schema/read-models/ledger.js';
+
+export { CSV_HEADER, csvField, csvLine } from '../shared-schema/read-models/ledger.js';
 
 /** The statement's scope: a partner and environment, or one of its stores. */
 export interface LedgerScope {
@@ -148,59 +151,71 @@ export const isClosed = (period: string, now: Date): boolean => now.getTime() >=
 
 // ---------------------------------------------------------------------------------------------------------- CSV
 
-export const CSV_HEADER =
-  'recorded_at,occurred_at,store_id,order_id,event_id,type,net_delta_cents,known_expected_commission_delta_cents,' +
-  'expected_commission_delta_cents,net_balance_cents,known_expected_commission_balance_cents';
-
-/** RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. */
-export const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-
-/**
- * Already in `toISOString` form (checked without parsing: a day up to 28, an hour up to 23, which every month and
- * day has) it is kept; anything else is parsed and written again, which rolls over e.g. `02-30` as `Date` does.
- */
-const CANONICAL_ISO = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-const isoMs = (at: string): string => (CANONICAL_ISO.test(at) ? at : new Date(at).toISOString());
-
-/**
- * One row. Timestamps and cents never hold a comma, a quote, CR or LF, so only the partner's texts go through
- * `csvField`.
- */
-export function csvLine(m: MovementDoc): string {
-  const expected = m.expected_delta === null ? '' : centsText(m.expected_delta);
-  return (
-    `${isoMs(m.recorded_at)},${isoMs(m.occurred_at)},${csvField(m.store_id)},${csvField(m.order_id)},` +
-    `${csvField(m.event_id)},${csvField(m.type)},${centsText(m.net_delta)},${centsText(m.known_delta)},` +
-    `${expected},${centsText(m.net_balance)},${centsText(m.known_balance)}\r\n`
-  );
-}
-
 /** Movements read per statement of the CSV: few statements a month, a few MB in memory at once. */
 const CSV_PAGE = 5_000;
 
 /**
  * The CSV of a period of the partner's whole scope, as text chunks: the header, then the movements a page at a time
- * (never the whole month in memory).
+ * (never the whole month in memory). `from`: the lines the movements carry (what is served), or every line written
+ * again from the movement's fields (`ops closings verify` checks that the two agree).
  */
 export async function* closingCsv(
   view: ReadView,
   tenant: Tenant,
   period: string,
   page = CSV_PAGE,
+  from: 'lines' | 'fields' = 'lines',
 ): AsyncGenerator<string> {
   yield CSV_HEADER + '\r\n';
   const window = periodBounds(period);
+  const scope = { tenant };
   let after: Scalar[] | undefined;
+  // Pages are read whole while they hold movements without a line (projected before lines were kept: the months
+  // before an upgrade, which come first), so such a month costs one read a page, as before; lines alone otherwise.
+  let whole = from === 'fields';
   for (;;) {
-    const rows = await movementsIn(view, { tenant }, window, page, after);
-    if (rows.length === 0) return;
+    // The lines the projector wrote, read alone (no movement parsed), with the keyset's fields.
+    const lines = whole
+      ? null
+      : await view.find<CsvRow>(LEDGER.movements, {
+          where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
+          orderBy: MOVEMENT_ORDER,
+          ...(after ? { after } : {}),
+          limit: page,
+          fields: CSV_FIELDS,
+        });
     let text = '';
-    for (const m of rows) text += csvLine(m);
+    let read: number;
+    let last: Scalar[] | undefined;
+    if (lines !== null && lines.every((row) => row.csv !== null)) {
+      for (const row of lines) text += row.csv;
+      read = lines.length;
+      const end = lines[read - 1];
+      if (end) last = [end.recorded_at, end.position, end._id];
+    } else {
+      // A movement without its line: the page is read whole, and a line missing is written by the function the
+      // projector uses, so the bytes are the same.
+      const rows = await movementsIn(view, scope, window, page, after);
+      let missing = false;
+      for (const m of rows) {
+        const line = from === 'lines' ? m.csv : undefined;
+        if (line === undefined) missing = true;
+        text += line ?? csvLine(m);
+      }
+      whole = missing;
+      read = rows.length;
+      if (read > 0) last = movementKey(rows[read - 1]);
+    }
+    if (read === 0) return;
     yield text;
-    if (rows.length < page) return;
-    after = movementKey(rows[rows.length - 1]);
+    if (read < page) return;
+    after = last;
   }
 }
+
+/** What the CSV reads of a movement: its line and its keyset (`_id` comes with every row). */
+const CSV_FIELDS = ['recorded_at', 'position', 'csv'] as const;
+type CsvRow = Doc & { recorded_at: string; position: number; csv: string | null };
 
 /** The SHA-256 (lower-case hex) of a period's CSV, computed over the same chunks as they are produced. */
 export async function closingSha256(view: ReadView, tenant: Tenant, period: string): Promise<string> {

@@ -13,6 +13,7 @@ import {
   NO_ORDER,
   balanceOf,
   cents,
+  csvLine,
   deltasOf,
   ledgerOrderId,
   ledgerScopeId,
@@ -85,9 +86,23 @@ export const ledgerProjector: Projector = {
       store_net_balance: text(store.net),
       store_known_balance: text(store.known),
     };
-    await tx.put(LEDGER.movements, movement);
+    await tx.put(LEDGER.movements, { ...movement, ...lineOf(movement) });
   },
 };
 
 const nullable = (value: string | null | undefined): bigint | null =>
   value === null || value === undefined ? null : cents(value);
+
+/**
+ * The movement's line of the closing's CSV, written now so that a download reads it without the movement
+ * (docs/adr/0098-stream-pages.md). A movement whose line cannot be written (a date `Date` cannot read, which the
+ * doors never let through) is stored without one: the download writes it from the fields, and fails as it always did,
+ * rather than this projector stopping on it.
+ */
+function lineOf(movement: MovementDoc): { csv?: string } {
+  try {
+    return { csv: csvLine(movement) };
+  } catch {
+    return {};
+  }
+}

@@ -12,7 +12,8 @@
  * a condition is refused, not ignored.
  * Keys below the top level are data: a document may hold partner maps whose keys are any string — `$where`, `a.b`,
  * `""`, NUL, `__proto__`, `_bsontype` — and every adapter stores and returns them exactly (the MongoDB adapter
- * encodes them; the contract suite checks it). Fields that are queried, indexed or sorted on are plain identifiers.
+ * encodes them; the contract suite checks it). Fields that are queried, indexed, sorted on or projected are plain
+ * identifiers.
  * Strings must be well-formed Unicode (no lone surrogate): MongoDB stores UTF-8, and the doors refuse the rest.
  */
 
@@ -40,6 +41,12 @@ export interface CollectionSpec {
    * field's, with no index); others ignore it. Plain identifiers.
    */
   filtered?: readonly string[];
+  /**
+   * Top-level fields that reads ask for alone often (`Query.fields`), such as text written ahead for a download: a
+   * store may keep them beside the document so that such a read reads no JSON (SQLite: a column, like an indexed
+   * field's, with no index); others ignore it. Plain identifiers.
+   */
+  projected?: readonly string[];
 }
 
 /** A condition on one top-level field: equality, or a range / set. */
@@ -63,6 +70,12 @@ export interface Query {
    */
   after?: readonly Scalar[];
   limit?: number;
+  /**
+   * Read only these top-level fields of each document, and `_id` (a projection: a store need not read or decode the
+   * rest). Each must hold a string, a finite number or null in every document read so (a boolean, an object or an
+   * array may come back in another form); a field a document lacks comes back as null. Plain identifiers.
+   */
+  fields?: readonly string[];
 }
 
 export interface SumQuery {

@@ -4,7 +4,10 @@
  * its `recorded_at`, with its signed deltas and the running balances of its two scopes (the partner and environment,
  * and its store), so that a balance at any point is one indexed read of the movement just before it.
  *
- * Cents are kept as exact decimal text (`"-1500"`): a delta is signed and a running total may pass 2^53.
+ * Cents are kept as exact decimal text (`"-1500"`): a delta is signed and a running total may pass 2^53. Each
+ * movement also carries its line of the closing's CSV (`csv`), written by the projector with `csvLine`, so that a
+ * month's download reads that text alone; a movement projected before the field existed has none, and its line is
+ * written from its fields at the download, by the same function.
  * `ledger_state` holds what the projector needs to compute the next movement: per order, its figures after the last
  * movement; per scope, the running balances.
  */
@@ -39,6 +42,11 @@ export type MovementDoc = ScopedDoc & {
   /** Running balances of the movement's store, this movement included. */
   store_net_balance: SignedCents;
   store_known_balance: SignedCents;
+  /**
+   * Its line of the closing's CSV, CRLF included: `csvLine` of the fields above, written with them. Absent on a
+   * movement projected by a version before it (the download writes the line from the fields then).
+   */
+  csv?: string;
 };
 
 /** Per order: its figures after its last movement. Per scope: its running balances. */
@@ -68,6 +76,8 @@ export const LEDGER_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'recorded_at', 'position'],
       ['partner_id', 'env', 'store_id', 'recorded_at', 'position'],
     ],
+    // The CSV reads its lines alone (SQLite: from a column of their own, no document parsed).
+    projected: ['csv'],
   },
   { name: LEDGER.state, indexes: [] },
 ];
@@ -125,3 +135,35 @@ export const answerCents = (value: bigint): number | string =>
   value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
     ? Number(value)
     : value.toString();
+
+// ---------------------------------------------------------------------------------------------------------- CSV
+
+export const CSV_HEADER =
+  'recorded_at,occurred_at,store_id,order_id,event_id,type,net_delta_cents,known_expected_commission_delta_cents,' +
+  'expected_commission_delta_cents,net_balance_cents,known_expected_commission_balance_cents';
+
+/** RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. */
+export const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+/**
+ * Already in `toISOString` form (checked without parsing: a day up to 28, an hour up to 23, which every month and
+ * day has) it is kept; anything else is parsed and written again, which rolls over e.g. `02-30` as `Date` does.
+ */
+const CANONICAL_ISO = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const isoMs = (at: string): string => (CANONICAL_ISO.test(at) ? at : new Date(at).toISOString());
+
+/**
+ * A movement's line of the closing's CSV (whole scope: the partner and environment's balances), CRLF included.
+ * The projector stores it on the movement (`csv`) and the download writes it again for a movement without one, so
+ * this function alone decides the bytes: changing it changes no stored line, and would need the `ledger` projection
+ * rebuilt. Timestamps and cents never hold a comma, a quote, CR or LF, so only the partner's texts go through
+ * `csvField`.
+ */
+export function csvLine(m: MovementDoc): string {
+  const expected = m.expected_delta === null ? '' : centsText(m.expected_delta);
+  return (
+    `${isoMs(m.recorded_at)},${isoMs(m.occurred_at)},${csvField(m.store_id)},${csvField(m.order_id)},` +
+    `${csvField(m.event_id)},${csvField(m.type)},${centsText(m.net_delta)},${centsText(m.known_delta)},` +
+    `${expected},${centsText(m.net_balance)},${centsText(m.known_balance)}\r\n`
+  );
+}

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import type { Doc, ReadStore, Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
-import { LEDGER, LEDGER_COLLECTIONS, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
+import { LEDGER, LEDGER_COLLECTIONS, csvLine, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
 import { balanceBefore, closingCsv, countIn, movementKey, movementsIn } from '../../query-api/ledger.js';
 
 export interface OpenedStore {
@@ -744,6 +744,71 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(ids(await store.find(c))).to.deep.equal(['c']);
       });
     });
+    describe('projections (`fields`)', () => {
+      const docs: Doc[] = [
+        { _id: 'a', g: 1, line: 'x,"y"\r\n', n: 3, note: 'a', nested: { k: 1 } },
+        { _id: 'b', g: 1, line: null, n: -0.5, note: 'b' },
+        { _id: 'c', g: 1, n: 9_007_199_254_740_991, note: 'c' }, // no `line`
+        { _id: 'd', g: 2, line: 'other', n: 0, note: 'd' },
+      ];
+      /** What a projection must answer: `_id` and the fields, a missing one as null. */
+      const projected = (d: Doc, fields: readonly string[]): Doc => {
+        const out: Doc = { _id: d._id };
+        for (const f of fields) out[f] = d[f] ?? null;
+        return out;
+      };
+      // The same answers whether the projected field is in the document only or also declared `projected`
+      // (SQLite: a column of its own).
+      for (const declared of [false, true])
+        it(`reads \`_id\` and the named fields only, a missing one as null, with where, order, keyset and limit${declared ? ' (field declared `projected`)' : ''}`, async () => {
+          seq += 1;
+          const c = `contract_${run}_${seq}`;
+          await store.ensureCollections([
+            { name: c, indexes: [['g', 'n']], ...(declared ? { projected: ['line'] } : {}) },
+          ]);
+          await putAll(c, docs);
+          const fields = ['line', 'n'];
+          const orderBy = [{ field: 'n', dir: 'desc' as const }];
+          const where = { g: 1 };
+          const all = await store.find(c, { where, orderBy, fields });
+          expect(all).to.deep.equal(
+            sortInMemory(
+              docs.filter((d) => d.g === 1),
+              orderBy,
+            ).map((d) => projected(d, fields)),
+          );
+          const first = await store.find(c, { where, orderBy, fields, limit: 2 });
+          expect(first).to.deep.equal(all.slice(0, 2));
+          const rest = await store.find(c, { where, orderBy, fields, after: [first[1].n as number, first[1]._id] });
+          expect(rest).to.deep.equal(all.slice(2));
+          expect(await store.find(c, { where: { g: 2 }, fields: [] })).to.deep.equal([{ _id: 'd' }]);
+          expect(await store.find(c, { where: { g: 2 }, fields: ['note', 'line'] })).to.deep.equal([
+            { _id: 'd', note: 'd', line: 'other' },
+          ]);
+          // Inside a unit, the unit's own writes are read the same way.
+          await store.transact(async (tx) => {
+            await tx.put(c, { _id: 'e', g: 2, line: 'new', n: 1 });
+            expect(await tx.find(c, { where: { g: 2 }, orderBy: [{ field: 'n' }], fields: ['line'] })).to.deep.equal([
+              { _id: 'd', line: 'other' },
+              { _id: 'e', line: 'new' },
+            ]);
+          });
+        });
+
+      it('refuses a field that is not a plain identifier', async () => {
+        const c = await collection();
+        await putAll(c, [{ _id: 'a', x: 1 }]);
+        for (const bad of ['a.b', '$where', '', 'A b']) {
+          let error: unknown;
+          try {
+            await store.find(c, { fields: [bad] });
+          } catch (err) {
+            error = err;
+          }
+          expect(error, bad).to.be.instanceOf(Error);
+        }
+      });
+    });
     describe("the movements read model's reads (statement and closings)", () => {
       const tenant = { partnerId: `pt_contract_${run}`, env: 'test' as const };
       const at = (minute: number) => new Date(Date.UTC(2026, 9, 31, 23, minute)).toISOString();
@@ -816,6 +881,29 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         };
         const whole = await csv();
         for (const page of [1, 2, 3, 4, 5]) expect(await csv(page), `pages of ${page}`).to.equal(whole);
+      });
+
+      it('writes the same bytes from the lines movements carry (`csv`, written by the projector) as from their fields', async () => {
+        const csv = async (page?: number) => {
+          let text = '';
+          for await (const chunk of closingCsv(store, tenant, '2026-10', page)) text += chunk;
+          return text;
+        };
+        const fromFields = await csv();
+        // Some movements with their line (a month that spans an upgrade), then all of them.
+        for (const withLine of [
+          [2, 5],
+          [1, 2, 3, 4, 5],
+        ]) {
+          await putAll(
+            LEDGER.movements,
+            [movement(3, 's2', 40), movement(1, 's1', 10), movement(2, 's1', 40), movement(5, 's1', 59)]
+              .filter((m) => withLine.includes(Number(m.event_id.slice(3))))
+              .map((m) => ({ ...m, csv: csvLine(m) })),
+          );
+          for (const page of [undefined, 1, 2, 3, 4])
+            expect(await csv(page), `lines on ${withLine.join(',')}, pages of ${page}`).to.equal(fromFields);
+        }
       });
     });
   });

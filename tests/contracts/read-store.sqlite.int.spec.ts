@@ -8,6 +8,8 @@ import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/adapte
 import { readStoreContract } from './read-store-contract.js';
 import { indexName } from '../../infra/adapters/sqlite/read-store-sql.js';
 import { until } from '../support/deadline.js';
+import { LEDGER, LEDGER_COLLECTIONS, csvLine, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
+import { closingCsv } from '../../query-api/ledger.js';
 
 function tempDir(): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-store-'));
@@ -267,6 +269,57 @@ describe('SqliteReadStore', () => {
     ).map((r) => r.sql ?? '');
     check.close();
     expect(indexes.join('\n')).not.to.contain('json_extract');
+  });
+
+  it("upgrades a movements table written before the CSV lines: the column is added, the month's bytes are unchanged, the lines are read from the column", async () => {
+    const store = open();
+    const tenant = { partnerId: 'pt_UPGRADE', env: 'live' as const };
+    const movement = (n: number): MovementDoc => {
+      const at = new Date(Date.UTC(2026, 9, 10, 12, n)).toISOString();
+      return {
+        _id: `live:pt_UPGRADE:m:ev-${n}`,
+        partner_id: tenant.partnerId,
+        env: 'live',
+        position: n,
+        event_id: `ev-${n}`,
+        store_id: 's"1',
+        order_id: `o,${n}`,
+        type: 'paid',
+        occurred_at: at,
+        recorded_at: at,
+        net_delta: '100',
+        known_delta: '10',
+        expected_delta: n % 2 === 0 ? null : '10',
+        net_balance: String(100 * n),
+        known_balance: String(10 * n),
+        store_net_balance: String(100 * n),
+        store_known_balance: String(10 * n),
+      };
+    };
+    const csv = async (page?: number) => {
+      let text = '';
+      for await (const chunk of closingCsv(store, tenant, '2026-10', page)) text += chunk;
+      return text;
+    };
+    // The collection as a build before the lines declared it, holding movements without a line.
+    await store.ensureCollections(LEDGER_COLLECTIONS.map(({ projected: _kept, ...spec }) => spec));
+    await store.transact(async (tx) => {
+      for (let n = 1; n <= 6; n++) await tx.put(LEDGER.movements, movement(n));
+    });
+    const before = await csv();
+    await store.ensureCollections(LEDGER_COLLECTIONS);
+    const { default: Database } = await import('better-sqlite3');
+    const check = new Database(path.join(dir, 'read.db'), { readonly: true });
+    const lines = () => check.prepare(`SELECT f_csv FROM coll_${LEDGER.movements} ORDER BY _id`).pluck().all();
+    expect(lines()).to.deep.equal([null, null, null, null, null, null]);
+    for (const page of [undefined, 1, 2, 4]) expect(await csv(page), `pages of ${page}`).to.equal(before);
+    // Movements projected after the upgrade carry their line, in the column too.
+    await store.transact(async (tx) => {
+      for (let n = 4; n <= 6; n++) await tx.put(LEDGER.movements, { ...movement(n), csv: csvLine(movement(n)) });
+    });
+    expect(lines().filter((line) => line !== null)).to.have.length(3);
+    check.close();
+    for (const page of [undefined, 1, 2, 4]) expect(await csv(page), `mixed, pages of ${page}`).to.equal(before);
   });
 
   it('refuses collection and field names that are not plain identifiers, before any SQL', async () => {

@@ -74,6 +74,20 @@ class FakeDriver {
         driver.calls.push({ op: 'findOne', collection: name });
         return driver.table(name).get(filter._id) ?? null;
       },
+      find(filter: Document, options: Document) {
+        driver.calls.push({
+          op: 'find',
+          collection: name,
+          detail: { filter, sort: options.sort, projection: options.projection },
+        });
+        // As the server projects: `_id` and the fields named with 1 that the document has, nothing else.
+        const projection = options.projection as Record<string, 1> | undefined;
+        const rows = [...driver.table(name).values()].map((d) =>
+          projection ? Object.fromEntries(Object.entries(d).filter(([k]) => projection[k] === 1)) : d,
+        );
+        const cursor = { limit: () => cursor, toArray: async () => rows };
+        return cursor;
+      },
       async countDocuments() {
         driver.calls.push({ op: 'countDocuments', collection: name });
         return driver.table(name).size;
@@ -158,6 +172,45 @@ describe('MongoReadStore (fakes of the driver)', () => {
       await assertTransactions(admin({ isWritablePrimary: true, setName: 'rs0', ok: 1 }));
       await assertTransactions(admin({ isWritablePrimary: true, msg: 'isdbgrid', ok: 1 }));
       expect(transactionsUnsupported({ setName: 'rs0' })).to.equal(null);
+    });
+  });
+
+  describe('a projection (`fields`)', () => {
+    it('is sent with find as `{_id: 1, field: 1, …}`; a field the document lacks comes back as null, BSON numbers as numbers', async () => {
+      const driver = new FakeDriver();
+      const store = driver.store();
+      const { Long } = await import('mongodb');
+      driver.docs.set(
+        'ledger_movements',
+        new Map<string, Document>([
+          [
+            'm1',
+            { _id: 'm1', recorded_at: 't1', position: Long.fromNumber(7), csv: 'a,b\r\n', net_delta: '5', _text: 'x' },
+          ],
+          ['m2', { _id: 'm2', recorded_at: 't2', position: 8, net_delta: '6' }],
+        ]),
+      );
+      const rows = await store.find('ledger_movements', {
+        where: { partner_id: 'p' },
+        orderBy: [{ field: 'recorded_at' }, { field: 'position' }],
+        fields: ['recorded_at', 'position', 'csv'],
+      });
+      expect(rows).to.deep.equal([
+        { _id: 'm1', recorded_at: 't1', position: 7, csv: 'a,b\r\n' },
+        { _id: 'm2', recorded_at: 't2', position: 8, csv: null },
+      ]);
+      const call = driver.calls.find((c) => c.op === 'find')!;
+      expect((call.detail as Document).projection).to.deep.equal({ _id: 1, recorded_at: 1, position: 1, csv: 1 });
+      // Without `fields` the whole document is read, as before.
+      await store.find('ledger_movements', { where: { partner_id: 'p' } });
+      expect((driver.calls.filter((c) => c.op === 'find')[1].detail as Document).projection).to.equal(undefined);
+      let error: unknown;
+      try {
+        await store.find('ledger_movements', { fields: ['a.b'] });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.be.instanceOf(RangeError);
     });
   });
 

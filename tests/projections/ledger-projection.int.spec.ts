@@ -1,13 +1,16 @@
 /**
  * Movements through the projection runner: one per event applied to an order's balance (repeats and stale events
  * are none), deltas as the order's figures after minus before (the decider's own view), running balances per
- * partner and per store, exact beyond 2^53, and a replay of every event changes nothing.
+ * partner and per store, exact beyond 2^53, and a replay of every event changes nothing; each movement carries its
+ * CSV line, and the closing's CSV is byte for byte what it was when the lines were written at the download.
  */
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
 import { orderDecider } from '../../command-api/deciders/order.js';
 import { ledgerProjector } from '../../projections/projectors/ledger.js';
-import { LEDGER, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
+import { CSV_HEADER, LEDGER, csvLine, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
+import { closingCsv, movementKey, movementsIn, periodBounds, periodOf } from '../../query-api/ledger.js';
+import type { Scalar } from '../../shared-schema/ports/read-store.js';
 import { CLICK, PAID_AT, RULES, at, cancel, command, paid, refund, tenant } from '../support/order-fixtures.js';
 import { recorded } from '../support/decider-given.js';
 import { ProjectorSpec, type GivenEvent } from '../support/projector-spec.js';
@@ -141,5 +144,53 @@ describe('ledger projection (movements)', () => {
     await spec.replayAll();
     expect(await spec.documents(LEDGER.movements)).to.deep.equal(before);
     expect(await spec.documents(LEDGER.state)).to.deep.equal(state);
+  });
+
+  describe("the closing's CSV from the lines written at projection", () => {
+    const period = periodOf(PAID_AT);
+    const text = async (page?: number) => {
+      let out = '';
+      for await (const chunk of closingCsv(spec.reads, tenant, period, page)) out += chunk;
+      return out;
+    };
+    /** The CSV as the download wrote it before movements carried their line: every line from the fields. */
+    const fromFields = async () => {
+      let out = CSV_HEADER + '\r\n';
+      let after: Scalar[] | undefined;
+      for (;;) {
+        const rows = await movementsIn(spec.reads, { tenant }, periodBounds(period), 2, after);
+        for (const m of rows) out += csvLine({ ...m, csv: undefined });
+        if (rows.length < 2) return out;
+        after = movementKey(rows[rows.length - 1]);
+      }
+    };
+    const withoutLines = async (keep: (m: MovementDoc, i: number) => boolean) => {
+      const docs = await spec.documents<MovementDoc>(LEDGER.movements);
+      await spec.reads.transact(async (tx) => {
+        for (const [i, m] of docs.entries()) {
+          if (keep(m, i)) continue;
+          const { csv: _line, ...fields } = m;
+          await tx.put(LEDGER.movements, fields);
+        }
+      });
+    };
+
+    it("stores each movement's line as written from its fields, and the CSV is the same bytes either way", async () => {
+      const docs = await spec.documents<MovementDoc>(LEDGER.movements);
+      expect(docs.length).to.be.greaterThan(3);
+      for (const m of docs) expect(m.csv, m.event_id).to.equal(csvLine({ ...m, csv: undefined }));
+      const expected = await fromFields();
+      expect(expected.split('\r\n')).to.have.length(6); // header, four movements of the tenant, the final ''
+      for (const page of [undefined, 1, 2, 3, 4]) expect(await text(page), `pages of ${page}`).to.equal(expected);
+    });
+
+    it('writes the same bytes for movements projected before they carried their line (all, or some of a page)', async () => {
+      const expected = await fromFields();
+      await withoutLines((_m, i) => i % 2 === 0);
+      for (const page of [undefined, 1, 2, 3]) expect(await text(page), `mixed, pages of ${page}`).to.equal(expected);
+      await withoutLines(() => false);
+      expect((await spec.documents<MovementDoc>(LEDGER.movements)).every((m) => m.csv === undefined)).to.equal(true);
+      for (const page of [undefined, 1, 2]) expect(await text(page), `none, pages of ${page}`).to.equal(expected);
+    });
   });
 });

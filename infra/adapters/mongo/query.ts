@@ -260,6 +260,30 @@ export function toMongoDoc(doc: Doc): Document & { _id: string } {
   return plain;
 }
 
+const FIELD_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * A find's projection (port `Query.fields`): `_id` and the named top-level fields, as MongoDB projects them on the
+ * server. Plain identifiers only (an operator or a dotted path would mean something else to the server).
+ */
+export function toProjection(fields: readonly string[]): Record<string, 1> {
+  if (!Array.isArray(fields)) throw new TypeError('fields: expected an array of field names');
+  const projection: Record<string, 1> = { _id: 1 };
+  for (const f of fields) {
+    if (typeof f !== 'string' || !FIELD_NAME.test(f))
+      throw new RangeError(`invalid field name ${JSON.stringify(f)} (expected ${FIELD_NAME})`);
+    projection[encodeKey(f)] = 1;
+  }
+  return projection;
+}
+
+/** A projected document as the port answers it: a field the stored document lacks comes back as null. */
+export function fromProjected<T extends Doc>(stored: Document, fields: readonly string[]): T {
+  const out = fromMongoDoc<T>(stored) as Record<string, unknown>;
+  for (const f of fields) if (out[f] === undefined) out[f] = null;
+  return out as T;
+}
+
 /** A stored document back to plain JSON: keys decoded, without `_expires` and `_text`, without any BSON type leaking out. */
 export function fromMongoDoc<T extends Doc>(stored: Document): T {
   const out = plainValue(stored) as Record<string, unknown>;

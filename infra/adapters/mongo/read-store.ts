@@ -47,6 +47,7 @@ import {
   andFilters,
   encodeKey,
   fromMongoDoc,
+  fromProjected,
   idFilter,
   keysetFilter,
   matchFilter,
@@ -54,6 +55,7 @@ import {
   sumPipeline,
   sumRows,
   toMongoDoc,
+  toProjection,
   toSort,
   whereToFilter,
 } from './query.js';
@@ -367,10 +369,19 @@ class SessionView implements ReadView {
     if (query.limit !== undefined && query.limit <= 0) return Promise.resolve([]);
     const keys = sortKeys(query.orderBy);
     const filter = andFilters(whereToFilter(query.where), query.after ? keysetFilter(keys, query.after) : {});
+    const fields = query.fields;
+    const projection = fields === undefined ? undefined : toProjection(fields);
     return this.op(async () => {
-      const cursor = coll(this.db, collection).find(filter, { ...this.opts(), sort: toSort(keys) });
+      const cursor = coll(this.db, collection).find(filter, {
+        ...this.opts(),
+        sort: toSort(keys),
+        ...(projection ? { projection } : {}),
+      });
       if (query.limit !== undefined) cursor.limit(query.limit);
-      return (await cursor.toArray()).map((d) => fromMongoDoc<T>(d));
+      const stored = await cursor.toArray();
+      return fields === undefined
+        ? stored.map((d) => fromMongoDoc<T>(d))
+        : stored.map((d) => fromProjected<T>(d, fields));
     });
   }
 

@@ -26,7 +26,7 @@ import {
 import { LIMIT_BOUND } from './limit.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
-type Mode = 'rows' | 'pluck' | 'exact';
+type Mode = 'rows' | 'pluck' | 'exact' | 'raw';
 
 /** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap (per mode) only guards against the latter. */
 export const MAX_STATEMENTS = 500;
@@ -36,6 +36,7 @@ export class SqliteConnection {
     rows: new Map(),
     pluck: new Map(),
     exact: new Map(),
+    raw: new Map(),
   };
   private readonly snapshot: (read: () => Doc[]) => Doc[];
   /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
@@ -63,9 +64,10 @@ export class SqliteConnection {
     return entry;
   }
 
-  /** Prepared statements held, all modes together (at most 3 × MAX_STATEMENTS). */
+  /** Prepared statements held, all modes together (at most 4 × MAX_STATEMENTS). */
   get statementCount(): number {
-    return this.statements.rows.size + this.statements.pluck.size + this.statements.exact.size;
+    const { rows, pluck, exact, raw } = this.statements;
+    return rows.size + pluck.size + exact.size + raw.size;
   }
 
   forgetColumns(): void {
@@ -91,6 +93,7 @@ export class SqliteConnection {
     }
     if (mode === 'pluck') stmt.pluck(true);
     if (mode === 'exact') stmt.safeIntegers(true);
+    if (mode === 'raw') stmt.raw(true);
     if (cache.size >= MAX_STATEMENTS) cache.clear();
     cache.set(sql, stmt);
     return stmt;
@@ -109,11 +112,23 @@ export class SqliteConnection {
     const { statements, limit } = findSql(collection, query, this.columnsOf(collection).set);
     if (limit === 0) return [];
     let remaining = limit;
+    const fields = query.fields;
     const read = (): Doc[] => {
       const docs: Doc[] = [];
       for (const { sql, params } of statements) {
-        const rows = this.statement(sql, 'pluck').all(...params, remaining) as string[];
-        for (const json of rows) docs.push(JSON.parse(json) as Doc);
+        let rows: unknown[];
+        if (fields === undefined) {
+          rows = this.statement(sql, 'pluck').all(...params, remaining);
+          for (const json of rows) docs.push(JSON.parse(json as string) as Doc);
+        } else {
+          // A projection: `_id` and each field as its column (or json_extract) holds it, no document parsed.
+          rows = this.statement(sql, 'raw').all(...params, remaining);
+          for (const row of rows as unknown[][]) {
+            const doc: Doc = { _id: row[0] as string };
+            for (let i = 0; i < fields.length; i++) doc[fields[i]] = row[i + 1];
+            docs.push(doc);
+          }
+        }
         if (remaining !== -1) {
           remaining -= rows.length;
           if (remaining === 0) break;
@@ -256,14 +271,25 @@ function findSql(collection: string, query: Query, columns: Columns): { statemen
   const keys = sortKeys(query.orderBy, columns);
   const base = whereParts(query.where, columns);
   const order = orderByClause(keys);
+  const out = query.fields === undefined ? 'doc' : projection(query.fields, columns);
   const statements = keysetSegments(keys, query.after).map((segment) => {
     const where = and(segment.sql === '1' ? base : [...base, segment]);
     return {
-      sql: `SELECT doc FROM ${table} WHERE ${where.sql} ORDER BY ${order} ${LIMIT_BOUND}`,
+      sql: `SELECT ${out} FROM ${table} WHERE ${where.sql} ORDER BY ${order} ${LIMIT_BOUND}`,
       params: where.params,
     };
   });
   return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit) };
+}
+
+/**
+ * The select list of a projection: `_id`, then each field from its column when it has one, else from the document.
+ * Both give a string, number or null as the document holds it (the port asks for scalars only).
+ */
+function projection(fields: unknown, columns: Columns): string {
+  if (!Array.isArray(fields)) throw new TypeError('fields: expected an array of field names');
+  // fieldExpr checks each name (a string, a plain identifier) before it reaches the SQL text.
+  return ['_id', ...(fields as unknown[]).map((f) => fieldExpr(f as string, columns))].join(', ');
 }
 
 function countSql(collection: string, where: Where | undefined, columns: Columns): Fragment {

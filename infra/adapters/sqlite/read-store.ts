@@ -173,10 +173,10 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   }
 
   /**
-   * Creates each collection's table and indexes. The fields its indexes and `filtered` name get columns of their own
-   * (read-store-sql.ts);
-   * a table written by an earlier version (indexes on json_extract expressions) gains the columns, filled from the
-   * documents, and loses the expression indexes, in the same transaction.
+   * Creates each collection's table and indexes. The fields its indexes, `filtered` and `projected` name get columns of
+   * their own (read-store-sql.ts); a table written by an earlier version (indexes on json_extract expressions, or
+   * fewer columns) gains the columns, filled from the documents, and loses the expression indexes, in the same
+   * transaction.
    */
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
     const plans = specs.map((spec) => {
@@ -186,8 +186,9 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
         fields.forEach(checkField);
         return !(fields.length === 1 && fields[0] === '_id'); // the primary key
       });
-      (spec.filtered ?? []).forEach(checkField);
-      const fields = [...new Set([...indexes.flat(), ...(spec.filtered ?? [])])].filter((f) => f !== '_id').sort();
+      const kept = [...(spec.filtered ?? []), ...(spec.projected ?? [])];
+      kept.forEach(checkField);
+      const fields = [...new Set([...indexes.flat(), ...kept])].filter((f) => f !== '_id').sort();
       return { spec, indexes, fields };
     });
     const fills: { mark: string; fts: string; table: string; cols: string; values: string }[] = [];
