@@ -161,7 +161,11 @@ describe('channel feeds: the rules of FEEDS.md sentence by sentence', function (
     });
 
     it('Feed-Cursor: the changes after it are exactly what happened after the snapshot', async () => {
+      // Changes before the snapshot: a cursor from the beginning would give them again.
+      await offer(t, hub, 'Loja-B', 'before-snapshot', { title: 'Antes do retrato' });
+      await settle(t);
       const snapshot = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(tsvRows(snapshot.text).map((r) => r.title)).to.include('Antes do retrato');
       const at = snapshot.headers['feed-cursor'] as string;
       expect((await allChanges(t, channel.token, at)).changes).to.deep.equal([]);
       await offer(t, hub, 'Loja-B', 'after-snapshot', { title: 'Depois do retrato' });
@@ -232,6 +236,30 @@ describe('channel feeds: the rules of FEEDS.md sentence by sentence', function (
       expect((await rowsOf()).map((r) => r.title))
         .to.include('Muda preço')
         .and.not.include('Perde domínio');
+    });
+
+    it("a store's new name: its offers leave with the store's review (DECISIONS) and come back with the name", async () => {
+      const storeH = storeBody({ name: 'Loja H', domains: ['shop.test'] });
+      expect((await other.api.put('/stores/Loja-H', storeH)).status).to.equal(200);
+      expect((await t.approveStore(other, 'Loja-H', 'live')).status).to.equal(200);
+      await offer(t, other, 'Loja-H', 'name-1', { title: 'Nome um' });
+      await offer(t, other, 'Loja-H', 'name-2', { title: 'Nome dois' });
+      await settle(t);
+      const ids = (await rowsOf()).filter((r) => r.title.startsWith('Nome ')).map((r) => r.id);
+      expect(ids).to.have.length(2);
+      const start = await cursorNow();
+      const renamed = await other.api.put('/stores/Loja-H', { ...storeH, name: 'Loja H renomeada' });
+      expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
+      await settle(t);
+      const left = await allChanges(t, channel.token, start);
+      expect(ops(left.changes).sort()).to.deep.equal(ids.map((id) => `delete ${id}`).sort());
+      expect((await t.approveStore(other, 'Loja-H', 'live')).status).to.equal(200);
+      await settle(t);
+      const back = (await allChanges(t, channel.token, left.cursor)).changes;
+      const named = back.map((c) =>
+        c.op === 'upsert' ? `${c.offer.id} @ ${(c.offer.store as { name: string }).name}` : c.op,
+      );
+      expect(named.sort()).to.deep.equal(ids.map((id) => `${id} @ Loja H renomeada`).sort());
     });
 
     it('limit: 500 changes when not sent, up to 1000 when asked', async () => {
