@@ -6,6 +6,7 @@
  * domain make, the `limit` default and maximum, the token on the changes feed, and a streamed body.
  */
 import { expect } from 'chai';
+import { portOf } from '../../infra/http/gateway.js';
 import { storeBody, startTestService, type Partner, type TestService } from '../support/service.js';
 import { streams } from '../../shared-schema/domain/streams.js';
 import { HOUR, registerStore } from './commerce-support.js';
@@ -285,6 +286,29 @@ describe('channel feeds: the rules of FEEDS.md sentence by sentence', function (
       expect(await count('')).to.equal(500);
       expect(await count('&limit=1000')).to.equal(1000);
       expect(await count('&limit=1')).to.equal(1);
+    });
+  });
+
+  describe('cursors and other doors', () => {
+    it('refuses a cursor the service issued for another list (422 Problem on cursor)', async () => {
+      await offer(t, hub, 'Loja-A', 'cur-1', { title: 'Cursor um' });
+      await offer(t, hub, 'Loja-A', 'cur-2', { title: 'Cursor dois' });
+      const listed = await hub.api.get('/products?limit=1');
+      const foreign = listed.body.next_cursor as string;
+      expect(foreign).to.be.a('string');
+      const r = await feed(t, `/feeds/changes?cursor=${encodeURIComponent(foreign)}`, channel.token);
+      expect(r.status, r.text).to.equal(422);
+      expect(r.headers['content-type']).to.contain('application/problem+json');
+      const errors = (JSON.parse(r.text) as { errors: { field: string; code: string }[] }).errors;
+      expect(errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['cursor:invalid']);
+    });
+
+    it("a channel's token opens neither the operator's channel list nor a partner's clicks", async () => {
+      const admin = `http://127.0.0.1:${portOf(t.service.admin)}/admin/v1/channels`;
+      const listed = await fetch(admin, { headers: { Authorization: `Bearer ${channel.token}` } });
+      expect(listed.status).to.equal(401);
+      const clicks = await getFrom(`${t.api}/clicks`, '127.0.0.62', { Authorization: `Bearer ${channel.token}` });
+      expect(clicks.status).to.equal(401);
     });
   });
 
