@@ -10,7 +10,7 @@
  *   A  initial load: SCALE_SKUS items in 1,000-item batches (partners drawn with a Zipf law), POST → every job done
  *   P  PUT of new SKUs only over every partner, closed loop: saturation, beside the bare server
  *   B  the mix (60 % PATCH Zipf, 10 % PUT new, 20 % reads, 5 % conversions, 5 % batches): saturation (closed
- *      loop), then p50/p99 and projection lag at half of it (open loop)
+ *      loop), then p50/p99, projection lag and notification lag (GET /v1/events) at half of it (open loop)
  *   D  restart on the log of A+P+B → ready; rebuild of every projection → events/s; `ops audit verify`
  *   C  a fresh service loaded with 10,000 SKUs, the same mix: saturation, for the ratio B / C
  * Environment: SCALE_SKUS (default 1,000,000), SCALE_SECONDS per measuring run (default 20), SCALE_CONNECTIONS
