@@ -45,6 +45,12 @@ export const balanceIn = (scope: LedgerScope, m: MovementDoc): Balance =>
 
 /** The running totals of `scope` just before `at` (over everything booked before it). */
 export async function balanceBefore(view: ReadView, scope: LedgerScope, at: string): Promise<Balance> {
+  const last = await lastBefore(view, scope, at);
+  return last ? balanceIn(scope, last) : ZERO;
+}
+
+/** The last movement of `scope` booked before `at`, if any: one indexed seek. */
+async function lastBefore(view: ReadView, scope: LedgerScope, at: string): Promise<MovementDoc | null> {
   const [last] = await view.find<MovementDoc>(LEDGER.movements, {
     where: { ...scopeWhere(scope), recorded_at: { lt: at } },
     orderBy: [
@@ -53,7 +59,7 @@ export async function balanceBefore(view: ReadView, scope: LedgerScope, at: stri
     ],
     limit: 1,
   });
-  return last ? balanceIn(scope, last) : ZERO;
+  return last ?? null;
 }
 
 export const answerBalance = (b: Balance) => ({
@@ -224,27 +230,38 @@ export async function closingSha256(view: ReadView, tenant: Tenant, period: stri
   return hash.digest('hex');
 }
 
-/** Hashes kept per read store, so a store built elsewhere (`ops closings verify`'s scratch) computes its own. */
-const keptHashes = new WeakMap<ReadView, Map<string, string>>();
-/** Hashes kept per read store at most; the oldest kept goes first. */
-const KEPT_HASHES = 10_000;
+/** What is kept of a closed period once computed: its movement count and its CSV's hash. */
+type KeptClosing = { movements: number; sha256: string };
+/** Kept per read store, so a store built elsewhere (`ops closings verify`'s scratch) computes its own. */
+const keptClosings = new WeakMap<ReadView, Map<string, KeptClosing>>();
+/** Periods kept per read store at most; the oldest kept goes first. */
+const KEPT_CLOSINGS = 10_000;
 
 /**
- * `closingSha256`, kept once computed. Movements are only ever added to a period, so its row count and closing
- * balances name its CSV: a movement projected after the hash was kept (a projection catching up past a period's end)
- * changes them and the hash is computed again.
+ * A period's movement count and CSV hash, kept once computed, named by the last movement booked before the period's
+ * end (`last`, the one its closing balance is read from). Movements are only ever added, in log order, and each is
+ * booked at its event's `recorded_at`, which is never before an earlier event's: a movement projected after the
+ * period was kept (a projection catching up past the period's end) is the period's new last one, and the count and
+ * hash are computed again. A hit costs no walk of the period's rows.
  */
-async function keptSha256(view: ReadView, tenant: Tenant, period: string, count: number, closing: Balance) {
-  let kept = keptHashes.get(view);
-  if (!kept) keptHashes.set(view, (kept = new Map<string, string>()));
-  const key = JSON.stringify([tenant.partnerId, tenant.env, period, count, String(closing.net), String(closing.known)]);
-  let sha256 = kept.get(key);
-  if (sha256 === undefined) {
-    sha256 = await closingSha256(view, tenant, period);
-    if (kept.size >= KEPT_HASHES) kept.delete(kept.keys().next().value!);
-    kept.set(key, sha256);
+async function keptClosing(
+  view: ReadView,
+  tenant: Tenant,
+  period: string,
+  last: MovementDoc | null,
+): Promise<KeptClosing> {
+  let kept = keptClosings.get(view);
+  if (!kept) keptClosings.set(view, (kept = new Map<string, KeptClosing>()));
+  const key = JSON.stringify([tenant.partnerId, tenant.env, period, last?._id ?? null, last?.position ?? null]);
+  let found = kept.get(key);
+  if (found === undefined) {
+    const window = periodBounds(period);
+    const movements = last !== null && last.recorded_at >= window.since ? await countIn(view, { tenant }, window) : 0;
+    found = { movements, sha256: await closingSha256(view, tenant, period) };
+    if (kept.size >= KEPT_CLOSINGS) kept.delete(kept.keys().next().value!);
+    kept.set(key, found);
   }
-  return sha256;
+  return found;
 }
 
 /** A closed period's Closing (whole scope). */
@@ -252,14 +269,15 @@ export async function closingOf(view: ReadView, tenant: Tenant, period: string) 
   const scope: LedgerScope = { tenant };
   const window = periodBounds(period);
   const first = await firstMovement(view, scope);
-  const opening = await balanceBefore(view, scope, window.since);
-  const closing = await balanceBefore(view, scope, window.until);
+  const lastBeforeSince = await lastBefore(view, scope, window.since);
+  const lastBeforeUntil = await lastBefore(view, scope, window.until);
+  const opening = lastBeforeSince ? balanceIn(scope, lastBeforeSince) : ZERO;
+  const closing = lastBeforeUntil ? balanceIn(scope, lastBeforeUntil) : ZERO;
   const previousIsOurs = first !== null && periodOf(first.recorded_at) < period;
-  const movements = await countIn(view, scope, window);
-  const previous = periodPlus(period, -1);
+  const { movements, sha256 } = await keptClosing(view, tenant, period, lastBeforeUntil);
   // The previous period closes at this one's opening.
   const previousSha256 = previousIsOurs
-    ? await keptSha256(view, tenant, previous, await countIn(view, scope, periodBounds(previous)), opening)
+    ? (await keptClosing(view, tenant, periodPlus(period, -1), lastBeforeSince)).sha256
     : null;
   return {
     period,
@@ -273,7 +291,7 @@ export async function closingOf(view: ReadView, tenant: Tenant, period: string) 
     movements,
     net_delta_cents: answerCents(closing.net - opening.net),
     known_expected_commission_delta_cents: answerCents(closing.known - opening.known),
-    sha256: await keptSha256(view, tenant, period, movements, closing),
+    sha256,
     previous_sha256: previousSha256,
   };
 }

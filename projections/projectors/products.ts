@@ -15,8 +15,12 @@ import {
   type StoreFacts,
 } from '../../shared-schema/domain/product-status.js';
 import {
+  COUNTS_KEPT,
   FANOUTS,
+  PRODUCT_COUNTS,
   PRODUCTS,
+  countId,
+  countKeyOf,
   PRODUCT_COLLECTIONS,
   STORE_FACTS,
   productDocId,
@@ -24,6 +28,7 @@ import {
   storeFactsId,
   type FanOutDoc,
   type OwedStoreState,
+  type ProductCountDoc,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -48,8 +53,66 @@ async function storeFacts(tx: ReadTx, id: string): Promise<ProductStoreDoc | nul
   return facts;
 }
 
+/**
+ * The count rows of one unit of work read so far, by id (null: none); whether the counts are kept (the `COUNTS_KEPT`
+ * row) once looked up. Per unit, like `storeFactsSeen`.
+ */
+type UnitCounts = { kept: boolean | null; rows: Map<string, ProductCountDoc | null> };
+const countsSeen = new WeakMap<ReadTx, UnitCounts>();
+
+function unitCounts(tx: ReadTx): UnitCounts {
+  let seen = countsSeen.get(tx);
+  if (!seen) countsSeen.set(tx, (seen = { kept: null, rows: new Map() }));
+  return seen;
+}
+
+/**
+ * Whether this projection keeps the counts: yes once `COUNTS_KEPT` is there; it is written when the first product is
+ * saved into an empty products collection, so a projection with products of an older build never starts counting
+ * halfway (its readers count the products themselves until a rebuild).
+ */
+async function countsKept(tx: ReadTx, saving: boolean): Promise<boolean> {
+  const seen = unitCounts(tx);
+  if (seen.kept === null) seen.kept = (await tx.get(PRODUCT_COUNTS, COUNTS_KEPT)) !== null;
+  if (!seen.kept && saving && (await tx.find(PRODUCTS, { limit: 1 })).length === 0) {
+    await tx.put(PRODUCT_COUNTS, { _id: COUNTS_KEPT, partner_id: null, env: null, store_id: null });
+    seen.kept = true;
+  }
+  return seen.kept;
+}
+
+/** Adds `delta` to the count row of a product document. */
+async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<void> {
+  const key = countKeyOf(doc);
+  const id = countId(key);
+  const rows = unitCounts(tx).rows;
+  let row = rows.get(id);
+  if (row === undefined) row = await tx.get<ProductCountDoc>(PRODUCT_COUNTS, id);
+  const n = (row?.n ?? 0) + delta;
+  if (n === 0) {
+    rows.set(id, null);
+    await tx.delete(PRODUCT_COUNTS, id);
+  } else {
+    const next: ProductCountDoc = { _id: id, ...key, n };
+    rows.set(id, next);
+    await tx.put(PRODUCT_COUNTS, next);
+  }
+}
+
+/** Moves a product from the count row of its stored document to the one of its next, when they differ. */
+async function recount(tx: ReadTx, stored: ProductDoc | null, next: ProductDoc): Promise<void> {
+  if (!(await countsKept(tx, stored === null))) return;
+  if (stored !== null) {
+    if (countId(countKeyOf(stored)) === countId(countKeyOf(next))) return;
+    await addCount(tx, stored, -1);
+  }
+  await addCount(tx, next, 1);
+}
+
+/** Saves a product's next document (`stored`: the one it replaces, null for a new SKU) and moves its count. */
 async function save(
   tx: ReadTx,
+  stored: ProductDoc | null,
   doc: ProductDoc,
   store: StoreFacts | null,
   at: string,
@@ -59,7 +122,7 @@ async function save(
   const { state, reasons } = deriveBaseState(facts, store);
   const published_at = doc.published_at ?? (state === 'accepted' ? at : null);
   const cover_checked_at = currentCover(facts)?.checked_at ?? null;
-  await tx.put(PRODUCTS, {
+  const next: ProductDoc = {
     ...doc,
     base_state: state,
     reasons,
@@ -69,7 +132,9 @@ async function save(
     page_host: urlHost(doc.product.product_url),
     available: doc.product.available === true,
     reason_codes: reasonCodesKey(reasons),
-  });
+  };
+  await recount(tx, stored, next);
+  await tx.put(PRODUCTS, next);
 }
 
 /**
@@ -106,8 +171,9 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   const e = asUnion<ProductEvent>(recorded);
   const { env, partnerId } = streamScope(recorded.stream);
   const id = productDocId({ env, partnerId }, e.data.sku);
-  let current = await tx.get<ProductDoc>(PRODUCTS, id);
-  if (alreadyApplied(current, recorded)) return;
+  const stored = await tx.get<ProductDoc>(PRODUCTS, id);
+  if (alreadyApplied(stored, recorded)) return;
+  let current = stored;
   if (current && !current.removed) {
     // The store states a fan-out in progress owes this product come before its own event. A product whose position
     // is past its store's last event has seen every state (a fan-out page or its own write passed it): no read.
@@ -167,7 +233,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   }
   if (!doc) return;
   const store = await storeFacts(tx, storeFactsId({ env, partnerId }, doc.store_id));
-  await save(tx, doc, store, recorded.metadata.recorded_at, recorded.position);
+  await save(tx, stored, doc, store, recorded.metadata.recorded_at, recorded.position);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, page: number): Promise<void> {
@@ -227,7 +293,7 @@ async function fanOutPage(tx: ReadTx, fanOut: FanOutDoc, facts: ProductStoreDoc,
   for (const doc of docs) {
     if (doc.position >= fanOut.position) continue;
     const published_at = fanOut.owed ? publishedThrough(doc, fanOut.owed) : doc.published_at;
-    await save(tx, { ...doc, published_at }, facts, fanOut.at, fanOut.position);
+    await save(tx, doc, { ...doc, published_at }, facts, fanOut.at, fanOut.position);
   }
   const last = docs[docs.length - 1];
   if (docs.length < page || !last) await tx.delete(FANOUTS, fanOut._id);

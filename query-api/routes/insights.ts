@@ -13,11 +13,21 @@ import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.
 import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
 import type { ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { urlHost } from '../../shared-schema/domain/host-match.js';
-import { pageDomainApproved, type ProductState } from '../../shared-schema/domain/product-status.js';
 import {
+  STALE_AFTER_MS,
+  pageDomainApproved,
+  type ProductState,
+} from '../../shared-schema/domain/product-status.js';
+import {
+  COUNTS_KEPT,
+  HOUR_MS,
+  LAPSED,
+  PRODUCT_COUNTS,
   PRODUCTS,
   STORE_FACTS,
   codesOfKey,
+  hourOf,
+  type ProductCountDoc,
   productDocId,
   storeFactsId,
   type ProductDoc,
@@ -68,8 +78,9 @@ function checksOf(tenant: Tenant, doc: ProductDoc, store: ProductStoreDoc | null
 const passes = (checks: readonly { check: VisibilityCheckName; ok: boolean }[]): boolean =>
   checks.every((c) => c.ok || c.check === 'live');
 
-const storeFacts = (deps: QueryDeps, tenant: Tenant, storeId: string) =>
-  deps.reads.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, storeId));
+const storeFactsIn = (view: ReadView, tenant: Tenant, storeId: string) =>
+  view.get<ProductStoreDoc>(STORE_FACTS, storeFactsId(tenant, storeId));
+const storeFacts = (deps: QueryDeps, tenant: Tenant, storeId: string) => storeFactsIn(deps.reads, tenant, storeId);
 
 /** The Visibility of one product of the tenant; null when the SKU was never sent in its environment. */
 export async function productVisibility(deps: QueryDeps, tenant: Tenant, sku: string): Promise<Visibility | null> {
@@ -173,8 +184,75 @@ export type CatalogInsights = {
   reasons: { code: string; count: number }[];
 };
 
+/** The reasons' counts in the answer's order: the largest count first, then by code. */
+const reasonsList = (reasons: ReadonlyMap<string, number>) =>
+  [...reasons]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+
+/**
+ * The catalog insights from the count rows the products projector keeps (read-models/products.ts): a few dozen rows
+ * a partner (one per store, base state, and for the accepted ones page host, availability and hour of last write),
+ * not one index entry per SKU. The 48 h rule is applied by the clock now: an hour wholly at or after the cutoff
+ * (now − 48 h) is fresh, one wholly before it or `lapsed` (a lapse is recorded only after its instant) is stale, and
+ * the one hour the cutoff falls in is split by an indexed count of its products at or after the cutoff, which walks
+ * at most that hour's writes. Null when the counts are not kept (products of an older build, before a rebuild).
+ */
+async function countedInsights(
+  deps: QueryDeps,
+  tenant: Tenant,
+  storeId: string | undefined,
+  now: Date,
+): Promise<CatalogInsights | null> {
+  return consistently(deps.reads, async (view) => {
+    if ((await view.get(PRODUCT_COUNTS, COUNTS_KEPT)) === null) return null;
+    const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
+    if (storeId !== undefined) where.store_id = storeId;
+    const rows = await view.find<ProductCountDoc>(PRODUCT_COUNTS, { where });
+    const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+    const split = hourOf(cutoff);
+    const splitEnd = new Date(Date.parse(split) + HOUR_MS).toISOString();
+    const states: Record<ProductState, number> = { pending: 0, accepted: 0, rejected: 0, stale: 0, removed: 0 };
+    const reasons = new Map<string, number>();
+    const facts = new Map<string, ProductStoreDoc | null>();
+    let searchable = 0;
+    for (const row of rows) {
+      if (row.base_state !== 'accepted') {
+        states[row.base_state] += row.n;
+        if (row.reason_codes !== null)
+          for (const code of codesOfKey(row.reason_codes)) reasons.set(code, (reasons.get(code) ?? 0) + row.n);
+        continue;
+      }
+      let fresh: number;
+      if (row.hour === null || row.hour === LAPSED || row.hour < split) fresh = 0;
+      else if (row.hour > split || cutoff === split) fresh = row.n;
+      else
+        fresh = await view.count(PRODUCTS, {
+          partner_id: row.partner_id,
+          env: row.env,
+          base_state: 'accepted',
+          store_id: row.store_id,
+          page_host: row.page_host,
+          available: row.available,
+          last_write_at: { gte: cutoff, lt: splitEnd },
+        });
+      states.accepted += fresh;
+      states.stale += row.n - fresh;
+      if (fresh === 0 || row.available !== true || row.page_host === null) continue;
+      // Only an `accepted`, fresh, available offer can pass every check; the store's facts are read now, as the
+      // per-product read does.
+      if (!facts.has(row.store_id)) facts.set(row.store_id, await storeFactsIn(view, tenant, row.store_id));
+      const store = facts.get(row.store_id);
+      if (store?.status === 'active' && pageDomainApproved(store, row.page_host)) searchable += fresh;
+    }
+    return { environment: tenant.env, store_id: storeId ?? null, states, searchable, reasons: reasonsList(reasons) };
+  }, 'products');
+}
+
 export async function catalogInsights(deps: QueryDeps, tenant: Tenant, storeId?: string): Promise<CatalogInsights> {
   const now = deps.clock.now();
+  const counted = await countedInsights(deps, tenant, storeId, now);
+  if (counted !== null) return counted;
   const states = {} as Record<ProductState, number>;
   for (const state of STATES)
     states[state] = await deps.reads.count(PRODUCTS, productsWhere(tenant, now, state, storeId));
@@ -199,9 +277,7 @@ export async function catalogInsights(deps: QueryDeps, tenant: Tenant, storeId?:
     store_id: storeId ?? null,
     states,
     searchable,
-    reasons: [...reasons]
-      .map(([code, count]) => ({ code, count }))
-      .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
+    reasons: reasonsList(reasons),
   };
 }
 

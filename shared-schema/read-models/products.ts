@@ -6,6 +6,7 @@
 import type { CollectionSpec } from '../ports/read-store.js';
 import type { ProductInput, RejectionReason } from '../events/product.js';
 import type { BaseState, CoverFacts, StoreFacts } from '../domain/product-status.js';
+import { urlHost } from '../domain/host-match.js';
 import type { Tenant } from '../domain/streams.js';
 import { scopedId, type ScopedDoc } from './scoped-id.js';
 
@@ -14,6 +15,19 @@ export const PRODUCTS = 'products';
 export const STORE_FACTS = 'product_store_facts';
 /** Store events whose products are still to be re-saved (one cursor per store). */
 export const FANOUTS = 'product_fanouts';
+/**
+ * The number of products of each combination of what the portal's counts test (query-api/routes/insights.ts), kept
+ * by the products projector with every product it saves: one row per partner, environment, store, base state and,
+ * for an `accepted` product, page host, availability and hour of last write (or `lapsed`); for a `pending` or
+ * `rejected` one, its set of reason codes. A row whose count falls to 0 is deleted.
+ */
+export const PRODUCT_COUNTS = 'product_counts';
+/**
+ * The id of the row saying the counts are complete: written by the products projector when it saves the first
+ * product of an empty products collection (a new install, a rebuild). Products projected by a build that did not keep
+ * the counts leave it absent, and the readers count the products themselves until a rebuild.
+ */
+export const COUNTS_KEPT = '~counts-kept';
 
 export type ProductDoc = ScopedDoc & {
   sku: string;
@@ -66,6 +80,50 @@ export type FanOutDoc = ScopedDoc & {
   owed?: OwedStoreState[];
 };
 
+/** What a count row tells apart (`n` aside). `hour` is the UTC hour of the last write, ISO; `lapsed` once recorded. */
+export type ProductCountKey = {
+  partner_id: string;
+  env: Tenant['env'];
+  store_id: string;
+  base_state: BaseState;
+  page_host: string | null;
+  available: boolean | null;
+  reason_codes: string | null;
+  hour: string | null;
+};
+export type ProductCountDoc = { _id: string; n: number } & ProductCountKey;
+
+export const HOUR_MS = 60 * 60 * 1000;
+/** The start of the UTC hour of an instant, ISO. */
+export const hourOf = (at: string | number): string =>
+  new Date(Math.floor((typeof at === 'number' ? at : Date.parse(at)) / HOUR_MS) * HOUR_MS).toISOString();
+/** The `hour` of an accepted product whose lapse (ProductFreshnessLapsed) is recorded: stale whatever its hour. */
+export const LAPSED = 'lapsed';
+
+/**
+ * The count row a product document falls in. Only an `accepted` product is told apart by page host, availability
+ * and hour (the searchable count and the 48 h rule test them); only `pending` and `rejected` by their reason codes.
+ * A document of an older build, without the copies, gives the same key from its product.
+ */
+export function countKeyOf(doc: ProductDoc): ProductCountKey {
+  const accepted = doc.base_state === 'accepted';
+  const reasoned = doc.base_state === 'pending' || doc.base_state === 'rejected';
+  return {
+    partner_id: doc.partner_id,
+    env: doc.env,
+    store_id: doc.store_id,
+    base_state: doc.base_state,
+    page_host: accepted ? (doc.page_host ?? urlHost(doc.product.product_url)) : null,
+    available: accepted ? (doc.available ?? doc.product.available === true) : null,
+    reason_codes: reasoned ? reasonCodesKey(doc.reasons) : null,
+    hour: accepted ? (doc.lapse_due_at === null ? LAPSED : hourOf(doc.last_write_at)) : null,
+  };
+}
+
+/** The id of a count row: its key as JSON text, fields in a fixed order. */
+export const countId = (k: ProductCountKey): string =>
+  JSON.stringify([k.partner_id, k.env, k.store_id, k.base_state, k.page_host, k.available, k.reason_codes, k.hour]);
+
 /** The distinct codes of a product's reasons, sorted, as one group key (JSON text: any code survives it). */
 export const reasonCodesKey = (reasons: readonly RejectionReason[]): string =>
   JSON.stringify([...new Set(reasons.map((r) => r.code))].sort());
@@ -94,6 +152,8 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
     // Reasons are counted by their set of codes (insights.ts): a column, no index of its own.
     filtered: ['reason_codes'],
   },
+  // The portal's counts read the rows of a partner and environment, or of one of its stores.
+  { name: PRODUCT_COUNTS, indexes: [['partner_id', 'env', 'store_id']] },
   { name: STORE_FACTS, indexes: [] },
   { name: FANOUTS, indexes: [] },
 ];

@@ -8,6 +8,7 @@
  * another request is drawn. Against the bare node:http server (`brake: false`) the same code sends the same mix
  * without that budget (the bare server has no brake, and the budget would bound it rather than the server).
  */
+import type http from 'node:http';
 import { keepAliveAgent, send } from '../support/keep-alive.js';
 
 export interface PartnerPlan {
@@ -55,6 +56,11 @@ export type ScaleJob =
       batchItems: number;
       /** 1 in `lagEvery` PATCHes is followed by a GET of the same product with the same key (read-your-writes). */
       lagEvery: number;
+      /**
+       * 1 in `eventsLagEvery` PUTs of a new SKU is followed, at once and together, by a GET of the product and by
+       * GET /v1/events after the partner's last cursor until the SKU's first `product.state_changed` is in it.
+       */
+      eventsLagEvery?: number;
     };
 
 export interface Stat {
@@ -72,6 +78,12 @@ export interface ScaleResult {
   errors: number;
   /** PATCH answered → GET of that product answered (the GET waits until the projections passed the write). */
   lag?: Stat;
+  /** New SKU's PUT answered → GET /v1/events answered holding its first notification. */
+  eventsLag?: Stat;
+  /** The same PUTs: PUT answered → GET of the product answered (sent with the first GET /v1/events). */
+  putLag?: Stat;
+  /** Notification samples given up: a 429, or the notification not seen within 10 s. */
+  eventsLagMissed?: number;
   /** Batches: items/s from the first POST to the last job done (or the last POST answer without waitDone). */
   itemsPerSec?: number;
   /** Deepest page reached in product lists. */
@@ -263,6 +275,7 @@ type Op = {
   body?: string;
   after?: (text: string) => void;
   lagOf?: { key: string; path: string };
+  eventsOf?: { partner: number; key: string; sku: string };
 };
 
 function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
@@ -296,13 +309,17 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
     const plan = partners[p];
     if (job.brake && !take(plan.live, WRITE_RATE)) return null;
     const k = plan.count + added[p]++;
-    return {
+    const op: Op = {
       type: 'put',
       method: 'PUT',
       path: `/products/${skuOf(p, k)}`,
       key: plan.live,
       body: JSON.stringify(productBody(plan, p, k, imageBase, nextStamp())),
     };
+    const every = job.eventsLagEvery ?? 0;
+    if (every > 0 && n % every === 0 && (!job.brake || take(`${plan.live}:read`, READ_RATE)))
+      op.eventsOf = { partner: p, key: plan.live, sku: skuOf(p, k) };
+    return op;
   }
   if (pick(m.read)) {
     const g = zipfIndex(total);
@@ -376,10 +393,71 @@ function draw(job: Extract<ScaleJob, { kind: 'mix' }>, n: number): Op | null {
   return { type: 'batch', method: 'POST', path: '/products/batch', key: plan.live, body: JSON.stringify({ items }) };
 }
 
+/** The last `next_cursor` of each partner's GET /v1/events?type=product.state_changed (live key), by partner index. */
+const eventTails = new Map<number, string>();
+const EVENTS = '/events?type=product.state_changed&limit=200';
+
+type EventsPage = { data: { data: { sku?: string } }[]; next_cursor: string };
+
+/**
+ * Walks a partner's notifications to their end, untimed, so that a sample then reads only what came after its write:
+ * the cursor is signed by the service, so only the service can hand it out. False on anything but 200.
+ */
+async function walkToTail(agent: http.Agent, base: string, partner: number, key: string): Promise<boolean> {
+  let cursor = eventTails.get(partner);
+  for (;;) {
+    const r = await send(
+      agent,
+      new URL(`${base}${EVENTS}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+      'GET',
+      undefined,
+      { Authorization: `Bearer ${key}` },
+    );
+    if (r.status !== 200) return false;
+    const page = JSON.parse(r.text) as EventsPage;
+    cursor = page.next_cursor;
+    eventTails.set(partner, cursor);
+    if (page.data.length < 200) return true;
+  }
+}
+
+/**
+ * From the partner's last cursor, GET /v1/events until the SKU's notification is in a page: the time from `t1` to
+ * that answer, or null (a 429, or not seen within 10 s). The first GET waits, as every read does, until the
+ * projections passed the partner's last write.
+ */
+async function notificationSeen(
+  agent: http.Agent,
+  base: string,
+  of: { partner: number; key: string; sku: string },
+  t1: number,
+): Promise<number | null> {
+  let cursor = eventTails.get(of.partner)!;
+  while (performance.now() - t1 < 10_000) {
+    const r = await send(agent, new URL(`${base}${EVENTS}&cursor=${encodeURIComponent(cursor)}`), 'GET', undefined, {
+      Authorization: `Bearer ${of.key}`,
+    });
+    if (r.status !== 200) return null;
+    const page = JSON.parse(r.text) as EventsPage;
+    const seen = page.data.some((n) => n.data.sku === of.sku);
+    cursor = page.next_cursor;
+    if (seen) {
+      const ms = performance.now() - t1;
+      eventTails.set(of.partner, cursor);
+      return ms;
+    }
+    if (page.data.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return null;
+}
+
 async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult> {
   const agent = keepAliveAgent(job.concurrency + 8);
   const lat: Record<string, number[]> = {};
   const lags: number[] = [];
+  const eventsLags: number[] = [];
+  const putLags: number[] = [];
+  let eventsMissed = 0;
   const statuses: Record<string, number> = {};
   let errors = 0;
   let redraws = 0;
@@ -404,6 +482,10 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
         if (performance.now() > deadline) return;
       }
     }
+    if (op.eventsOf && !(await walkToTail(agent, job.base, op.eventsOf.partner, op.eventsOf.key))) {
+      eventsMissed++;
+      delete op.eventsOf;
+    }
     const t0 = performance.now();
     try {
       const reply = await send(agent, new URL(`${job.base}${op.path}`), op.method, op.body, {
@@ -422,6 +504,19 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
             Authorization: `Bearer ${op.lagOf.key}`,
           });
           if (g.status === 200) lags.push(performance.now() - t1);
+        }
+        if (op.eventsOf) {
+          const of = op.eventsOf;
+          const t1 = performance.now();
+          const [product, events] = await Promise.all([
+            send(agent, new URL(`${job.base}${op.path}`), 'GET', undefined, { Authorization: `Bearer ${of.key}` }).then(
+              (g) => (g.status === 200 ? performance.now() - t1 : null),
+            ),
+            notificationSeen(agent, job.base, of, t1),
+          ]);
+          if (product !== null) putLags.push(product);
+          if (events !== null) eventsLags.push(events);
+          else eventsMissed++;
         }
       }
     } catch {
@@ -446,6 +541,9 @@ async function mix(job: Extract<ScaleJob, { kind: 'mix' }>): Promise<ScaleResult
     statuses,
     errors,
     ...(lags.length ? { lag: percentiles(lags) } : {}),
+    ...(eventsLags.length ? { eventsLag: percentiles(eventsLags) } : {}),
+    ...(putLags.length ? { putLag: percentiles(putLags) } : {}),
+    ...(job.eventsLagEvery ? { eventsLagMissed: eventsMissed } : {}),
     maxDepth: Math.max(0, ...cursors.map((c) => c.length - 1)),
     loadCpuUsPerAnswer: (cpu.user + cpu.system) / Math.max(1, answered),
     budgetRedraws: redraws,

@@ -8,7 +8,15 @@
 import { expect } from 'chai';
 import type { Doc, ReadStore, Scalar, SortKey } from '../../shared-schema/ports/read-store.js';
 import { LEDGER, LEDGER_COLLECTIONS, csvLine, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
-import { balanceBefore, closingCsv, countIn, movementKey, movementsIn } from '../../query-api/ledger.js';
+import {
+  balanceBefore,
+  closingCsv,
+  closingOf,
+  closingSha256,
+  countIn,
+  movementKey,
+  movementsIn,
+} from '../../query-api/ledger.js';
 
 export interface OpenedStore {
   store: ReadStore;
@@ -903,6 +911,25 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
           );
           for (const page of [undefined, 1, 2, 3, 4])
             expect(await csv(page), `lines on ${withLine.join(',')}, pages of ${page}`).to.equal(fromFields);
+        }
+      });
+
+      it("keeps a closed period's count and hash, computed again when a later event's movement is booked into it", async () => {
+        const kept = await closingOf(store, tenant, '2026-10');
+        expect(kept).to.include({ movements: 4, sha256: await closingSha256(store, tenant, '2026-10') });
+        expect(await closingOf(store, tenant, '2026-10')).to.deep.equal(kept);
+        // A projection catching up past the period's end: a later event, booked at the period's last minute.
+        const late = movement(6, 's2', 59);
+        await putAll(LEDGER.movements, [late]);
+        try {
+          const again = await closingOf(store, tenant, '2026-10');
+          expect(again.movements).to.equal(5);
+          expect(again.sha256)
+            .to.equal(await closingSha256(store, tenant, '2026-10'))
+            .and.not.equal(kept.sha256);
+          expect((await closingOf(store, tenant, '2026-11')).previous_sha256).to.equal(again.sha256);
+        } finally {
+          await store.remove(LEDGER.movements, late._id);
         }
       });
     });

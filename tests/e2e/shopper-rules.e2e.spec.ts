@@ -6,8 +6,9 @@
  */
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
-import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { COUNTS_KEPT, PRODUCT_COUNTS, PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
+import { MINUTE } from '../support/order-fixtures.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
 import {
   expectCatalogInsights,
@@ -552,6 +553,31 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).to.deep.equal(['store_id', 'x']);
   });
 
+  it('GET /v1/insights/catalog counts across the 48 h boundary by the clock: inside an hour of writes, at the instant, after the lapses', async () => {
+    // Writes in three hours (one offer unavailable), then reads at instants around each one's 48 h: the counts kept
+    // per hour of last write must split the hour the boundary falls in exactly as `?state=` and Visibility do.
+    const writes = [T0 + 20 * MINUTE, T0 + 50 * MINUTE, T0 + 70 * MINUTE, T0 + 50 * MINUTE];
+    for (const [i, at] of writes.entries()) {
+      t.clock.set(new Date(at));
+      await offer(other, 'Loja-D', `fronteira-${i}`, { title: `Fronteira ${i}`, available: i !== 3 });
+    }
+    await settle();
+    const instants = [0, 1, 20 * MINUTE, 20 * MINUTE + 1, 50 * MINUTE, 50 * MINUTE + 1, 60 * MINUTE, 70 * MINUTE + 1];
+    for (const after of instants) {
+      t.clock.set(new Date(T0 + 48 * HOUR + after));
+      await expectCatalogInsights(other);
+      await expectCatalogInsights(other, 'Loja-D');
+    }
+    expect(await stateOf(other, 'fronteira-2')).to.equal('stale');
+    // The lapses recorded (the freshness reactor, by the clock) move the products out of their hours: same counts.
+    expect((await t.admin.post('/clock', { advance_ms: 48 * HOUR })).status).to.equal(200);
+    await settle();
+    const lapsed = await t.service.reads.get<ProductDoc>(PRODUCTS, productDocId({ partnerId: other.partnerId, env: 'live' }, 'fronteira-2'));
+    expect(lapsed?.lapse_due_at, 'the lapse is recorded').to.equal(null);
+    await expectCatalogInsights(other);
+    await expectCatalogInsights(other, 'Loja-D');
+  });
+
   it('GET /v1/insights/catalog counts products projected before their counted fields were kept the same way', async () => {
     await settle();
     // Every other product as a document of an older build: no page host, availability or reason codes of its own.
@@ -566,6 +592,8 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
         delete older.reason_codes;
         await tx.put(PRODUCTS, older as ProductDoc);
       }
+      // A projection of an older build keeps no counts: the readers count the products themselves.
+      await tx.delete(PRODUCT_COUNTS, COUNTS_KEPT);
     });
     const testKey = await t.key(hub.partnerId, 'test');
     for (const p of [hub, other, testKey]) await expectCatalogInsights(p);

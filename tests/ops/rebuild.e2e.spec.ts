@@ -87,7 +87,7 @@ describe('projection rebuild without downtime', function () {
 
   it('builds a new generation equal to the current one, shows progress, switches, then drops the old one', async () => {
     await caughtUp();
-    const collections = ['products', 'product_store_facts'];
+    const collections = ['products', 'product_counts', 'product_store_facts'];
     const before = await snapshot(collections);
     expect(before.products).to.have.length(SKUS.length);
     const started = await t.admin.post('/projections/products/rebuild', {});
@@ -112,7 +112,12 @@ describe('projection rebuild without downtime', function () {
     expect(sawProgress, 'progress visible while rebuilding').to.equal(true);
     const s = await statusOf('products');
     expect(s).to.include({ generation: 1, state: 'live' });
-    expect(s.collections).to.deep.equal(['products__g1', 'product_store_facts__g1', 'product_fanouts__g1']);
+    expect(s.collections).to.deep.equal([
+      'products__g1',
+      'product_counts__g1',
+      'product_store_facts__g1',
+      'product_fanouts__g1',
+    ]);
     expect(await snapshot(collections)).to.deep.equal(before);
     const raw = t.service.operations.reads.inner;
     // The old generation is dropped, not emptied: its table goes with its indexes.
@@ -124,6 +129,7 @@ describe('projection rebuild without downtime', function () {
     await until(() => gone('products'), 30_000, 'old generation dropped');
     expect(await gone('product_store_facts')).to.equal(true);
     expect(await gone('product_fanouts')).to.equal(true);
+    expect(await gone('product_counts')).to.equal(true);
     expect(await raw.count('products__g1')).to.equal(SKUS.length);
     const list = await hub.api.get('/products?limit=100');
     expect(list.body.data.map((p: { sku: string }) => p.sku)).to.have.members(SKUS);

@@ -3,8 +3,19 @@
  * product, so that every store event spans several units: a store event re-derives every product of its store, and
  * only of its store, before the runner reports its position committed.
  */
+import { expect } from 'chai';
 import { createProductsProjector } from '../../projections/projectors/products.js';
-import { PRODUCTS, productDocId, reasonCodesKey, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import {
+  COUNTS_KEPT,
+  PRODUCT_COUNTS,
+  PRODUCTS,
+  countId,
+  countKeyOf,
+  productDocId,
+  reasonCodesKey,
+  type ProductCountDoc,
+  type ProductDoc,
+} from '../../shared-schema/read-models/products.js';
 import type { ProductInput } from '../../shared-schema/events/product.js';
 import type { StoreInput } from '../../shared-schema/events/store.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
@@ -103,7 +114,23 @@ describe('store → products fan-out (products projector, projection runner, SQL
     );
     checked = { a: p[3], b: p[5], c: p[7], x: p[9] };
   });
-  afterEach(async () => spec.close());
+  // Whatever the fan-out's pages and units, the count rows the projector keeps are its products' own grouping.
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state !== 'passed') return;
+      const want: Record<string, number> = {};
+      for (const d of await spec.reads.find<ProductDoc>(PRODUCTS)) {
+        const id = countId(countKeyOf(d));
+        want[id] = (want[id] ?? 0) + 1;
+      }
+      const rows = await spec.reads.find<ProductCountDoc>(PRODUCT_COUNTS);
+      expect(rows.map((r) => r._id)).to.include(COUNTS_KEPT);
+      const kept = Object.fromEntries(rows.filter((r) => r._id !== COUNTS_KEPT).map((r) => [r._id, r.n]));
+      expect(kept, 'count rows').to.deep.equal(want);
+    } finally {
+      await spec.close();
+    }
+  });
 
   const waiting = (storeId: string, domain: string, sku: string) =>
     doc(storeId, domain, sku, {
