@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
+import { PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { productBody, startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { HOUR, publish, registerStore } from './commerce-support.js';
 import { coverOk, getFrom, rootOf, settle } from './shopper-support.js';
@@ -158,6 +159,17 @@ describe('PORTAL.md rules over HTTP: visibility checks one by one, scopes, reaso
     });
   });
 
+  describe('GET /v1/insights/daily window', () => {
+    it('normalizes the window to UTC in the answer, and counts the UTC dates the window touches', async () => {
+      const r = await hub.api.get(
+        `/insights/daily?since=${encodeURIComponent('2026-10-01T21:30:00-03:00')}&until=${encodeURIComponent('2026-10-03T00:00:00+02:00')}`,
+      );
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect([r.body.since, r.body.until]).to.deep.equal(['2026-10-02T00:30:00.000Z', '2026-10-02T22:00:00.000Z']);
+      expect((r.body.days as { date: string }[]).map((d) => d.date)).to.deep.equal(['2026-10-02']);
+    });
+  });
+
   describe('GET /v1/insights/catalog reasons', () => {
     it('counts each code once per product of the rejected and pending ones, the largest count first, then by code', async () => {
       const p = await t.partner({ type: 'hub' });
@@ -207,6 +219,29 @@ describe('PORTAL.md rules over HTTP: visibility checks one by one, scopes, reaso
     });
   });
 
+  describe('GET /v1/insights/catalog searchable for a test key', () => {
+    it('counts a test offer passing every check but live, also from a product document of an older build', async () => {
+      const p = await t.partner({ type: 'hub' });
+      const testKey = await t.key(p.partnerId, 'test');
+      await registerStore(testKey, 'teste');
+      await put(testKey, 'tst', {}, 'teste');
+      await publish(t, testKey, 'test', 'teste', 'tst');
+      await settle(t);
+      expect(failing(await visibility(testKey, 'tst'))).to.deep.equal(['live']);
+      expect((await testKey.api.get('/insights/catalog')).body.searchable).to.equal(1);
+      // The document as an older build kept it (no page host, availability or reason codes): counted the same way.
+      const id = productDocId({ partnerId: p.partnerId, env: 'test' }, 'tst');
+      await t.service.reads.transact(async (tx) => {
+        const older: Partial<ProductDoc> = { ...(await tx.get<ProductDoc>(PRODUCTS, id))! };
+        delete older.page_host;
+        delete older.available;
+        delete older.reason_codes;
+        await tx.put(PRODUCTS, older as ProductDoc);
+      });
+      expect((await testKey.api.get('/insights/catalog')).body.searchable).to.equal(1);
+    });
+  });
+
   describe('GET /v1/events shapes', () => {
     it('answers exactly {data, next_cursor}, each Notification exactly {id, type, occurred_at, data}; 50 by default', async () => {
       const p = await t.partner({ type: 'hub' });
@@ -235,6 +270,41 @@ describe('PORTAL.md rules over HTTP: visibility checks one by one, scopes, reaso
       expect(data.map((n) => (n.data as { sku: string }).sku)).to.deep.equal(skus.slice(0, 50));
       const rest = await p.api.get(`/events?cursor=${encodeURIComponent(first.body.next_cursor as string)}`);
       expect((rest.body.data as { data: { sku: string } }[]).map((n) => n.data.sku)).to.deep.equal(skus.slice(50));
+    });
+
+    it("notifies a re-check's verdict when it changes the state, and only then", async () => {
+      const p = await t.partner({ type: 'hub' });
+      await registerStore(p, 'recheck');
+      await put(p, 'rc', {}, 'recheck');
+      await publish(t, p, 'live', 'recheck', 'rc');
+      const verdict = async (ok: boolean) => {
+        const now = t.clock.now().toISOString();
+        const reasons = ok ? [] : [{ code: 'image_type', field: 'image_urls[0]', message: 'The cover is not an image.' }];
+        const appended = await t.service.events.appendToStream(
+          streams.product({ partnerId: p.partnerId, env: 'live' }, 'rc'),
+          [
+            {
+              type: 'CoverChecked',
+              data: { sku: 'rc', url: 'https://cdn.shop.test/1.jpg', ok, reasons, checked_at: now },
+              metadata: { recorded_at: now, actor: 'test' },
+            },
+          ],
+        );
+        expect(await t.service.runner.waitFor(appended.position, 30_000)).to.equal(true);
+      };
+      await verdict(true); // the same verdict again: the state stays accepted
+      await verdict(false);
+      await verdict(false);
+      await verdict(true);
+      const states = ((await p.api.get('/events?type=product.state_changed&limit=200')).body.data as {
+        data: { sku: string; state: string; reasons: { code: string }[] };
+      }[]).map((n) => `${n.data.state}${n.data.reasons.map((r) => ` ${r.code}`).join('')}`);
+      expect(states).to.deep.equal([
+        'pending store_not_active domain_not_approved',
+        'accepted',
+        'rejected image_type',
+        'accepted',
+      ]);
     });
   });
 
