@@ -24,10 +24,13 @@ import {
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
-import { alreadyApplied, streamScope, type Projector } from '../projector.js';
+import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
 type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
+
+/** The stores' facts, read once per unit of work (the events of a batch mostly reach offers of one store). */
+const stores = new UnitDocs<OfferStoreDoc>(FEED_STORES);
 
 /**
  * The time an event judges at: when it was recorded; for a lapse, the instant after its `lapsed_at` (the write turned
@@ -77,7 +80,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
     };
   }
   if (!next) return;
-  const store = await tx.get<OfferStoreDoc>(FEED_STORES, next.store_key);
+  const store = await stores.get(tx, next.store_key);
   const judged = judge(next, store, judgedAt(recorded));
   await tx.put(FEED_OFFERS, { ...judged.doc, position: recorded.position });
   await writeChanges(tx, recorded.position, judged.changes);
@@ -86,11 +89,11 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const id = offerStoreId(recorded);
   if (id === null) return;
-  const current = await tx.get<OfferStoreDoc>(FEED_STORES, id);
+  const current = await stores.get(tx, id);
   if (alreadyApplied(current, recorded)) return;
   const store = offerStoreAfter(current, recorded, id);
   if (!store) return;
-  await tx.put(FEED_STORES, store);
+  await stores.put(tx, store);
   const at = judgedAt(recorded);
   const changes: Change[] = [];
   for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {

@@ -33,7 +33,10 @@ import {
   type NotificationProductDoc,
   type NotificationStoreDoc,
 } from '../../shared-schema/read-models/notifications.js';
-import { alreadyApplied, streamScope, type Projector } from '../projector.js';
+import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
+
+/** The stores, read once per unit of work (the events of a batch mostly reach products of one store). */
+const stores = new UnitDocs<NotificationStoreDoc>(NOTIFICATION_STORES);
 
 /** Writes the notifications of one event, numbered in the order they are added. */
 class Announcer {
@@ -134,14 +137,14 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenan
       break;
   }
   if (!next) return;
-  const store = await tx.get<NotificationStoreDoc>(NOTIFICATION_STORES, scopedId(tenant, next.store_id));
+  const store = await stores.get(tx, scopedId(tenant, next.store_id));
   await judge(tx, announce, next, current?.state ?? null, store, at, occurredAt, recorded);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenant, announce: Announcer) {
   const e = asUnion<StoreEvent>(recorded);
   const id = scopedId(tenant, e.data.store_id);
-  const current = await tx.get<NotificationStoreDoc>(NOTIFICATION_STORES, id);
+  const current = await stores.get(tx, id);
   if (alreadyApplied(current, recorded)) return;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
   if (!current && !declares) return;
@@ -155,7 +158,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenant,
     ...standing,
     position: recorded.position,
   };
-  await tx.put(NOTIFICATION_STORES, next);
+  await stores.put(tx, next);
   const at = recorded.metadata.recorded_at;
   if (current && current.status !== next.status) {
     await announce.add(at, { type: 'store.status_changed', data: { store_id: next.store_id, status: next.status } });
