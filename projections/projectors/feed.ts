@@ -42,7 +42,10 @@ function judgedAt(recorded: RecordedEvent): Date {
   return new Date(recorded.metadata.recorded_at);
 }
 
-/** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
+/**
+ * The offer judged again at `at`: its document with the entry set (in place: every caller holds a document of its
+ * own, just read or made), and the changes a channel sees (none when nothing it holds moved).
+ */
 function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
   const before = doc.entry;
@@ -50,7 +53,9 @@ function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc:
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   // Canonical: the entry held was read back from the store, whose key order is the adapter's.
   if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
-  return { doc: { ...doc, entry, in_feed: entry !== null }, changes };
+  doc.entry = entry;
+  doc.in_feed = entry !== null;
+  return { doc, changes };
 }
 
 async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {
@@ -82,7 +87,8 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   if (!next) return;
   const store = await stores.get(tx, next.store_key);
   const judged = judge(next, store, judgedAt(recorded));
-  await tx.put(FEED_OFFERS, { ...judged.doc, position: recorded.position });
+  judged.doc.position = recorded.position;
+  await tx.put(FEED_OFFERS, judged.doc);
   await writeChanges(tx, recorded.position, judged.changes);
 }
 

@@ -75,7 +75,8 @@ function derive(p: NotificationProductDoc, store: NotificationStoreDoc | null, a
 
 /**
  * Announces the product's state when it differs from the last announced one (`previous`, null for a new SKU), and
- * saves the product at `position` when its own event changed it (`own`) or its state changed.
+ * saves the product at `position` when its own event changed it (`own`) or its state changed (`p` is the caller's
+ * own copy, just read or made: it is updated in place).
  */
 async function judge(
   tx: ReadTx,
@@ -89,7 +90,9 @@ async function judge(
 ): Promise<void> {
   const { state, reasons } = derive(p, store, at);
   if (state === previous && !own) return;
-  await tx.put(NOTIFICATION_PRODUCTS, { ...p, state, position: own?.position ?? p.position });
+  p.state = state;
+  if (own) p.position = own.position;
+  await tx.put(NOTIFICATION_PRODUCTS, p);
   if (state === previous) return;
   await announce.add(occurredAt, {
     type: 'product.state_changed',
