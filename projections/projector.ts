@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../shared-schema/ports/event-store.js';
-import type { CollectionSpec, ReadTx } from '../shared-schema/ports/read-store.js';
+import type { CollectionSpec, Doc, ReadTx } from '../shared-schema/ports/read-store.js';
 import type { Environment } from '../shared-schema/domain/streams.js';
 
 /**
@@ -33,9 +33,48 @@ export interface Projector {
 export const alreadyApplied = (doc: { position: number } | null, recorded: RecordedEvent): boolean =>
   doc !== null && doc.position >= recorded.position;
 
-/** Splits `product-test:pt_X:sku` into its parts (partner ids and envs contain no `:`). */
-export function streamScope(stream: string): { env: Environment; partnerId: string; rest: string } {
+export type StreamScope = Readonly<{ env: Environment; partnerId: string; rest: string }>;
+
+/** The last stream split: every projector of a unit splits the stream of the same event, one after the other. */
+let lastScope: { stream: string; scope: StreamScope } | null = null;
+
+/** Splits `product-test:pt_X:sku` into its parts (partner ids and envs contain no `:`). The answer is shared: read it only. */
+export function streamScope(stream: string): StreamScope {
+  if (lastScope !== null && lastScope.stream === stream) return lastScope.scope;
   const body = stream.slice(stream.indexOf('-') + 1);
   const [env, partnerId, ...rest] = body.split(':');
-  return { env: env as Environment, partnerId: partnerId, rest: rest.join(':') };
+  const scope: StreamScope = Object.freeze({ env: env as Environment, partnerId: partnerId, rest: rest.join(':') });
+  lastScope = { stream, scope };
+  return scope;
+}
+
+/**
+ * The documents of a collection as the unit of work `tx` holds them, read once per unit: a batch of writes to the
+ * products of one store judges each against the same store document, and parses it once. Kept per unit (the `tx`
+ * object: a unit that fails and is tried again gets a new one), so nothing outlives a rollback. A projector that
+ * writes such a document in the unit writes it through `put` here, so later events of the unit see it. The documents
+ * are shared between the events of the unit: read them only.
+ */
+export class UnitDocs<T extends Doc> {
+  private readonly seen = new WeakMap<ReadTx, Map<string, T | null>>();
+
+  constructor(private readonly collection: string) {}
+
+  private held(tx: ReadTx): Map<string, T | null> {
+    let docs = this.seen.get(tx);
+    if (docs === undefined) this.seen.set(tx, (docs = new Map<string, T | null>()));
+    return docs;
+  }
+
+  async get(tx: ReadTx, id: string): Promise<T | null> {
+    const docs = this.held(tx);
+    let doc = docs.get(id);
+    if (doc === undefined) docs.set(id, (doc = await tx.get<T>(this.collection, id)));
+    return doc;
+  }
+
+  async put(tx: ReadTx, doc: T): Promise<void> {
+    await tx.put(this.collection, doc);
+    this.held(tx).set(doc._id, doc);
+  }
 }

@@ -133,11 +133,19 @@ export class ProjectionRunner implements LiveProjections {
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1].position;
     const o = this.options;
+    // Every projector asks about the same event in turn: its category is taken once.
+    let seen: RecordedEvent | null = null;
+    let category = '';
     await applyInUnits(batch, last, {
       store: this.reads,
       projectors: this.projectors,
-      applies: (p, event) =>
-        event.position > (this.checkpoints.get(p.name) ?? 0) && p.categories.includes(categoryOf(event.stream)),
+      applies: (p, event) => {
+        if (event !== seen) {
+          seen = event;
+          category = categoryOf(event.stream);
+        }
+        return event.position > (this.checkpoints.get(p.name) ?? 0) && p.categories.includes(category);
+      },
       close: async (tx, through) => {
         for (const p of this.projectors)
           await tx.setCheckpoint(p.name, Math.max(through, this.checkpoints.get(p.name) ?? 0));

@@ -24,10 +24,13 @@ import {
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
-import { alreadyApplied, streamScope, type Projector } from '../projector.js';
+import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
 type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
+
+/** The stores' facts, read once per unit of work (the events of a batch mostly reach offers of one store). */
+const stores = new UnitDocs<OfferStoreDoc>(FEED_STORES);
 
 /**
  * The time an event judges at: when it was recorded; for a lapse, the instant after its `lapsed_at` (the write turned
@@ -39,7 +42,10 @@ function judgedAt(recorded: RecordedEvent): Date {
   return new Date(recorded.metadata.recorded_at);
 }
 
-/** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
+/**
+ * The offer judged again at `at`: its document with the entry set (in place: every caller holds a document of its
+ * own, just read or made), and the changes a channel sees (none when nothing it holds moved).
+ */
 function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
   const before = doc.entry;
@@ -47,7 +53,9 @@ function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc:
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   // Canonical: the entry held was read back from the store, whose key order is the adapter's.
   if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
-  return { doc: { ...doc, entry, in_feed: entry !== null }, changes };
+  doc.entry = entry;
+  doc.in_feed = entry !== null;
+  return { doc, changes };
 }
 
 async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {
@@ -77,20 +85,21 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
     };
   }
   if (!next) return;
-  const store = await tx.get<OfferStoreDoc>(FEED_STORES, next.store_key);
+  const store = await stores.get(tx, next.store_key);
   const judged = judge(next, store, judgedAt(recorded));
-  await tx.put(FEED_OFFERS, { ...judged.doc, position: recorded.position });
+  judged.doc.position = recorded.position;
+  await tx.put(FEED_OFFERS, judged.doc);
   await writeChanges(tx, recorded.position, judged.changes);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
   const id = offerStoreId(recorded);
   if (id === null) return;
-  const current = await tx.get<OfferStoreDoc>(FEED_STORES, id);
+  const current = await stores.get(tx, id);
   if (alreadyApplied(current, recorded)) return;
   const store = offerStoreAfter(current, recorded, id);
   if (!store) return;
-  await tx.put(FEED_STORES, store);
+  await stores.put(tx, store);
   const at = judgedAt(recorded);
   const changes: Change[] = [];
   for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {

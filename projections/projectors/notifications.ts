@@ -33,7 +33,10 @@ import {
   type NotificationProductDoc,
   type NotificationStoreDoc,
 } from '../../shared-schema/read-models/notifications.js';
-import { alreadyApplied, streamScope, type Projector } from '../projector.js';
+import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
+
+/** The stores, read once per unit of work (the events of a batch mostly reach products of one store). */
+const stores = new UnitDocs<NotificationStoreDoc>(NOTIFICATION_STORES);
 
 /** Writes the notifications of one event, numbered in the order they are added. */
 class Announcer {
@@ -72,7 +75,8 @@ function derive(p: NotificationProductDoc, store: NotificationStoreDoc | null, a
 
 /**
  * Announces the product's state when it differs from the last announced one (`previous`, null for a new SKU), and
- * saves the product at `position` when its own event changed it (`own`) or its state changed.
+ * saves the product at `position` when its own event changed it (`own`) or its state changed (`p` is the caller's
+ * own copy, just read or made: it is updated in place).
  */
 async function judge(
   tx: ReadTx,
@@ -86,7 +90,9 @@ async function judge(
 ): Promise<void> {
   const { state, reasons } = derive(p, store, at);
   if (state === previous && !own) return;
-  await tx.put(NOTIFICATION_PRODUCTS, { ...p, state, position: own?.position ?? p.position });
+  p.state = state;
+  if (own) p.position = own.position;
+  await tx.put(NOTIFICATION_PRODUCTS, p);
   if (state === previous) return;
   await announce.add(occurredAt, {
     type: 'product.state_changed',
@@ -134,14 +140,14 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenan
       break;
   }
   if (!next) return;
-  const store = await tx.get<NotificationStoreDoc>(NOTIFICATION_STORES, scopedId(tenant, next.store_id));
+  const store = await stores.get(tx, scopedId(tenant, next.store_id));
   await judge(tx, announce, next, current?.state ?? null, store, at, occurredAt, recorded);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenant, announce: Announcer) {
   const e = asUnion<StoreEvent>(recorded);
   const id = scopedId(tenant, e.data.store_id);
-  const current = await tx.get<NotificationStoreDoc>(NOTIFICATION_STORES, id);
+  const current = await stores.get(tx, id);
   if (alreadyApplied(current, recorded)) return;
   const declares = e.type === 'StoreRegistered' || e.type === 'StoreReplaced';
   if (!current && !declares) return;
@@ -155,7 +161,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx, tenant: Tenant,
     ...standing,
     position: recorded.position,
   };
-  await tx.put(NOTIFICATION_STORES, next);
+  await stores.put(tx, next);
   const at = recorded.metadata.recorded_at;
   if (current && current.status !== next.status) {
     await announce.add(at, { type: 'store.status_changed', data: { store_id: next.store_id, status: next.status } });

@@ -21,14 +21,14 @@ import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 
-function withText(doc: OfferDoc): OfferDoc {
+/** Sets the text index fields and the position of a document `offerAfter` has just made (no copy of it). */
+function withText(doc: OfferDoc, position: number): OfferDoc {
   const live = !doc.removed;
-  return {
-    ...doc,
-    gtin: doc.product.gtin ?? null,
-    text_title: live ? doc.product.title : '',
-    text_other: live ? otherText(doc.product) : '',
-  };
+  doc.gtin = doc.product.gtin ?? null;
+  doc.text_title = live ? doc.product.title : '';
+  doc.text_other = live ? otherText(doc.product) : '';
+  doc.position = position;
+  return doc;
 }
 
 /**
@@ -80,7 +80,7 @@ export function offerAfter(current: OfferDoc | null, recorded: RecordedEvent, id
         };
       break;
   }
-  return next ? { ...withText(next), position: recorded.position } : null;
+  return next ? withText(next, recorded.position) : null;
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {

@@ -20,13 +20,20 @@ export function matchingDomains(host: string, domains: readonly string[]): strin
   });
 }
 
+/** The last address parsed: the projectors of one event ask for the host of the same `product_url` in turn. */
+let lastHost: { url: string; host: string } | null = null;
+
 /** The host of a URL (`''` when it is not a URL). */
 export function urlHost(url: string): string {
+  if (lastHost !== null && lastHost.url === url) return lastHost.host;
+  let host: string;
   try {
-    return new URL(url).hostname;
+    host = new URL(url).hostname;
   } catch {
-    return '';
+    host = '';
   }
+  lastHost = { url, host };
+  return host;
 }
 
 /** Lower-case and drop one trailing dot (`Shop.Test.` → `shop.test`). */

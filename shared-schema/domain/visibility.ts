@@ -49,9 +49,19 @@ export function visibilityChecks(f: VisibilityFacts, now: Date): VisibilityCheck
   ];
 }
 
-/** Searchable at `now`: every check ok. */
+/**
+ * Searchable at `now`: every check of `visibilityChecks` ok, the same conditions in the same order, without building
+ * the list (the feed projector judges every offer on every write of it, the search every offer it ranks).
+ */
 export function searchableNow(f: VisibilityFacts, now: Date): boolean {
-  return visibilityChecks(f, now).every((c) => c.ok);
+  return (
+    f.live &&
+    stateAt(f, now) === 'accepted' &&
+    now.getTime() - msOf(f.last_write_at) <= STALE_AFTER_MS &&
+    f.store?.status === 'active' &&
+    pageDomainApproved(f.store, f.page_host) &&
+    f.available === true
+  );
 }
 
 /** When an `accepted` offer leaves search by rule 3 unless written again; null while it is not `accepted`. */
