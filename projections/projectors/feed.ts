@@ -11,7 +11,7 @@
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import { feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
 import { canonicalJson } from '../../shared-schema/http/json.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
@@ -47,7 +47,7 @@ function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc:
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   // Canonical: the entry held was read back from the store, whose key order is the adapter's.
   if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
-  return { doc: { ...doc, entry, in_feed: entry !== null }, changes };
+  return { doc: { ...doc, entry, in_feed: entry !== null, tsv: entry ? tsvTemplate(entry) : null }, changes };
 }
 
 async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {

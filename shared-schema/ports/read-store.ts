@@ -63,6 +63,13 @@ export interface Query {
    */
   after?: readonly Scalar[];
   limit?: number;
+  /**
+   * Read only these top-level fields of each document, which hold strings (or null, or nothing): each result is
+   * `{_id, field: value}` with every field named, null when the document has none. A store may answer it without
+   * reading the whole document (SQLite: from the field's column when it is indexed or `filtered`, so a long page of
+   * rows is read without a JSON parse each; MongoDB: a projection). Plain identifiers, not `_id`.
+   */
+  select?: readonly string[];
 }
 
 export interface SumQuery {

@@ -17,6 +17,11 @@ export type FeedOfferDoc = OfferDoc & {
   /** The offer as the feed holds it; null while it is not in the feed. */
   entry: FeedEntry | null;
   in_feed: boolean;
+  /**
+   * The offer's line of the full feed while it is in the feed (`tsvTemplate` of `entry`), else null; absent from
+   * documents projected before it was kept (the full feed then makes it from `entry`).
+   */
+  tsv?: string | null;
 };
 
 /**
@@ -29,8 +34,9 @@ export const feedChangeKey = (position: number, rank: number): string =>
   `${String(position).padStart(16, '0')}:${String(rank).padStart(6, '0')}`;
 
 export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
-  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it.
-  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at'] },
+  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it, with their
+  // last write compared to the clock and their line, both as columns (no document read per offer).
+  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at', 'tsv'] },
   { name: FEED_STORES, indexes: [] },
   { name: FEED_CHANGES, indexes: [] },
 ];

@@ -402,6 +402,54 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
       });
     });
 
+    describe('select: some string fields of each document', () => {
+      const docs: Doc[] = [
+        { _id: 'a', on: true, at: '2026-01-02', line: 'a\tline é 💡', other: 'x', big: { nested: 1 } },
+        { _id: 'b', on: true, at: '2026-01-01', line: null, other: 'y' },
+        { _id: 'c', on: false, at: '2026-01-03', line: 'c', other: 'z' },
+        { _id: 'd', on: true, at: '2026-01-04', other: 'w' },
+        { _id: 'e', on: true, at: '2026-01-05', line: 'e', n: 5 },
+      ];
+      // The field held in a column (SQLite: `filtered`) and in the document only read the same.
+      for (const filtered of [undefined, ['at', 'line']])
+        it(`reads the selected fields with where, keyset and limit, null for absent ones${filtered ? ' (`filtered` fields)' : ''}`, async () => {
+          seq += 1;
+          const c = `contract_${run}_${seq}`;
+          await store.ensureCollections([{ name: c, indexes: [['on']], ...(filtered ? { filtered } : {}) }]);
+          await putAll(c, docs);
+          const where = { on: true, at: { gte: '2026-01-02' } };
+          expect(await store.find(c, { where, select: ['line', 'other'] })).to.deep.equal([
+            { _id: 'a', line: 'a\tline é 💡', other: 'x' },
+            { _id: 'd', line: null, other: 'w' },
+            { _id: 'e', line: 'e', other: null },
+          ]);
+          const first = await store.find(c, { where: { on: true }, select: ['line'], limit: 2 });
+          expect(first).to.deep.equal([
+            { _id: 'a', line: 'a\tline é 💡' },
+            { _id: 'b', line: null },
+          ]);
+          expect(await store.find(c, { where: { on: true }, select: ['line'], after: ['b'], limit: 2 })).to.deep.equal([
+            { _id: 'd', line: null },
+            { _id: 'e', line: 'e' },
+          ]);
+          await store.transact(async (tx) => {
+            await tx.put(c, { _id: 'b', on: true, at: '2026-01-01', line: 'b now' });
+            expect(await tx.find(c, { where: { on: true }, select: ['line'], limit: 2 })).to.deep.equal([
+              { _id: 'a', line: 'a\tline é 💡' },
+              { _id: 'b', line: 'b now' },
+            ]);
+          });
+          // A field holding anything but a string (or null) is refused, not turned into text.
+          let error: unknown;
+          try {
+            await store.find(c, { select: ['n'] });
+          } catch (err) {
+            error = err;
+          }
+          expect(error).to.be.instanceOf(TypeError);
+        });
+    });
+
     describe('comparison values are scalars', () => {
       // What a caller's types rule out may still arrive at run time (a decoded cursor, a parsed body): the store
       // refuses it before querying, so an object never reaches the engine as a value (to MongoDB it is an operator).

@@ -19,6 +19,8 @@ import {
   type Channel,
 } from './feeds-support.js';
 import type { Json } from '../../shared-schema/contract/openapi-publish.js';
+import type { Doc } from '../../shared-schema/ports/read-store.js';
+import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
@@ -161,6 +163,25 @@ describe('channel feeds over HTTP', function () {
       // The same ids in a second read.
       const again = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text);
       expect(again.map((x) => x.id).sort()).to.deep.equal(rows.map((x) => x.id).sort());
+    });
+
+    it('writes the same bytes for offers projected before their line was kept (documents without `tsv`)', async () => {
+      const kept = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(tsvRows(kept.text)).to.have.length.greaterThan(0);
+      // The documents as an earlier version wrote them: no line of their own.
+      const stripped = await t.service.reads.transact(async (tx) => {
+        let n = 0;
+        for (const doc of await tx.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { in_feed: true } })) {
+          const { tsv: _tsv, ...earlier } = doc;
+          await tx.put(FEED_OFFERS, earlier);
+          n += 1;
+        }
+        return n;
+      });
+      expect(stripped).to.equal(tsvRows(kept.text).length);
+      const made = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(made.text).to.equal(kept.text);
+      expect(made.headers.etag).to.equal(kept.headers.etag);
     });
 
     it('is gzip when asked, carries an ETag answered by 304 until something changes, and a Feed-Cursor', async () => {

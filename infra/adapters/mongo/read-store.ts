@@ -367,10 +367,22 @@ class SessionView implements ReadView {
     if (query.limit !== undefined && query.limit <= 0) return Promise.resolve([]);
     const keys = sortKeys(query.orderBy);
     const filter = andFilters(whereToFilter(query.where), query.after ? keysetFilter(keys, query.after) : {});
+    const select = query.select === undefined ? undefined : checkSelect(query.select);
     return this.op(async () => {
-      const cursor = coll(this.db, collection).find(filter, { ...this.opts(), sort: toSort(keys) });
+      const cursor = coll(this.db, collection).find(filter, {
+        ...this.opts(),
+        sort: toSort(keys),
+        // Only the selected fields travel (`_id` comes with a projection unless excluded); identifiers encode to themselves.
+        ...(select !== undefined ? { projection: Object.fromEntries(select.map((f) => [encodeKey(f), 1])) } : {}),
+      });
       if (query.limit !== undefined) cursor.limit(query.limit);
-      return (await cursor.toArray()).map((d) => fromMongoDoc<T>(d));
+      const stored = await cursor.toArray();
+      if (select === undefined) return stored.map((d) => fromMongoDoc<T>(d));
+      return stored.map((d) => {
+        const out: Doc = { _id: String(d._id) };
+        for (const f of select) out[f] = selectedValue(d[encodeKey(f)], f);
+        return out as T;
+      });
     });
   }
 
@@ -492,4 +504,19 @@ class UnitTx extends SessionView implements ReadTx {
 function dbNameFromUrl(url: string): string | undefined {
   const m = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(url);
   return m && m[1] ? decodeURIComponent(m[1]) : undefined;
+}
+
+function checkSelect(select: unknown): readonly string[] {
+  if (!Array.isArray(select)) throw new TypeError('select must be an array of field names');
+  for (const f of select as unknown[])
+    if (typeof f !== 'string' || !/^[a-z_][a-z0-9_]*$/.test(f) || f === '_id')
+      throw new RangeError(`select: invalid field ${JSON.stringify(f)}`);
+  return select as readonly string[];
+}
+
+/** A selected field's value: a string, or null (a field the document lacks, or null); anything else is refused. */
+function selectedValue(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  throw new TypeError(`select: the field ${field} holds a value that is not a string`);
 }

@@ -7,6 +7,7 @@ import type { Doc, Query, Scalar, SumQuery, SumRow, Where } from '../../../share
 import {
   and,
   bindScalar,
+  checkField,
   columnOf,
   columnValue,
   docFieldExpr,
@@ -26,7 +27,7 @@ import {
 import { LIMIT_BOUND } from './limit.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
-type Mode = 'rows' | 'pluck' | 'exact';
+type Mode = 'rows' | 'pluck' | 'exact' | 'raw';
 
 /** Distinct SQL texts come from code shapes (plus `in` list lengths); the cap (per mode) only guards against the latter. */
 export const MAX_STATEMENTS = 500;
@@ -36,6 +37,7 @@ export class SqliteConnection {
     rows: new Map(),
     pluck: new Map(),
     exact: new Map(),
+    raw: new Map(),
   };
   private readonly snapshot: (read: () => Doc[]) => Doc[];
   /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
@@ -63,9 +65,11 @@ export class SqliteConnection {
     return entry;
   }
 
-  /** Prepared statements held, all modes together (at most 3 × MAX_STATEMENTS). */
+  /** Prepared statements held, all modes together (at most 4 × MAX_STATEMENTS). */
   get statementCount(): number {
-    return this.statements.rows.size + this.statements.pluck.size + this.statements.exact.size;
+    return (
+      this.statements.rows.size + this.statements.pluck.size + this.statements.exact.size + this.statements.raw.size
+    );
   }
 
   forgetColumns(): void {
@@ -91,6 +95,7 @@ export class SqliteConnection {
     }
     if (mode === 'pluck') stmt.pluck(true);
     if (mode === 'exact') stmt.safeIntegers(true);
+    if (mode === 'raw') stmt.raw(true);
     if (cache.size >= MAX_STATEMENTS) cache.clear();
     cache.set(sql, stmt);
     return stmt;
@@ -106,12 +111,26 @@ export class SqliteConnection {
   }
 
   find(collection: string, query: Query = {}): Doc[] {
-    const { statements, limit } = findSql(collection, query, this.columnsOf(collection).set);
+    const { statements, limit, select } = findSql(collection, query, this.columnsOf(collection).set);
     if (limit === 0) return [];
     let remaining = limit;
     const read = (): Doc[] => {
       const docs: Doc[] = [];
       for (const { sql, params } of statements) {
+        if (select !== undefined) {
+          // Selected fields: the row's values as they are (text or null), no document parsed.
+          const rows = this.statement(sql, 'raw').all(...params, remaining) as unknown[][];
+          for (const row of rows) {
+            const doc: Doc = { _id: row[0] as string };
+            for (let i = 0; i < select.length; i++) doc[select[i]] = selectedValue(row[i + 1], select[i]);
+            docs.push(doc);
+          }
+          if (remaining !== -1) {
+            remaining -= rows.length;
+            if (remaining === 0) break;
+          }
+          continue;
+        }
         const rows = this.statement(sql, 'pluck').all(...params, remaining) as string[];
         for (const json of rows) docs.push(JSON.parse(json) as Doc);
         if (remaining !== -1) {
@@ -250,20 +269,44 @@ function tableColumns(collection: string, unsorted: readonly string[]): TableCol
   };
 }
 
-/** The statements of a `find`, in order (each takes the remaining limit as its last parameter), and the limit. */
-function findSql(collection: string, query: Query, columns: Columns): { statements: Fragment[]; limit: number } {
+/** A selected field's value: a string, or null (a field the document lacks, or null); anything else is refused. */
+function selectedValue(value: unknown, field: string): string | null {
+  if (value === null || typeof value === 'string') return value;
+  throw new TypeError(`select: the field ${field} holds a value that is not a string`);
+}
+
+/**
+ * The statements of a `find`, in order (each takes the remaining limit as its last parameter), and the limit. With
+ * `select`, each row is `_id` and the selected fields, from their columns when the table has them.
+ */
+function findSql(
+  collection: string,
+  query: Query,
+  columns: Columns,
+): { statements: Fragment[]; limit: number; select: readonly string[] | undefined } {
   const table = tableOf(collection);
+  const select = query.select === undefined ? undefined : checkSelect(query.select);
+  const out = select === undefined ? 'doc' : ['_id', ...select.map((f) => fieldExpr(f, columns))].join(', ');
   const keys = sortKeys(query.orderBy, columns);
   const base = whereParts(query.where, columns);
   const order = orderByClause(keys);
   const statements = keysetSegments(keys, query.after).map((segment) => {
     const where = and(segment.sql === '1' ? base : [...base, segment]);
     return {
-      sql: `SELECT doc FROM ${table} WHERE ${where.sql} ORDER BY ${order} ${LIMIT_BOUND}`,
+      sql: `SELECT ${out} FROM ${table} WHERE ${where.sql} ORDER BY ${order} ${LIMIT_BOUND}`,
       params: where.params,
     };
   });
-  return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit) };
+  return { statements, limit: query.limit === undefined ? -1 : checkLimit(query.limit), select };
+}
+
+function checkSelect(select: unknown): readonly string[] {
+  if (!Array.isArray(select)) throw new TypeError('select must be an array of field names');
+  for (const f of select as unknown[]) {
+    if (typeof f !== 'string' || f === '_id') throw new RangeError(`select: invalid field ${JSON.stringify(f)}`);
+    checkField(f);
+  }
+  return select as readonly string[];
 }
 
 function countSql(collection: string, where: Where | undefined, columns: Columns): Fragment {
