@@ -20,7 +20,8 @@
  *   feeds) /feeds/offers.tsv offers/s (target >= 100 000/s), gzip offers/s over plain (target >= 0.5), peak RSS growth
  *     while streaming at BENCH_FEED_SMALL vs BENCH_OFFERS offers (target flat within 50 MB), /feeds/changes pages
  *     of 500 p99 (target <= 20 ms).
- * BENCH_ONLY=ledger: the ledger's figures alone; BENCH_ONLY=portal: the portal's (both seeded). BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
+ * BENCH_ONLY=ledger: the ledger's figures alone; BENCH_ONLY=portal: the portal's (both seeded); BENCH_ONLY=feed: the
+ * feeds' (both seeded; small BENCH_LEDGER_* sizes make it quick). BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
  * RSS is this process's (service and client; the client only counts bytes), sampled every 5 ms after a collection.
  * Writes .bench/bench-read-paths.json and .md (tests/support/bench-results.ts).
  */
@@ -46,6 +47,8 @@ const SAMPLES = env('BENCH_READ_SAMPLES', 100);
 const LEDGER_ONLY = process.env.BENCH_ONLY === 'ledger';
 /** BENCH_ONLY=portal: both seeds, then the portal's pages alone (no ledger or feed figures). */
 const PORTAL_ONLY = process.env.BENCH_ONLY === 'portal';
+/** BENCH_ONLY=feed: both seeds (the ledger's still sized by its variables), then the feeds' figures alone. */
+const FEED_ONLY = process.env.BENCH_ONLY === 'feed';
 const STORE = 'loja-bench';
 const SEPT = Date.parse('2026-09-02T12:00:00.000Z');
 const OCT = Date.parse('2026-10-02T12:00:00.000Z');
@@ -82,6 +85,8 @@ interface Got {
   text?: string;
   /** Peak RSS growth over the RSS at the start, sampled every 5 ms, when asked for. */
   rssGrowth?: number;
+  /** CPU time of this process (service and client, every thread) from the request to the body's end, ms. */
+  cpuMs: number;
 }
 
 /** A GET on loopback: time to the body's end, the bytes and lines counted on the fly (gunzipped when gzip). */
@@ -91,6 +96,7 @@ function get(url: string, headers: Record<string, string>, opts: { keep?: boolea
     let peak = rss0;
     const sampler = opts.rss ? setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5) : undefined;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const req = http.get(url, { agent, headers }, (res) => {
       let bytes = 0;
       let lines = 0;
@@ -104,10 +110,12 @@ function get(url: string, headers: Record<string, string>, opts: { keep?: boolea
       body.on('error', reject);
       body.on('end', () => {
         const ms = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
         if (sampler) clearInterval(sampler);
         resolve({
           status: res.statusCode ?? 0,
           ms,
+          cpuMs: (cpu.user + cpu.system) / 1000,
           bytes,
           lines,
           headers: res.headers,
@@ -441,7 +449,7 @@ async function main(): Promise<void> {
     );
     const ledgerSeedS = (Date.now() - seedStarted) / 1000;
     t.clock.set(new Date(NOV));
-    if (!PORTAL_ONLY) await ledger(t, p, rows);
+    if (!PORTAL_ONLY && !FEED_ONLY) await ledger(t, p, rows);
 
     let catalogSeedS = 0;
     if (PORTAL_ONLY) {
@@ -449,8 +457,10 @@ async function main(): Promise<void> {
       const catalogStarted = Date.now();
       await seedCatalog(t, tenant, 1, OFFERS_N);
       catalogSeedS = (Date.now() - catalogStarted) / 1000;
-      step('portal pages');
-      await portal(t, p, root, rows);
+      if (!FEED_ONLY) {
+        step('portal pages');
+        await portal(t, p, root, rows);
+      }
     } else if (!LEDGER_ONLY) {
       step(`catalog seed: ${int(FEED_SMALL)} products`);
       const catalogStarted = Date.now();
@@ -467,12 +477,12 @@ async function main(): Promise<void> {
         [
           `feeds) offers.tsv, ${int(offers)} offers`,
           `${int(perS(large.plain))} offers/s`,
-          `${f1(large.plain.ms)} ms, ${f1(large.plain.bytes / MB)} MB (best of 2); at ${int(small.plain.lines - 1)} offers ${int(perS(small.plain))}/s; target >= 100,000/s`,
+          `${f1(large.plain.ms)} ms, ${f1(large.plain.bytes / MB)} MB (best of 2), CPU ${f1(large.plain.cpuMs)} ms (${f2((1000 * large.plain.cpuMs) / offers)} µs an offer); at ${int(small.plain.lines - 1)} offers ${int(perS(small.plain))}/s; target >= 100,000/s`,
         ],
         [
           'feeds) gzip / plain',
           f2(perS(large.gzip) / perS(large.plain)),
-          `gzip ${int(perS(large.gzip))} offers/s, ${f1(large.gzip.bytes / MB)} MB on the wire; target >= 0.5`,
+          `gzip ${int(perS(large.gzip))} offers/s, ${f1(large.gzip.bytes / MB)} MB on the wire, CPU ${f1(large.gzip.cpuMs)} ms; target >= 0.5`,
         ],
         [
           `feeds) RSS growth, ${int(small.plain.lines - 1)} vs ${int(offers)} offers`,
