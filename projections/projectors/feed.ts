@@ -7,6 +7,8 @@
  * The clock's part (rule 3: 48 h without a write) reaches the log as `ProductFreshnessLapsed` (appended by the
  * freshness reactor when the clock passes), judged just past its `lapsed_at`, so a replay writes the same changes. A
  * store's event judges every offer of the store again, in the same unit (a status, a domain approval, a name).
+ *
+ * Each change keeps the time it was judged at; `FeedChangesPruned` (the retention reactor) drops the oldest ones.
  */
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
@@ -17,6 +19,10 @@ import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
   FEED_COLLECTIONS,
+  FEED_MARKS,
+  PRUNED_MARK,
+  PRUNE_PER_EVENT,
+  type FeedPrunedDoc,
   FEED_OFFERS,
   FEED_STORES,
   feedChangeKey,
@@ -24,6 +30,7 @@ import {
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
+import { FEED_CATEGORY, FEED_RETENTION_STREAM, type FeedEvent } from '../../shared-schema/events/feed.js';
 import { alreadyApplied, streamScope, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
@@ -50,11 +57,37 @@ function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc:
   return { doc: { ...doc, entry, in_feed: entry !== null, tsv: entry ? tsvTemplate(entry) : null }, changes };
 }
 
-async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {
+async function writeChanges(tx: ReadTx, position: number, at: Date, changes: readonly Change[]): Promise<void> {
+  if (changes.length === 0) return;
+  const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
-    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c };
+    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when };
     await tx.put(FEED_CHANGES, doc);
   }
+}
+
+/**
+ * The retention (`FeedChangesPruned`): the oldest changes, in order, while judged before `before` (a change written
+ * before the time was kept counts as older), at most PRUNE_PER_EVENT of them; the mark remembers the newest dropped.
+ * Oldest first, so what is kept is always every change after the mark.
+ */
+async function onPruned(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const e = asUnion<FeedEvent>(recorded);
+  if (e.type !== 'FeedChangesPruned') return;
+  const mark = await tx.get<FeedPrunedDoc>(FEED_MARKS, PRUNED_MARK);
+  if (alreadyApplied(mark, recorded)) return;
+  const oldest = await tx.find<{ _id: string; at: string | null }>(FEED_CHANGES, {
+    limit: PRUNE_PER_EVENT,
+    select: ['at'],
+  });
+  let through = mark?.through ?? '';
+  for (const change of oldest) {
+    if (change.at !== null && change.at >= e.data.before) break;
+    await tx.delete(FEED_CHANGES, change._id);
+    through = change._id;
+  }
+  const next: FeedPrunedDoc = { _id: PRUNED_MARK, through, before: e.data.before, position: recorded.position };
+  await tx.put(FEED_MARKS, next);
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -80,7 +113,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   const store = await tx.get<OfferStoreDoc>(FEED_STORES, next.store_key);
   const judged = judge(next, store, judgedAt(recorded));
   await tx.put(FEED_OFFERS, { ...judged.doc, position: recorded.position });
-  await writeChanges(tx, recorded.position, judged.changes);
+  await writeChanges(tx, recorded.position, judgedAt(recorded), judged.changes);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -99,15 +132,16 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
     await tx.put(FEED_OFFERS, judged.doc);
     changes.push(...judged.changes);
   }
-  await writeChanges(tx, recorded.position, changes);
+  await writeChanges(tx, recorded.position, at, changes);
 }
 
 export const feedProjector: Projector = {
   name: 'feed',
   collections: FEED_COLLECTIONS,
-  categories: ['product', 'store'],
+  categories: ['product', 'store', FEED_CATEGORY],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+    if (recorded.stream === FEED_RETENTION_STREAM) return onPruned(recorded, tx);
     return onStoreEvent(recorded, tx);
   },
 };

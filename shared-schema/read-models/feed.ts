@@ -28,7 +28,30 @@ export type FeedOfferDoc = OfferDoc & {
  * One change of the feed. `_id` orders the changes: the log position of the event that made it (16 digits), then
  * its rank among that event's changes (6 digits), so a replay writes the same changes under the same ids.
  */
-export type FeedChangeDoc = { _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string };
+export type FeedChangeDoc = ({ _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }) & {
+  /** The time the change was judged at (ISO); absent from changes written before it was kept. */
+  at?: string;
+};
+
+export const FEED_MARKS = 'feed_marks';
+/** The `_id` of the mark of the changes dropped by the retention. */
+export const PRUNED_MARK = 'pruned';
+
+/**
+ * How far the changes were dropped (docs/adr/new-feed-changes-retention.md): every change up to `through` is gone,
+ * so a cursor before it can no longer be followed.
+ */
+export type FeedPrunedDoc = {
+  _id: typeof PRUNED_MARK;
+  /** The id of the newest change dropped. */
+  through: string;
+  /** The `before` of the last `FeedChangesPruned` applied. */
+  before: string;
+  position: number;
+};
+
+/** Changes dropped per `FeedChangesPruned` at most (one unit of the projection); the reactor asks again for the rest. */
+export const PRUNE_PER_EVENT = 50_000;
 
 export const feedChangeKey = (position: number, rank: number): string =>
   `${String(position).padStart(16, '0')}:${String(rank).padStart(6, '0')}`;
@@ -39,4 +62,5 @@ export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
   { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at', 'tsv'] },
   { name: FEED_STORES, indexes: [] },
   { name: FEED_CHANGES, indexes: [] },
+  { name: FEED_MARKS, indexes: [] },
 ];

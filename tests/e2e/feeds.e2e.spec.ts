@@ -390,4 +390,51 @@ describe('channel feeds over HTTP', function () {
       ).to.equal(1);
     });
   });
+
+  describe('the retention of the changes', () => {
+    // Last in this file: it moves the clock by a month.
+    it('drops the changes older than 30 days by the clock; a cursor from before them is 410, a new snapshot goes on', async () => {
+      const reader = await newChannel(t, 'Retenção');
+      const clock = async (ms: number) =>
+        expect((await t.admin.post('/clock', { advance_ms: ms })).status).to.equal(200);
+      await offer(t, hub, 'Loja-A', 'ret-1', { title: 'Abajur' });
+      await settle(t);
+      const first = await feed(t, '/feeds/changes?limit=1', reader.token);
+      expect(first.status).to.equal(200);
+      const early = (JSON.parse(first.text) as { next_cursor: string }).next_cursor;
+      const snapshot = await feed(t, '/feeds/offers.tsv', reader.token);
+      const kept = snapshot.headers['feed-cursor'] as string;
+      expect(tsvRows(snapshot.text).map((r) => r.title)).to.include('Abajur');
+
+      await clock(60_000); // the oldest changes are days old, not 30: nothing dropped
+      expect((await feed(t, `/feeds/changes?cursor=${encodeURIComponent(early)}`, reader.token)).status).to.equal(200);
+      await clock(30 * 24 * HOUR);
+      const gone = await feed(t, `/feeds/changes?cursor=${encodeURIComponent(early)}`, reader.token);
+      expect(gone.status, gone.text).to.equal(410);
+      expect(gone.headers['content-type']).to.contain('application/problem+json');
+      const problem = JSON.parse(gone.text) as { type: string; status: number; errors: FieldErr[] };
+      expect(problem.type).to.match(/\/problemas\/410$/);
+      expect(problem.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['cursor:expired']);
+      // From the beginning: the first changes are gone too.
+      expect((await feed(t, '/feeds/changes', reader.token)).status).to.equal(410);
+      // The cursor of the snapshot taken before was at the newest change then: every change after it is kept (the
+      // lapses of its offers), and applying them empties the feed, as the feed now is.
+      const since = await allChanges(t, reader.token, kept);
+      const held = new Set(tsvRows(snapshot.text).map((r) => r.id));
+      for (const c of since.changes) {
+        if (c.op === 'delete') held.delete(c.id);
+        else held.add(c.offer.id);
+      }
+      const now = await feed(t, '/feeds/offers.tsv', reader.token);
+      expect([...held].sort()).to.deep.equal(tsvRows(now.text).map((r) => r.id).sort());
+      // A new snapshot's cursor is followed, even when every change was dropped.
+      await clock(31 * 24 * HOUR);
+      const later = await feed(t, '/feeds/offers.tsv', reader.token);
+      const after = await allChanges(t, reader.token, later.headers['feed-cursor'] as string);
+      expect(after.changes).to.deep.equal([]);
+      // The document says so.
+      const check = await servedFeedsDocument(t);
+      expect(await check('Problem', problem)).to.equal('');
+    });
+  });
 });
