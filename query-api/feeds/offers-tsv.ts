@@ -48,11 +48,22 @@ async function* lines(reads: ReadView, now: Date, publicBase: string, channelId:
       limit: FEED_PAGE,
       select: ['tsv'],
     });
+    // Offers projected before lines were kept: their documents, in one read for the page.
+    const missing = page.filter((row) => row.tsv === null).map((row) => row._id);
+    const earlier =
+      missing.length === 0
+        ? null
+        : new Map(
+            (await reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { _id: { in: missing } } })).map((d) => [
+              d._id,
+              d,
+            ]),
+          );
     let text = '';
     for (const row of page) {
       if (row.tsv !== null) text += tsvOf(row.tsv, link);
       else {
-        const doc = await reads.get<FeedOfferDoc & Doc>(FEED_OFFERS, row._id);
+        const doc = earlier?.get(row._id);
         if (doc?.entry && doc.in_feed) text += tsvOf(tsvTemplate(doc.entry), link);
       }
     }
