@@ -10,6 +10,7 @@
  *
  * Each change keeps the time it was judged at; `FeedChangesPruned` (the retention reactor) drops the oldest ones.
  */
+import { createHash } from 'node:crypto';
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
@@ -46,15 +47,44 @@ function judgedAt(recorded: RecordedEvent): Date {
   return new Date(recorded.metadata.recorded_at);
 }
 
+/**
+ * What a channel holds of the offer: its feed id and the hash of its entry (null: not in the feed). Canonical JSON:
+ * the entry's nested objects keep the key order the partner sent, which a write may change without changing a value.
+ */
+const entryHash = (entry: FeedEntry): string =>
+  createHash('sha256').update(canonicalJson(entry)).digest().subarray(0, 24).toString('base64url');
+
+function heldOf(doc: FeedOfferDoc): { id: string; hash: string } | null {
+  if (doc.feed_id !== undefined) return doc.feed_id === null ? null : { id: doc.feed_id, hash: doc.entry_hash ?? '' };
+  // A document projected before the hash was kept: its entry.
+  return doc.entry ? { id: doc.entry.id, hash: entryHash(doc.entry) } : null;
+}
+
 /** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
 function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
-  const before = doc.entry;
+  const before = heldOf(doc);
+  const hash = entry ? entryHash(entry) : null;
   const changes: Change[] = [];
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
-  // Canonical: the entry held was read back from the store, whose key order is the adapter's.
-  if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
-  return { doc: { ...doc, entry, in_feed: entry !== null, tsv: entry ? tsvTemplate(entry) : null }, changes };
+  if (entry && (!before || hash !== before.hash || entry.id !== before.id)) changes.push({ op: 'upsert', entry });
+  // The document keeps the entry's id, hash and line, not the entry: the change holds it, the full feed the line.
+  const { entry: _earlier, ...facts } = doc;
+  return {
+    doc: {
+      ...facts,
+      feed_id: entry ? entry.id : null,
+      entry_hash: hash,
+      in_feed: entry !== null,
+      tsv: entry ? tsvTemplate(entry) : null,
+    },
+    changes,
+  };
+}
+
+/** The fields that say what a channel holds, as the document has them (an earlier document: its entry). */
+function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_hash' | 'entry'> {
+  return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
 }
 
 async function writeChanges(tx: ReadTx, position: number, at: Date, changes: readonly Change[]): Promise<void> {
@@ -105,8 +135,8 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
     next = {
       ...facts,
       description: upserted ? (upserted.description ?? null) : (current?.description ?? null),
-      entry: current?.entry ?? null,
       in_feed: current?.in_feed ?? false,
+      ...(current ? heldFields(current) : { feed_id: null, entry_hash: null }),
     };
   }
   if (!next) return;

@@ -14,8 +14,15 @@ export const FEED_CHANGES = 'feed_changes';
 
 export type FeedOfferDoc = OfferDoc & {
   description: string | null;
-  /** The offer as the feed holds it; null while it is not in the feed. */
-  entry: FeedEntry | null;
+  /** The offer's feed id while it is in the feed, else null. */
+  feed_id?: string | null;
+  /** A hash of the canonical JSON of its feed entry while it is in the feed (what moved is an upsert), else null. */
+  entry_hash?: string | null;
+  /**
+   * Documents projected before `feed_id` and `entry_hash` were kept: the offer as the feed holds it (null while not
+   * in the feed). The next judgment of the offer replaces it by those two.
+   */
+  entry?: FeedEntry | null;
   in_feed: boolean;
   /**
    * The offer's line of the full feed while it is in the feed (`tsvTemplate` of `entry`), else null; absent from

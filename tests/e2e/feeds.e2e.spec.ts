@@ -20,9 +20,27 @@ import {
 } from './feeds-support.js';
 import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
-import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import {
+  FEED_CHANGES,
+  FEED_OFFERS,
+  type FeedChangeDoc,
+  type FeedOfferDoc,
+} from '../../shared-schema/read-models/feed.js';
+import type { FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
+const TSV_1 = {
+  title: 'Camiseta azul lisa',
+  description: 'Algodão\tpenteado\nmacio',
+  brand: 'Marca',
+  gtin: '7891234567895',
+  category: 'Roupas > Camisetas',
+  price_cents: 123456,
+  original_price_cents: 150000,
+  condition: 'used',
+  shipping: { type: 'fixed', cost_cents: 1234 },
+  product_url: 'https://shop.test/p/tsv-1',
+};
 
 describe('channel feeds over HTTP', function () {
   let t: TestService;
@@ -103,18 +121,7 @@ describe('channel feeds over HTTP', function () {
 
   describe('the full feed', () => {
     it('holds exactly the searchable offers, with the columns and formats of FEEDS.md', async () => {
-      await offer(t, hub, 'Loja-A', 'tsv-1', {
-        title: 'Camiseta azul lisa',
-        description: 'Algodão\tpenteado\nmacio',
-        brand: 'Marca',
-        gtin: '7891234567895',
-        category: 'Roupas > Camisetas',
-        price_cents: 123456,
-        original_price_cents: 150000,
-        condition: 'used',
-        shipping: { type: 'fixed', cost_cents: 1234 },
-        product_url: 'https://shop.test/p/tsv-1',
-      });
+      await offer(t, hub, 'Loja-A', 'tsv-1', TSV_1);
       await offer(t, other, 'Loja-C', 'tsv-2', { price_cents: 5, shipping: { type: 'free' } });
       await offer(t, hub, 'Loja-B', 'tsv-3', { available: false });
       await putProduct(t, hub, 'Loja-B', 'tsv-4', {}); // no cover check yet: pending
@@ -165,15 +172,20 @@ describe('channel feeds over HTTP', function () {
       expect(again.map((x) => x.id).sort()).to.deep.equal(rows.map((x) => x.id).sort());
     });
 
-    it('writes the same bytes for offers projected before their line was kept (documents without `tsv`)', async () => {
+    it('serves and judges again the documents of an earlier version (the entry itself, no line, no hash)', async () => {
       const kept = await feed(t, '/feeds/offers.tsv', channel.token);
       expect(tsvRows(kept.text)).to.have.length.greaterThan(0);
-      // The documents as an earlier version wrote them: no line of their own.
+      const { cursor } = await allChanges(t, channel.token, null);
+      // The documents as an earlier version wrote them: the entry held (the last upsert of the offer), no line.
       const stripped = await t.service.reads.transact(async (tx) => {
+        const entries = new Map<string, FeedEntry>();
+        for (const c of await tx.find<FeedChangeDoc & Doc>(FEED_CHANGES))
+          if (c.op === 'upsert') entries.set(c.entry.id, c.entry);
         let n = 0;
         for (const doc of await tx.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { in_feed: true } })) {
-          const { tsv: _tsv, ...earlier } = doc;
-          await tx.put(FEED_OFFERS, earlier);
+          const { tsv: _tsv, feed_id: id, entry_hash: _hash, ...earlier } = doc;
+          expect(entries.has(id!)).to.equal(true);
+          await tx.put(FEED_OFFERS, { ...earlier, entry: entries.get(id!)! });
           n += 1;
         }
         return n;
@@ -182,6 +194,19 @@ describe('channel feeds over HTTP', function () {
       const made = await feed(t, '/feeds/offers.tsv', channel.token);
       expect(made.text).to.equal(kept.text);
       expect(made.headers.etag).to.equal(kept.headers.etag);
+      // Judged again: the same write changes nothing a channel holds; another title is one upsert.
+      await offer(t, hub, 'Loja-A', 'tsv-1', { ...TSV_1, title: 'Camiseta azul lisa' });
+      await settle(t);
+      expect((await allChanges(t, channel.token, cursor)).changes).to.deep.equal([]);
+      await offer(t, hub, 'Loja-A', 'tsv-1', { ...TSV_1, title: 'Camiseta azul' });
+      await settle(t);
+      const moved = (await allChanges(t, channel.token, cursor)).changes;
+      expect(moved.map((c) => (c.op === 'upsert' ? `upsert ${String(c.offer.title)}` : c.op))).to.deep.equal([
+        'upsert Camiseta azul',
+      ]);
+      expect(tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text).map((r) => r.title)).to.include(
+        'Camiseta azul',
+      );
     });
 
     it('is gzip when asked, carries an ETag answered by 304 until something changes, and a Feed-Cursor', async () => {
