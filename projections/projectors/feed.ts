@@ -14,8 +14,7 @@ import { createHash } from 'node:crypto';
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
-import { canonicalJson } from '../../shared-schema/http/json.js';
+import { entryCanonicalJson, feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
@@ -52,7 +51,7 @@ function judgedAt(recorded: RecordedEvent): Date {
  * the entry's nested objects keep the key order the partner sent, which a write may change without changing a value.
  */
 const entryHash = (entry: FeedEntry): string =>
-  createHash('sha256').update(canonicalJson(entry)).digest().subarray(0, 24).toString('base64url');
+  createHash('sha256').update(entryCanonicalJson(entry)).digest().subarray(0, 24).toString('base64url');
 
 function heldOf(doc: FeedOfferDoc): { id: string; hash: string } | null {
   if (doc.feed_id !== undefined) return doc.feed_id === null ? null : { id: doc.feed_id, hash: doc.entry_hash ?? '' };

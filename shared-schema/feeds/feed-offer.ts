@@ -9,6 +9,7 @@ import type { OfferDoc, OfferStoreDoc } from '../shopper/offer-facts.js';
 import type { SearchOffer } from '../shopper/ranking.js';
 import { offerView, searchOfferOf, type OfferView } from '../shopper/search-view.js';
 import { offerPath } from '../domain/product-status.js';
+import { canonicalJson } from '../http/json.js';
 
 /**
  * The offer's id in every feed: base64url of the first 24 bytes of the SHA-256 of its partner, store and SKU (32
@@ -153,4 +154,27 @@ export function tsvOf(template: string, link: TsvLink): string {
   const start = template.indexOf('\t', template.indexOf('\t', template.indexOf('\t') + 1) + 1) + 1;
   const end = template.indexOf('\t', start);
   return `${template.slice(0, start)}${link.before}${template.slice(start, end)}${link.after}${template.slice(end)}`;
+}
+
+/** `{…}` of `o`'s own keys in sorted order, each value written by `value`: canonicalJson's text for one level. */
+function sortedObject(o: object, value: (v: unknown) => string): string {
+  const keys = Object.keys(o).sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++)
+    text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${value((o as Record<string, unknown>)[keys[i]])}`;
+  return `${text}}`;
+}
+
+const leafJson = (v: unknown): string =>
+  v !== null && typeof v === 'object' ? canonicalJson(v) : (JSON.stringify(v) ?? 'null');
+
+/**
+ * `canonicalJson(entry)`, the same text, at a third of its cost: the entry and its offer are plain objects of scalars
+ * (sorted here, one level each), and only the partner's own objects below them go through canonicalJson. The feed
+ * projector compares entries by it on every product write.
+ */
+export function entryCanonicalJson(entry: FeedEntry): string {
+  return sortedObject(entry, (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? sortedObject(v, leafJson) : leafJson(v),
+  );
 }

@@ -4,7 +4,9 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { canonicalJson } from '../../shared-schema/http/json.js';
 import {
+  entryCanonicalJson,
   feedOffer,
   tsvLine,
   tsvLink,
@@ -33,17 +35,34 @@ const entry: fc.Arbitrary<FeedEntry> = fc.record({
     condition: fc.constantFrom('new' as const, 'used' as const, 'refurbished' as const),
     price_cents: cents,
     original_price_cents: fc.option(cents),
-    installments: fc.constant(null),
+    installments: fc.option(fc.record({ count: fc.nat(24), value_cents: cents, interest_free: fc.boolean() })),
     shipping: fc.option(
       fc.oneof(
         fc.record({ type: fc.constant('free' as const) }),
         fc.record({ type: fc.constant('fixed' as const), cost_cents: cents }),
       ),
     ),
-    rating: fc.constant(null),
+    rating: fc.option(fc.record({ average: fc.double({ min: 0, max: 5, noNaN: true }), count: fc.nat() })),
     image_url: text,
     updated_at: fc.constant('2026-06-01T12:00:00.000Z'),
   }),
+});
+
+describe('the feed entry as the projector compares it', () => {
+  it('entryCanonicalJson is the text of canonicalJson, whatever the key order of the objects inside', () => {
+    const shuffled = (e: FeedEntry): FeedEntry => {
+      const reversed = <T extends object>(o: T): T =>
+        Object.fromEntries(Object.entries(o).reverse().map(([k, v]) => [k, v !== null && typeof v === 'object' ? reversed(v as object) : v])) as T;
+      return reversed(e);
+    };
+    fc.assert(
+      fc.property(entry, (e) => {
+        expect(entryCanonicalJson(e)).to.equal(canonicalJson(e));
+        expect(entryCanonicalJson(shuffled(e))).to.equal(canonicalJson(e));
+      }),
+      { seed: 20261128, numRuns: 300 },
+    );
+  });
 });
 
 describe('the full feed line kept by the projector', () => {
