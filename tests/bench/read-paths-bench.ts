@@ -379,7 +379,13 @@ async function portal(t: TestService, p: Partner, root: string, rows: Row[]): Pr
 
 async function main(): Promise<void> {
   const loadStart = os.loadavg();
-  const t = await startTestService({ RATE_LIMIT_WRITES: '1000000000', RATE_LIMIT_READS: '1000000000' });
+  // The catalog's events are clones recorded months before the clock the reads run at: the changes feed keeps them
+  // (its retention would drop them, and the walk from the start would be a 410).
+  const t = await startTestService({
+    RATE_LIMIT_WRITES: '1000000000',
+    RATE_LIMIT_READS: '1000000000',
+    FEED_CHANGES_RETENTION_DAYS: '3650',
+  });
   const root = t.api.replace(/\/v1$/, '');
   const rows: Row[] = [];
   try {
