@@ -125,6 +125,8 @@ export interface Config {
   coverRecheckScanMs: number;
   /** FRESHNESS_SCAN_MS: real-time period between scans for accepted products whose 48 h passed. */
   freshnessScanMs: number;
+  /** FEED_CHANGES_RETENTION_DAYS: days a change of the channel feeds is kept (command-api/reactors/feed-retention.ts). */
+  feedChangesRetentionDays: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
   coverCheckMaxDeliveries: number;
   /** Pause before retrying a failed cover check, doubled per delivery. */
@@ -436,6 +438,13 @@ export const SETTINGS = {
       'real-time period of the scan for accepted products whose 48 h without a write have passed (their `stale` notification); moving the manual clock also scans',
     readBy: ['make run', 'projections'],
   }),
+  FEED_CHANGES_RETENTION_DAYS: setting({
+    kind: integer(1, 3650),
+    fallback: 30,
+    meaning:
+      'days a change of the channel feeds (`/feeds/changes`) is kept by the service clock; a cursor from before the changes dropped is answered 410 (the channel reads the full feed again). Looked at with the freshness scan (FRESHNESS_SCAN_MS) and when the manual clock moves',
+    readBy: ['make run', 'projections'],
+  }),
   WEBHOOK_SCAN_MS: setting({
     kind: integer(10, 3_600_000),
     fallback: 5_000,
@@ -570,6 +579,7 @@ function toConfig(s: SettingValues, adminTokens: readonly NamedAdminToken[], cov
     webhookKey: s.WEBHOOK_KEY,
     webhookScanMs: s.WEBHOOK_SCAN_MS,
     freshnessScanMs: s.FRESHNESS_SCAN_MS,
+    feedChangesRetentionDays: s.FEED_CHANGES_RETENTION_DAYS,
     dataDir: path.resolve(s.DATA_DIR),
     apiBaseUrl: s.API_BASE_URL ?? `http://127.0.0.1:${s.PORT}/v1`,
     publicBaseUrl: s.PUBLIC_BASE_URL ?? `http://127.0.0.1:${s.PORT}`,

@@ -1,9 +1,10 @@
 /**
  * The reactors of the service as `ReactorStart`s (see reactors.ts): the batch runner, the cover check, the
- * freshness reactor and the webhook sender.
+ * freshness reactor, the feeds' retention and the webhook sender.
  */
 import { BatchRunner } from '../../command-api/reactors/batch-runner.js';
 import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
+import { FeedRetentionReactor } from '../../command-api/reactors/feed-retention.js';
 import { WebhookSender } from '../../command-api/reactors/webhook-sender.js';
 import { createWebhookPoster } from '../adapters/webhooks/poster.js';
 import { startCoverChecks } from '../adapters/cover/cover-checks.js';
@@ -88,6 +89,24 @@ export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitFo
     deps,
     intervalMs: config.freshnessScanMs,
     onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
+  });
+  reactor.start();
+  return {
+    stop: () => reactor.stop(),
+    async clockMoved() {
+      const position = await reactor.scan();
+      if (position > 0) await waitForPosition(position, 10_000);
+    },
+  };
+};
+
+/** Drops the channel feeds' changes older than their retention (command-api/reactors/feed-retention.ts). */
+export const feedRetentionReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
+  const reactor = new FeedRetentionReactor({
+    deps,
+    retentionDays: config.feedChangesRetentionDays,
+    intervalMs: config.freshnessScanMs,
+    onError: (err) => log.error({ err }, 'feed retention scan failed'),
   });
   reactor.start();
   return {

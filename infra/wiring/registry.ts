@@ -8,7 +8,13 @@ import { PORTAL_SESSION_COLLECTIONS } from '../../shared-schema/read-models/port
 import { WEBHOOK_DELIVERY_COLLECTION } from '../../shared-schema/read-models/webhooks.js';
 import { PROJECTORS } from './projectors.js';
 import type { ReactorStart } from './reactors.js';
-import { batchRunnerReactor, coverCheckReactor, freshnessReactor, webhookSenderReactor } from './core-reactors.js';
+import {
+  batchRunnerReactor,
+  coverCheckReactor,
+  feedRetentionReactor,
+  freshnessReactor,
+  webhookSenderReactor,
+} from './core-reactors.js';
 
 export { PROJECTORS };
 
@@ -17,6 +23,7 @@ export const REACTORS: readonly ReactorStart[] = [
   batchRunnerReactor,
   coverCheckReactor,
   freshnessReactor,
+  feedRetentionReactor,
   webhookSenderReactor,
 ];
 

@@ -7,16 +7,22 @@
  * The clock's part (rule 3: 48 h without a write) reaches the log as `ProductFreshnessLapsed` (appended by the
  * freshness reactor when the clock passes), judged just past its `lapsed_at`, so a replay writes the same changes. A
  * store's event judges every offer of the store again, in the same unit (a status, a domain approval, a name).
+ *
+ * Each change keeps the time it was judged at; `FeedChangesPruned` (the retention reactor) drops the oldest ones.
  */
+import { createHash } from 'node:crypto';
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
-import { canonicalJson } from '../../shared-schema/http/json.js';
+import { entryCanonicalJson, feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
   FEED_COLLECTIONS,
+  FEED_MARKS,
+  PRUNED_MARK,
+  PRUNE_PER_EVENT,
+  type FeedPrunedDoc,
   FEED_OFFERS,
   FEED_STORES,
   feedChangeKey,
@@ -24,6 +30,7 @@ import {
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
 import type { ProductEvent, ProductInput } from '../../shared-schema/events/product.js';
+import { FEED_CATEGORY, FEED_RETENTION_STREAM, type FeedEvent } from '../../shared-schema/events/feed.js';
 import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
@@ -43,26 +50,76 @@ function judgedAt(recorded: RecordedEvent): Date {
 }
 
 /**
- * The offer judged again at `at`: its document with the entry set (in place: every caller holds a document of its
- * own, just read or made), and the changes a channel sees (none when nothing it holds moved).
+ * What a channel holds of the offer: its feed id and the hash of its entry (null: not in the feed). Canonical JSON:
+ * the entry's nested objects keep the key order the partner sent, which a write may change without changing a value.
  */
-function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
-  const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
-  const before = doc.entry;
-  const changes: Change[] = [];
-  if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
-  // Canonical: the entry held was read back from the store, whose key order is the adapter's.
-  if (entry && (!before || canonicalJson(entry) !== canonicalJson(before))) changes.push({ op: 'upsert', entry });
-  doc.entry = entry;
-  doc.in_feed = entry !== null;
-  return { doc, changes };
+const entryHash = (entry: FeedEntry): string =>
+  createHash('sha256').update(entryCanonicalJson(entry)).digest().subarray(0, 24).toString('base64url');
+
+function heldOf(doc: FeedOfferDoc): { id: string; hash: string } | null {
+  if (doc.feed_id !== undefined) return doc.feed_id === null ? null : { id: doc.feed_id, hash: doc.entry_hash ?? '' };
+  // A document projected before the hash was kept: its entry.
+  return doc.entry ? { id: doc.entry.id, hash: entryHash(doc.entry) } : null;
 }
 
-async function writeChanges(tx: ReadTx, position: number, changes: readonly Change[]): Promise<void> {
+/** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
+function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
+  const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
+  const before = heldOf(doc);
+  const hash = entry ? entryHash(entry) : null;
+  const changes: Change[] = [];
+  if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
+  if (entry && (!before || hash !== before.hash || entry.id !== before.id)) changes.push({ op: 'upsert', entry });
+  // The document keeps the entry's id, hash and line, not the entry: the change holds it, the full feed the line.
+  const { entry: _earlier, ...facts } = doc;
+  return {
+    doc: {
+      ...facts,
+      feed_id: entry ? entry.id : null,
+      entry_hash: hash,
+      in_feed: entry !== null,
+      tsv: entry ? tsvTemplate(entry) : null,
+    },
+    changes,
+  };
+}
+
+/** The fields that say what a channel holds, as the document has them (an earlier document: its entry). */
+function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_hash' | 'entry'> {
+  return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
+}
+
+async function writeChanges(tx: ReadTx, position: number, at: Date, changes: readonly Change[]): Promise<void> {
+  if (changes.length === 0) return;
+  const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
-    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c };
+    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when };
     await tx.put(FEED_CHANGES, doc);
   }
+}
+
+/**
+ * The retention (`FeedChangesPruned`): the oldest changes, in order, while judged before `before` (a change written
+ * before the time was kept counts as older), at most PRUNE_PER_EVENT of them; the mark remembers the newest dropped.
+ * Oldest first, so what is kept is always every change after the mark.
+ */
+async function onPruned(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
+  const e = asUnion<FeedEvent>(recorded);
+  if (e.type !== 'FeedChangesPruned') return;
+  const mark = await tx.get<FeedPrunedDoc>(FEED_MARKS, PRUNED_MARK);
+  if (alreadyApplied(mark, recorded)) return;
+  const oldest = await tx.find<{ _id: string; at: string | null }>(FEED_CHANGES, {
+    limit: PRUNE_PER_EVENT,
+    fields: ['at'],
+  });
+  let through = mark?.through ?? '';
+  for (const change of oldest) {
+    if (change.at !== null && change.at >= e.data.before) break;
+    await tx.delete(FEED_CHANGES, change._id);
+    through = change._id;
+  }
+  const next: FeedPrunedDoc = { _id: PRUNED_MARK, through, before: e.data.before, position: recorded.position };
+  await tx.put(FEED_MARKS, next);
 }
 
 async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -80,8 +137,8 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
     next = {
       ...facts,
       description: upserted ? (upserted.description ?? null) : (current?.description ?? null),
-      entry: current?.entry ?? null,
       in_feed: current?.in_feed ?? false,
+      ...(current ? heldFields(current) : { feed_id: null, entry_hash: null }),
     };
   }
   if (!next) return;
@@ -89,7 +146,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   const judged = judge(next, store, judgedAt(recorded));
   judged.doc.position = recorded.position;
   await tx.put(FEED_OFFERS, judged.doc);
-  await writeChanges(tx, recorded.position, judged.changes);
+  await writeChanges(tx, recorded.position, judgedAt(recorded), judged.changes);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {
@@ -108,15 +165,16 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
     await tx.put(FEED_OFFERS, judged.doc);
     changes.push(...judged.changes);
   }
-  await writeChanges(tx, recorded.position, changes);
+  await writeChanges(tx, recorded.position, at, changes);
 }
 
 export const feedProjector: Projector = {
   name: 'feed',
   collections: FEED_COLLECTIONS,
-  categories: ['product', 'store'],
+  categories: ['product', 'store', FEED_CATEGORY],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
+    if (recorded.stream === FEED_RETENTION_STREAM) return onPruned(recorded, tx);
     return onStoreEvent(recorded, tx);
   },
 };

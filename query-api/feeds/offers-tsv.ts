@@ -5,7 +5,7 @@
  *
  * An offer is written when the feed model holds it and the search's rule (`isSearchable`) still says so now: the
  * model judged it when its last event came; the clock may have made it stale since, before the freshness reactor
- * recorded that. The snapshot starts at the newest change; offers written while the pages are read are read as they
+ * recorded that, and the query leaves out the offers whose last write is more than 48 h old. The snapshot starts at the newest change; offers written while the pages are read are read as they
  * are then, and their changes come after `Feed-Cursor`, so applying them gives the same offers.
  *
  * The ETag is the newest change and the number of offers the clock has made stale since their last event: with the
@@ -17,31 +17,55 @@ import { createGzip } from 'node:zlib';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
 import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
-import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { feedOffer, tsvLine, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
-import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import { tsvLink, tsvOf, tsvTemplate, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
+import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 import type { QueryDeps } from '../app.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
 export const FEED_PAGE = 2_000;
 
+type FeedRow = { _id: string; tsv: string | null };
+
+/**
+ * The lines of the offers searchable at `now`: those the model holds in the feed (judged by `isSearchable` at their
+ * last event, every check but the clock's fixed since) whose last write is not more than 48 h before `now` (rule 3,
+ * the one check that moves with the clock), compared in the query. Each line is the one the projector kept
+ * (`tsvTemplate`), completed with the channel's link; an offer projected before lines were kept has none, and its
+ * line is made from its document's entry (the same bytes).
+ */
 async function* lines(reads: ReadView, now: Date, publicBase: string, channelId: string): AsyncGenerator<string> {
   yield TSV_HEADER;
-  const stores = new Map<string, OfferStoreDoc | null>();
+  const link = tsvLink(publicBase, channelId);
+  const where = {
+    in_feed: true,
+    last_write_at: { gte: new Date(now.getTime() - STALE_AFTER_MS).toISOString() },
+  };
   for (let after: string | null = null; ;) {
-    const page: (FeedOfferDoc & Doc)[] = await reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, {
-      where: { in_feed: true },
+    const page: FeedRow[] = await reads.find<FeedRow>(FEED_OFFERS, {
+      where,
       ...(after !== null ? { after: [after] } : {}),
       limit: FEED_PAGE,
+      fields: ['tsv'],
     });
+    // Offers projected before lines were kept: their documents, in one read for the page.
+    const missing = page.filter((row) => row.tsv === null).map((row) => row._id);
+    const earlier =
+      missing.length === 0
+        ? null
+        : new Map(
+            (await reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { _id: { in: missing } } })).map((d) => [
+              d._id,
+              d,
+            ]),
+          );
     let text = '';
-    for (const doc of page) {
-      if (!stores.has(doc.store_key))
-        stores.set(doc.store_key, await reads.get<OfferStoreDoc & Doc>(FEED_STORES, doc.store_key));
-      const store = stores.get(doc.store_key) ?? null;
-      if (doc.entry && store && isSearchable(doc, store, now))
-        text += tsvLine(feedOffer(doc.entry, publicBase, channelId));
+    for (const row of page) {
+      if (row.tsv !== null) text += tsvOf(row.tsv, link);
+      else {
+        const doc = earlier?.get(row._id);
+        if (doc?.entry && doc.in_feed) text += tsvOf(tsvTemplate(doc.entry), link);
+      }
     }
     if (text) yield text;
     if (page.length < FEED_PAGE) return;

@@ -38,6 +38,7 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',

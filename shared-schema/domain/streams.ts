@@ -45,4 +45,6 @@ export const CATEGORIES = {
   webhook: 'webhook',
   /** Channels of the feeds (shared-schema/events/channel.ts). */
   channel: 'channel',
+  /** The feeds' own facts: how far their changes are kept (shared-schema/events/feed.ts). */
+  feed: 'feed',
 } as const;

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import type { OfferDoc, OfferStoreDoc } from '../shopper/offer-facts.js';
 import type { SearchOffer } from '../shopper/ranking.js';
 import { offerView, searchOfferOf, type OfferView } from '../shopper/search-view.js';
+import { offerPath } from '../domain/product-status.js';
+import { canonicalJson } from '../http/json.js';
 
 /**
  * The offer's id in every feed: base64url of the first 24 bytes of the SHA-256 of its partner, store and SKU (32
@@ -117,5 +119,62 @@ export function tsvLine(o: FeedOffer): string {
     ]
       .map(cell)
       .join('\t') + '\n'
+  );
+}
+
+/**
+ * The line of `tsvLine` without what depends on the service's address and the channel: its `link` cell holds the
+ * offer page's path alone (`/p/…`, percent-encoded: no tab, `?` nor `&`). The feed projector keeps it beside the offer
+ * so that the full feed writes each line without reading the offer's document (`tsvOf` completes it).
+ */
+export function tsvTemplate(entry: FeedEntry): string {
+  const o = entry.offer;
+  const onSale = o.original_price_cents !== null;
+  const shipping =
+    o.shipping === null ? '' : `BR:::${feedMoney(o.shipping.type === 'free' ? 0 : o.shipping.cost_cents)}`;
+  return `${cell(entry.id)}\t${cell(o.title)}\t${cell(entry.description)}\t/p/${offerPath(o.partner_id, o.store_id, o.sku)}\t${cell(o.image_url)}\tin_stock\t${feedMoney(onSale ? o.original_price_cents! : o.price_cents)}\t${onSale ? feedMoney(o.price_cents) : ''}\t${cell(o.condition)}\t${cell(o.brand)}\t${cell(o.gtin)}\t${cell(entry.category)}\t${shipping}\n`;
+}
+
+/** What `tsvOf` adds to every template of one answer: the service's address before the path, the channel after it. */
+export interface TsvLink {
+  before: string;
+  after: string;
+}
+
+export function tsvLink(publicBase: string, channelId: string): TsvLink {
+  // As `withCanal` writes it on `offer_url`: the path itself never holds a `?`.
+  return {
+    before: cell(publicBase),
+    after: cell(`${publicBase.includes('?') ? '&' : '?'}canal=${encodeURIComponent(channelId)}`),
+  };
+}
+
+/** The line of `tsvLine` for the channel, from the offer's `tsvTemplate`: the same bytes. */
+export function tsvOf(template: string, link: TsvLink): string {
+  const start = template.indexOf('\t', template.indexOf('\t', template.indexOf('\t') + 1) + 1) + 1;
+  const end = template.indexOf('\t', start);
+  return `${template.slice(0, start)}${link.before}${template.slice(start, end)}${link.after}${template.slice(end)}`;
+}
+
+/** `{…}` of `o`'s own keys in sorted order, each value written by `value`: canonicalJson's text for one level. */
+function sortedObject(o: object, value: (v: unknown) => string): string {
+  const keys = Object.keys(o).sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++)
+    text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${value((o as Record<string, unknown>)[keys[i]])}`;
+  return `${text}}`;
+}
+
+const leafJson = (v: unknown): string =>
+  v !== null && typeof v === 'object' ? canonicalJson(v) : (JSON.stringify(v) ?? 'null');
+
+/**
+ * `canonicalJson(entry)`, the same text, at a third of its cost: the entry and its offer are plain objects of scalars
+ * (sorted here, one level each), and only the partner's own objects below them go through canonicalJson. The feed
+ * projector compares entries by it on every product write.
+ */
+export function entryCanonicalJson(entry: FeedEntry): string {
+  return sortedObject(entry, (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? sortedObject(v, leafJson) : leafJson(v),
   );
 }

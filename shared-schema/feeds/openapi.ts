@@ -183,7 +183,7 @@ export function buildFeedsOpenApi(publicBaseUrl: string): Record<string, unknown
           operationId: 'getFeedChanges',
           summary: 'What changed in the feed after a cursor, in order',
           description:
-            'An `upsert` when an offer entered the feed or any of its fields changed; a `delete` when it left (removed, rejected, unavailable, store suspended, domain dropped, or 48 h with no write). Empty `changes`: up to date.',
+            'An `upsert` when an offer entered the feed or any of its fields changed; a `delete` when it left (removed, rejected, unavailable, store suspended, domain dropped, or 48 h with no write). Empty `changes`: up to date. Changes are kept for a number of days (30 by default): follow them more often than that, or take a new snapshot when answered 410.',
           parameters: [
             {
               name: 'cursor',
@@ -191,7 +191,7 @@ export function buildFeedsOpenApi(publicBaseUrl: string): Record<string, unknown
               required: false,
               schema: { type: 'string' },
               description:
-                '`Feed-Cursor` of the full feed, or the `next_cursor` of a page. Without it: from the beginning.',
+                '`Feed-Cursor` of the full feed, or the `next_cursor` of a page. Without it: from the beginning (410 once the oldest changes were dropped: start from the full feed instead).',
             },
             {
               name: 'limit',
@@ -205,6 +205,9 @@ export function buildFeedsOpenApi(publicBaseUrl: string): Record<string, unknown
               description: 'A page of changes.',
               content: { 'application/json': { schema: ref('FeedChangesPage') } },
             },
+            '410': problem(
+              'The changes after this cursor are no longer kept (the service keeps each change for a number of days the operator sets, 30 by default), or no cursor was sent once the oldest changes were dropped: `errors` holds `cursor` `expired`. Read `/feeds/offers.tsv` again and follow the changes from its `Feed-Cursor`.',
+            ),
             '422': problem(
               'A cursor the service did not issue, a limit out of range, an unknown parameter: every one listed.',
             ),

@@ -45,6 +45,11 @@ export const PROBLEM_PAGES: Readonly<Record<number, ProblemPage>> = {
     what_to_do:
       'Read `errors[].code` and correct the cause before repeating (for `payment_required`: send `paid`, then resend the refund).',
   },
+  410: {
+    when: 'Channel feeds only (`GET /feeds/changes`): the cursor is older than the changes the service still keeps, or no cursor was sent after the oldest changes were dropped; the changes between it and the oldest kept are gone.',
+    what_to_do:
+      'Take a new snapshot: read `GET /feeds/offers.tsv` again and follow the changes from its `Feed-Cursor`. Follow the changes more often than the retention the operator set (30 days by default).',
+  },
   413: {
     when: 'The request body is above the limit: 5 MB for `POST /products/batch`, 1 MB for any other route, or a batch of more than 1000 items.',
     what_to_do: 'Split the batch into smaller ones (1 to 1000 items, at most 5 MB each).',

@@ -14,23 +14,60 @@ export const FEED_CHANGES = 'feed_changes';
 
 export type FeedOfferDoc = OfferDoc & {
   description: string | null;
-  /** The offer as the feed holds it; null while it is not in the feed. */
-  entry: FeedEntry | null;
+  /** The offer's feed id while it is in the feed, else null. */
+  feed_id?: string | null;
+  /** A hash of the canonical JSON of its feed entry while it is in the feed (what moved is an upsert), else null. */
+  entry_hash?: string | null;
+  /**
+   * Documents projected before `feed_id` and `entry_hash` were kept: the offer as the feed holds it (null while not
+   * in the feed). The next judgment of the offer replaces it by those two.
+   */
+  entry?: FeedEntry | null;
   in_feed: boolean;
+  /**
+   * The offer's line of the full feed while it is in the feed (`tsvTemplate` of `entry`), else null; absent from
+   * documents projected before it was kept (the full feed then makes it from `entry`).
+   */
+  tsv?: string | null;
 };
 
 /**
  * One change of the feed. `_id` orders the changes: the log position of the event that made it (16 digits), then
  * its rank among that event's changes (6 digits), so a replay writes the same changes under the same ids.
  */
-export type FeedChangeDoc = { _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string };
+export type FeedChangeDoc = ({ _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }) & {
+  /** The time the change was judged at (ISO); absent from changes written before it was kept. */
+  at?: string;
+};
+
+export const FEED_MARKS = 'feed_marks';
+/** The `_id` of the mark of the changes dropped by the retention. */
+export const PRUNED_MARK = 'pruned';
+
+/**
+ * How far the changes were dropped (docs/adr/0103-feed-changes-retention.md): every change up to `through` is gone,
+ * so a cursor before it can no longer be followed.
+ */
+export type FeedPrunedDoc = {
+  _id: typeof PRUNED_MARK;
+  /** The id of the newest change dropped. */
+  through: string;
+  /** The `before` of the last `FeedChangesPruned` applied. */
+  before: string;
+  position: number;
+};
+
+/** Changes dropped per `FeedChangesPruned` at most (one unit of the projection); the reactor asks again for the rest. */
+export const PRUNE_PER_EVENT = 50_000;
 
 export const feedChangeKey = (position: number, rank: number): string =>
   `${String(position).padStart(16, '0')}:${String(rank).padStart(6, '0')}`;
 
 export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
-  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it.
-  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at'] },
+  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it, with their
+  // last write compared to the clock and their line, both as columns (no document read per offer).
+  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at', 'tsv'] },
   { name: FEED_STORES, indexes: [] },
   { name: FEED_CHANGES, indexes: [] },
+  { name: FEED_MARKS, indexes: [] },
 ];

@@ -19,8 +19,28 @@ import {
   type Channel,
 } from './feeds-support.js';
 import type { Json } from '../../shared-schema/contract/openapi-publish.js';
+import type { Doc } from '../../shared-schema/ports/read-store.js';
+import {
+  FEED_CHANGES,
+  FEED_OFFERS,
+  type FeedChangeDoc,
+  type FeedOfferDoc,
+} from '../../shared-schema/read-models/feed.js';
+import type { FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
+const TSV_1 = {
+  title: 'Camiseta azul lisa',
+  description: 'Algodão\tpenteado\nmacio',
+  brand: 'Marca',
+  gtin: '7891234567895',
+  category: 'Roupas > Camisetas',
+  price_cents: 123456,
+  original_price_cents: 150000,
+  condition: 'used',
+  shipping: { type: 'fixed', cost_cents: 1234 },
+  product_url: 'https://shop.test/p/tsv-1',
+};
 
 describe('channel feeds over HTTP', function () {
   let t: TestService;
@@ -101,18 +121,7 @@ describe('channel feeds over HTTP', function () {
 
   describe('the full feed', () => {
     it('holds exactly the searchable offers, with the columns and formats of FEEDS.md', async () => {
-      await offer(t, hub, 'Loja-A', 'tsv-1', {
-        title: 'Camiseta azul lisa',
-        description: 'Algodão\tpenteado\nmacio',
-        brand: 'Marca',
-        gtin: '7891234567895',
-        category: 'Roupas > Camisetas',
-        price_cents: 123456,
-        original_price_cents: 150000,
-        condition: 'used',
-        shipping: { type: 'fixed', cost_cents: 1234 },
-        product_url: 'https://shop.test/p/tsv-1',
-      });
+      await offer(t, hub, 'Loja-A', 'tsv-1', TSV_1);
       await offer(t, other, 'Loja-C', 'tsv-2', { price_cents: 5, shipping: { type: 'free' } });
       await offer(t, hub, 'Loja-B', 'tsv-3', { available: false });
       await putProduct(t, hub, 'Loja-B', 'tsv-4', {}); // no cover check yet: pending
@@ -161,6 +170,43 @@ describe('channel feeds over HTTP', function () {
       // The same ids in a second read.
       const again = tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text);
       expect(again.map((x) => x.id).sort()).to.deep.equal(rows.map((x) => x.id).sort());
+    });
+
+    it('serves and judges again the documents of an earlier version (the entry itself, no line, no hash)', async () => {
+      const kept = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(tsvRows(kept.text)).to.have.length.greaterThan(0);
+      const { cursor } = await allChanges(t, channel.token, null);
+      // The documents as an earlier version wrote them: the entry held (the last upsert of the offer), no line.
+      const stripped = await t.service.reads.transact(async (tx) => {
+        const entries = new Map<string, FeedEntry>();
+        for (const c of await tx.find<FeedChangeDoc & Doc>(FEED_CHANGES))
+          if (c.op === 'upsert') entries.set(c.entry.id, c.entry);
+        let n = 0;
+        for (const doc of await tx.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { in_feed: true } })) {
+          const { tsv: _tsv, feed_id: id, entry_hash: _hash, ...earlier } = doc;
+          expect(entries.has(id!)).to.equal(true);
+          await tx.put(FEED_OFFERS, { ...earlier, entry: entries.get(id!)! });
+          n += 1;
+        }
+        return n;
+      });
+      expect(stripped).to.equal(tsvRows(kept.text).length);
+      const made = await feed(t, '/feeds/offers.tsv', channel.token);
+      expect(made.text).to.equal(kept.text);
+      expect(made.headers.etag).to.equal(kept.headers.etag);
+      // Judged again: the same write changes nothing a channel holds; another title is one upsert.
+      await offer(t, hub, 'Loja-A', 'tsv-1', { ...TSV_1, title: 'Camiseta azul lisa' });
+      await settle(t);
+      expect((await allChanges(t, channel.token, cursor)).changes).to.deep.equal([]);
+      await offer(t, hub, 'Loja-A', 'tsv-1', { ...TSV_1, title: 'Camiseta azul' });
+      await settle(t);
+      const moved = (await allChanges(t, channel.token, cursor)).changes;
+      expect(moved.map((c) => (c.op === 'upsert' ? `upsert ${String(c.offer.title)}` : c.op))).to.deep.equal([
+        'upsert Camiseta azul',
+      ]);
+      expect(tsvRows((await feed(t, '/feeds/offers.tsv', channel.token)).text).map((r) => r.title)).to.include(
+        'Camiseta azul',
+      );
     });
 
     it('is gzip when asked, carries an ETag answered by 304 until something changes, and a Feed-Cursor', async () => {
@@ -367,6 +413,53 @@ describe('channel feeds over HTTP', function () {
         (ops.json.channels as { channel_id: string; clicks: number }[]).find((c) => c.channel_id === shop.channel_id)
           ?.clicks,
       ).to.equal(1);
+    });
+  });
+
+  describe('the retention of the changes', () => {
+    // Last in this file: it moves the clock by a month.
+    it('drops the changes older than 30 days by the clock; a cursor from before them is 410, a new snapshot goes on', async () => {
+      const reader = await newChannel(t, 'Retenção');
+      const clock = async (ms: number) =>
+        expect((await t.admin.post('/clock', { advance_ms: ms })).status).to.equal(200);
+      await offer(t, hub, 'Loja-A', 'ret-1', { title: 'Abajur' });
+      await settle(t);
+      const first = await feed(t, '/feeds/changes?limit=1', reader.token);
+      expect(first.status).to.equal(200);
+      const early = (JSON.parse(first.text) as { next_cursor: string }).next_cursor;
+      const snapshot = await feed(t, '/feeds/offers.tsv', reader.token);
+      const kept = snapshot.headers['feed-cursor'] as string;
+      expect(tsvRows(snapshot.text).map((r) => r.title)).to.include('Abajur');
+
+      await clock(60_000); // the oldest changes are days old, not 30: nothing dropped
+      expect((await feed(t, `/feeds/changes?cursor=${encodeURIComponent(early)}`, reader.token)).status).to.equal(200);
+      await clock(30 * 24 * HOUR);
+      const gone = await feed(t, `/feeds/changes?cursor=${encodeURIComponent(early)}`, reader.token);
+      expect(gone.status, gone.text).to.equal(410);
+      expect(gone.headers['content-type']).to.contain('application/problem+json');
+      const problem = JSON.parse(gone.text) as { type: string; status: number; errors: FieldErr[] };
+      expect(problem.type).to.match(/\/problemas\/410$/);
+      expect(problem.errors.map((e) => `${e.field}:${e.code}`)).to.deep.equal(['cursor:expired']);
+      // From the beginning: the first changes are gone too.
+      expect((await feed(t, '/feeds/changes', reader.token)).status).to.equal(410);
+      // The cursor of the snapshot taken before was at the newest change then: every change after it is kept (the
+      // lapses of its offers), and applying them empties the feed, as the feed now is.
+      const since = await allChanges(t, reader.token, kept);
+      const held = new Set(tsvRows(snapshot.text).map((r) => r.id));
+      for (const c of since.changes) {
+        if (c.op === 'delete') held.delete(c.id);
+        else held.add(c.offer.id);
+      }
+      const now = await feed(t, '/feeds/offers.tsv', reader.token);
+      expect([...held].sort()).to.deep.equal(tsvRows(now.text).map((r) => r.id).sort());
+      // A new snapshot's cursor is followed, even when every change was dropped.
+      await clock(31 * 24 * HOUR);
+      const later = await feed(t, '/feeds/offers.tsv', reader.token);
+      const after = await allChanges(t, reader.token, later.headers['feed-cursor'] as string);
+      expect(after.changes).to.deep.equal([]);
+      // The document says so.
+      const check = await servedFeedsDocument(t);
+      expect(await check('Problem', problem)).to.equal('');
     });
   });
 });
