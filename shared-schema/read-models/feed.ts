@@ -29,8 +29,13 @@ export const feedChangeKey = (position: number, rank: number): string =>
   `${String(position).padStart(16, '0')}:${String(rank).padStart(6, '0')}`;
 
 export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
-  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it.
-  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at'] },
+  // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it; in_feed and
+  // last_write_at: before reading, the full feed asks whether any offer in it is past its 48 h (feeds/lapses.ts).
+  {
+    name: FEED_OFFERS,
+    indexes: [['store_key'], ['in_feed'], ['in_feed', 'last_write_at']],
+    filtered: ['last_write_at'],
+  },
   { name: FEED_STORES, indexes: [] },
   { name: FEED_CHANGES, indexes: [] },
 ];
