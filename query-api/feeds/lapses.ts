@@ -7,8 +7,8 @@
  * the due lapses recorded (the reactor's own decision, through the port the wiring gives: `recordDueLapses`), then
  * waits until the projections hold them, and only then takes its cursor and reads.
  *
- * The common case costs one indexed read: no offer in the feed is past its 48 h. Past the bound of the wait: 503
- * with `Retry-After`, never a snapshot the changes cannot reach.
+ * The common case costs one indexed read: no offer in the feed is past its 48 h. Past the bound (the recording and
+ * the wait together, `logWaitTimeoutMs`): 503 with `Retry-After`, never a snapshot the changes cannot reach.
  */
 import { ProblemError } from '../../shared-schema/contract/problems.js';
 import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
@@ -41,8 +41,20 @@ export async function lapseDue(deps: Pick<QueryDeps, 'reads'>, now: Date): Promi
  */
 export async function untilLapsesRecorded(deps: QueryDeps, now: Date): Promise<void> {
   if (!deps.recordDueLapses || !(await lapseDue(deps, now))) return;
-  const recorded = await deps.recordDueLapses(now);
+  // One bound for the recording and the wait: many lapses due at once (a large upload 48 h ago, a restart after
+  // downtime) take a decision each; the recording goes on past the bound, and the retry finds less to do.
+  const bound = deps.logWaitTimeoutMs ?? 5000;
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const recorded = await Promise.race([
+    deps.recordDueLapses(now),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), bound);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (recorded === null) throw new FeedBehind();
   const head = Math.max(recorded, await deps.logHead());
-  if (await deps.waitForPosition(head, deps.logWaitTimeoutMs ?? 5000)) return;
+  if (await deps.waitForPosition(head, Math.max(1, bound - (Date.now() - started)))) return;
   throw new FeedBehind();
 }
