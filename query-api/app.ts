@@ -32,6 +32,12 @@ export interface QueryDeps {
    * ended wait until the projections have committed it (routes/ledger.ts `untilLedgerSettled`).
    */
   logHead: () => Promise<number>;
+  /**
+   * Records every 48 h lapse due at or before `at` (the freshness reactor's own decision on each product: a lapse is
+   * never recorded twice) and resolves with the highest log position it appended, 0 when none. The full feed calls
+   * it before reading at `at` (feeds/lapses.ts); absent, the feed reads without it.
+   */
+  recordDueLapses?: (at: Date) => Promise<number>;
   /** How long a read waits for `logHead` to be projected before it answers 503. Default 5000 ms. */
   logWaitTimeoutMs?: number;
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */

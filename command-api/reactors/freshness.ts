@@ -28,11 +28,24 @@ export interface FreshnessOptions {
   concurrency?: number;
   /** A scan, or one product's decision (`sku`), failed: the next scan finds what is still due. */
   onError?: (err: unknown, sku?: string) => void;
+  /**
+   * The clock follows real time (not a manual one): after each scan, also wake at the next lapse due, when that
+   * comes before the next periodic scan. Default false.
+   */
+  wakeAtDue?: boolean;
 }
 
 export class FreshnessReactor extends PeriodicScan<number> {
+  private wake: NodeJS.Timeout | null = null;
+
   constructor(private readonly options: FreshnessOptions) {
     super(options.intervalMs, 0, (err) => options.onError?.(err));
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    if (this.wake) clearTimeout(this.wake);
+    this.wake = null;
   }
 
   /** Scans once now (what came due while the service was down), then every `intervalMs`. */
@@ -74,8 +87,37 @@ export class FreshnessReactor extends PeriodicScan<number> {
         for (const position of positions) highest = Math.max(highest, position ?? 0);
       }
       const last = rows[rows.length - 1];
-      if (rows.length < batch || !last || this.stopped) return highest;
+      if (rows.length < batch || !last || this.stopped) {
+        await this.wakeAtNextDue();
+        return highest;
+      }
       after = [last.lapse_due_at ?? null, last._id];
     }
+  }
+
+  /**
+   * Between the instant a lapse is due and the scan recording it, the changes feed lacks its delete (the full feed
+   * records what is due before it reads: query-api/feeds/lapses.ts); waking at the next due lapse keeps that window
+   * to the timer's slack rather than a scan period. A lapse that becomes due earlier than planned (a product accepted
+   * after this scan, with an older write) waits for the periodic scan, as before. Only with a clock that follows real
+   * time: a manual one moves only by the operator, whose move scans at once.
+   */
+  private async wakeAtNextDue(): Promise<void> {
+    if (!this.options.wakeAtDue || this.stopped) return;
+    const { reads, clock } = this.options.deps;
+    const now = clock.now();
+    const [next] = await reads.find<ProductDoc>(PRODUCTS, {
+      where: { base_state: 'accepted', lapse_due_at: { gte: now.toISOString() } },
+      orderBy: [{ field: 'lapse_due_at' }],
+      limit: 1,
+    });
+    if (this.wake) clearTimeout(this.wake);
+    this.wake = null;
+    if (!next?.lapse_due_at || this.stopped) return;
+    // Stale only past 48 h: due 1 ms after `lapse_due_at`.
+    const delay = Date.parse(next.lapse_due_at) + 1 - now.getTime();
+    if (delay >= this.options.intervalMs) return;
+    this.wake = setTimeout(() => void this.scan(), Math.max(1, delay));
+    this.wake.unref();
   }
 }

@@ -435,7 +435,7 @@ export const SETTINGS = {
     kind: integer(10, 3_600_000),
     fallback: 60_000,
     meaning:
-      'real-time period of the scan for accepted products whose 48 h without a write have passed (their `stale` notification); moving the manual clock also scans',
+      'real-time period of the scan for accepted products whose 48 h without a write have passed (their `stale` notification); with the system clock the scan also wakes at the next lapse due, moving the manual clock also scans, and a full feed read records what is due first',
     readBy: ['make run', 'projections'],
   }),
   FEED_CHANGES_RETENTION_DAYS: setting({

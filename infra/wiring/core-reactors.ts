@@ -88,6 +88,7 @@ export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitFo
   const reactor = new FreshnessReactor({
     deps,
     intervalMs: config.freshnessScanMs,
+    wakeAtDue: config.clock === 'system',
     onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
   });
   reactor.start();

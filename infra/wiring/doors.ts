@@ -13,6 +13,7 @@ import type { DoorRoutes, DoorState } from '../../shared-schema/http/context.js'
 import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../adapters/event-store/cached-state.js';
 import { commandDoor } from '../../command-api/app.js';
+import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
 import { WRITE_ROUTES } from '../../command-api/write-routes.js';
 import { READ_ROUTES } from '../../query-api/read-routes.js';
 import { API_ROUTES } from './api-routes.js';
@@ -149,8 +150,28 @@ export function buildRedirector(
   });
 }
 
-/** The query door with every read route (query-api/read-routes.ts), signing cursors with DATA_DIR's secret. */
-export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}): Koa<DoorState> {
+/**
+ * The full feed's `recordDueLapses` (query-api/feeds/lapses.ts): a freshness reactor of the door's own, never
+ * started, whose scan decides on every product due by the clock at the scan (at or after the instant the feed
+ * passes: what is due then is due by the scan). Its scans run one at a time, and concurrent feed reads share the
+ * next one. The freshness reactor of the projections process (or of the embedded process) may decide on the same
+ * products meanwhile: each lapse is appended with the product stream's revision, and the decision taken again after a
+ * conflict finds it recorded, so there is never more than one.
+ */
+export function lapseRecorder(parts: DoorParts, deps: CommandDeps): (at: Date) => Promise<number> {
+  const reactor = new FreshnessReactor({
+    deps,
+    intervalMs: parts.config.freshnessScanMs,
+    onError: (err, sku) => parts.log.error({ err, sku }, 'freshness lapses before a full feed failed'),
+  });
+  return () => reactor.scan();
+}
+
+/**
+ * The query door with every read route (query-api/read-routes.ts), signing cursors with DATA_DIR's secret. `writes`:
+ * the write side's dependencies the full feed records due lapses through (the process's own when it has them).
+ */
+export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}, writes?: CommandDeps): Koa<DoorState> {
   const { reads, messaging, clock, config, waitForPosition, productSearch, events } = parts;
   const deps: QueryDeps = {
     reads,
@@ -160,6 +181,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}): Koa<Door
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
     logHead: () => events.recordedHead?.() ?? events.headPosition(),
+    recordDueLapses: lapseRecorder(parts, writes ?? commandDeps(parts)),
     cursorSecret: resolveCursorSecret(config),
     productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };

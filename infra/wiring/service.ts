@@ -152,7 +152,7 @@ function startSearch(config: Config, stores: Stores, reads: Operations['reads'],
 function serveGateway(parts: DoorParts, deps: CommandDeps, operations: Operations): Promise<http.Server> {
   const { config } = parts;
   const commandApp = buildCommandApp(parts, deps, operations.doorHooks('command'));
-  const queryApp = buildQueryApp(parts, operations.doorHooks('query'));
+  const queryApp = buildQueryApp(parts, operations.doorHooks('query'), deps);
   const redirector = buildRedirector(parts, deps, operations.metrics.redirectAnswered);
   return listen(
     gatewayHandler(commandApp.callback(), queryApp.callback(), redirector),

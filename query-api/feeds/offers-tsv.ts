@@ -21,6 +21,7 @@ import { tsvLink, tsvOf, tsvTemplate, TSV_HEADER } from '../../shared-schema/fee
 import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 import type { QueryDeps } from '../app.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
+import { untilLapsesRecorded } from './lapses.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
 export const FEED_PAGE = 2_000;
@@ -75,6 +76,7 @@ async function* lines(reads: ReadView, now: Date, publicBase: string, channelId:
 
 export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: string): Promise<void> {
   const now = deps.clock.now();
+  await untilLapsesRecorded(deps, now);
   const newest = await newestChange(deps.reads);
   const lapsedSince = await deps.reads.count(FEED_OFFERS, {
     in_feed: true,

@@ -65,8 +65,13 @@ export const feedChangeKey = (position: number, rank: number): string =>
 
 export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
   // store_key: a store's event judges its offers again; in_feed: the full feed reads the offers in it, with their
-  // last write compared to the clock and their line, both as columns (no document read per offer).
-  { name: FEED_OFFERS, indexes: [['store_key'], ['in_feed']], filtered: ['last_write_at', 'tsv'] },
+  // last write compared to the clock and their line, both as columns (no document read per offer); in_feed and
+  // last_write_at: before reading, the full feed asks whether any offer in it is past its 48 h (feeds/lapses.ts).
+  {
+    name: FEED_OFFERS,
+    indexes: [['store_key'], ['in_feed'], ['in_feed', 'last_write_at']],
+    filtered: ['last_write_at', 'tsv'],
+  },
   { name: FEED_STORES, indexes: [] },
   { name: FEED_CHANGES, indexes: [] },
   { name: FEED_MARKS, indexes: [] },

@@ -12,7 +12,8 @@ import { AggregateRepository } from '../../command-api/aggregate-repository.js';
 import { CachedAggregateStates } from '../../infra/adapters/event-store/cached-state.js';
 import { startProductsOnSqlite, type ProductsOnSqlite } from '../support/products-on-sqlite.js';
 import { FreshnessReactor } from '../../command-api/reactors/freshness.js';
-import { ManualClock } from '../../shared-schema/ports/clock.js';
+import { ManualClock, type Clock } from '../../shared-schema/ports/clock.js';
+import { until } from '../support/deadline.js';
 import type { EventStore, NewEvent } from '../../shared-schema/ports/event-store.js';
 import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 
@@ -40,7 +41,7 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
       .filter((e) => e.type === 'ProductFreshnessLapsed')
       .map((e) => e.data);
 
-  function reactor(batch?: number): FreshnessReactor {
+  function reactor(batch?: number, own: { clock?: Clock; wakeAtDue?: boolean } = {}): FreshnessReactor {
     const events: EventStore = {
       async appendToStream(stream, batchOfEvents: readonly NewEvent[], expected) {
         const hook = beforeLapse;
@@ -60,11 +61,16 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
       events,
       reads,
       messaging,
-      clock,
+      clock: own.clock ?? clock,
       repo: new AggregateRepository(new CachedAggregateStates(events)),
       publicBaseUrl: 'https://example.test',
     };
-    return new FreshnessReactor({ deps, intervalMs: 3_600_000, ...(batch ? { batch } : {}) });
+    return new FreshnessReactor({
+      deps,
+      intervalMs: 3_600_000,
+      ...(batch ? { batch } : {}),
+      ...(own.wakeAtDue ? { wakeAtDue: true } : {}),
+    });
   }
   async function scan(r: FreshnessReactor): Promise<number> {
     const position = await r.scan();
@@ -101,6 +107,23 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
     expect(await lapses('pending')).to.deep.equal([]);
     clock.advance(HOUR);
     expect(await scan(r), 'nothing new').to.equal(0);
+    await r.stop();
+  });
+
+  it('with a clock that follows real time, wakes at the next lapse due instead of waiting for its periodic scan', async () => {
+    const written = products.now();
+    await products.send('soon');
+    await products.cover('soon', true);
+    // The reactor's clock runs in real time from 1 s before the lapse is due; its periodic scan is an hour away.
+    const due = Date.parse(written) + 48 * HOUR;
+    const from = Date.now();
+    const realTime: Clock = { now: () => new Date(due - 1000 + (Date.now() - from)) };
+    const r = reactor(undefined, { clock: realTime, wakeAtDue: true });
+    r.start();
+    await until(async () => (await lapses('soon')).length > 0, 20_000, 'the lapse recorded at its instant', 20);
+    expect(await lapses('soon')).to.deep.equal([
+      { sku: 'soon', store_id: 's', lapsed_at: new Date(due).toISOString() },
+    ]);
     await r.stop();
   });
 

@@ -1,0 +1,69 @@
+/**
+ * The full feed reads at t only once every lapse due by t is recorded and projected: nothing to do when no offer in
+ * the feed is past its 48 h; otherwise the lapses recorded, then the log's head awaited; 503 with Retry-After past
+ * one bound for both.
+ */
+import { expect } from 'chai';
+import { FeedBehind, untilLapsesRecorded } from '../../query-api/feeds/lapses.js';
+import type { QueryDeps } from '../../query-api/app.js';
+import type { Query } from '../../shared-schema/ports/read-store.js';
+
+const NOW = new Date('2026-11-01T03:00:00.000Z');
+
+function depsWith(options: { due: boolean; recorded: Promise<number>; projected: boolean }) {
+  const calls: string[] = [];
+  const deps = {
+    reads: {
+      find: async (collection: string, query: Query) => {
+        calls.push(`find ${collection} ${JSON.stringify(query.where)} ${query.limit}`);
+        return options.due ? [{ _id: 'o1' }] : [];
+      },
+    },
+    recordDueLapses: (at: Date) => {
+      calls.push(`record ${at.toISOString()}`);
+      return options.recorded;
+    },
+    logHead: async () => {
+      calls.push('head');
+      return 40;
+    },
+    waitForPosition: async (position: number) => {
+      calls.push(`wait ${position}`);
+      return options.projected;
+    },
+    logWaitTimeoutMs: 100,
+  } as unknown as QueryDeps;
+  return { deps, calls };
+}
+
+const failure = (p: Promise<void>) =>
+  p.then(
+    () => 'answered',
+    (e: unknown) => e,
+  );
+
+describe('the full feed: lapses due by its instant first', () => {
+  it('reads at once when no offer in the feed is past its 48 h (one indexed read)', async () => {
+    const { deps, calls } = depsWith({ due: false, recorded: Promise.resolve(0), projected: true });
+    await untilLapsesRecorded(deps, NOW);
+    expect(calls).to.deep.equal([
+      'find feed_offers {"in_feed":true,"last_write_at":{"lt":"2026-10-30T03:00:00.000Z"}} 1',
+    ]);
+  });
+
+  it('has them recorded, then waits for the later of its appends and the log head', async () => {
+    const { deps, calls } = depsWith({ due: true, recorded: Promise.resolve(42), projected: true });
+    await untilLapsesRecorded(deps, NOW);
+    expect(calls.slice(1)).to.deep.equal([`record ${NOW.toISOString()}`, 'head', 'wait 42']);
+  });
+
+  it('answers 503 with Retry-After when the projections lag, or the recording outlasts the bound', async () => {
+    for (const recorded of [Promise.resolve(42), new Promise<number>(() => undefined)]) {
+      const { deps } = depsWith({ due: true, recorded, projected: false });
+      const error = await failure(untilLapsesRecorded(deps, NOW));
+      expect(error).to.be.instanceOf(FeedBehind);
+      expect((error as FeedBehind).status).to.equal(503);
+      expect((error as FeedBehind).headers).to.deep.equal({ 'Retry-After': '1' });
+    }
+  });
+});
