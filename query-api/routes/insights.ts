@@ -13,11 +13,7 @@ import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.
 import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
 import type { ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { urlHost } from '../../shared-schema/domain/host-match.js';
-import {
-  STALE_AFTER_MS,
-  pageDomainApproved,
-  type ProductState,
-} from '../../shared-schema/domain/product-status.js';
+import { STALE_AFTER_MS, pageDomainApproved, type ProductState } from '../../shared-schema/domain/product-status.js';
 import {
   COUNTS_KEPT,
   HOUR_MS,
@@ -204,49 +200,53 @@ async function countedInsights(
   storeId: string | undefined,
   now: Date,
 ): Promise<CatalogInsights | null> {
-  return consistently(deps.reads, async (view) => {
-    if ((await view.get(PRODUCT_COUNTS, COUNTS_KEPT)) === null) return null;
-    const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
-    if (storeId !== undefined) where.store_id = storeId;
-    const rows = await view.find<ProductCountDoc>(PRODUCT_COUNTS, { where });
-    const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
-    const split = hourOf(cutoff);
-    const splitEnd = new Date(Date.parse(split) + HOUR_MS).toISOString();
-    const states: Record<ProductState, number> = { pending: 0, accepted: 0, rejected: 0, stale: 0, removed: 0 };
-    const reasons = new Map<string, number>();
-    const facts = new Map<string, ProductStoreDoc | null>();
-    let searchable = 0;
-    for (const row of rows) {
-      if (row.base_state !== 'accepted') {
-        states[row.base_state] += row.n;
-        if (row.reason_codes !== null)
-          for (const code of codesOfKey(row.reason_codes)) reasons.set(code, (reasons.get(code) ?? 0) + row.n);
-        continue;
+  return consistently(
+    deps.reads,
+    async (view) => {
+      if ((await view.get(PRODUCT_COUNTS, COUNTS_KEPT)) === null) return null;
+      const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
+      if (storeId !== undefined) where.store_id = storeId;
+      const rows = await view.find<ProductCountDoc>(PRODUCT_COUNTS, { where });
+      const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+      const split = hourOf(cutoff);
+      const splitEnd = new Date(Date.parse(split) + HOUR_MS).toISOString();
+      const states: Record<ProductState, number> = { pending: 0, accepted: 0, rejected: 0, stale: 0, removed: 0 };
+      const reasons = new Map<string, number>();
+      const facts = new Map<string, ProductStoreDoc | null>();
+      let searchable = 0;
+      for (const row of rows) {
+        if (row.base_state !== 'accepted') {
+          states[row.base_state] += row.n;
+          if (row.reason_codes !== null)
+            for (const code of codesOfKey(row.reason_codes)) reasons.set(code, (reasons.get(code) ?? 0) + row.n);
+          continue;
+        }
+        let fresh: number;
+        if (row.hour === null || row.hour === LAPSED || row.hour < split) fresh = 0;
+        else if (row.hour > split || cutoff === split) fresh = row.n;
+        else
+          fresh = await view.count(PRODUCTS, {
+            partner_id: row.partner_id,
+            env: row.env,
+            base_state: 'accepted',
+            store_id: row.store_id,
+            page_host: row.page_host,
+            available: row.available,
+            last_write_at: { gte: cutoff, lt: splitEnd },
+          });
+        states.accepted += fresh;
+        states.stale += row.n - fresh;
+        if (fresh === 0 || row.available !== true || row.page_host === null) continue;
+        // Only an `accepted`, fresh, available offer can pass every check; the store's facts are read now, as the
+        // per-product read does.
+        if (!facts.has(row.store_id)) facts.set(row.store_id, await storeFactsIn(view, tenant, row.store_id));
+        const store = facts.get(row.store_id);
+        if (store?.status === 'active' && pageDomainApproved(store, row.page_host)) searchable += fresh;
       }
-      let fresh: number;
-      if (row.hour === null || row.hour === LAPSED || row.hour < split) fresh = 0;
-      else if (row.hour > split || cutoff === split) fresh = row.n;
-      else
-        fresh = await view.count(PRODUCTS, {
-          partner_id: row.partner_id,
-          env: row.env,
-          base_state: 'accepted',
-          store_id: row.store_id,
-          page_host: row.page_host,
-          available: row.available,
-          last_write_at: { gte: cutoff, lt: splitEnd },
-        });
-      states.accepted += fresh;
-      states.stale += row.n - fresh;
-      if (fresh === 0 || row.available !== true || row.page_host === null) continue;
-      // Only an `accepted`, fresh, available offer can pass every check; the store's facts are read now, as the
-      // per-product read does.
-      if (!facts.has(row.store_id)) facts.set(row.store_id, await storeFactsIn(view, tenant, row.store_id));
-      const store = facts.get(row.store_id);
-      if (store?.status === 'active' && pageDomainApproved(store, row.page_host)) searchable += fresh;
-    }
-    return { environment: tenant.env, store_id: storeId ?? null, states, searchable, reasons: reasonsList(reasons) };
-  }, 'products');
+      return { environment: tenant.env, store_id: storeId ?? null, states, searchable, reasons: reasonsList(reasons) };
+    },
+    'products',
+  );
 }
 
 export async function catalogInsights(deps: QueryDeps, tenant: Tenant, storeId?: string): Promise<CatalogInsights> {

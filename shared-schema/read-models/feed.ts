@@ -35,7 +35,9 @@ export type FeedOfferDoc = OfferDoc & {
  * One change of the feed. `_id` orders the changes: the log position of the event that made it (16 digits), then
  * its rank among that event's changes (6 digits), so a replay writes the same changes under the same ids.
  */
-export type FeedChangeDoc = ({ _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }) & {
+export type FeedChangeDoc = (
+  { _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }
+) & {
   /** The time the change was judged at (ISO); absent from changes written before it was kept. */
   at?: string;
 };

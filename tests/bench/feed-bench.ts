@@ -64,16 +64,15 @@ const product = (i: number, k: number, at: string) => ({
   attributes: { cor: 'azul', tamanho: 'M' },
 });
 let position = 10;
-const event = (i: number, type: string, data: object, at: string): RecordedEvent =>
-  ({
-    stream: `product-live:${P}:${sku(i)}`,
-    type,
-    data,
-    metadata: { recorded_at: at, actor: 'bench' },
-    position: ++position,
-    revision: 0,
-    id: String(position),
-  });
+const event = (i: number, type: string, data: object, at: string): RecordedEvent => ({
+  stream: `product-live:${P}:${sku(i)}`,
+  type,
+  data,
+  metadata: { recorded_at: at, actor: 'bench' },
+  position: ++position,
+  revision: 0,
+  id: String(position),
+});
 async function apply(events: readonly RecordedEvent[]): Promise<void> {
   for (let j = 0; j < events.length; j += UNIT)
     await store.transact(async (tx) => {

@@ -676,7 +676,8 @@ async function mixPhase(
   });
   if (half) {
     step(`${phase}) the mix at half of saturation (${f0(rate / 2)} req/s, open loop), projection lag sampled`);
-    const h = await watched(pids, () => mixRun(gen, t.api, true, MIX, { ratePerSec: rate / 2, lagEvery: 10, eventsLagEvery: 2 }),
+    const h = await watched(pids, () =>
+      mixRun(gen, t.api, true, MIX, { ratePerSec: rate / 2, lagEvery: 10, eventsLagEvery: 2 }),
     );
     const hBare = await watched([bare.pid], () => mixRun(gen, bare.base, false, MIX, { ratePerSec: rate / 2 }));
     const hr = h.result;

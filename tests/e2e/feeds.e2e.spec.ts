@@ -451,7 +451,11 @@ describe('channel feeds over HTTP', function () {
         else held.add(c.offer.id);
       }
       const now = await feed(t, '/feeds/offers.tsv', reader.token);
-      expect([...held].sort()).to.deep.equal(tsvRows(now.text).map((r) => r.id).sort());
+      expect([...held].sort()).to.deep.equal(
+        tsvRows(now.text)
+          .map((r) => r.id)
+          .sort(),
+      );
       // A new snapshot's cursor is followed, even when every change was dropped.
       await clock(31 * 24 * HOUR);
       const later = await feed(t, '/feeds/offers.tsv', reader.token);

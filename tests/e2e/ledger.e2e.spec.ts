@@ -713,9 +713,15 @@ describe('a commit whose position is not published yet when a statement or closi
       return r.body as Record<string, any>;
     });
     expect(closed.movements).to.equal(3);
-    const lines = (await (await fetch(`${t.api}/closings/2026-10/movements.csv`, {
-      headers: { Authorization: `Bearer ${p.key}` },
-    })).text()).trimEnd().split('\r\n');
+    const lines = (
+      await (
+        await fetch(`${t.api}/closings/2026-10/movements.csv`, {
+          headers: { Authorization: `Bearer ${p.key}` },
+        })
+      ).text()
+    )
+      .trimEnd()
+      .split('\r\n');
     expect(lines.at(-1)).to.contain(`${iso(NOV - 1)},`);
   });
 });

@@ -279,7 +279,9 @@ describe('PORTAL.md rules over HTTP: visibility checks one by one, scopes, reaso
       await publish(t, p, 'live', 'recheck', 'rc');
       const verdict = async (ok: boolean) => {
         const now = t.clock.now().toISOString();
-        const reasons = ok ? [] : [{ code: 'image_type', field: 'image_urls[0]', message: 'The cover is not an image.' }];
+        const reasons = ok
+          ? []
+          : [{ code: 'image_type', field: 'image_urls[0]', message: 'The cover is not an image.' }];
         const appended = await t.service.events.appendToStream(
           streams.product({ partnerId: p.partnerId, env: 'live' }, 'rc'),
           [
@@ -296,9 +298,11 @@ describe('PORTAL.md rules over HTTP: visibility checks one by one, scopes, reaso
       await verdict(false);
       await verdict(false);
       await verdict(true);
-      const states = ((await p.api.get('/events?type=product.state_changed&limit=200')).body.data as {
-        data: { sku: string; state: string; reasons: { code: string }[] };
-      }[]).map((n) => `${n.data.state}${n.data.reasons.map((r) => ` ${r.code}`).join('')}`);
+      const states = (
+        (await p.api.get('/events?type=product.state_changed&limit=200')).body.data as {
+          data: { sku: string; state: string; reasons: { code: string }[] };
+        }[]
+      ).map((n) => `${n.data.state}${n.data.reasons.map((r) => ` ${r.code}`).join('')}`);
       expect(states).to.deep.equal([
         'pending store_not_active domain_not_approved',
         'accepted',

@@ -6,7 +6,13 @@
  */
 import { expect } from 'chai';
 import { streams } from '../../shared-schema/domain/streams.js';
-import { COUNTS_KEPT, PRODUCT_COUNTS, PRODUCTS, productDocId, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import {
+  COUNTS_KEPT,
+  PRODUCT_COUNTS,
+  PRODUCTS,
+  productDocId,
+  type ProductDoc,
+} from '../../shared-schema/read-models/products.js';
 import { startTestService, storeBody, type Partner, type TestService } from '../support/service.js';
 import { MINUTE } from '../support/order-fixtures.js';
 import { HOUR, addressOf, publish, putProduct, redirectUrl, registerStore, visit } from './commerce-support.js';
@@ -572,7 +578,10 @@ describe('shopper rules over HTTP: matching fields, order, rule 5 boundaries, wh
     // The lapses recorded (the freshness reactor, by the clock) move the products out of their hours: same counts.
     expect((await t.admin.post('/clock', { advance_ms: 48 * HOUR })).status).to.equal(200);
     await settle();
-    const lapsed = await t.service.reads.get<ProductDoc>(PRODUCTS, productDocId({ partnerId: other.partnerId, env: 'live' }, 'fronteira-2'));
+    const lapsed = await t.service.reads.get<ProductDoc>(
+      PRODUCTS,
+      productDocId({ partnerId: other.partnerId, env: 'live' }, 'fronteira-2'),
+    );
     expect(lapsed?.lapse_due_at, 'the lapse is recorded').to.equal(null);
     await expectCatalogInsights(other);
     await expectCatalogInsights(other, 'Loja-D');

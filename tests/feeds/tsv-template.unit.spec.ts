@@ -52,7 +52,11 @@ describe('the feed entry as the projector compares it', () => {
   it('entryCanonicalJson is the text of canonicalJson, whatever the key order of the objects inside', () => {
     const shuffled = (e: FeedEntry): FeedEntry => {
       const reversed = <T extends object>(o: T): T =>
-        Object.fromEntries(Object.entries(o).reverse().map(([k, v]) => [k, v !== null && typeof v === 'object' ? reversed(v as object) : v])) as T;
+        Object.fromEntries(
+          Object.entries(o)
+            .reverse()
+            .map(([k, v]) => [k, v !== null && typeof v === 'object' ? reversed(v as object) : v]),
+        ) as T;
       return reversed(e);
     };
     fc.assert(
