@@ -239,6 +239,9 @@ async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reu
   return { ...figures, reused };
 }
 
+/** The last of the service's stderr (warnings and errors), printed when a feed download failed. */
+let serviceLog = '';
+
 function startServiceProcess(dataDir: string, coverEnv: Record<string, string>): Promise<ChildProcess> {
   // SEARCH_NODE_OPTIONS: node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeOptions = (process.env.SEARCH_NODE_OPTIONS ?? '').split(' ').filter((o) => o.length > 0);
@@ -265,6 +268,7 @@ function startServiceProcess(dataDir: string, coverEnv: Record<string, string>):
     let err = '';
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
+      serviceLog = (serviceLog + c.toString()).slice(-4000);
       if (err.includes('ready:')) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
@@ -356,12 +360,12 @@ const percentile = (sorted: number[], p: number) =>
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** One full-feed download: its start and end in ms from the end of the warm-up, its status, bytes and lines. */
-type FeedDownload = { from: number; to: number; status: number; bytes: number; lines: number };
+type FeedDownload = { from: number; to: number; status: number | string; bytes: number; lines: number };
 
 /** GET /feeds/offers.tsv as a channel, plain, on a connection of its own; the body counted (bytes, lines), not kept. */
 function downloadFeed(url: string, token: string): Promise<Pick<FeedDownload, 'status' | 'bytes' | 'lines'>> {
   if (new URL(url).hostname !== '127.0.0.1') throw new Error(`not loopback: ${url}`);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const req = http.get(url, { agent: false, headers: { Authorization: `Bearer ${token}` } }, (res) => {
       let bytes = 0;
       let lines = 0;
@@ -370,9 +374,13 @@ function downloadFeed(url: string, token: string): Promise<Pick<FeedDownload, 's
         for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
       });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines }));
-      res.on('error', reject);
+      res.on('close', () => resolve({ status: res.complete ? (res.statusCode ?? 0) : 'cut', bytes, lines }));
+      // Cut mid-stream: counted as such, with the bytes that came (the run goes on).
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: `cut ${e.code ?? e.message}`, bytes, lines }));
     });
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ status: `error ${e.code ?? e.message}`, bytes: 0, lines: 0 }),
+    );
   });
 }
 
@@ -546,10 +554,14 @@ async function main(): Promise<void> {
               available: true,
               updated_at: new Date(now.getTime() + i).toISOString(),
             };
-            const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
+            // A connection the service reset counts as an answer `reset`, not as the end of the run.
+            const status = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
               Authorization: `Bearer ${w.key}`,
-            });
-            if (i >= WARMUP * 10) writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
+            }).then(
+              (reply) => String(reply.status),
+              (e: unknown) => `error ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+            );
+            if (i >= WARMUP * 10) writeStatuses[status] = (writeStatuses[status] ?? 0) + 1;
             w.n++;
           },
         });
@@ -630,6 +642,7 @@ async function main(): Promise<void> {
     await Promise.all(inFlight);
     const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
     await downloader;
+    if (downloads.some((d) => d.status !== 200)) console.error(`the service's last stderr:\n${serviceLog}`);
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
