@@ -121,7 +121,9 @@ bench-scale: build deps-system
 
 # Search under load: SEARCH_OFFERS searchable offers (default 1 000 000), 50 searches/s while partners write (their
 # covers checked; SEARCH_COVERS=off: not), measured after SEARCH_WARMUP seconds (default 5); SEARCH_DATA_DIR keeps a
-# seeded read.db between runs. tests/bench/search-bench.ts; .bench/bench-search.json.
+# seeded read.db between runs; SEARCH_MAIN=<build>/dist/infra/main.js runs another build's service under the same
+# load; SEARCH_FEED_DOWNLOADS=1: a channel downloads the full feed through the second half of the measured seconds and
+# the search p99 is given for each half. tests/bench/search-bench.ts; .bench/bench-search.json.
 bench-search: build
 	node dist/tests/bench/search-bench.js
 

@@ -4,8 +4,9 @@
  *
  * 1. Seeds the offers read model of a fresh DATA_DIR with SEARCH_OFFERS searchable offers (1 000 stores of 300
  *    partners, titles from a small vocabulary so that common words match thousands of offers, a third of the offers
- *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, without the
- *    2 × N events behind them, which would take hours to send through the API here.
+ *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, and the same
+ *    offers in the channel feed's model (what the feed projector writes), without the 2 × N events behind them,
+ *    which would take hours to send through the API here.
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
  *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake; sent and
@@ -25,6 +26,12 @@
  * also records its event loop's late turns and its collections (service-monitor.ts: a 5 ms timer, a little work of
  * its own), and the figures add them for the measured seconds, with how many of the slow searches overlapped one.
  *
+ * `SEARCH_FEED_DOWNLOADS=1`: the operator makes a channel (POST /admin/v1/channels) and, from the middle of the
+ * measured seconds to their end, the channel downloads the full feed (GET /feeds/offers.tsv, plain, on a
+ * connection of its own), one download after another. The figures add the search p50/p99/max of the first half (no
+ * download) and of the second (downloading) — the same run, the same writers — the p99 of the searches due while a
+ * download was streaming, and the downloads (count, offers each, offers/s). A build without feeds answers 404.
+ *
  * Prints one JSON line with the figures and writes them to .bench/bench-search.json and .bench/bench-search.md
  * (tests/support/bench-results.ts). Loopback only.
  */
@@ -41,6 +48,8 @@ import { ALL_COLLECTIONS } from '../../infra/wiring/service.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
+import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import { feedEntryOf } from '../../shared-schema/feeds/feed-offer.js';
 import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
@@ -60,6 +69,8 @@ const PORT = env('SEARCH_PORT', 18480);
 const ADMIN_PORT = PORT + 1;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const MONITOR = process.env.SEARCH_MONITOR === '1';
+/** SEARCH_FEED_DOWNLOADS=1: a channel downloads the full feed, one download after another, in the second half. */
+const FEED_DOWNLOADS = process.env.SEARCH_FEED_DOWNLOADS === '1';
 /** A search slower than this counts as slow in the monitor's figures (the target's p99). */
 const SLOW_MS = 50;
 
@@ -119,6 +130,7 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
   const PARTNERS = 300;
   const STORES = 1000;
   const at = now.toISOString();
+  const stores: OfferStoreDoc[] = [];
   await store.transact(async (tx) => {
     for (let s = 0; s < STORES; s++) {
       const partnerId = `pt_bench${s % PARTNERS}`;
@@ -132,6 +144,9 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
         position: 0,
       };
       await tx.put(OFFER_STORES, doc);
+      // The channel feed's model holds the same stores and offers (what its projector would write for them).
+      await tx.put(FEED_STORES, doc);
+      stores.push(doc);
     }
   });
   const UNIT = 5000;
@@ -175,6 +190,13 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
           position: 0,
         };
         await tx.put(OFFERS, doc);
+        const feedDoc: FeedOfferDoc = {
+          ...doc,
+          description: null,
+          entry: feedEntryOf(doc, stores[s], null),
+          in_feed: true,
+        };
+        await tx.put(FEED_OFFERS, feedDoc);
       }
     });
   }
@@ -185,29 +207,40 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
 /**
  * A `read.db` seeded with OFFERS_N offers in `dataDir`: copied from SEARCH_DATA_DIR when it holds one for this count
  * (seeded there first when not), else seeded in place. The seed time is kept with the template: offers seeded more
- * than a day ago would near the 48-hour rule, so such a template is seeded again.
+ * than a day ago would near the 48-hour rule, so such a template is seeded again; so is one seeded before the feed's
+ * model was (no `feed` in its marker).
  */
 async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reused: boolean }> {
   const template = process.env.SEARCH_DATA_DIR;
   if (!template) return { ...(await seed(dataDir, new Date())), reused: false };
   const marker = path.join(template, 'seeded.json');
   const old = fs.existsSync(marker)
-    ? (JSON.parse(fs.readFileSync(marker, 'utf8')) as { offers: number; at: string; ms: number; bytes: number })
+    ? (JSON.parse(fs.readFileSync(marker, 'utf8')) as {
+        offers: number;
+        at: string;
+        ms: number;
+        bytes: number;
+        feed?: boolean;
+      })
     : null;
   let figures: { ms: number; bytes: number };
   let reused = true;
-  if (old && old.offers === OFFERS_N && Date.now() - Date.parse(old.at) < 24 * 3600_000) figures = old;
+  if (old && old.offers === OFFERS_N && old.feed === true && Date.now() - Date.parse(old.at) < 24 * 3600_000)
+    figures = old;
   else {
     fs.rmSync(template, { recursive: true, force: true });
     fs.mkdirSync(template, { recursive: true });
     const at = new Date();
     figures = await seed(template, at);
-    fs.writeFileSync(marker, JSON.stringify({ offers: OFFERS_N, at: at.toISOString(), ...figures }));
+    fs.writeFileSync(marker, JSON.stringify({ offers: OFFERS_N, at: at.toISOString(), feed: true, ...figures }));
     reused = false;
   }
   fs.copyFileSync(path.join(template, 'read.db'), path.join(dataDir, 'read.db'));
   return { ...figures, reused };
 }
+
+/** The last of the service's stderr (warnings and errors), printed when a feed download failed. */
+let serviceLog = '';
 
 function startServiceProcess(dataDir: string, coverEnv: Record<string, string>): Promise<ChildProcess> {
   // SEARCH_NODE_OPTIONS: node options for the service only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -235,6 +268,7 @@ function startServiceProcess(dataDir: string, coverEnv: Record<string, string>):
     let err = '';
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
+      serviceLog = (serviceLog + c.toString()).slice(-4000);
       if (err.includes('ready:')) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
@@ -325,6 +359,72 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** One full-feed download: its start and end in ms from the end of the warm-up, its status, bytes and lines. */
+type FeedDownload = { from: number; to: number; status: number | string; bytes: number; lines: number };
+
+/** GET /feeds/offers.tsv as a channel, plain, on a connection of its own; the body counted (bytes, lines), not kept. */
+function downloadFeed(url: string, token: string): Promise<Pick<FeedDownload, 'status' | 'bytes' | 'lines'>> {
+  if (new URL(url).hostname !== '127.0.0.1') throw new Error(`not loopback: ${url}`);
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      let bytes = 0;
+      let lines = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines }));
+      res.on('close', () => resolve({ status: res.complete ? (res.statusCode ?? 0) : 'cut', bytes, lines }));
+      // Cut mid-stream: counted as such, with the bytes that came (the run goes on).
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: `cut ${e.code ?? e.message}`, bytes, lines }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ status: `error ${e.code ?? e.message}`, bytes: 0, lines: 0 }),
+    );
+  });
+}
+
+/**
+ * The measured searches split by the feed downloads (SEARCH_FEED_DOWNLOADS=1): the first half of the measured
+ * seconds (no download) against the second (a channel downloading the full feed, one download after another), and,
+ * strictest, the searches due while a download was streaming. `trace`: [due ms from the end of the warm-up, latency].
+ */
+function feedFigures(trace: [number, number][], downloads: FeedDownload[], seconds: number): Record<string, unknown> {
+  const half = seconds * 500;
+  const sorted = (xs: [number, number][]) => xs.map(([, l]) => l).sort((a, b) => a - b);
+  const quiet = sorted(trace.filter(([due]) => due < half));
+  const loaded = sorted(trace.filter(([due]) => due >= half));
+  const during = sorted(trace.filter(([due]) => downloads.some((d) => d.from <= due && due < d.to)));
+  const whole = downloads.filter((d) => d.status === 200);
+  const busy = downloads.reduce(
+    (ms, d) => ms + Math.max(0, Math.min(d.to, seconds * 1000) - Math.max(d.from, half)),
+    0,
+  );
+  const statuses: Record<string, number> = {};
+  for (const d of downloads) statuses[d.status] = (statuses[d.status] ?? 0) + 1;
+  const rates = whole.map((d) => ((d.lines - 1) / (d.to - d.from)) * 1000).sort((a, b) => a - b);
+  return {
+    feed_downloads: downloads.length,
+    feed_statuses: statuses,
+    feed_offers_per_download: whole.length ? whole[whole.length - 1].lines - 1 : NaN,
+    feed_mb_per_download: whole.length ? round1(whole[whole.length - 1].bytes / 1e6) : NaN,
+    feed_seconds_per_download: whole.map((d) => round1((d.to - d.from) / 1000)),
+    feed_offers_per_s_p50: Math.round(percentile(rates, 50)),
+    // How much of the second half a download was streaming (1: back to back).
+    feed_busy_share_of_second_half: Math.round((busy / half) * 100) / 100,
+    searches_without_feed: quiet.length,
+    p50_without_feed_ms: round1(percentile(quiet, 50)),
+    p99_without_feed_ms: round1(percentile(quiet, 99)),
+    max_without_feed_ms: round1(quiet[quiet.length - 1] ?? NaN),
+    searches_with_feed: loaded.length,
+    p50_with_feed_ms: round1(percentile(loaded, 50)),
+    p99_with_feed_ms: round1(percentile(loaded, 99)),
+    max_with_feed_ms: round1(loaded[loaded.length - 1] ?? NaN),
+    searches_during_a_download: during.length,
+    p99_during_a_download_ms: round1(percentile(during, 99)),
+  };
+}
+
 const monitorFile = (dataDir: string) => path.join(dataDir, 'service-monitor.json');
 
 /**
@@ -403,6 +503,13 @@ async function main(): Promise<void> {
       await call('POST', `${admin}/partners/${p.partner_id}/live/stores/loja-w/approve`, {}, auth);
       writers.push({ key: k.api_key, n: 0 });
     }
+    // SEARCH_FEED_DOWNLOADS=1: a channel, made by the operator as FEEDS.md says, to download the full feed.
+    let channelToken: string | null = null;
+    if (FEED_DOWNLOADS) {
+      const made = await call('POST', `${admin}/channels`, { name: 'Comparador (bench)' }, auth);
+      if (made.status !== 201) throw new Error(`channel: ${made.status} ${JSON.stringify(made.json)}`);
+      channelToken = (made.json as { token: string }).token;
+    }
 
     const r = rng(99);
     const queries = benchQueries(r);
@@ -447,10 +554,14 @@ async function main(): Promise<void> {
               available: true,
               updated_at: new Date(now.getTime() + i).toISOString(),
             };
-            const reply = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
+            // A connection the service reset counts as an answer `reset`, not as the end of the run.
+            const status = await send(agent, new URL(`${api}/v1/products/${sku}`), 'PUT', JSON.stringify(body), {
               Authorization: `Bearer ${w.key}`,
-            });
-            if (i >= WARMUP * 10) writeStatuses[reply.status] = (writeStatuses[reply.status] ?? 0) + 1;
+            }).then(
+              (reply) => String(reply.status),
+              (e: unknown) => `error ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+            );
+            if (i >= WARMUP * 10) writeStatuses[status] = (writeStatuses[status] ?? 0) + 1;
             w.n++;
           },
         });
@@ -467,7 +578,7 @@ async function main(): Promise<void> {
       warmupSeconds: WARMUP,
       seconds: SECONDS,
       startAt: performance.timeOrigin + start,
-      trace: process.env.SEARCH_TRACE !== undefined || MONITOR,
+      trace: process.env.SEARCH_TRACE !== undefined || MONITOR || FEED_DOWNLOADS,
     };
     const shoppers = new Worker(new URL('./search-shoppers.js', import.meta.url), { workerData: plan });
     const shopped = new Promise<ShopperResult>((resolve, reject) => {
@@ -495,6 +606,19 @@ async function main(): Promise<void> {
         await new Promise((res) => setTimeout(res, 500));
       }
     })();
+    // The channel's downloads: from the middle of the measured seconds to their end, one after another (the last
+    // one is let finish; the searches after the measured seconds are not counted).
+    const downloads: FeedDownload[] = [];
+    const downloader = channelToken
+      ? (async (token: string) => {
+          await new Promise((res) => setTimeout(res, Math.max(0, t0 + SECONDS * 500 - performance.now())));
+          while (performance.now() < t0 + SECONDS * 1000) {
+            const from = performance.now() - t0;
+            const got = await downloadFeed(`${api}/feeds/offers.tsv`, token);
+            downloads.push({ from, to: performance.now() - t0, ...got });
+          }
+        })(channelToken)
+      : null;
     // One timer at a time: each turn starts every job whose due time has come.
     await new Promise<void>((done) => {
       let next = 0;
@@ -517,6 +641,8 @@ async function main(): Promise<void> {
     });
     await Promise.all(inFlight);
     const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
+    await downloader;
+    if (downloads.some((d) => d.status !== 200)) console.error(`the service's last stderr:\n${serviceLog}`);
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
@@ -586,6 +712,7 @@ async function main(): Promise<void> {
       load_generator_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
       loadavg_1m: os.loadavg()[0],
     };
+    const feed = downloader && trace ? feedFigures(trace, downloads, SECONDS) : {};
     // The monitor writes its record when the service exits: stopped here, before the figures are printed.
     let monitored: Record<string, unknown> = {};
     if (MONITOR && trace) {
@@ -593,10 +720,10 @@ async function main(): Promise<void> {
       const record = JSON.parse(fs.readFileSync(monitorFile(dataDir), 'utf8')) as MonitorRecord;
       monitored = monitorFigures(record, performance.timeOrigin + t0, trace);
     }
-    console.log(JSON.stringify({ ...figures, ...monitored }));
+    console.log(JSON.stringify({ ...figures, ...feed, ...monitored }));
     const file = writeBenchResults('bench-search', {
-      command: `SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
-      figures: { ...figures, ...monitored },
+      command: `${FEED_DOWNLOADS ? 'SEARCH_FEED_DOWNLOADS=1 ' : ''}SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
+      figures: { ...figures, ...feed, ...monitored },
       markdown: [
         '| Measure | Figure | Target |',
         '| --- | --- | --- |',
@@ -605,6 +732,12 @@ async function main(): Promise<void> {
         `| writes answered | ${figures.writes} (${JSON.stringify(figures.write_statuses)}) | |`,
         `| warm-up (${WARMUP} s) p99 / max | ${figures.warmup_p99_ms} / ${figures.warmup_max_ms} ms | |`,
         `| offers projection lag | at most ${figures.offers_lag_events_max} events, caught up ${figures.offers_caught_up_ms_after_last_answer} ms after the last write | |`,
+        ...(downloader
+          ? [
+              `| search p99, first half (no download) against second half (a channel downloading /feeds/offers.tsv) | ${String(feed.p99_without_feed_ms)} against ${String(feed.p99_with_feed_ms)} ms (while a download streamed: ${String(feed.p99_during_a_download_ms)} ms) | p99 <= 50 ms |`,
+              `| full-feed downloads | ${String(feed.feed_downloads)} (${JSON.stringify(feed.feed_statuses)}), ${String(feed.feed_offers_per_download)} offers each, ${String(feed.feed_offers_per_s_p50)} offers/s | |`,
+            ]
+          : []),
         '',
       ].join('\n'),
     });
