@@ -9,19 +9,20 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { EventMetadata } from '../../../shared-schema/ports/event-store.js';
 import { fieldError, invalid, notFound } from '../../../shared-schema/contract/problems.js';
-import { CHANNEL_ID_PATTERN } from '../../../shared-schema/events/channel.js';
+import { CHANNEL_ID_PATTERN, channelStream } from '../../../shared-schema/events/channel.js';
 import { CHANNELS, channelView, type ChannelDoc } from '../../../shared-schema/read-models/channels.js';
 import type { Doc } from '../../../shared-schema/ports/read-store.js';
 import type { CommandDeps } from '../../../command-api/services/context.js';
 import { createChannel, revokeChannel } from '../../../command-api/services/channels.js';
 import { readJson } from './json-body.js';
+import type { Settle } from './app.js';
 
 const PAGE = 500;
 
 export function channelRoutes(
   router: Router,
   deps: CommandDeps,
-  settle: (position: number | undefined) => Promise<void>,
+  settle: Settle,
   meta: (ctx: Koa.Context) => EventMetadata,
 ): void {
   router.post('/channels', async (ctx) => {
@@ -59,7 +60,7 @@ export function channelRoutes(
     const channelId = ctx.params.channel_id;
     if (!CHANNEL_ID_PATTERN.test(channelId)) throw notFound('No such channel.');
     const r = await revokeChannel(deps, channelId, meta(ctx));
-    await settle(r.position);
+    await settle(r.position, channelStream(channelId));
     const doc = await deps.reads.get<ChannelDoc & Doc>(CHANNELS, channelId);
     if (!doc) throw notFound('No such channel.');
     ctx.body = channelView(doc);

@@ -13,7 +13,7 @@ import type { RouterContext } from '@koa/router';
 import type { EventMetadata } from '../../../shared-schema/ports/event-store.js';
 import { fieldError, invalid, notFound } from '../../../shared-schema/contract/problems.js';
 import { ALL_SCOPES, type PartnerType, type Scope } from '../../../shared-schema/events/partner.js';
-import { ENVIRONMENTS, type Environment, type Tenant } from '../../../shared-schema/domain/streams.js';
+import { ENVIRONMENTS, streams, type Environment, type Tenant } from '../../../shared-schema/domain/streams.js';
 import { EXTERNAL_ID_PATTERN } from '../../../shared-schema/contract/schemas/common.js';
 import { KEYS, type KeyDoc } from '../../../shared-schema/read-models/partners.js';
 import type { CommandDeps } from '../../../command-api/services/context.js';
@@ -21,6 +21,7 @@ import { createPartner, issueKey, revokeKey } from '../../../command-api/service
 import { operateStore } from '../../../command-api/services/stores.js';
 import type { StoreCommand } from '../../../command-api/deciders/store.js';
 import { readJson } from './json-body.js';
+import type { Settle } from './app.js';
 
 function environmentParam(raw: string | undefined): Environment {
   if (!ENVIRONMENTS.includes(raw as Environment)) throw notFound('Environment must be live or test.');
@@ -30,7 +31,7 @@ function environmentParam(raw: string | undefined): Environment {
 export function partnerRoutes(
   router: Router,
   deps: CommandDeps,
-  settle: (position: number | undefined) => Promise<void>,
+  settle: Settle,
   meta: (ctx: Koa.Context) => EventMetadata,
 ): void {
   router.post('/partners', async (ctx) => {
@@ -73,7 +74,7 @@ export function partnerRoutes(
     const [key] = await deps.reads.find<KeyDoc>(KEYS, { where: { key_id: ctx.params.key_id }, limit: 1 });
     if (!key) throw notFound('No such key.');
     const r = await revokeKey(deps, key.partner_id, ctx.params.key_id, meta(ctx));
-    await settle(r.position);
+    await settle(r.position, streams.partner(key.partner_id));
     ctx.status = 204;
   });
 
@@ -82,7 +83,7 @@ export function partnerRoutes(
       const tenant: Tenant = { partnerId: ctx.params.partner_id, env: environmentParam(ctx.params.environment) };
       if (!new RegExp(EXTERNAL_ID_PATTERN).test(ctx.params.store_id)) throw notFound('No such store.');
       const r = await operateStore(deps, tenant, ctx.params.store_id, command(ctx), meta(ctx));
-      await settle(r.position);
+      await settle(r.position, streams.store(tenant, ctx.params.store_id));
       ctx.body = r.view;
     });
   storeAction('/approve', () => ({ type: 'ApproveStore' }));
