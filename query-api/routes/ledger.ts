@@ -11,7 +11,7 @@ import { DEFAULT_LIMIT, decodeCursor, encodeCursor, type CursorScope } from '../
 import { encodeWindowCursor, pageWindow } from '../../shared-schema/http/window.js';
 import { JSON_TYPE, stringifyBigCents } from '../../shared-schema/http/big-json.js';
 import { ProblemError, conflict } from '../../shared-schema/contract/problems.js';
-import { LEDGER } from '../../shared-schema/read-models/ledger.js';
+import { LEDGER, ledgerScopeId, type LedgerStateDoc } from '../../shared-schema/read-models/ledger.js';
 import { ListClosingsQuery, StatementQuery } from '../../shared-schema/contract/schemas/ledger.js';
 import type { Tenant } from '../../shared-schema/domain/streams.js';
 import type { QueryDeps, ReadRoute } from '../app.js';
@@ -72,8 +72,13 @@ export class LedgerBehind extends ProblemError {
  * that head is booked by a clock read after now (the stores book at recording), so not inside the window. Past the
  * bound: 503 with `Retry-After`, never a window that could change. A window that has not ended promises nothing yet.
  */
-export async function untilLedgerSettled(deps: QueryDeps, windowEnd: string): Promise<void> {
+export async function untilLedgerSettled(deps: QueryDeps, tenant: Tenant, windowEnd: string): Promise<void> {
   if (Date.parse(windowEnd) > deps.clock.now().getTime()) return;
+  // A tenant's bookings never go back in log order (the stores book at recording, and the projector never books
+  // before the tenant's previous movement): once its last projected movement is booked at or after the window's end,
+  // every movement that could fall inside the window is projected already, and no wait is needed.
+  const booked = (await deps.reads.get<LedgerStateDoc>(LEDGER.state, ledgerScopeId(tenant)))?.booked_at;
+  if (booked !== undefined && booked >= windowEnd) return;
   const head = await deps.logHead();
   if (await deps.waitForPosition(head, deps.logWaitTimeoutMs ?? 5000)) return;
   throw new LedgerBehind();
@@ -90,7 +95,7 @@ export async function readStatement(
   limit: number,
   after?: Scalar[],
 ) {
-  await untilLedgerSettled(deps, window.until);
+  await untilLedgerSettled(deps, scope.tenant, window.until);
   return consistently(
     deps.reads,
     async (view) => ({
@@ -134,7 +139,7 @@ async function statement(ctx: DoorContext, query: Record<string, unknown>, deps:
 
 /** Up to `limit` closings from the period `start` back to the one of the tenant's first movement, newest first. */
 export async function closingsFrom(deps: QueryDeps, tenant: Tenant, start: string, limit: number) {
-  await untilLedgerSettled(deps, periodBounds(start).until);
+  await untilLedgerSettled(deps, tenant, periodBounds(start).until);
   const first = await firstMovement(deps.reads, { tenant });
   const firstPeriod = first ? periodOf(first.recorded_at) : null;
   const periods: string[] = [];
@@ -187,7 +192,7 @@ export const ledgerReadRoutes: readonly ReadRoute[] = [
     query: NO_QUERY,
     handle: async (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
-      await untilLedgerSettled(deps, periodBounds(period).until);
+      await untilLedgerSettled(deps, callerOf(ctx), periodBounds(period).until);
       return json(ctx, await closingOf(deps.reads, callerOf(ctx), period));
     },
   },
@@ -198,7 +203,7 @@ export const ledgerReadRoutes: readonly ReadRoute[] = [
     query: NO_QUERY,
     handle: async (ctx, _query, deps) => {
       const period = closedPeriod(deps, ctx.state.params.period);
-      await untilLedgerSettled(deps, periodBounds(period).until);
+      await untilLedgerSettled(deps, callerOf(ctx), periodBounds(period).until);
       ctx.attachment(`movements-${callerOf(ctx).env}-${period}.csv`, { type: 'inline' });
       ctx.type = 'text/csv; charset=utf-8';
       // Bytes, not objects: the stream holds one page of text ahead of the socket, not 16.

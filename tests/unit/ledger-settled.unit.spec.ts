@@ -3,13 +3,23 @@ import { expect } from 'chai';
 import { LedgerBehind, untilLedgerSettled } from '../../query-api/routes/ledger.js';
 import type { QueryDeps } from '../../query-api/app.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
+import { LEDGER, ledgerScopeId } from '../../shared-schema/read-models/ledger.js';
 
 const NOW = Date.parse('2026-11-01T03:00:00.000Z');
 
-function depsWith(projected: boolean) {
+const TENANT = { partnerId: 'ptn_1', env: 'live' } as const;
+
+/** `booked`: when the tenant's last projected movement was booked (none when undefined). */
+function depsWith(projected: boolean, booked?: string) {
   const calls: string[] = [];
   const deps = {
     clock: new ManualClock(NOW),
+    reads: {
+      get: async (collection: string, id: string) => {
+        calls.push(`get ${collection} ${id}`);
+        return booked === undefined ? null : { _id: id, booked_at: booked };
+      },
+    },
     logHead: async () => {
       calls.push('head');
       return 4242;
@@ -26,14 +36,26 @@ function depsWith(projected: boolean) {
 describe('ledger reads of a window that has ended', () => {
   it('wait until the projections have committed the head of the log read at the request', async () => {
     const { deps, calls } = depsWith(true);
-    await untilLedgerSettled(deps, new Date(NOW).toISOString()); // ends now: ended
-    await untilLedgerSettled(deps, '2026-10-01T03:00:00.000Z');
-    expect(calls).to.deep.equal(['head', 'wait 4242 250', 'head', 'wait 4242 250']);
+    await untilLedgerSettled(deps, TENANT, new Date(NOW).toISOString()); // ends now: ended
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    const state = `get ${LEDGER.state} ${ledgerScopeId(TENANT)}`;
+    expect(calls).to.deep.equal([state, 'head', 'wait 4242 250', state, 'head', 'wait 4242 250']);
+  });
+
+  it("wait for nothing once the tenant's last projected movement is booked at or after the window's end", async () => {
+    const { deps, calls } = depsWith(false, '2026-10-01T03:00:00.000Z');
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    await untilLedgerSettled(deps, TENANT, '2026-09-30T00:00:00.000Z');
+    expect(calls.filter((c) => !c.startsWith('get '))).to.deep.equal([]);
+    // Booked just before the end: a movement in flight could still fall inside the window.
+    const before = depsWith(true, '2026-10-01T02:59:59.999Z');
+    await untilLedgerSettled(before.deps, TENANT, '2026-10-01T03:00:00.000Z');
+    expect(before.calls.slice(1)).to.deep.equal(['head', 'wait 4242 250']);
   });
 
   it('answer 503 with Retry-After rather than a window that could still change', async () => {
     const { deps } = depsWith(false);
-    const error = await untilLedgerSettled(deps, '2026-10-01T03:00:00.000Z').then(
+    const error = await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z').then(
       () => 'answered',
       (e: unknown) => e,
     );
@@ -44,7 +66,7 @@ describe('ledger reads of a window that has ended', () => {
 
   it('do not wait for a window that has not ended', async () => {
     const { deps, calls } = depsWith(false);
-    await untilLedgerSettled(deps, new Date(NOW + 1).toISOString());
+    await untilLedgerSettled(deps, TENANT, new Date(NOW + 1).toISOString());
     expect(calls).to.deep.equal([]);
   });
 });
