@@ -11,8 +11,8 @@
  * the wait together, `logWaitTimeoutMs`): 503 with `Retry-After`, never a snapshot the changes cannot reach.
  */
 import { ProblemError } from '../../shared-schema/contract/problems.js';
-import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
-import type { Doc } from '../../shared-schema/ports/read-store.js';
+import { staleCutoff } from '../../shared-schema/domain/product-status.js';
+import type { Doc, Where } from '../../shared-schema/ports/read-store.js';
 import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 import type { QueryDeps } from '../app.js';
 
@@ -25,12 +25,12 @@ export class FeedBehind extends ProblemError {
   }
 }
 
-/** Whether an offer of the feed is more than 48 h past its last write at `now` (stale: out of the feed). */
+/** The offers the feed model still holds whose last write is more than 48 h before `now` (stale: out of the feed). */
+export const lapsedWhere = (now: Date): Where => ({ in_feed: true, last_write_at: { lt: staleCutoff(now) } });
+
+/** Whether an offer of the feed is more than 48 h past its last write at `now`. */
 export async function lapseDue(deps: Pick<QueryDeps, 'reads'>, now: Date): Promise<boolean> {
-  const due = await deps.reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, {
-    where: { in_feed: true, last_write_at: { lt: new Date(now.getTime() - STALE_AFTER_MS).toISOString() } },
-    limit: 1,
-  });
+  const due = await deps.reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: lapsedWhere(now), limit: 1 });
   return due.length > 0;
 }
 

@@ -17,12 +17,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
-import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
+import { staleCutoff } from '../../shared-schema/domain/product-status.js';
 import { tsvLink, tsvOf, tsvTemplate, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 import type { QueryDeps } from '../app.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
-import { untilLapsesRecorded } from './lapses.js';
+import { lapsedWhere, untilLapsesRecorded } from './lapses.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
 export const FEED_PAGE = 2_000;
@@ -46,7 +46,7 @@ export async function* feedLines(
   const link = tsvLink(publicBase, channelId);
   const where = {
     in_feed: true,
-    last_write_at: { gte: new Date(now.getTime() - STALE_AFTER_MS).toISOString() },
+    last_write_at: { gte: staleCutoff(now) },
   };
   for (let after: string | null = null; ;) {
     const page: FeedRow[] = await reads.find<FeedRow>(FEED_OFFERS, {
@@ -89,10 +89,7 @@ export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: str
   const now = deps.clock.now();
   await untilLapsesRecorded(deps, now);
   const newest = await newestChange(deps.reads);
-  const lapsedSince = await deps.reads.count(FEED_OFFERS, {
-    in_feed: true,
-    last_write_at: { lt: new Date(now.getTime() - STALE_AFTER_MS).toISOString() },
-  });
+  const lapsedSince = await deps.reads.count(FEED_OFFERS, lapsedWhere(now));
   const etag = `"${createHash('sha256')
     .update(JSON.stringify([channelId, newest, lapsedSince]))
     .digest('base64url')

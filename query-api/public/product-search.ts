@@ -27,7 +27,7 @@ import {
   type ResultsPage,
 } from '../../shared-schema/shopper/search-policy.js';
 import { OFFERS } from '../../shared-schema/read-models/offers.js';
-import { STALE_AFTER_MS } from '../../shared-schema/domain/product-status.js';
+import { staleCutoff } from '../../shared-schema/domain/product-status.js';
 import { readStoreFacts, type StoreFacts } from './store-facts.js';
 
 /**
@@ -68,7 +68,7 @@ async function searchableOffers(
     prefixLast: asked.prefixLast,
     limit,
     sharing: 'gtin',
-    where: { last_write_at: { gte: new Date(now.getTime() - STALE_AFTER_MS).toISOString() } },
+    where: { last_write_at: { gte: staleCutoff(now) } },
   }))
     found.set(d._id, d);
   const read = found.size;

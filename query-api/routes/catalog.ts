@@ -12,7 +12,7 @@ import { ListProductsQuery, ListStoresQuery } from '../../shared-schema/contract
 import {
   productStatusView,
   withClock,
-  STALE_AFTER_MS,
+  staleCutoff,
   type ProductState,
 } from '../../shared-schema/domain/product-status.js';
 import {
@@ -76,7 +76,7 @@ export async function listPage<T extends { _id: string }>(
 export function productsWhere(tenant: Tenant, now: Date, state?: ProductState, storeId?: string): Where {
   const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
   if (storeId !== undefined) where.store_id = storeId;
-  const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+  const cutoff = staleCutoff(now);
   switch (state) {
     case undefined:
       break;

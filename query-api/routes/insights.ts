@@ -13,7 +13,7 @@ import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.
 import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
 import type { ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { urlHost } from '../../shared-schema/domain/host-match.js';
-import { STALE_AFTER_MS, pageDomainApproved, type ProductState } from '../../shared-schema/domain/product-status.js';
+import { pageDomainApproved, staleCutoff, type ProductState } from '../../shared-schema/domain/product-status.js';
 import {
   COUNTS_KEPT,
   HOUR_MS,
@@ -207,7 +207,7 @@ async function countedInsights(
       const where: Where = { partner_id: tenant.partnerId, env: tenant.env };
       if (storeId !== undefined) where.store_id = storeId;
       const rows = await view.find<ProductCountDoc>(PRODUCT_COUNTS, { where });
-      const cutoff = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+      const cutoff = staleCutoff(now);
       const split = hourOf(cutoff);
       const splitEnd = new Date(Date.parse(split) + HOUR_MS).toISOString();
       const states: Record<ProductState, number> = { pending: 0, accepted: 0, rejected: 0, stale: 0, removed: 0 };

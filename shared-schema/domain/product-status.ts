@@ -126,6 +126,11 @@ export function freshUntil(lastWriteAt: string): string {
   return new Date(Date.parse(lastWriteAt) + STALE_AFTER_MS).toISOString();
 }
 
+/** The instant, for a read at `now`, before which a last write makes an accepted product stale (`withClock`). */
+export function staleCutoff(now: Date): string {
+  return new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+}
+
 /**
  * A store's address in the service (DECISIONS.md, "Stores"): `{partner_id lower-cased}/{store_id lower-cased}`.
  * Store ids are chosen by partners and repeat across them, so the partner is part of it: two partners' stores of
