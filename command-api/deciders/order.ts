@@ -105,6 +105,9 @@ export function requiresCreationData(state: OrderState, input: ConversionInput):
 
 // ---------------------------------------------------------------- decide
 
+/** Records one order event of `type` carrying `order`: the decision's only event, and its receipt. */
+type Recorder = (type: OrderEvent['type'], order: OrderView) => OrderDecision;
+
 export function decide(command: RecordConversion, state: OrderState): OrderDecision {
   const { tenant, input, existingReservation } = command.data;
   // (0) what the schema cannot say
@@ -124,7 +127,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
         order_id: event.order_id,
         order_stream: streams.order(tenant, event.store_id, event.order_id),
       };
-  const record = (type: OrderEvent['type'], order: OrderView): OrderDecision => {
+  const record: Recorder = (type, order) => {
     const e = { type, data: { event, body_hash: bodyHash, received_at: now, order } };
     return { events: [e], result: { receipt: receiptOf(e), reserve } };
   };
@@ -141,28 +144,7 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
 
   // (2) no order yet: a paid creates it, anything else needs the payment first
   const order = state.order;
-  if (order === null) {
-    if (event.status !== 'paid')
-      throw conflict(
-        'status',
-        'payment_required',
-        'no paid event for this order yet: send paid, then resend this event',
-      );
-    const { click, rulesBySku } = command.data;
-    if (click === undefined || rulesBySku === undefined)
-      throw new Error('a first paid needs the click and the rules (see requiresCreationData)');
-    const failure = attributionFailure(click, input, tenant);
-    if (failure !== null)
-      throw new ProblemError(422, [
-        { ...fieldError('click_id', 'invalid_attribution', ATTRIBUTION_MESSAGES[failure]), reason: failure },
-      ]);
-    const lines = event.items.map((item) => {
-      const rule = Object.hasOwn(rulesBySku, item.sku) ? rulesBySku[item.sku] : undefined;
-      if (rule === undefined) throw new Error(`no rule resolved for sku ${item.sku}`);
-      return { ...item, commission: rule.commission, commission_source: rule.commission_source };
-    });
-    return record('OrderPaid', buildView(event, lines, { snapshotAt: now, recordedAt: now, updatedAt: now }));
-  }
+  if (order === null) return createOrder(command, event, now, record);
 
   // (3) immutable fields
   const differences = immutableDifferences(order, event, indexOf);
@@ -189,10 +171,48 @@ export function decide(command: RecordConversion, state: OrderState): OrderDecis
   }
 
   // (7) the transition
+  return transition(order, event, indexOf, now, record);
+}
+
+/** Step (2): the first event of an order must be its payment, attributed to a click of the tenant. */
+function createOrder(
+  command: RecordConversion,
+  event: NormalizedConversion,
+  now: string,
+  record: Recorder,
+): OrderDecision {
+  if (event.status !== 'paid')
+    throw conflict('status', 'payment_required', 'no paid event for this order yet: send paid, then resend this event');
+  const { tenant, input, click, rulesBySku } = command.data;
+  if (click === undefined || rulesBySku === undefined)
+    throw new Error('a first paid needs the click and the rules (see requiresCreationData)');
+  const failure = attributionFailure(click, input, tenant);
+  if (failure !== null)
+    throw new ProblemError(422, [
+      { ...fieldError('click_id', 'invalid_attribution', ATTRIBUTION_MESSAGES[failure]), reason: failure },
+    ]);
+  // The commission of each line is the rule in force when the order is paid, kept for the order's life.
+  const lines = event.items.map((item) => {
+    const rule = Object.hasOwn(rulesBySku, item.sku) ? rulesBySku[item.sku] : undefined;
+    if (rule === undefined) throw new Error(`no rule resolved for sku ${item.sku}`);
+    return { ...item, commission: rule.commission, commission_source: rule.commission_source };
+  });
+  return record('OrderPaid', buildView(event, lines, { snapshotAt: now, recordedAt: now, updatedAt: now }));
+}
+
+/** Step (7): a later refund or cancellation of a paid or refunded order; refunds never decrease. */
+function transition(
+  order: OrderView,
+  event: NormalizedConversion,
+  indexOf: Map<string, number>,
+  now: string,
+  record: Recorder,
+): OrderDecision {
   if (order.status === 'cancelled') {
     if (event.status === 'cancelled') return record('ConversionRepeated', order); // full refunds on both sides
     throw invalidTransition('status', 'the order is cancelled');
   }
+  const refundedOf = new Map(order.items.map((item) => [item.sku, item.refunded_cents]));
   const lowered: FieldError[] = event.items
     .filter((item) => item.refunded_cents < refundedOf.get(item.sku)!)
     .map((item) =>
