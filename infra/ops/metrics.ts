@@ -86,85 +86,8 @@ export class ServiceMetrics {
       help: 'Operation history entries that could not be written.',
       registers: [registry],
     });
-    const projections = () => this.projections();
-    /** A gauge with one value per registered queue, read at each scrape. */
-    const perQueue = (name: string, help: string, sources: ReadonlyMap<string, () => number | Promise<number>>) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['queue'],
-        registers: [registry],
-        async collect() {
-          this.reset();
-          for (const [queue, read] of sources) {
-            try {
-              this.set({ queue }, await read());
-            } catch {
-              /* a failing callback leaves its queue out of this scrape */
-            }
-          }
-        },
-      });
-    perQueue(
-      'pc_work_queue_depth',
-      'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.',
-      this.queues,
-    );
-    perQueue(
-      'pc_work_queue_dead_letters',
-      'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
-      this.deadLetters,
-    );
-    // prom-client collects every metric in parallel: the projection gauges share one status read per scrape.
-    let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
-    const status = () => {
-      if (!inFlight) {
-        inFlight = projections();
-        void inFlight.finally(() => (inFlight = null)).catch(() => undefined);
-      }
-      return inFlight;
-    };
-    new Gauge({
-      name: 'pc_projection_position',
-      help: 'Checkpoint (log position) of each projection.',
-      labelNames: ['projection'],
-      registers: [registry],
-      async collect() {
-        const s = await status();
-        this.reset();
-        for (const p of s.projections) this.set({ projection: p.name }, p.checkpoint);
-      },
-    });
-    new Gauge({
-      name: 'pc_projection_lag_positions',
-      help: 'Log head minus the projection checkpoint.',
-      labelNames: ['projection'],
-      registers: [registry],
-      async collect() {
-        const s = await status();
-        this.reset();
-        for (const p of s.projections) this.set({ projection: p.name }, p.lag);
-      },
-    });
-    new Gauge({
-      name: 'pc_projection_parked_events',
-      help: 'Events a projection could not apply and parked for the operator (list and retry them through the admin API).',
-      labelNames: ['projection'],
-      registers: [registry],
-      async collect() {
-        const s = await status();
-        this.reset();
-        for (const p of s.projections) this.set({ projection: p.name }, p.parked);
-      },
-    });
-    new Gauge({
-      name: 'pc_event_log_head_position',
-      help: 'Position of the last event of the log.',
-      registers: [registry],
-      async collect() {
-        this.set((await status()).head);
-      },
-    });
+    registerQueueGauges(registry, this.queues, this.deadLetters);
+    registerProjectionGauges(registry, () => this.projections());
   }
 
   /**
@@ -235,4 +158,96 @@ export class ServiceMetrics {
 
 export function newServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
   return new ServiceMetrics(new Registry(), options);
+}
+
+/** The work queues' depth and dead letters, one gauge value per registered queue, read at each scrape. */
+function registerQueueGauges(
+  registry: Registry,
+  queues: ReadonlyMap<string, () => number | Promise<number>>,
+  deadLetters: ReadonlyMap<string, () => number | Promise<number>>,
+): void {
+  const perQueue = (name: string, help: string, sources: ReadonlyMap<string, () => number | Promise<number>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['queue'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [queue, read] of sources) {
+          try {
+            this.set({ queue }, await read());
+          } catch {
+            /* a failing callback leaves its queue out of this scrape */
+          }
+        }
+      },
+    });
+  perQueue(
+    'pc_work_queue_depth',
+    'Items waiting in a work queue (job and cover-check queues), as reported by their reactors.',
+    queues,
+  );
+  perQueue(
+    'pc_work_queue_dead_letters',
+    'Items of a work queue that failed every delivery and wait for the operator (list and requeue them through the admin API).',
+    deadLetters,
+  );
+}
+
+/** Each projection's checkpoint, lag and parked events, and the log's head, read at each scrape. */
+function registerProjectionGauges(
+  registry: Registry,
+  projections: () => Promise<{ head: number; projections: ProjectionSample[] }>,
+): void {
+  // prom-client collects every metric in parallel: the projection gauges share one status read per scrape.
+  let inFlight: Promise<{ head: number; projections: ProjectionSample[] }> | null = null;
+  const status = () => {
+    if (!inFlight) {
+      inFlight = projections();
+      void inFlight.finally(() => (inFlight = null)).catch(() => undefined);
+    }
+    return inFlight;
+  };
+  new Gauge({
+    name: 'pc_projection_position',
+    help: 'Checkpoint (log position) of each projection.',
+    labelNames: ['projection'],
+    registers: [registry],
+    async collect() {
+      const s = await status();
+      this.reset();
+      for (const p of s.projections) this.set({ projection: p.name }, p.checkpoint);
+    },
+  });
+  new Gauge({
+    name: 'pc_projection_lag_positions',
+    help: 'Log head minus the projection checkpoint.',
+    labelNames: ['projection'],
+    registers: [registry],
+    async collect() {
+      const s = await status();
+      this.reset();
+      for (const p of s.projections) this.set({ projection: p.name }, p.lag);
+    },
+  });
+  new Gauge({
+    name: 'pc_projection_parked_events',
+    help: 'Events a projection could not apply and parked for the operator (list and retry them through the admin API).',
+    labelNames: ['projection'],
+    registers: [registry],
+    async collect() {
+      const s = await status();
+      this.reset();
+      for (const p of s.projections) this.set({ projection: p.name }, p.parked);
+    },
+  });
+  new Gauge({
+    name: 'pc_event_log_head_position',
+    help: 'Position of the last event of the log.',
+    registers: [registry],
+    async collect() {
+      this.set((await status()).head);
+    },
+  });
 }
