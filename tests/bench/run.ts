@@ -263,10 +263,10 @@ async function seedStream(service: Service, partnerId: string, sku: string, coun
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg()[0];
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   if ((process.env.BENCH_DIST || RATE !== undefined) && process.env.BENCH_ONLY !== 'a') {
     throw new Error('BENCH_DIST and BENCH_RATE go with BENCH_ONLY=a (they are for comparing builds, not the report)');
   }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   const built = await serviceOf();
   const config = built.loadConfig({
     PORT: '0',
