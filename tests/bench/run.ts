@@ -14,13 +14,18 @@
  * profile of the service process during the first gateway round of (a); BENCH_ONLY=a runs phase (a) alone (no report
  * written), for quick comparisons while tuning, and prints the CPU per write of each thread by name (Linux: the
  * service's threads are `pc-…`, the event loop and Node's own helpers `node`), to tell which stage a change moved.
+ * Two options of BENCH_ONLY=a, to compare builds: BENCH_DIST=<another build's dist/> measures that build's service
+ * (same load generator, same measures; an older layout's paths are tried too), and BENCH_RATE=<req/s> sends the
+ * gateway rounds as an open loop at that rate instead of 64 connections flat out. At saturation a build's CPU per
+ * write also depends on its rate (the group commit, log writes and thread messages are shared by the writes of a
+ * turn), so two builds whose rates differ are compared at one rate both sustain.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import { loadConfig } from '../../infra/wiring/config.js';
@@ -38,6 +43,7 @@ const ROOT = path.resolve(HERE, '../../..');
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS || 64);
 const ROUNDS = 5;
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const ROUND_MS = (SECONDS * 1000) / 2;
 const STORE = 'loja-bench';
 const BASE_MS = Date.now() - 3600_000;
@@ -141,6 +147,9 @@ const threadsLine = (f: Figure): string =>
     .map(([name, us]) => `${name} ${f1(us)}`)
     .join(', ');
 
+/** The median of a few numbers (the lower middle one of an even count). */
+const medianOf = (xs: number[]): number => sortNum(xs)[Math.floor((xs.length - 1) / 2)];
+
 /** The round with the median rate. */
 function median(figures: Figure[]): Figure {
   return [...figures].sort((a, b) => a.rps - b.rps)[Math.floor(figures.length / 2)];
@@ -196,6 +205,23 @@ async function profiled<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The service's start-up: this build's, or that of the build at BENCH_DIST (its `dist/`), whose modules may sit at
+ * an older layout's paths (infra/config.js, infra/service.js before infra/wiring/).
+ */
+async function serviceOf(): Promise<{ loadConfig: typeof loadConfig; startService: typeof startService }> {
+  const dist = process.env.BENCH_DIST;
+  if (!dist) return { loadConfig, startService };
+  const first = async <T>(...candidates: string[]): Promise<T> => {
+    const file = candidates.map((c) => path.resolve(dist, c)).find((f) => fs.existsSync(f));
+    if (!file) throw new Error(`BENCH_DIST: none of ${candidates.join(', ')} under ${dist}`);
+    return (await import(pathToFileURL(file).href)) as T;
+  };
+  const config = await first<{ loadConfig: typeof loadConfig }>('infra/wiring/config.js', 'infra/config.js');
+  const service = await first<{ startService: typeof startService }>('infra/wiring/service.js', 'infra/service.js');
+  return { loadConfig: config.loadConfig, startService: service.startService };
+}
+
 async function setUp(service: Service): Promise<{ api: string; key: string; partnerId: string }> {
   const admin = client(`http://127.0.0.1:${portOf(service.admin)}/admin/v1`, service.adminToken);
   const partner = await admin.post('/partners', { name: 'Hub Bench', partner_type: 'hub' });
@@ -237,8 +263,12 @@ async function seedStream(service: Service, partnerId: string, sku: string, coun
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg()[0];
+  if ((process.env.BENCH_DIST || RATE !== undefined) && process.env.BENCH_ONLY !== 'a') {
+    throw new Error('BENCH_DIST and BENCH_RATE go with BENCH_ONLY=a (they are for comparing builds, not the report)');
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
-  const config = loadConfig({
+  const built = await serviceOf();
+  const config = built.loadConfig({
     PORT: '0',
     ADMIN_PORT: '0',
     DATA_DIR: dataDir,
@@ -250,7 +280,7 @@ async function main(): Promise<void> {
     ...(process.env.PROJECTION_THREAD ? { PROJECTION_THREAD: process.env.PROJECTION_THREAD } : {}),
   });
   const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
-  const service = await startService(config, { log });
+  const service = await built.startService(config, { log });
   const bare = await bareServer();
   const load = new LoadGenerator();
   try {
@@ -280,7 +310,15 @@ async function main(): Promise<void> {
     const rounds: { gateway: Figure; bare: Figure }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       step(`a) round ${r + 1}/${ROUNDS}: PUT through the gateway, then the bare node:http server`);
-      const put = () => load.run(job({ prefix: `a${r}`, durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() }));
+      const put = () =>
+        load.run(
+          job({
+            prefix: `a${r}`,
+            durationMs: ROUND_MS,
+            baseUpdatedAtMs: nextStamp(),
+            ...(RATE !== undefined ? { ratePerSec: RATE } : {}),
+          }),
+        );
       const g = await measured(() => (r === 0 ? profiled(put) : put()));
       const b = await measured(() => load.run(job({ base: bareBase, prefix: 'a', durationMs: ROUND_MS })));
       rounds.push({ gateway: g, bare: b });
@@ -291,14 +329,24 @@ async function main(): Promise<void> {
     step('a) PUT through the gateway, logging off');
     service.log.level = 'silent';
     const quiet = await measured(() =>
-      load.run(job({ prefix: 'q', durationMs: ROUND_MS, baseUpdatedAtMs: nextStamp() })),
+      load.run(
+        job({
+          prefix: 'q',
+          durationMs: ROUND_MS,
+          baseUpdatedAtMs: nextStamp(),
+          ...(RATE !== undefined ? { ratePerSec: RATE } : {}),
+        }),
+      ),
     );
     service.log.level = 'info';
     if (process.env.BENCH_ONLY === 'a') {
       process.stdout.write(
         `\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
           `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n` +
-          `a) CPU per write by thread (µs): ${threadsLine(gateway)}\n`,
+          `a) CPU per write by thread (µs): ${threadsLine(gateway)}\n` +
+          `a) per round, req/s / µs CPU per write / main thread: ${rounds.map(({ gateway: g }) => `${f1(g.rps)} / ${f1(g.cpuUs!)} / ${f1(g.mainCpuUs!)}`).join('; ')}; ` +
+          `medians of the rounds: ${f1(medianOf(rounds.map((r) => r.gateway.cpuUs!)))} / ${f1(medianOf(rounds.map((r) => r.gateway.mainCpuUs!)))} µs` +
+          `${process.env.BENCH_DIST ? ` (service of ${process.env.BENCH_DIST})` : ''}${RATE !== undefined ? ` (open loop at ${RATE} req/s)` : ''}; load average ${os.loadavg().map(f2).join(' ')} (at start ${f2(loadBefore)})\n`,
       );
       return;
     }
