@@ -6,7 +6,9 @@
  *
  * From `startAt` to `endAt` it walks `GET /feeds/changes?limit=…` as a channel does: without a cursor first (from the
  * first change kept), then from each page's `next_cursor`; a full page is followed at once by the next, a shorter one
- * (caught up) by a poll `pollMs` later. A channel is braked at 60 requests a minute (query-api/feeds/routes.ts): the
+ * (caught up) by a poll when about `limit` more changes should have come at the rate that page saw (the changes it
+ * held over the time since the page before), never sooner than `pollMs` nor later than MAX_POLL_MS: the pages the
+ * target names are full ones, and a channel polling on a fixed period would mostly read short ones. A channel is braked at 60 requests a minute (query-api/feeds/routes.ts): the
  * walker makes a fresh channel (POST /admin/v1/channels) every 50 pages, which the brake is not what is measured.
  * A page's time runs from its request to the end of its body (parsed after). Loopback only (`send` refuses any other
  * address).
@@ -25,7 +27,7 @@ export type ChangesPlan = {
   endAt: number;
   /** Changes a page asks for. */
   limit: number;
-  /** Wait after a page shorter than `limit` before asking again. */
+  /** The shortest wait after a page shorter than `limit` before asking again. */
   pollMs: number;
 };
 
@@ -36,24 +38,29 @@ export type ChangesResult = {
 };
 
 const PAGES_PER_CHANNEL = 50;
+const MAX_POLL_MS = 15_000;
 
 async function run(plan: ChangesPlan): Promise<ChangesResult> {
   const agent = keepAliveAgent(2);
   const base = performance.timeOrigin;
   const now = () => base + performance.now();
   const sleep = (ms: number) => new Promise((res) => setTimeout(res, Math.max(0, ms)));
+  // The admin API answers 503 when its write is not projected in time (a busy machine): asked again, a few times.
   const channel = async (n: number): Promise<string> => {
-    const made = await send(
-      agent,
-      new URL(`${plan.admin}/channels`),
-      'POST',
-      JSON.stringify({ name: `Seguidor ${n}` }),
-      {
-        Authorization: `Bearer ${plan.adminToken}`,
-      },
-    );
-    if (made.status !== 201) throw new Error(`channel: ${made.status} ${made.text}`);
-    return (JSON.parse(made.text) as { token: string }).token;
+    for (let attempt = 1; ; attempt++) {
+      const made = await send(
+        agent,
+        new URL(`${plan.admin}/channels`),
+        'POST',
+        JSON.stringify({ name: `Seguidor ${n}` }),
+        {
+          Authorization: `Bearer ${plan.adminToken}`,
+        },
+      );
+      if (made.status === 201) return (JSON.parse(made.text) as { token: string }).token;
+      if (attempt === 10) throw new Error(`channel: ${made.status} ${made.text}`);
+      await sleep(500);
+    }
   };
   const pages: ChangesResult['pages'] = [];
   const statuses: Record<string, number> = {};
@@ -63,6 +70,7 @@ async function run(plan: ChangesPlan): Promise<ChangesResult> {
   for (let n = 1; now() < plan.endAt; n++) {
     if (n % PAGES_PER_CHANNEL === 0) token = await channel(n);
     const url = `${plan.api}/feeds/changes?limit=${plan.limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const previous = pages.length > 0 ? plan.startAt + pages[pages.length - 1][0] : plan.startAt;
     const started = now();
     const reply = await send(agent, new URL(url), 'GET', undefined, { Authorization: `Bearer ${token}` }).catch(
       (e: unknown) => ({ status: `error ${(e as NodeJS.ErrnoException).code ?? String(e)}`, text: '' }),
@@ -76,7 +84,10 @@ async function run(plan: ChangesPlan): Promise<ChangesResult> {
     const page = JSON.parse(reply.text) as { changes: unknown[]; next_cursor: string };
     pages.push([started - plan.startAt, ms, page.changes.length, Buffer.byteLength(reply.text)]);
     cursor = page.next_cursor;
-    if (page.changes.length < plan.limit) await sleep(plan.pollMs);
+    if (page.changes.length < plan.limit) {
+      const perMs = page.changes.length / Math.max(1, started - previous);
+      await sleep(Math.min(MAX_POLL_MS, Math.max(plan.pollMs, perMs > 0 ? plan.limit / perMs : MAX_POLL_MS)));
+    }
   }
   agent.destroy();
   return { pages, statuses };
