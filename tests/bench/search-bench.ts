@@ -709,13 +709,7 @@ async function main(): Promise<void> {
     await Promise.all(inFlight);
     const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
     await downloader;
-    const changesWalked: Record<string, unknown> = followed
-      ? {
-          ...changesFigures(await followed),
-          feed_lag_events_p50: percentile(feedLagSamples, 50),
-          feed_lag_events_max: feedLagSamples[feedLagSamples.length - 1] ?? NaN,
-        }
-      : {};
+    const walked = followed ? await followed : null;
     if (downloads.some((d) => d.status !== 200)) console.error(`the service's last stderr:\n${serviceLog}`);
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
@@ -725,6 +719,13 @@ async function main(): Promise<void> {
     const caughtUpMs = performance.now() - lastWriteAnswered;
     lagSamples.sort((a, b) => a - b);
     feedLagSamples.sort((a, b) => a - b);
+    const changesWalked: Record<string, unknown> = walked
+      ? {
+          ...changesFigures(walked),
+          feed_lag_events_p50: percentile(feedLagSamples, 50),
+          feed_lag_events_max: feedLagSamples[feedLagSamples.length - 1] ?? NaN,
+        }
+      : {};
     // With covers checked: how many of the first writer's new SKUs are accepted once their checks are done.
     let coversAccepted: number | null = null;
     if (covers) {
