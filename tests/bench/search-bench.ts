@@ -6,8 +6,8 @@
  *    partners, titles from a small vocabulary so that common words match thousands of offers, a third of the offers
  *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, and the same
  *    offers in the channel feed's model (the documents the feed projector writes, by its own judgment, each with its
- *    line of the full feed), without the 2 × N events behind them, which would take hours to send through the API
- *    here, nor the feed's changes for them (the changes feed starts with the writers' changes).
+ *    line of the full feed, and the `upsert` change that brought it in), without the 2 × N events behind them,
+ *    which would take hours to send through the API here.
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
  *    to three words, the last one a prefix at times; from 100 loopback addresses, under the per-address brake; sent and
@@ -34,8 +34,9 @@
  * download was streaming, and the downloads (count, offers each, offers/s). A build without feeds answers 404.
  *
  * `SEARCH_FEED_CHANGES=1`: for the measured seconds a channel follows `GET /feeds/changes?limit=500` while the partners
- * write (feed-changes-walker.ts, a thread of its own): from the first change, following each page's cursor, the next
- * page at once after a full one, after a shorter one a poll when about 500 more should have come at the rate it saw
+ * write (feed-changes-walker.ts, a thread of its own): from the first change (the seed's backlog of one `upsert` per
+ * offer, read in full pages, then the writers' changes), following each page's cursor, the next page at once after a
+ * full one, after a shorter one a poll when about 500 more should have come at the rate it saw
  * (at least SEARCH_FEED_CHANGES_POLL_MS, default 1000, later; at most 15 s). The figures add the full pages' (500
  * changes) p50/p99/max and count, every page's p50/p99, the changes followed and their rate, and the feed projection's
  * lag (the writers' offers enter the feed once their covers are checked: with SEARCH_COVERS=off none does).
@@ -56,7 +57,14 @@ import { ALL_COLLECTIONS } from '../../infra/wiring/service.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
-import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import {
+  FEED_CHANGES,
+  FEED_OFFERS,
+  FEED_STORES,
+  feedChangeKey,
+  type FeedChangeDoc,
+  type FeedOfferDoc,
+} from '../../shared-schema/read-models/feed.js';
 import { judgeOffer } from '../../projections/projectors/feed.js';
 import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
@@ -81,7 +89,7 @@ const MONITOR = process.env.SEARCH_MONITOR === '1';
 /** SEARCH_FEED_DOWNLOADS=1: a channel downloads the full feed, one download after another, in the second half. */
 const FEED_DOWNLOADS = process.env.SEARCH_FEED_DOWNLOADS === '1';
 /** SEARCH_FEED_CHANGES=1: a channel follows the changes feed for the measured seconds. */
-const FEED_CHANGES = process.env.SEARCH_FEED_CHANGES === '1';
+const FOLLOW_CHANGES = process.env.SEARCH_FEED_CHANGES === '1';
 const CHANGES_LIMIT = 500;
 const CHANGES_POLL_MS = env('SEARCH_FEED_CHANGES_POLL_MS', 1000);
 /** A search slower than this counts as slow in the monitor's figures (the target's p99). */
@@ -163,6 +171,9 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
     }
   });
   const UNIT = 5000;
+  // The seeded changes' ranks in one event: 6 digits (feedChangeKey), as many as a million offers.
+  if (OFFERS_N > 1_000_000) throw new Error('the seed ranks at most 1 000 000 changes (SEARCH_OFFERS)');
+  let rank = 0;
   for (let from = 0; from < OFFERS_N; from += UNIT) {
     await store.transact(async (tx) => {
       for (let n = from; n < Math.min(OFFERS_N, from + UNIT); n++) {
@@ -204,11 +215,18 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
         };
         await tx.put(OFFERS, doc);
         // The feed projector's document for this offer's first write (its judgment, its entry's id and hash, its
-        // line in the `tsv` column the full feed reads), by the projector's own function.
+        // line in the `tsv` column the full feed reads) and the change it makes (the offer's `upsert`), by the
+        // projector's own function. The changes are ranked as the changes of one event at log position 0 (before
+        // any the service writes from position 1): a backlog a channel following the changes from the start reads
+        // in full pages while the partners write.
         const first: FeedOfferDoc = { ...doc, description: null, in_feed: false, feed_id: null, entry_hash: null };
-        const judged = judgeOffer(first, stores[s], now).doc;
-        if (!judged.in_feed) throw new Error(`seeded offer ${sku} is not in the feed`);
-        await tx.put(FEED_OFFERS, { ...judged, position: 0 });
+        const judged = judgeOffer(first, stores[s], now);
+        if (!judged.doc.in_feed) throw new Error(`seeded offer ${sku} is not in the feed`);
+        await tx.put(FEED_OFFERS, { ...judged.doc, position: 0 });
+        for (const change of judged.changes) {
+          const changeDoc: FeedChangeDoc = { _id: feedChangeKey(0, rank++), ...change, at };
+          await tx.put(FEED_CHANGES, changeDoc);
+        }
       }
     });
   }
@@ -223,10 +241,11 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
  * (its marker's `seed` below SEED_VERSION: before the feed's model was seeded, or its documents without the line).
  */
 /**
- * The seed's version, kept in the template's marker: 2 seeds the feed's documents by the feed projector's own
- * judgment (with their `tsv` line), 1 (`feed: true`) without the line, none before the feed's model was seeded.
+ * The seed's version, kept in the template's marker: 3 seeds the feed's documents by the feed projector's own
+ * judgment (with their `tsv` line) and its changes, 2 the documents without the changes, 1 (`feed: true`) without the
+ * line, none before the feed's model was seeded.
  */
-const SEED_VERSION = 2;
+const SEED_VERSION = 3;
 
 async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reused: boolean }> {
   const template = process.env.SEARCH_DATA_DIR;
@@ -632,7 +651,7 @@ async function main(): Promise<void> {
       shoppers.once('exit', (code) => reject(new Error(`the shoppers' thread exited (${code})`)));
     });
     // SEARCH_FEED_CHANGES=1: a channel following the changes for the measured seconds, from a thread of its own.
-    const followed = FEED_CHANGES
+    const followed = FOLLOW_CHANGES
       ? new Promise<ChangesResult>((resolve, reject) => {
           const changesPlan: ChangesPlan = {
             api,
@@ -669,7 +688,7 @@ async function main(): Promise<void> {
     const sampler = (async () => {
       while (sampling) {
         if (measuring) lagSamples.push(await offersLag());
-        if (measuring && FEED_CHANGES) feedLagSamples.push(await lagOf('feed'));
+        if (measuring && FOLLOW_CHANGES) feedLagSamples.push(await lagOf('feed'));
         await new Promise((res) => setTimeout(res, 500));
       }
     })();
@@ -798,7 +817,7 @@ async function main(): Promise<void> {
     }
     console.log(JSON.stringify({ ...figures, ...feed, ...changesWalked, ...monitored }));
     const file = writeBenchResults('bench-search', {
-      command: `${FEED_DOWNLOADS ? 'SEARCH_FEED_DOWNLOADS=1 ' : ''}${FEED_CHANGES ? `SEARCH_FEED_CHANGES=1 SEARCH_FEED_CHANGES_POLL_MS=${CHANGES_POLL_MS} ` : ''}SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
+      command: `${FEED_DOWNLOADS ? 'SEARCH_FEED_DOWNLOADS=1 ' : ''}${FOLLOW_CHANGES ? `SEARCH_FEED_CHANGES=1 SEARCH_FEED_CHANGES_POLL_MS=${CHANGES_POLL_MS} ` : ''}SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
       figures: { ...figures, ...feed, ...changesWalked, ...monitored },
       markdown: [
         '| Measure | Figure | Target |',
