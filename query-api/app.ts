@@ -38,6 +38,8 @@ export interface QueryDeps {
    * it before reading at `at` (feeds/lapses.ts); absent, the feed reads without it.
    */
   recordDueLapses?: (at: Date) => Promise<number>;
+  /** The zlib level of the full feed sent gzipped (FEED_GZIP_LEVEL). Default DEFAULT_FEED_GZIP_LEVEL (shared-schema/feeds/limits.ts). */
+  feedGzipLevel?: number;
   /** How long a read waits for `logHead` to be projected before it answers 503. Default 5000 ms. */
   logWaitTimeoutMs?: number;
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */

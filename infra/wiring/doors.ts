@@ -183,6 +183,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}, writes?: 
     logHead: () => events.recordedHead?.() ?? events.headPosition(),
     recordDueLapses: lapseRecorder(parts, writes ?? commandDeps(parts)),
     cursorSecret: resolveCursorSecret(config),
+    feedGzipLevel: config.feedGzipLevel,
     productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };
   return buildDoorApp(

@@ -62,8 +62,15 @@ function heldOf(doc: FeedOfferDoc): { id: string; hash: string } | null {
   return doc.entry ? { id: doc.entry.id, hash: entryHash(doc.entry) } : null;
 }
 
-/** The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved). */
-function judge(doc: FeedOfferDoc, store: OfferStoreDoc | null, at: Date): { doc: FeedOfferDoc; changes: Change[] } {
+/**
+ * The offer judged again at `at`: its new document, and the changes a channel sees (none when nothing it holds moved).
+ * Exported for the search bench, which seeds the feed's model with the documents this writes.
+ */
+export function judgeOffer(
+  doc: FeedOfferDoc,
+  store: OfferStoreDoc | null,
+  at: Date,
+): { doc: FeedOfferDoc; changes: Change[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
   const before = heldOf(doc);
   const hash = entry ? entryHash(entry) : null;
@@ -143,7 +150,7 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   }
   if (!next) return;
   const store = await stores.get(tx, next.store_key);
-  const judged = judge(next, store, judgedAt(recorded));
+  const judged = judgeOffer(next, store, judgedAt(recorded));
   judged.doc.position = recorded.position;
   await tx.put(FEED_OFFERS, judged.doc);
   await writeChanges(tx, recorded.position, judgedAt(recorded), judged.changes);
@@ -160,7 +167,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   const at = judgedAt(recorded);
   const changes: Change[] = [];
   for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {
-    const judged = judge(offer, store, at);
+    const judged = judgeOffer(offer, store, at);
     if (judged.changes.length === 0) continue;
     await tx.put(FEED_OFFERS, judged.doc);
     changes.push(...judged.changes);

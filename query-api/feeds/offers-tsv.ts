@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
+import { DEFAULT_FEED_GZIP_LEVEL } from '../../shared-schema/feeds/limits.js';
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
 import { staleCutoff } from '../../shared-schema/domain/product-status.js';
@@ -112,7 +113,9 @@ export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: str
   const body = Readable.from(feedLines(deps.reads, now, deps.publicBaseUrl, channelId), { objectMode: false });
   if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
-    ctx.body = body.pipe(createGzip());
+    // Level 1 by default (FEED_GZIP_LEVEL): a few more bytes than zlib's 6 for a fraction of its CPU, which keeps a
+    // gzipped download at the plain one's pace (docs/adr/new-feed-gzip-level.md).
+    ctx.body = body.pipe(createGzip({ level: deps.feedGzipLevel ?? DEFAULT_FEED_GZIP_LEVEL }));
     body.on('error', (err) => ctx.res.destroy(err));
   } else ctx.body = body;
 }

@@ -1,3 +1,9 @@
 /** The bounds of `GET /feeds/changes?limit` (FEEDS.md): the door checks them, the channels' document states them. */
 export const DEFAULT_CHANGES_LIMIT = 500;
 export const MAX_CHANGES_LIMIT = 1000;
+
+/**
+ * The zlib level of the full feed sent gzipped, unless FEED_GZIP_LEVEL says otherwise: 1, as nginx's
+ * `gzip_comp_level` (docs/adr/new-feed-gzip-level.md).
+ */
+export const DEFAULT_FEED_GZIP_LEVEL = 1;

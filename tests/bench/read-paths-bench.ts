@@ -22,6 +22,7 @@
  *     of 500 p99 (target <= 20 ms).
  * BENCH_ONLY=ledger: the ledger's figures alone; BENCH_ONLY=portal: the portal's (both seeded); BENCH_ONLY=feed: the
  * feeds' (both seeded; small BENCH_LEDGER_* sizes make it quick). BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
+ * FEED_GZIP_LEVEL: the service's gzip level of the full feed for the run (default the service's).
  * RSS is this process's (service and client; the client only counts bytes), sampled every 5 ms after a collection.
  * Writes .bench/bench-read-paths.json and .md (tests/support/bench-results.ts).
  */
@@ -397,6 +398,8 @@ async function main(): Promise<void> {
     RATE_LIMIT_WRITES: '1000000000',
     RATE_LIMIT_READS: '1000000000',
     FEED_CHANGES_RETENTION_DAYS: '3650',
+    // FEED_GZIP_LEVEL set: the full feed's gzip at that level (an A/B of the level), else the service's default.
+    ...(process.env.FEED_GZIP_LEVEL ? { FEED_GZIP_LEVEL: process.env.FEED_GZIP_LEVEL } : {}),
   });
   const root = t.api.replace(/\/v1$/, '');
   const rows: Row[] = [];

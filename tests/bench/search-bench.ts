@@ -5,7 +5,8 @@
  * 1. Seeds the offers read model of a fresh DATA_DIR with SEARCH_OFFERS searchable offers (1 000 stores of 300
  *    partners, titles from a small vocabulary so that common words match thousands of offers, a third of the offers
  *    sharing a gtin with others) straight into `read.db` — the documents the offers projector writes, and the same
- *    offers in the channel feed's model (what the feed projector writes), without the 2 × N events behind them,
+ *    offers in the channel feed's model (the documents the feed projector writes, by its own judgment, each with its
+ *    line of the full feed, and the `upsert` change that brought it in), without the 2 × N events behind them,
  *    which would take hours to send through the API here.
  * 2. Starts the service on it (`node dist/infra/main.js`, embedded default, a process of its own).
  * 3. For SEARCH_WARMUP (default 5) + SEARCH_SECONDS, open loop: SEARCH_RATE searches a second to `/api/search` (one
@@ -32,6 +33,14 @@
  * download) and of the second (downloading) — the same run, the same writers — the p99 of the searches due while a
  * download was streaming, and the downloads (count, offers each, offers/s). A build without feeds answers 404.
  *
+ * `SEARCH_FEED_CHANGES=1`: for the measured seconds a channel follows `GET /feeds/changes?limit=500` while the partners
+ * write (feed-changes-walker.ts, a thread of its own): from the first change (the seed's backlog of one `upsert` per
+ * offer, read in full pages, then the writers' changes), following each page's cursor, the next page at once after a
+ * full one, after a shorter one a poll when about 500 more should have come at the rate it saw
+ * (at least SEARCH_FEED_CHANGES_POLL_MS, default 1000, later; at most 15 s). The figures add the full pages' (500
+ * changes) p50/p99/max and count, every page's p50/p99, the changes followed and their rate, and the feed projection's
+ * lag (the writers' offers enter the feed once their covers are checked: with SEARCH_COVERS=off none does).
+ *
  * Prints one JSON line with the figures and writes them to .bench/bench-search.json and .bench/bench-search.md
  * (tests/support/bench-results.ts). Loopback only.
  */
@@ -48,14 +57,22 @@ import { ALL_COLLECTIONS } from '../../infra/wiring/service.js';
 import { OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
-import { FEED_OFFERS, FEED_STORES, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
-import { feedEntryOf } from '../../shared-schema/feeds/feed-offer.js';
+import {
+  FEED_CHANGES,
+  FEED_OFFERS,
+  FEED_STORES,
+  feedChangeKey,
+  type FeedChangeDoc,
+  type FeedOfferDoc,
+} from '../../shared-schema/read-models/feed.js';
+import { judgeOffer } from '../../projections/projectors/feed.js';
 import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
 import { writeBenchResults } from '../support/bench-results.js';
 import { nextCnpj } from '../support/service.js';
 import type { ShopperPlan, ShopperResult } from './search-shoppers.js';
+import type { ChangesPlan, ChangesResult } from './feed-changes-walker.js';
 import type { MonitorRecord } from './service-monitor.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -71,6 +88,10 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const MONITOR = process.env.SEARCH_MONITOR === '1';
 /** SEARCH_FEED_DOWNLOADS=1: a channel downloads the full feed, one download after another, in the second half. */
 const FEED_DOWNLOADS = process.env.SEARCH_FEED_DOWNLOADS === '1';
+/** SEARCH_FEED_CHANGES=1: a channel follows the changes feed for the measured seconds. */
+const FOLLOW_CHANGES = process.env.SEARCH_FEED_CHANGES === '1';
+const CHANGES_LIMIT = 500;
+const CHANGES_POLL_MS = env('SEARCH_FEED_CHANGES_POLL_MS', 1000);
 /** A search slower than this counts as slow in the monitor's figures (the target's p99). */
 const SLOW_MS = 50;
 
@@ -150,6 +171,9 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
     }
   });
   const UNIT = 5000;
+  // The seeded changes' ranks in one event: 6 digits (feedChangeKey), as many as a million offers.
+  if (OFFERS_N > 1_000_000) throw new Error('the seed ranks at most 1 000 000 changes (SEARCH_OFFERS)');
+  let rank = 0;
   for (let from = 0; from < OFFERS_N; from += UNIT) {
     await store.transact(async (tx) => {
       for (let n = from; n < Math.min(OFFERS_N, from + UNIT); n++) {
@@ -190,13 +214,19 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
           position: 0,
         };
         await tx.put(OFFERS, doc);
-        const feedDoc: FeedOfferDoc = {
-          ...doc,
-          description: null,
-          entry: feedEntryOf(doc, stores[s], null),
-          in_feed: true,
-        };
-        await tx.put(FEED_OFFERS, feedDoc);
+        // The feed projector's document for this offer's first write (its judgment, its entry's id and hash, its
+        // line in the `tsv` column the full feed reads) and the change it makes (the offer's `upsert`), by the
+        // projector's own function. The changes are ranked as the changes of one event at log position 0 (before
+        // any the service writes from position 1): a backlog a channel following the changes from the start reads
+        // in full pages while the partners write.
+        const first: FeedOfferDoc = { ...doc, description: null, in_feed: false, feed_id: null, entry_hash: null };
+        const judged = judgeOffer(first, stores[s], now);
+        if (!judged.doc.in_feed) throw new Error(`seeded offer ${sku} is not in the feed`);
+        await tx.put(FEED_OFFERS, { ...judged.doc, position: 0 });
+        for (const change of judged.changes) {
+          const changeDoc: FeedChangeDoc = { _id: feedChangeKey(0, rank++), ...change, at };
+          await tx.put(FEED_CHANGES, changeDoc);
+        }
       }
     });
   }
@@ -207,9 +237,16 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
 /**
  * A `read.db` seeded with OFFERS_N offers in `dataDir`: copied from SEARCH_DATA_DIR when it holds one for this count
  * (seeded there first when not), else seeded in place. The seed time is kept with the template: offers seeded more
- * than a day ago would near the 48-hour rule, so such a template is seeded again; so is one seeded before the feed's
- * model was (no `feed` in its marker).
+ * than a day ago would near the 48-hour rule, so such a template is seeded again; so is one of an older seed
+ * (its marker's `seed` below SEED_VERSION: before the feed's model was seeded, or its documents without the line).
  */
+/**
+ * The seed's version, kept in the template's marker: 3 seeds the feed's documents by the feed projector's own
+ * judgment (with their `tsv` line) and its changes, 2 the documents without the changes, 1 (`feed: true`) without the
+ * line, none before the feed's model was seeded.
+ */
+const SEED_VERSION = 3;
+
 async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reused: boolean }> {
   const template = process.env.SEARCH_DATA_DIR;
   if (!template) return { ...(await seed(dataDir, new Date())), reused: false };
@@ -220,19 +257,22 @@ async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reu
         at: string;
         ms: number;
         bytes: number;
-        feed?: boolean;
+        seed?: number;
       })
     : null;
   let figures: { ms: number; bytes: number };
   let reused = true;
-  if (old && old.offers === OFFERS_N && old.feed === true && Date.now() - Date.parse(old.at) < 24 * 3600_000)
+  if (old && old.offers === OFFERS_N && old.seed === SEED_VERSION && Date.now() - Date.parse(old.at) < 24 * 3600_000)
     figures = old;
   else {
     fs.rmSync(template, { recursive: true, force: true });
     fs.mkdirSync(template, { recursive: true });
     const at = new Date();
     figures = await seed(template, at);
-    fs.writeFileSync(marker, JSON.stringify({ offers: OFFERS_N, at: at.toISOString(), feed: true, ...figures }));
+    fs.writeFileSync(
+      marker,
+      JSON.stringify({ offers: OFFERS_N, at: at.toISOString(), seed: SEED_VERSION, ...figures }),
+    );
     reused = false;
   }
   fs.copyFileSync(path.join(template, 'read.db'), path.join(dataDir, 'read.db'));
@@ -425,6 +465,30 @@ function feedFigures(trace: [number, number][], downloads: FeedDownload[], secon
   };
 }
 
+/**
+ * The changes walked (SEARCH_FEED_CHANGES=1): the full pages' times apart (the target's page of 500), every page's
+ * (the polls that found fewer), the changes followed and the statuses.
+ */
+function changesFigures(result: ChangesResult): Record<string, unknown> {
+  const times = (pages: ChangesResult['pages']) => pages.map(([, ms]) => ms).sort((a, b) => a - b);
+  const full = result.pages.filter(([, , n]) => n === CHANGES_LIMIT);
+  const fullMs = times(full);
+  const allMs = times(result.pages);
+  return {
+    changes_pages: result.pages.length,
+    changes_statuses: result.statuses,
+    changes_followed: result.pages.reduce((sum, [, , n]) => sum + n, 0),
+    changes_per_s: round1(result.pages.reduce((sum, [, , n]) => sum + n, 0) / SECONDS),
+    changes_full_pages: full.length,
+    changes_full_p50_ms: round1(percentile(fullMs, 50)),
+    changes_full_p99_ms: round1(percentile(fullMs, 99)),
+    changes_full_max_ms: round1(fullMs[fullMs.length - 1] ?? NaN),
+    changes_full_kb: full.length ? Math.round(full.reduce((sum, [, , , b]) => sum + b, 0) / full.length / 1000) : NaN,
+    changes_all_p50_ms: round1(percentile(allMs, 50)),
+    changes_all_p99_ms: round1(percentile(allMs, 99)),
+  };
+}
+
 const monitorFile = (dataDir: string) => path.join(dataDir, 'service-monitor.json');
 
 /**
@@ -586,23 +650,45 @@ async function main(): Promise<void> {
       shoppers.once('error', reject);
       shoppers.once('exit', (code) => reject(new Error(`the shoppers' thread exited (${code})`)));
     });
+    // SEARCH_FEED_CHANGES=1: a channel following the changes for the measured seconds, from a thread of its own.
+    const followed = FOLLOW_CHANGES
+      ? new Promise<ChangesResult>((resolve, reject) => {
+          const changesPlan: ChangesPlan = {
+            api,
+            admin,
+            adminToken: ADMIN_TOKEN,
+            startAt: performance.timeOrigin + t0,
+            endAt: performance.timeOrigin + t0 + SECONDS * 1000,
+            limit: CHANGES_LIMIT,
+            pollMs: CHANGES_POLL_MS,
+          };
+          const walker = new Worker(new URL('./feed-changes-walker.js', import.meta.url), { workerData: changesPlan });
+          walker.once('message', resolve);
+          walker.once('error', reject);
+          walker.once('exit', (code) => reject(new Error(`the changes walker's thread exited (${code})`)));
+        })
+      : null;
     let cpu0 = process.cpuUsage();
     let serviceCpu0 = cpuSeconds(service.pid);
     let threads0 = threadTimes(service.pid);
     let measuring = false;
     // The offers projection keeping up: its lag (events of its categories after its checkpoint) sampled twice a
     // second through the admin API while the load runs, then how long after the last write it is caught up.
-    const offersLag = async (): Promise<number> => {
+    const lagOf = async (name: string): Promise<number> => {
       const r = (await call('GET', `${admin}/projections`, undefined, auth)).json as {
         projections: { name: string; lag_events: number }[];
       };
-      return r.projections.find((p) => p.name === 'offers')?.lag_events ?? NaN;
+      return r.projections.find((p) => p.name === name)?.lag_events ?? NaN;
     };
+    const offersLag = () => lagOf('offers');
     const lagSamples: number[] = [];
+    // SEARCH_FEED_CHANGES=1: the feed projection's lag too (a page is short when the changes are not written yet).
+    const feedLagSamples: number[] = [];
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         if (measuring) lagSamples.push(await offersLag());
+        if (measuring && FOLLOW_CHANGES) feedLagSamples.push(await lagOf('feed'));
         await new Promise((res) => setTimeout(res, 500));
       }
     })();
@@ -642,6 +728,7 @@ async function main(): Promise<void> {
     await Promise.all(inFlight);
     const { latencies, warmupLatencies, statuses: searchStatuses, withResults: resultsSeen, trace } = await shopped;
     await downloader;
+    const walked = followed ? await followed : null;
     if (downloads.some((d) => d.status !== 200)) console.error(`the service's last stderr:\n${serviceLog}`);
     const elapsed = (performance.now() - t0) / 1000;
     sampling = false;
@@ -650,6 +737,14 @@ async function main(): Promise<void> {
     while ((await offersLag()) > 0) await new Promise((res) => setTimeout(res, 20));
     const caughtUpMs = performance.now() - lastWriteAnswered;
     lagSamples.sort((a, b) => a - b);
+    feedLagSamples.sort((a, b) => a - b);
+    const changesWalked: Record<string, unknown> = walked
+      ? {
+          ...changesFigures(walked),
+          feed_lag_events_p50: percentile(feedLagSamples, 50),
+          feed_lag_events_max: feedLagSamples[feedLagSamples.length - 1] ?? NaN,
+        }
+      : {};
     // With covers checked: how many of the first writer's new SKUs are accepted once their checks are done.
     let coversAccepted: number | null = null;
     if (covers) {
@@ -720,10 +815,10 @@ async function main(): Promise<void> {
       const record = JSON.parse(fs.readFileSync(monitorFile(dataDir), 'utf8')) as MonitorRecord;
       monitored = monitorFigures(record, performance.timeOrigin + t0, trace);
     }
-    console.log(JSON.stringify({ ...figures, ...feed, ...monitored }));
+    console.log(JSON.stringify({ ...figures, ...feed, ...changesWalked, ...monitored }));
     const file = writeBenchResults('bench-search', {
-      command: `${FEED_DOWNLOADS ? 'SEARCH_FEED_DOWNLOADS=1 ' : ''}SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
-      figures: { ...figures, ...feed, ...monitored },
+      command: `${FEED_DOWNLOADS ? 'SEARCH_FEED_DOWNLOADS=1 ' : ''}${FOLLOW_CHANGES ? `SEARCH_FEED_CHANGES=1 SEARCH_FEED_CHANGES_POLL_MS=${CHANGES_POLL_MS} ` : ''}SEARCH_OFFERS=${OFFERS_N} SEARCH_SECONDS=${SECONDS} SEARCH_WARMUP=${WARMUP} SEARCH_RATE=${RATE} SEARCH_WRITERS=${WRITERS} node dist/tests/bench/search-bench.js`,
+      figures: { ...figures, ...feed, ...changesWalked, ...monitored },
       markdown: [
         '| Measure | Figure | Target |',
         '| --- | --- | --- |',
@@ -736,6 +831,12 @@ async function main(): Promise<void> {
           ? [
               `| search p99, first half (no download) against second half (a channel downloading /feeds/offers.tsv) | ${String(feed.p99_without_feed_ms)} against ${String(feed.p99_with_feed_ms)} ms (while a download streamed: ${String(feed.p99_during_a_download_ms)} ms) | p99 <= 50 ms |`,
               `| full-feed downloads | ${String(feed.feed_downloads)} (${JSON.stringify(feed.feed_statuses)}), ${String(feed.feed_offers_per_download)} offers each, ${String(feed.feed_offers_per_s_p50)} offers/s | |`,
+            ]
+          : []),
+        ...(followed
+          ? [
+              `| /feeds/changes page of ${CHANGES_LIMIT} while the partners write | p99 ${String(changesWalked.changes_full_p99_ms)} ms (p50 ${String(changesWalked.changes_full_p50_ms)} ms, max ${String(changesWalked.changes_full_max_ms)} ms) over ${String(changesWalked.changes_full_pages)} full pages | p99 <= 20 ms |`,
+              `| /feeds/changes, every page (polls included) | ${String(changesWalked.changes_pages)} pages (${JSON.stringify(changesWalked.changes_statuses)}), p99 ${String(changesWalked.changes_all_p99_ms)} ms, ${String(changesWalked.changes_followed)} changes followed | |`,
             ]
           : []),
         '',

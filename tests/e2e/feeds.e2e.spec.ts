@@ -214,6 +214,8 @@ describe('channel feeds over HTTP', function () {
       const zipped = await feed(t, '/feeds/offers.tsv', channel.token, { 'Accept-Encoding': 'gzip' });
       expect(zipped.headers['content-encoding']).to.equal('gzip');
       expect(zipped.text).to.equal(plain.text);
+      // The gzip header's XFL byte says how the deflate was made: 4 is zlib's fastest (level 1, the default).
+      expect(zipped.body[8]).to.equal(4);
       const etag = plain.headers.etag!;
       expect(etag).to.match(/^"[^"]+"$/);
       expect(plain.headers['feed-cursor']).to.be.a('string');
@@ -465,5 +467,28 @@ describe('channel feeds over HTTP', function () {
       const check = await servedFeedsDocument(t);
       expect(await check('Problem', problem)).to.equal('');
     });
+  });
+});
+
+describe('channel feeds: the gzip level a deployment sets', function () {
+  let t: TestService;
+
+  before(async () => {
+    t = await startTestService({ FEED_GZIP_LEVEL: '9' });
+    const { hub } = await shopperWorld(t, T0);
+    for (let i = 0; i < 20; i++) await offer(t, hub, 'Loja-A', `gz-${i}`, { title: `Camiseta ${i}` });
+    await settle(t);
+  });
+  after(() => t?.close());
+
+  it('compresses the full feed at FEED_GZIP_LEVEL, the same lines as the plain feed', async () => {
+    const channel = await newChannel(t, 'Vitrine');
+    const plain = await feed(t, '/feeds/offers.tsv', channel.token);
+    const zipped = await feed(t, '/feeds/offers.tsv', channel.token, { 'Accept-Encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).to.equal('gzip');
+    expect(zipped.text).to.equal(plain.text);
+    expect(tsvRows(plain.text).length).to.equal(20);
+    // XFL 2: zlib's strongest (level 9).
+    expect(zipped.body[8]).to.equal(2);
   });
 });
