@@ -114,7 +114,7 @@ export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: str
   if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
     // Level 1 by default (FEED_GZIP_LEVEL): a few more bytes than zlib's 6 for a fraction of its CPU, which keeps a
-    // gzipped download at the plain one's pace (docs/adr/new-feed-gzip-level.md).
+    // gzipped download at the plain one's pace (docs/adr/0107-feed-gzip-level.md).
     ctx.body = body.pipe(createGzip({ level: deps.feedGzipLevel ?? DEFAULT_FEED_GZIP_LEVEL }));
     body.on('error', (err) => ctx.res.destroy(err));
   } else ctx.body = body;

@@ -4,6 +4,6 @@ export const MAX_CHANGES_LIMIT = 1000;
 
 /**
  * The zlib level of the full feed sent gzipped, unless FEED_GZIP_LEVEL says otherwise: 1, as nginx's
- * `gzip_comp_level` (docs/adr/new-feed-gzip-level.md).
+ * `gzip_comp_level` (docs/adr/0107-feed-gzip-level.md).
  */
 export const DEFAULT_FEED_GZIP_LEVEL = 1;

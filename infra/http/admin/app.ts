@@ -4,7 +4,7 @@
  * ADMIN_TOKENS (actor `admin:<name>`). The actor is the token's, never a name the caller states, and is recorded in
  * the metadata of every event a route appends and in the request's log line. Each write waits until the projections
  * have applied it, so a key issued here works, and a key revoked here is refused, on the very next call (503 past the
- * bound: docs/adr/new-admin-settle-503.md). The routes come in named groups: partners, keys
+ * bound: docs/adr/0104-admin-settle-503.md). The routes come in named groups: partners, keys
  * and stores (partners.ts), the log and the clock (log-and-clock.ts), the lists (lists.ts), the channels
  * (channels.ts), and whatever `extend` adds (the operator surface, infra/ops/admin-routes.ts).
  */
