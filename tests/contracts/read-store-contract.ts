@@ -139,6 +139,41 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(await store.count(c, { b: 'new' })).to.equal(1);
       });
 
+      it('a unit that reads documents, then puts, deletes and puts them again, leaves them found by their last values', async () => {
+        const c = await collection([['a'], ['b']]);
+        await putAll(c, [
+          { _id: 'x', a: 1, b: 'one' },
+          { _id: 'y', a: 1, b: 'one' },
+        ]);
+        await store
+          .transact(async (tx) => {
+            await tx.get(c, 'x');
+            await tx.put(c, { _id: 'x', a: 9, b: 'nine' });
+            throw new Error('rolled back');
+          })
+          .catch(() => undefined);
+        // Written between units, outside any unit.
+        expect(await store.replaceIf(c, { _id: 'y', a: 2, b: 'two' }, { a: 1 })).to.equal(true);
+        await store.transact(async (tx) => {
+          expect(await tx.get(c, 'x')).to.deep.equal({ _id: 'x', a: 1, b: 'one' });
+          await tx.put(c, { _id: 'x', a: 2, b: 'one', note: 'changed a' });
+          await tx.put(c, { _id: 'x', a: 1, b: 'one', note: 'a back' });
+          expect(await tx.get(c, 'y')).to.deep.equal({ _id: 'y', a: 2, b: 'two' });
+          await tx.put(c, { _id: 'y', a: 2, b: 'one' });
+          await tx.delete(c, 'y');
+          await tx.put(c, { _id: 'y', a: 3, b: 'three' });
+          expect(await tx.get(c, 'z')).to.equal(null);
+          await tx.put(c, { _id: 'z', a: 4, b: 'four' });
+          await tx.put(c, { _id: 'z', a: 5, b: 'four' });
+        });
+        expect(await store.find(c, { where: { a: 1 } })).to.deep.equal([{ _id: 'x', a: 1, b: 'one', note: 'a back' }]);
+        expect(ids(await store.find(c, { where: { a: 2 } }))).to.deep.equal([]);
+        expect(ids(await store.find(c, { where: { b: 'one' } }))).to.deep.equal(['x']);
+        expect(ids(await store.find(c, { where: { a: 3, b: 'three' } }))).to.deep.equal(['y']);
+        expect(ids(await store.find(c, { where: { a: 5, b: 'four' } }))).to.deep.equal(['z']);
+        expect(await store.count(c, { a: 4 })).to.equal(0);
+      });
+
       it('keys are data: "$where", "a.b", NUL, "", "__proto__", "_bsontype", "%24" round-trip exactly, at any depth', async () => {
         // Partner maps (product `attributes`) reach the store as keys. Built with JSON.parse so that `__proto__` is
         // an own key, as it is in a parsed request body.

@@ -41,6 +41,13 @@ export class SqliteConnection {
   private readonly snapshot: (read: () => Doc[]) => Doc[];
   /** The field columns of each collection's table, read off the table once it exists (see `columnsOf`). */
   private readonly columns = new Map<string, TableColumns>();
+  /**
+   * Inside a unit of work (`beginUnit` … `endUnit`): the field columns of each row the unit has read or written, by
+   * collection then `_id` (null: no such row), as the row holds them now. A `put` of such a row then knows which
+   * columns it changes and writes in one statement. Only this connection writes inside its unit, so they stay true
+   * until it ends.
+   */
+  private held: Map<string, Map<string, Bind[] | null>> | null = null;
 
   constructor(readonly db: Database.Database) {
     this.snapshot = db.transaction((read: () => Doc[]) => read());
@@ -74,6 +81,23 @@ export class SqliteConnection {
     this.columns.clear();
   }
 
+  /** A unit of work began on this connection (its BEGIN ran): rows read from now on keep their columns for `put`. */
+  beginUnit(): void {
+    this.held = new Map();
+  }
+
+  /** The unit ended (committed or rolled back): what it knew of its rows is forgotten. */
+  endUnit(): void {
+    this.held = null;
+  }
+
+  private heldOf(collection: string): Map<string, Bind[] | null> | undefined {
+    if (this.held === null) return undefined;
+    let rows = this.held.get(collection);
+    if (rows === undefined) this.held.set(collection, (rows = new Map<string, Bind[] | null>()));
+    return rows;
+  }
+
   /**
    * The prepared statement for `sql`, from the cache when this text ran before. One cache per mode, keyed by the SQL
    * text itself (the hot texts are strings made once per table, whose hash V8 keeps); a full cache is emptied.
@@ -104,8 +128,20 @@ export class SqliteConnection {
   }
 
   get(collection: string, id: string): Doc | null {
-    const json = this.statement(this.columnsOf(collection).getDoc, 'pluck').get(checkId(id));
-    return typeof json === 'string' ? (JSON.parse(json) as Doc) : null;
+    const table = this.columnsOf(collection);
+    const held = this.heldOf(collection);
+    if (held === undefined) {
+      const json = this.statement(table.getDoc, 'pluck').get(checkId(id));
+      return typeof json === 'string' ? (JSON.parse(json) as Doc) : null;
+    }
+    // In a unit: the row's columns come with its document (the row is visited anyway), for a `put` that follows.
+    const row = this.statement(table.getDocAndColumns, 'raw').get(checkId(id)) as Bind[] | undefined;
+    if (row === undefined) {
+      held.set(id, null);
+      return null;
+    }
+    held.set(id, row.slice(1));
+    return JSON.parse(row[0] as string) as Doc;
   }
 
   find(collection: string, query: Query = {}): Doc[] {
@@ -179,16 +215,25 @@ export class SqliteConnection {
   put(collection: string, doc: Doc): void {
     const table = this.columnsOf(collection);
     const row = table.row(doc);
-    if (this.run(table.upsertKeepingColumns, row) !== 0) return;
-    const held = this.statement(table.getColumns, 'raw').get(row[0]) as Bind[] | undefined;
+    const id = row[0] as string;
+    const unit = this.heldOf(collection);
+    let held = unit?.get(id);
     if (held === undefined) {
-      this.run(table.upsert, row); // not reached: the upsert above inserts a missing row
-      return;
+      // Not read in this unit: one statement when the row is new or keeps its columns, else read them.
+      if (this.run(table.upsertKeepingColumns, row) !== 0) {
+        unit?.set(id, row.slice(2));
+        return;
+      }
+      held = (this.statement(table.getColumns, 'raw').get(id) as Bind[] | undefined) ?? null;
     }
-    const changed: number[] = [];
-    // Compared as stored: a bound value reads back as the same string or number (the columns have no affinity).
-    for (let i = 0; i < table.fields.length; i++) if (held[i] !== row[i + 2]) changed.push(i);
-    this.run(table.updateOf(changed), [row[1], ...changed.map((i) => row[i + 2]), row[0]]);
+    if (held === null) this.run(table.upsert, row);
+    else {
+      const changed: number[] = [];
+      // Compared as stored: a bound value reads back as the same string or number (the columns have no affinity).
+      for (let i = 0; i < table.fields.length; i++) if (held[i] !== row[i + 2]) changed.push(i);
+      this.run(table.updateOf(changed), [row[1], ...changed.map((i) => row[i + 2]), id]);
+    }
+    unit?.set(id, row.slice(2));
   }
 
   insertIfAbsent(collection: string, doc: Doc): boolean {
@@ -208,6 +253,7 @@ export class SqliteConnection {
 
   delete(collection: string, id: string): void {
     this.run(`DELETE FROM ${tableOf(collection)} WHERE _id = ?`, [checkId(id)]);
+    this.heldOf(collection)?.set(id, null);
   }
 
   /** Drops the collection's table with its indexes (a missing one quietly). */
@@ -247,6 +293,8 @@ export interface TableColumns {
   getDoc: string;
   /** `SELECT <columns> … WHERE _id = ?`, in `fields` order. */
   getColumns: string;
+  /** `SELECT doc, <columns> … WHERE _id = ?`, the columns in `fields` order. */
+  getDocAndColumns: string;
   /** `UPDATE … SET doc = ?, <the columns at these indexes of fields> = ? WHERE _id = ?` (made once per set). */
   updateOf(changed: readonly number[]): string;
   /** `UPDATE … SET doc = ?, <columns> = ?`, to be followed by a WHERE clause; binds `row(doc)` without `_id`. */
@@ -271,6 +319,7 @@ function tableColumns(collection: string, unsorted: readonly string[]): TableCol
     insertIfAbsent: `${insert} NOTHING`,
     getDoc: `SELECT doc FROM ${table} WHERE _id = ?`,
     getColumns: `SELECT ${quoted.length === 0 ? 'NULL' : quoted.join(', ')} FROM ${table} WHERE _id = ?`,
+    getDocAndColumns: `SELECT ${['doc', ...quoted].join(', ')} FROM ${table} WHERE _id = ?`,
     updateOf(changed) {
       const key = changed.join(',');
       let sql = updates.get(key);

@@ -277,6 +277,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       const db = this.writer.db;
       await this.whenFree(() => db.exec('BEGIN IMMEDIATE'));
       const tx = new SqliteTx(this.writer);
+      this.writer.beginUnit();
       let result: T;
       try {
         result = await work(tx);
@@ -286,6 +287,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
         tx.end();
         if (db.inTransaction) db.exec('ROLLBACK');
         throw err;
+      } finally {
+        this.writer.endUnit();
       }
       return result;
     };
