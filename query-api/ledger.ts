@@ -295,3 +295,31 @@ export async function closingOf(view: ReadView, tenant: Tenant, period: string) 
     previous_sha256: previousSha256,
   };
 }
+
+/**
+ * How far the log is known settled, by the service clock, in one query process: once a wait for the log's head that
+ * began at clock time t0 has been answered, every event recorded after that head is booked at a clock read after t0
+ * (the stores book at recording, never going back in recording order), so no window ending at or before t0 can gain
+ * a movement the projections do not hold already. Later reads of such a window skip the head's round trip through the
+ * writer. Owned by the query door (one per process: another process's writes are still covered, the head is the
+ * log's); a clock read earlier than the mark (a manual clock moved back) drops it, since bookings then follow a clock
+ * the mark was not taken on.
+ */
+export class SettledWatermark {
+  private through: number | undefined;
+
+  /** True when a window ending at `end` (epoch ms) is settled, the clock reading `now`. */
+  covers(end: number, now: number): boolean {
+    if (this.through === undefined) return false;
+    if (now < this.through) {
+      this.through = undefined;
+      return false;
+    }
+    return end <= this.through;
+  }
+
+  /** A head read after the clock read `startedAt` has been projected. */
+  settledAt(startedAt: number): void {
+    if (this.through === undefined || startedAt > this.through) this.through = startedAt;
+  }
+}
