@@ -18,6 +18,7 @@ import { feedRoutes } from './feeds/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
+import type { SettledWatermark } from './ledger.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -40,6 +41,11 @@ export interface QueryDeps {
   recordDueLapses?: (at: Date) => Promise<number>;
   /** The zlib level of the full feed sent gzipped (FEED_GZIP_LEVEL). Default DEFAULT_FEED_GZIP_LEVEL (shared-schema/feeds/limits.ts). */
   feedGzipLevel?: number;
+  /**
+   * How far, by the service clock, the log is known projected (query-api/ledger.ts): a read of a window ending at or
+   * before it skips `logHead`. One per query process; absent, every read of an ended window reads the head.
+   */
+  ledgerSettled?: SettledWatermark;
   /** How long a read waits for `logHead` to be projected before it answers 503. Default 5000 ms. */
   logWaitTimeoutMs?: number;
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */

@@ -21,6 +21,7 @@ import { resolveCursorSecret, resolveWebhookKey } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps } from '../../query-api/app.js';
 import { limitInFlight, searchHere } from '../../query-api/public/product-search.js';
+import { SettledWatermark } from '../../query-api/ledger.js';
 import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
 import type { KeyLookup } from '../http/authenticate.js';
@@ -181,6 +182,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}, writes?: 
     publicBaseUrl: config.publicBaseUrl,
     waitForPosition,
     logHead: () => events.recordedHead?.() ?? events.headPosition(),
+    ledgerSettled: new SettledWatermark(),
     recordDueLapses: lapseRecorder(parts, writes ?? commandDeps(parts)),
     cursorSecret: resolveCursorSecret(config),
     feedGzipLevel: config.feedGzipLevel,

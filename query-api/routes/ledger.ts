@@ -73,14 +73,23 @@ export class LedgerBehind extends ProblemError {
  * bound: 503 with `Retry-After`, never a window that could change. A window that has not ended promises nothing yet.
  */
 export async function untilLedgerSettled(deps: QueryDeps, tenant: Tenant, windowEnd: string): Promise<void> {
-  if (Date.parse(windowEnd) > deps.clock.now().getTime()) return;
+  const end = Date.parse(windowEnd);
+  const now = deps.clock.now().getTime();
+  if (end > now) return;
+  // A head already projected, read after the clock had passed this window's end: nothing can still fall inside it.
+  if (deps.ledgerSettled?.covers(end, now)) return;
   // A tenant's bookings never go back in log order (the stores book at recording, and the projector never books
   // before the tenant's previous movement): once its last projected movement is booked at or after the window's end,
   // every movement that could fall inside the window is projected already, and no wait is needed.
   const booked = (await deps.reads.get<LedgerStateDoc>(LEDGER.state, ledgerScopeId(tenant)))?.booked_at;
   if (booked !== undefined && booked >= windowEnd) return;
+  // The clock is read before the head: every event after that head is booked at or after this reading.
+  const startedAt = deps.clock.now().getTime();
   const head = await deps.logHead();
-  if (await deps.waitForPosition(head, deps.logWaitTimeoutMs ?? 5000)) return;
+  if (await deps.waitForPosition(head, deps.logWaitTimeoutMs ?? 5000)) {
+    deps.ledgerSettled?.settledAt(startedAt);
+    return;
+  }
   throw new LedgerBehind();
 }
 

@@ -9,7 +9,9 @@
  *   - Ledger: BENCH_LEDGER_SMALL orders paid in September 2026 and BENCH_LEDGER_ROWS in October for the measured
  *     partner, plus BENCH_LEDGER_NOISE orders in October spread over BENCH_LEDGER_PARTNERS − 1 other partners,
  *     interleaved with the partner's; each month's orders spread over 25 days. The clock then stands in November,
- *     so both months are closed.
+ *     so both months are closed. The defaults are the issue's workload: 1,000,000 movements over 300 partners
+ *     (10,000 + 100,000 of the measured partner, 890,000 of 299 others), every one a real event through the real
+ *     projector.
  *   - Catalog: BENCH_FEED_SMALL live, accepted products of the measured partner (all searchable), the feed read,
  *     then up to BENCH_OFFERS, the feed read again; the portal pages are read at BENCH_OFFERS SKUs.
  * Figures:
@@ -39,7 +41,7 @@ import type { NewEvent, RecordedEvent } from '../../shared-schema/ports/event-st
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const LEDGER_ROWS = env('BENCH_LEDGER_ROWS', 100_000);
 const LEDGER_SMALL = env('BENCH_LEDGER_SMALL', 10_000);
-const LEDGER_NOISE = env('BENCH_LEDGER_NOISE', 30_000);
+const LEDGER_NOISE = env('BENCH_LEDGER_NOISE', 890_000);
 const LEDGER_PARTNERS = env('BENCH_LEDGER_PARTNERS', 300);
 const OFFERS_N = env('BENCH_OFFERS', 100_000);
 const FEED_SMALL = env('BENCH_FEED_SMALL', 10_000);

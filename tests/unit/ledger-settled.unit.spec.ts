@@ -4,6 +4,7 @@ import { LedgerBehind, untilLedgerSettled } from '../../query-api/routes/ledger.
 import type { QueryDeps } from '../../query-api/app.js';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import { LEDGER, ledgerScopeId } from '../../shared-schema/read-models/ledger.js';
+import { SettledWatermark } from '../../query-api/ledger.js';
 
 const NOW = Date.parse('2026-11-01T03:00:00.000Z');
 
@@ -62,6 +63,44 @@ describe('ledger reads of a window that has ended', () => {
     expect(error).to.be.instanceOf(LedgerBehind);
     expect((error as LedgerBehind).status).to.equal(503);
     expect((error as LedgerBehind).headers).to.deep.equal({ 'Retry-After': '1' });
+  });
+
+  it('read the head once: a window ending before a head already projected was read skips it', async () => {
+    const { deps, calls } = depsWith(true);
+    deps.ledgerSettled = new SettledWatermark();
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    expect(calls.filter((c) => c === 'head')).to.have.length(1);
+    // The same window again, an earlier one, one ending at the instant the head was asked: no head, no wait.
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    await untilLedgerSettled(deps, TENANT, '2026-09-01T03:00:00.000Z');
+    await untilLedgerSettled(deps, TENANT, new Date(NOW).toISOString());
+    expect(calls.filter((c) => !c.startsWith('get '))).to.deep.equal(['head', 'wait 4242 250']);
+    // A window ending after the clock reading the head was asked at: a movement could be in flight; read it again.
+    (deps.clock as ManualClock).advance(60_000);
+    await untilLedgerSettled(deps, TENANT, new Date(NOW + 1).toISOString());
+    await untilLedgerSettled(deps, TENANT, new Date(NOW + 60_000).toISOString());
+    expect(calls.filter((c) => c === 'head')).to.have.length(2);
+  });
+
+  it('keep no mark from a head that was not projected in time', async () => {
+    const { deps, calls } = depsWith(false);
+    deps.ledgerSettled = new SettledWatermark();
+    for (let i = 0; i < 2; i++)
+      await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z').then(
+        () => expect.fail('answered'),
+        (e: unknown) => expect(e).to.be.instanceOf(LedgerBehind),
+      );
+    expect(calls.filter((c) => c === 'head')).to.have.length(2);
+  });
+
+  it('drop the mark when the clock reads earlier than it (a manual clock moved back)', async () => {
+    const { deps, calls } = depsWith(true);
+    deps.ledgerSettled = new SettledWatermark();
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    // Bookings now follow a clock behind the mark: the head is read again before a window is trusted.
+    (deps.clock as ManualClock).set(new Date(NOW - 60_000));
+    await untilLedgerSettled(deps, TENANT, '2026-10-01T03:00:00.000Z');
+    expect(calls.filter((c) => c === 'head')).to.have.length(2);
   });
 
   it('do not wait for a window that has not ended', async () => {
