@@ -107,7 +107,8 @@ test-unit: build
 # the reviewed figures against their targets are docs/performance.md.
 # The write path, projection lag and PATCH on a long stream (tests/bench/run.ts): .bench/bench.json. Then the read
 # paths at volume (tests/bench/read-paths-bench.ts: the statement against GET /conversions, the closing CSV, the portal
-# pages, the channel feeds; sizes BENCH_LEDGER_ROWS, BENCH_OFFERS, ...; a few minutes): .bench/bench-read-paths.json.
+# pages, the channel feeds; sizes BENCH_LEDGER_ROWS, BENCH_OFFERS, ...; the default log of 1,000,000 movements takes
+# 20-40 min to seed on a shared 2-core machine, BENCH_LEDGER_NOISE=30000 for a quick run): .bench/bench-read-paths.json.
 bench: build
 	node dist/tests/bench/run.js
 	node dist/tests/bench/read-paths-bench.js
