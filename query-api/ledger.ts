@@ -67,17 +67,6 @@ export const answerBalance = (b: Balance) => ({
   known_expected_commission_cents: answerCents(b.known),
 });
 
-/**
- * The booking range of a window's page: [since, until), its lower end raised to the keyset's booking time when a page
- * follows another. SQLite bounds an index range by one of the lower bounds given on a column, not their maximum, so
- * with the window's `since` alone beside the keyset each page would walk the index again from the window's start
- * (a month's CSV read in pages of n costs rows²/2n index steps).
- */
-const bookedIn = (window: { since: string; until: string }, after?: readonly Scalar[]) => {
-  const from = after?.[0];
-  return { gte: typeof from === 'string' && from > window.since ? from : window.since, lt: window.until };
-};
-
 /** Movements of `scope` booked in [since, until), in order, after the keyset `after` (recorded_at, position, _id). */
 export function movementsIn(
   view: ReadView,
@@ -87,7 +76,7 @@ export function movementsIn(
   after?: readonly Scalar[],
 ): Promise<MovementDoc[]> {
   return view.find<MovementDoc>(LEDGER.movements, {
-    where: { ...scopeWhere(scope), recorded_at: bookedIn(window, after) },
+    where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
     orderBy: MOVEMENT_ORDER,
     ...(after ? { after } : {}),
     limit,
@@ -172,8 +161,8 @@ export const isClosed = (period: string, now: Date): boolean => now.getTime() >=
  * Movements read per statement of the CSV. Each page's rows and its text are garbage once sent, but what is live when
  * a young-generation collection runs survives it, and survivors summed over a download make V8 enlarge the young
  * generation (by 16 MB at once) or promote: pages of 5,000 (about 1.5 MB of row objects, 0.6 MB of text) grew the
- * heap with the month's size, pages of 500 keep the live set small whatever the month. With each page's range bounded
- * by the keyset (`bookedIn`) a small page costs about what a large one did per row.
+ * heap with the month's size, pages of 500 keep the live set small whatever the month. With each page's index range
+ * starting at the keyset (the read store narrows it) a small page costs about what a large one did per row.
  */
 const CSV_PAGE = 500;
 
@@ -201,7 +190,7 @@ export async function* closingCsv(
     const lines = whole
       ? null
       : await view.find<CsvRow>(LEDGER.movements, {
-          where: { ...scopeWhere(scope), recorded_at: bookedIn(window, after) },
+          where: { ...scopeWhere(scope), recorded_at: { gte: window.since, lt: window.until } },
           orderBy: MOVEMENT_ORDER,
           ...(after ? { after } : {}),
           limit: page,

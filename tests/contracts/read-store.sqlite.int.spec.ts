@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { ManualClock } from '../../shared-schema/ports/clock.js';
 import { SqliteReadStore, type SqliteReadStoreOptions } from '../../infra/adapters/sqlite/read-store.js';
 import { readStoreContract } from './read-store-contract.js';
-import { indexName } from '../../infra/adapters/sqlite/read-store-sql.js';
+import { indexName, narrowedByKeyset } from '../../infra/adapters/sqlite/read-store-sql.js';
 import { until } from '../support/deadline.js';
 import { LEDGER, LEDGER_COLLECTIONS, csvLine, type MovementDoc } from '../../shared-schema/read-models/ledger.js';
 import { closingCsv } from '../../query-api/ledger.js';
@@ -156,6 +156,72 @@ describe('SqliteReadStore', () => {
     const secondStatement = plans[2].findIndex((line, i) => i > 0 && line.startsWith('SEARCH'));
     expect(secondStatement).to.be.greaterThan(0);
     expect(plans[2].slice(0, secondStatement).join(' | ')).to.match(/USE TEMP B-TREE FOR LAST TERM OF ORDER BY$/);
+  });
+
+  it("a page after a keyset starts its index range at the keyset's value when that implies the query's own bound, with the same rows", async () => {
+    const window = { partner_id: 'p1', at: { gte: '2024-01-01', lt: '2024-02-01' } };
+    const byAt = [{ field: 'at' }];
+    // The keyset's value implies the window's start: the range starts at it.
+    expect(narrowedByKeyset(window, byAt, ['2024-01-20', 'c5'])).to.deep.equal({
+      partner_id: 'p1',
+      at: { gte: '2024-01-20', lt: '2024-02-01' },
+    });
+    // It does not (a cursor before the window) or cannot be compared: the query is left as it is.
+    expect(narrowedByKeyset(window, byAt, ['2023-12-31', 'c5'])).to.equal(window);
+    expect(narrowedByKeyset(window, byAt, [7, 'c5'])).to.equal(window);
+    expect(narrowedByKeyset({ at: { gt: '2024-01-20' } }, byAt, ['2024-01-20', 'c5'])).to.deep.equal({
+      at: { gt: '2024-01-20' },
+    });
+    // Descending: the upper bound is the one the keyset implies.
+    expect(narrowedByKeyset({ n: { gte: 1, lt: 100 } }, [{ field: 'n', dir: 'desc' }], [40, 'c5'])).to.deep.equal({
+      n: { lte: 40, gte: 1 },
+    });
+
+    // Pages read with the narrowed ranges hold exactly the rows of one read, in both directions.
+    const store = open();
+    await store.ensureCollections([
+      {
+        name: 'ticks',
+        indexes: [
+          ['partner_id', 'at'],
+          ['partner_id', 'n'],
+        ],
+      },
+    ]);
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 300; i++) {
+        const day = String(1 + ((i * 7) % 40)).padStart(2, '0');
+        const at = Number(day) > 31 ? `2024-02-${String(Number(day) - 31).padStart(2, '0')}` : `2024-01-${day}`;
+        await tx.put('ticks', {
+          _id: `t${String(i).padStart(3, '0')}`,
+          partner_id: i % 3 ? 'p1' : 'p2',
+          at,
+          n: (i * 13) % 97,
+        });
+      }
+    });
+    for (const query of [
+      { where: window, orderBy: byAt },
+      { where: { partner_id: 'p1', n: { gt: 10, lte: 80 } }, orderBy: [{ field: 'n', dir: 'desc' as const }] },
+      { where: { partner_id: 'p1', n: { gt: 10, lte: 80 } }, orderBy: [{ field: 'n' }] },
+    ]) {
+      const whole = (await store.find<{ _id: string }>('ticks', query)).map((d) => d._id);
+      const paged: string[] = [];
+      let after: (string | number)[] | undefined;
+      for (;;) {
+        const page = await store.find<{ _id: string } & Record<string, string | number>>('ticks', {
+          ...query,
+          after,
+          limit: 7,
+        });
+        if (page.length === 0) break;
+        paged.push(...page.map((d) => d._id));
+        const last = page[page.length - 1];
+        after = [last[query.orderBy[0].field], last._id];
+      }
+      expect(whole.length).to.be.greaterThan(20);
+      expect(paged).to.deep.equal(whole);
+    }
   });
 
   it('answers a filter or an order on an indexed or `filtered` field (own column) exactly as on the same field in the document only', async () => {

@@ -15,6 +15,7 @@ import {
   changeLogOf,
   ftsTableOf,
   keysetSegments,
+  narrowedByKeyset,
   orderByClause,
   sortKeys,
   tableOf,
@@ -343,7 +344,7 @@ function tableColumns(collection: string, unsorted: readonly string[]): TableCol
 function findSql(collection: string, query: Query, columns: Columns): { statements: Fragment[]; limit: number } {
   const table = tableOf(collection);
   const keys = sortKeys(query.orderBy, columns);
-  const base = whereParts(query.where, columns);
+  const base = whereParts(narrowedByKeyset(query.where, query.orderBy, query.after), columns);
   const order = orderByClause(keys);
   const out = query.fields === undefined ? 'doc' : projection(query.fields, columns);
   const statements = keysetSegments(keys, query.after).map((segment) => {

@@ -166,6 +166,50 @@ function conditionParts(field: string, cond: Condition, columns: Columns): Fragm
   return parts;
 }
 
+/**
+ * `where` with the first sort key's range taken from the keyset when the keyset's value already implies it: rows
+ * after the cursor lie at or beyond that value. SQLite bounds an index range by one of the lower (upper) bounds a
+ * column is given, not by the tightest, so beside a window's own start a page after a cursor would walk the index
+ * again from the window's start (a month read in pages of n would cost rows²/2n index steps). The rows that match do
+ * not change: a bound is replaced only by one that implies it.
+ */
+export function narrowedByKeyset(
+  where: Where | undefined,
+  orderBy: readonly SortKey[] | undefined,
+  after: Query['after'],
+): Where | undefined {
+  const first = orderBy?.[0] ?? { field: '_id' };
+  const cond = where?.[first.field];
+  const v = Array.isArray(after) ? (after[0] as Scalar) : undefined;
+  if (!where || cond === null || typeof cond !== 'object' || (typeof v !== 'string' && typeof v !== 'number')) {
+    return where;
+  }
+  // SQLite compares text as bytes (BINARY): compare UTF-8 bytes, not UTF-16 code units. Another type: no claim.
+  const order = (a: Scalar | undefined): number | undefined => {
+    if (typeof a === 'number' && typeof v === 'number') return Math.sign(v - a);
+    if (typeof a === 'string' && typeof v === 'string') return Buffer.compare(Buffer.from(v), Buffer.from(a));
+    return undefined;
+  };
+  const implied = (bound: Scalar | undefined, strict: boolean, sign: 1 | -1): boolean => {
+    if (bound === undefined) return true;
+    const o = order(bound);
+    return o !== undefined && (strict ? o === sign : o === sign || o === 0);
+  };
+  const { gt, gte, lt, lte, ...rest } = cond;
+  if (first.dir !== 'desc') {
+    if ((gt === undefined && gte === undefined) || !implied(gt, true, 1) || !implied(gte, false, 1)) return where;
+    return {
+      ...where,
+      [first.field]: { ...rest, gte: v, ...(lt !== undefined ? { lt } : {}), ...(lte !== undefined ? { lte } : {}) },
+    };
+  }
+  if ((lt === undefined && lte === undefined) || !implied(lt, true, -1) || !implied(lte, false, -1)) return where;
+  return {
+    ...where,
+    [first.field]: { ...rest, lte: v, ...(gt !== undefined ? { gt } : {}), ...(gte !== undefined ? { gte } : {}) },
+  };
+}
+
 /** The conditions of `where`, ANDed; `sql` is empty when there are none. */
 /** Up to this many values an `in` list is bound one `?` each; more, and strings only, as one JSON array. */
 const IN_LIST_INLINE_MAX = 8;
