@@ -14,7 +14,14 @@ import { createHash } from 'node:crypto';
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { entryCanonicalJson, feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import {
+  changeTemplate,
+  entryCanonicalJson,
+  feedEntryOf,
+  tsvTemplate,
+  type FeedEntry,
+  type FeedEntryChange,
+} from '../../shared-schema/feeds/feed-offer.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
@@ -34,7 +41,7 @@ import { FEED_CATEGORY, FEED_RETENTION_STREAM, type FeedEvent } from '../../shar
 import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
-type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
+type Change = FeedEntryChange;
 
 /** The stores' facts, read once per unit of work (the events of a batch mostly reach offers of one store). */
 const stores = new UnitDocs<OfferStoreDoc>(FEED_STORES);
@@ -100,7 +107,7 @@ async function writeChanges(tx: ReadTx, position: number, at: Date, changes: rea
   if (changes.length === 0) return;
   const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
-    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when };
+    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when, json: changeTemplate(c) };
     await tx.put(FEED_CHANGES, doc);
   }
 }
