@@ -94,13 +94,14 @@ const change: fc.Arbitrary<FeedEntryChange> = fc.oneof(
   })),
 );
 
-/** Bases with and without a path or a query, and with characters JSON escapes. */
+/** Bases with and without a path or a query, with characters JSON escapes (a lone surrogate at the end, too). */
 const BASES = [
   'http://127.0.0.1:8080',
   'https://shop.example/base',
   'https://x.example/?a=1',
   'https://x.example/a"b\\c',
   'https://exemplo.test/lojã/\u2028',
+  'https://x.test/💡\ud83d',
 ];
 const CHANNELS = ['ch_AAAAAAAAAAAAAAAAAAAAAA', 'ch_a-b_c', 'canal é/?&"'];
 
