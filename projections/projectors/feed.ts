@@ -41,8 +41,6 @@ import { FEED_CATEGORY, FEED_RETENTION_STREAM, type FeedEvent } from '../../shar
 import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
 
-type Change = FeedEntryChange;
-
 /** The stores' facts, read once per unit of work (the events of a batch mostly reach offers of one store). */
 const stores = new UnitDocs<OfferStoreDoc>(FEED_STORES);
 
@@ -77,11 +75,11 @@ export function judgeOffer(
   doc: FeedOfferDoc,
   store: OfferStoreDoc | null,
   at: Date,
-): { doc: FeedOfferDoc; changes: Change[] } {
+): { doc: FeedOfferDoc; changes: FeedEntryChange[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
   const before = heldOf(doc);
   const hash = entry ? entryHash(entry) : null;
-  const changes: Change[] = [];
+  const changes: FeedEntryChange[] = [];
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   if (entry && (!before || hash !== before.hash || entry.id !== before.id)) changes.push({ op: 'upsert', entry });
   // The document keeps the entry's id, hash and line, not the entry: the change holds it, the full feed the line.
@@ -103,7 +101,12 @@ function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_ha
   return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
 }
 
-async function writeChanges(tx: ReadTx, position: number, at: Date, changes: readonly Change[]): Promise<void> {
+async function writeChanges(
+  tx: ReadTx,
+  position: number,
+  at: Date,
+  changes: readonly FeedEntryChange[],
+): Promise<void> {
   if (changes.length === 0) return;
   const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
@@ -172,7 +175,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   if (!store) return;
   await stores.put(tx, store);
   const at = judgedAt(recorded);
-  const changes: Change[] = [];
+  const changes: FeedEntryChange[] = [];
   for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {
     const judged = judgeOffer(offer, store, at);
     if (judged.changes.length === 0) continue;
