@@ -101,6 +101,17 @@ function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_ha
   return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
 }
 
+/**
+ * A change as the model keeps it: with the time it was judged at and its JSON without the address and the channel.
+ * Exported for the search bench, which seeds a backlog of changes as this writes them.
+ */
+export const feedChangeDoc = (_id: string, change: FeedEntryChange, at: string): FeedChangeDoc => ({
+  _id,
+  ...change,
+  at,
+  json: changeTemplate(change),
+});
+
 async function writeChanges(
   tx: ReadTx,
   position: number,
@@ -110,8 +121,7 @@ async function writeChanges(
   if (changes.length === 0) return;
   const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
-    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when, json: changeTemplate(c) };
-    await tx.put(FEED_CHANGES, doc);
+    await tx.put(FEED_CHANGES, feedChangeDoc(feedChangeKey(position, rank), c, when));
   }
 }
 
