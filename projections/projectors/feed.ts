@@ -14,7 +14,14 @@ import { createHash } from 'node:crypto';
 import { asUnion, type RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { ReadTx } from '../../shared-schema/ports/read-store.js';
 import { isSearchable, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
-import { entryCanonicalJson, feedEntryOf, tsvTemplate, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import {
+  changeTemplate,
+  entryCanonicalJson,
+  feedEntryOf,
+  tsvTemplate,
+  type FeedEntry,
+  type FeedEntryChange,
+} from '../../shared-schema/feeds/feed-offer.js';
 import { scopedId } from '../../shared-schema/read-models/scoped-id.js';
 import {
   FEED_CHANGES,
@@ -33,8 +40,6 @@ import type { ProductEvent, ProductInput } from '../../shared-schema/events/prod
 import { FEED_CATEGORY, FEED_RETENTION_STREAM, type FeedEvent } from '../../shared-schema/events/feed.js';
 import { alreadyApplied, streamScope, UnitDocs, type Projector } from '../projector.js';
 import { offerAfter, offerStoreAfter, offerStoreId } from './offers.js';
-
-type Change = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
 
 /** The stores' facts, read once per unit of work (the events of a batch mostly reach offers of one store). */
 const stores = new UnitDocs<OfferStoreDoc>(FEED_STORES);
@@ -70,11 +75,11 @@ export function judgeOffer(
   doc: FeedOfferDoc,
   store: OfferStoreDoc | null,
   at: Date,
-): { doc: FeedOfferDoc; changes: Change[] } {
+): { doc: FeedOfferDoc; changes: FeedEntryChange[] } {
   const entry = store && isSearchable(doc, store, at) ? feedEntryOf(doc, store, doc.description) : null;
   const before = heldOf(doc);
   const hash = entry ? entryHash(entry) : null;
-  const changes: Change[] = [];
+  const changes: FeedEntryChange[] = [];
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   if (entry && (!before || hash !== before.hash || entry.id !== before.id)) changes.push({ op: 'upsert', entry });
   // The document keeps the entry's id, hash and line, not the entry: the change holds it, the full feed the line.
@@ -96,12 +101,27 @@ function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_ha
   return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
 }
 
-async function writeChanges(tx: ReadTx, position: number, at: Date, changes: readonly Change[]): Promise<void> {
+/**
+ * A change as the model keeps it: with the time it was judged at and its JSON without the address and the channel.
+ * Exported for the search bench, which seeds a backlog of changes as this writes them.
+ */
+export const feedChangeDoc = (_id: string, change: FeedEntryChange, at: string): FeedChangeDoc => ({
+  _id,
+  ...change,
+  at,
+  json: changeTemplate(change),
+});
+
+async function writeChanges(
+  tx: ReadTx,
+  position: number,
+  at: Date,
+  changes: readonly FeedEntryChange[],
+): Promise<void> {
   if (changes.length === 0) return;
   const when = at.toISOString();
   for (const [rank, c] of changes.entries()) {
-    const doc: FeedChangeDoc = { _id: feedChangeKey(position, rank), ...c, at: when };
-    await tx.put(FEED_CHANGES, doc);
+    await tx.put(FEED_CHANGES, feedChangeDoc(feedChangeKey(position, rank), c, when));
   }
 }
 
@@ -165,7 +185,7 @@ async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> 
   if (!store) return;
   await stores.put(tx, store);
   const at = judgedAt(recorded);
-  const changes: Change[] = [];
+  const changes: FeedEntryChange[] = [];
   for (const offer of await tx.find<FeedOfferDoc>(FEED_OFFERS, { where: { store_key: id } })) {
     const judged = judgeOffer(offer, store, at);
     if (judged.changes.length === 0) continue;

@@ -4,14 +4,15 @@
  * `next_cursor` is never null: with no change after it, it is where the caller already is. Cursors are signed
  * (shared-schema/http/pagination.ts) and hold the id of the last change given; a cursor the service did not issue
  * is 422. Every channel reads the same changes, with its own `canal` in the links. A cursor from before the changes
- * the retention dropped (or none, once some were dropped) is 410: the channel takes a new snapshot.
+ * the retention dropped (or none, once some were dropped) is 410: the channel takes a new snapshot. The answer is
+ * written as text from what the projector kept with each change (docs/adr/0098-stream-pages.md).
  */
 import type { DoorContext } from '../../shared-schema/http/context.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { fieldError, invalid, ProblemError } from '../../shared-schema/contract/problems.js';
 import { publicQuery } from '../../shared-schema/http/parameters.js';
 import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
-import { feedOffer, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
+import { changeLink, changeOf, changeTemplate, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
 import {
   FEED_CHANGES,
   FEED_MARKS,
@@ -22,6 +23,7 @@ import {
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../shared-schema/feeds/limits.js';
 import type { QueryDeps } from '../app.js';
 
+/** A change as the answer lists it (written as text: `changesPage`). */
 export type FeedChange = { op: 'upsert'; offer: FeedOffer } | { op: 'delete'; id: string };
 
 const SCOPE: CursorScope = { tenant: { env: 'live', partnerId: 'feeds' }, list: 'feed-changes' };
@@ -75,14 +77,58 @@ export async function changesFeed(ctx: DoorContext, deps: QueryDeps, channelId: 
       [{ field: 'cursor', code: 'expired', message: 'The changes after this cursor are no longer kept.' }],
       'The changes after this cursor are no longer kept: read /feeds/offers.tsv again and follow the changes from its Feed-Cursor.',
     );
-  const docs = await deps.reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, {
+  const page = await changesPage(deps.reads, after, limit, deps.publicBaseUrl, channelId);
+  ctx.type = 'application/json';
+  ctx.body = `{"changes":[${page.changes}],"next_cursor":${JSON.stringify(encodeChangesCursor(deps, page.last ?? after))}}`;
+}
+
+type ChangeRow = { _id: string; json: string | null };
+
+/**
+ * The changes after `after` (at most `limit`) as the JSON text of the answer's `changes` array without its brackets,
+ * each change's text the one the projector kept (`changeTemplate`) completed with the channel's links, and the id of
+ * the last one (null when there is none). No document is read nor any JSON written per change: the page's text is
+ * `JSON.stringify` of the changes' objects, byte for byte. A change kept before its text was has none; its document
+ * is read (one read for the page) and its text made by the projector's function.
+ */
+export async function changesPage(
+  reads: ReadView,
+  after: string,
+  limit: number,
+  publicBase: string,
+  channelId: string,
+): Promise<{ changes: string; last: string | null }> {
+  const rows = await reads.find<ChangeRow>(FEED_CHANGES, {
     ...(after !== '' ? { after: [after] } : {}),
     limit,
+    fields: ['json'],
   });
-  const changes: FeedChange[] = docs.map((d) =>
-    d.op === 'upsert'
-      ? { op: 'upsert', offer: feedOffer(d.entry, deps.publicBaseUrl, channelId) }
-      : { op: 'delete', id: d.id },
-  );
-  ctx.body = { changes, next_cursor: encodeChangesCursor(deps, docs.length > 0 ? docs[docs.length - 1]._id : after) };
+  const missing = rows.filter((row) => row.json === null).map((row) => row._id);
+  const earlier =
+    missing.length === 0
+      ? null
+      : new Map(
+          (await reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, { where: { _id: { in: missing } } })).map((d) => [
+            d._id,
+            d,
+          ]),
+        );
+  const link = changeLink(publicBase, channelId);
+  let changes = '';
+  let last: string | null = null;
+  for (const row of rows) {
+    let template = row.json;
+    if (template === null) {
+      const doc = earlier?.get(row._id);
+      // Dropped by the retention between the two reads: the page ends before it, and its cursor then answers 410, as
+      // a page read after the drop would.
+      if (!doc) break;
+      template = changeTemplate(
+        doc.op === 'upsert' ? { op: 'upsert', entry: doc.entry } : { op: 'delete', id: doc.id },
+      );
+    }
+    changes += last === null ? changeOf(template, link) : `,${changeOf(template, link)}`;
+    last = row._id;
+  }
+  return { changes, last };
 }

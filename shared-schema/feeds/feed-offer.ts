@@ -53,19 +53,74 @@ export function feedEntryOf(doc: OfferDoc, store: OfferStoreDoc, description: st
 export const withCanal = (url: string, channelId: string): string =>
   `${url}${url.includes('?') ? '&' : '?'}canal=${encodeURIComponent(channelId)}`;
 
-export function feedOffer(entry: FeedEntry, publicBase: string, channelId: string): FeedOffer {
-  const view = offerView(entry.offer, publicBase);
-  // Completed in place (a fresh view each call): the links keep their places, the feed's fields follow in order,
-  // and no copy of the view is made per offer.
+/** `view` completed in place with the feed's links and fields (its keys' order is the JSON's). */
+function completed(view: OfferView, entry: FeedEntry, offerUrl: string, buyUrl: string): FeedOffer {
+  // In place (a fresh view each call): the links keep their places, the feed's fields follow in order, and no copy
+  // of the view is made per offer.
   return Object.assign(view, {
-    offer_url: withCanal(view.offer_url, channelId),
-    buy_url: withCanal(view.buy_url, channelId),
+    offer_url: offerUrl,
+    buy_url: buyUrl,
     description: entry.description,
     brand: entry.offer.brand,
     gtin: entry.offer.gtin,
     category: entry.category,
     id: entry.id,
   });
+}
+
+export function feedOffer(entry: FeedEntry, publicBase: string, channelId: string): FeedOffer {
+  const view = offerView(entry.offer, publicBase);
+  return completed(view, entry, withCanal(view.offer_url, channelId), withCanal(view.buy_url, channelId));
+}
+
+/** One change of the changes feed as the model keeps it (FEEDS.md: an offer that entered or moved, or left). */
+export type FeedEntryChange = { op: 'upsert'; entry: FeedEntry } | { op: 'delete'; id: string };
+
+/**
+ * The JSON text of a change as `GET /feeds/changes` lists it (`JSON.stringify` of `{op, offer: feedOffer(...)}` or
+ * `{op, id}`), without what depends on the service's address and the channel: `offer_url` and `buy_url` hold the
+ * paths alone (`/p/…`, `/r/…`, percent-encoded: no `"`, `\`, `?` nor `&`). The feed projector keeps it with the
+ * change so that a page is spliced together without reading the change's document (`changeOf` completes it); a
+ * change kept before the text was goes through it at the read, the same bytes.
+ */
+export function changeTemplate(change: FeedEntryChange): string {
+  if (change.op === 'delete') return JSON.stringify({ op: 'delete', id: change.id });
+  const view = offerView(change.entry.offer, '');
+  return JSON.stringify({ op: 'upsert', offer: completed(view, change.entry, view.offer_url, view.buy_url) });
+}
+
+/** What `changeOf` adds to both links of every upsert of one answer, as JSON string text (escaped, unquoted). */
+export interface ChangeLink {
+  before: string;
+  after: string;
+}
+
+const jsonText = (s: string): string => JSON.stringify(s).slice(1, -1);
+
+export function changeLink(publicBase: string, channelId: string): ChangeLink {
+  // As `withCanal` writes the links: the paths never hold a `?`, so the base alone decides between `?` and `&`. Each
+  // part escaped alone is the escape of the whole link: they join at ASCII characters, never inside a surrogate pair.
+  return {
+    before: jsonText(publicBase),
+    after: jsonText(`${publicBase.includes('?') ? '&' : '?'}canal=${encodeURIComponent(channelId)}`),
+  };
+}
+
+const OFFER_URL = '"offer_url":"';
+const BUY_URL = '"buy_url":"';
+
+/**
+ * The change's JSON for the channel, from its `changeTemplate`: the same bytes. The links are found by their keys
+ * searched from the end: after `offer_url` the offer holds only `buy_url` and strings or null (no object whose keys
+ * could repeat them), and inside a JSON string every `"` is escaped, so no value can hold `"offer_url":"`.
+ */
+export function changeOf(template: string, link: ChangeLink): string {
+  if (!template.startsWith('{"op":"upsert"')) return template;
+  const offer = template.lastIndexOf(OFFER_URL) + OFFER_URL.length;
+  const offerEnd = template.indexOf('"', offer);
+  const buy = template.indexOf(BUY_URL, offerEnd) + BUY_URL.length;
+  const buyEnd = template.indexOf('"', buy);
+  return `${template.slice(0, offer)}${link.before}${template.slice(offer, offerEnd)}${link.after}${template.slice(offerEnd, buy)}${link.before}${template.slice(buy, buyEnd)}${link.after}${template.slice(buyEnd)}`;
 }
 
 /** `"1234.56 BRL"` (exact: integer cents). */

@@ -40,6 +40,11 @@ export type FeedChangeDoc = (
 ) & {
   /** The time the change was judged at (ISO); absent from changes written before it was kept. */
   at?: string;
+  /**
+   * The change's JSON as the changes feed lists it, without the service's address and the channel
+   * (`changeTemplate`); absent from changes written before it was kept (the feed then makes it from the change).
+   */
+  json?: string;
 };
 
 export const FEED_MARKS = 'feed_marks';
@@ -75,6 +80,7 @@ export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
     filtered: ['last_write_at', 'tsv'],
   },
   { name: FEED_STORES, indexes: [] },
-  { name: FEED_CHANGES, indexes: [] },
+  // json: a page of the changes feed reads each change's text alone, as a column (no document read per change).
+  { name: FEED_CHANGES, indexes: [], projected: ['json'] },
   { name: FEED_MARKS, indexes: [] },
 ];

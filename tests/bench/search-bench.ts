@@ -62,10 +62,9 @@ import {
   FEED_OFFERS,
   FEED_STORES,
   feedChangeKey,
-  type FeedChangeDoc,
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
-import { judgeOffer } from '../../projections/projectors/feed.js';
+import { feedChangeDoc, judgeOffer } from '../../projections/projectors/feed.js';
 import { send } from '../support/keep-alive.js';
 import { startImageServers } from '../support/https-image-server.js';
 import { coverTestEnv } from '../support/cover-env.js';
@@ -215,17 +214,16 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
         };
         await tx.put(OFFERS, doc);
         // The feed projector's document for this offer's first write (its judgment, its entry's id and hash, its
-        // line in the `tsv` column the full feed reads) and the change it makes (the offer's `upsert`), by the
-        // projector's own function. The changes are ranked as the changes of one event at log position 0 (before
-        // any the service writes from position 1): a backlog a channel following the changes from the start reads
-        // in full pages while the partners write.
+        // line in the `tsv` column the full feed reads) and the change it makes (the offer's `upsert`, with its JSON
+        // in the `json` column the changes feed reads), by the projector's own functions. The changes are ranked as
+        // the changes of one event at log position 0 (before any the service writes from position 1): a backlog a
+        // channel following the changes from the start reads in full pages while the partners write.
         const first: FeedOfferDoc = { ...doc, description: null, in_feed: false, feed_id: null, entry_hash: null };
         const judged = judgeOffer(first, stores[s], now);
         if (!judged.doc.in_feed) throw new Error(`seeded offer ${sku} is not in the feed`);
         await tx.put(FEED_OFFERS, { ...judged.doc, position: 0 });
         for (const change of judged.changes) {
-          const changeDoc: FeedChangeDoc = { _id: feedChangeKey(0, rank++), ...change, at };
-          await tx.put(FEED_CHANGES, changeDoc);
+          await tx.put(FEED_CHANGES, feedChangeDoc(feedChangeKey(0, rank++), change, at));
         }
       }
     });

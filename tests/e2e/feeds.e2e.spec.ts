@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { portOf } from '../../infra/http/gateway.js';
 import { startTestService, type Partner, type TestService } from '../support/service.js';
-import { expectInvalid, expectProblem, runOps, type FieldErr } from '../support/e2e.js';
+import { expectInvalid, expectProblem, rebuildProjection, runOps, type FieldErr } from '../support/e2e.js';
 import { HOUR, publish, putProduct, registerStore } from './commerce-support.js';
 import { getFrom, offer, rootOf, settle, shopperWorld } from './shopper-support.js';
 import {
@@ -297,6 +297,43 @@ describe('channel feeds over HTTP', function () {
       for (const c of [...upserted.changes, ...deleted.changes])
         expect(await check('FeedChange', c as Json)).to.equal('');
       expect(await check('FeedChange', { op: 'delete', id: 'x', more: 1 })).to.not.equal('');
+    });
+
+    it('answers the same bytes for changes kept before their text was, and after a rebuild of the feed', async () => {
+      await offer(t, hub, 'Loja-A', 'chg-2', { title: 'Caneca "grande" \\ azul', description: 'Ç\u2028💡\n"x"' });
+      await settle(t);
+      const pages = async (): Promise<string[]> => {
+        const texts: string[] = [];
+        for (let cursor: string | null = null; ;) {
+          const q = new URLSearchParams({ limit: '3', ...(cursor !== null ? { cursor } : {}) });
+          const r = await feed(t, `/feeds/changes?${q.toString()}`, channel.token);
+          expect(r.status, r.text).to.equal(200);
+          expect(r.headers['content-type']).to.equal('application/json; charset=utf-8');
+          texts.push(r.text);
+          const page = JSON.parse(r.text) as { changes: Change[]; next_cursor: string };
+          if (page.changes.length < 3) return texts;
+          cursor = page.next_cursor;
+        }
+      };
+      const kept = await pages();
+      expect(kept.join('')).to.contain('chg-2').and.contain('"op":"delete"');
+      const changesNow = async () => t.service.reads.find<FeedChangeDoc & Doc>(FEED_CHANGES);
+      const written = await changesNow();
+      expect(written.every((c) => typeof c.json === 'string')).to.equal(true);
+      // The changes as an earlier version wrote them, without their text: every other one, so that pages mix both.
+      await t.service.reads.transact(async (tx) => {
+        for (const [i, c] of written.entries())
+          if (i % 2 === 0) {
+            const { json: _json, ...earlier } = c;
+            await tx.put(FEED_CHANGES, earlier);
+          }
+      });
+      expect((await changesNow()).filter((c) => c.json === undefined)).to.have.length.greaterThan(0);
+      expect(await pages()).to.deep.equal(kept);
+      // A rebuild writes every change again from the log, with its text: the documents and the bytes of before.
+      await rebuildProjection(t, 'feed');
+      expect(await changesNow()).to.deep.equal(written);
+      expect(await pages()).to.deep.equal(kept);
     });
   });
 
