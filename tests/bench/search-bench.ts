@@ -239,11 +239,11 @@ export async function seed(dataDir: string, now: Date): Promise<{ ms: number; by
  * (its marker's `seed` below SEED_VERSION: before the feed's model was seeded, or its documents without the line).
  */
 /**
- * The seed's version, kept in the template's marker: 3 seeds the feed's documents by the feed projector's own
- * judgment (with their `tsv` line) and its changes, 2 the documents without the changes, 1 (`feed: true`) without the
- * line, none before the feed's model was seeded.
+ * The seed's version, kept in the template's marker: 4 seeds the feed's documents by the feed projector's own
+ * judgment (with their `tsv` line) and its changes with their JSON text, 3 the changes without it, 2 the documents
+ * without the changes, 1 (`feed: true`) without the line, none before the feed's model was seeded.
  */
-const SEED_VERSION = 3;
+const SEED_VERSION = 4;
 
 async function seeded(dataDir: string): Promise<{ ms: number; bytes: number; reused: boolean }> {
   const template = process.env.SEARCH_DATA_DIR;
