@@ -88,7 +88,7 @@ export class FreshnessReactor extends PeriodicScan<number> {
       }
       const last = rows[rows.length - 1];
       if (rows.length < batch || !last || this.stopped) {
-        await this.wakeAtNextDue();
+        await this.wakeAtNextDue(now);
         return highest;
       }
       after = [last.lapse_due_at ?? null, last._id];
@@ -100,14 +100,15 @@ export class FreshnessReactor extends PeriodicScan<number> {
    * records what is due before it reads: query-api/feeds/lapses.ts); waking at the next due lapse keeps that window
    * to the timer's slack rather than a scan period. A lapse that becomes due earlier than planned (a product accepted
    * after this scan, with an older write) waits for the periodic scan, as before. Only with a clock that follows real
-   * time: a manual one moves only by the operator, whose move scans at once.
+   * time: a manual one moves only by the operator, whose move scans at once. The next due is looked for from the
+   * instant the scan judged at (`scannedAt`), not from a later reading: a lapse that came due while the scan ran was
+   * not recorded by it, and is the next one (at once).
    */
-  private async wakeAtNextDue(): Promise<void> {
+  private async wakeAtNextDue(scannedAt: string): Promise<void> {
     if (!this.options.wakeAtDue || this.stopped) return;
     const { reads, clock } = this.options.deps;
-    const now = clock.now();
     const [next] = await reads.find<ProductDoc>(PRODUCTS, {
-      where: { base_state: 'accepted', lapse_due_at: { gte: now.toISOString() } },
+      where: { base_state: 'accepted', lapse_due_at: { gte: scannedAt } },
       orderBy: [{ field: 'lapse_due_at' }],
       limit: 1,
     });
@@ -115,7 +116,7 @@ export class FreshnessReactor extends PeriodicScan<number> {
     this.wake = null;
     if (!next?.lapse_due_at || this.stopped) return;
     // Stale only past 48 h: due 1 ms after `lapse_due_at`.
-    const delay = Date.parse(next.lapse_due_at) + 1 - now.getTime();
+    const delay = Date.parse(next.lapse_due_at) + 1 - clock.now().getTime();
     if (delay >= this.options.intervalMs) return;
     this.wake = setTimeout(() => void this.scan(), Math.max(1, delay));
     this.wake.unref();

@@ -127,6 +127,24 @@ describe('freshness reactor (SQLite stores, products projection)', () => {
     await r.stop();
   });
 
+  it('with a clock that follows real time, a lapse that comes due while a scan runs is recorded at once, not at the next periodic scan', async () => {
+    const written = products.now();
+    await products.send('during');
+    await products.cover('during', true);
+    // The scan judges at its first reading, 1 s before the lapse is due; every later reading is past it (the scan
+    // took that long).
+    const due = Date.parse(written) + 48 * HOUR;
+    let readings = 0;
+    const slowScan: Clock = { now: () => new Date(readings++ === 0 ? due - 1000 : due + 5) };
+    const r = reactor(undefined, { clock: slowScan, wakeAtDue: true });
+    r.start();
+    await until(async () => (await lapses('during')).length > 0, 20_000, 'the lapse recorded after the scan', 20);
+    expect(await lapses('during')).to.deep.equal([
+      { sku: 'during', store_id: 's', lapsed_at: new Date(due).toISOString() },
+    ]);
+    await r.stop();
+  });
+
   it('lets a write that races the lapse win: the lapse is decided again, and the new write lapses later', async () => {
     await products.send('raced');
     await products.cover('raced', true);
