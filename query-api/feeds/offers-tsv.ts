@@ -26,7 +26,7 @@ import { encodeChangesCursor, newestChange } from './changes.js';
 import { lapsedWhere, untilLapsesRecorded } from './lapses.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
-export const FEED_PAGE = 2_000;
+export const FEED_PAGE = 250;
 
 type FeedRow = { _id: string; tsv: string | null };
 
