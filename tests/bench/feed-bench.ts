@@ -3,12 +3,17 @@
  *   write) the feed projector's CPU per product write: FEED_BENCH_OFFERS offers in the feed, then FEED_BENCH_WRITES
  *     price changes (each an upsert change), applied in units of 50 as the runner does, the first fifth as warm-up;
  *   read) the full feed's server loop: the same offers read from the store and written as TSV lines for a channel, as
- *     `query-api/feeds/offers-tsv.ts` does (median of 5).
+ *     `query-api/feeds/offers-tsv.ts` does (median of 5);
+ *   changes) the changes feed's CPU per page: FEED_BENCH_PAGES pages (default 200) of 500 of the changes those writes
+ *     made, answered by the build's own `changesFeed` handler, each from a cursor of its own (pages of every offset),
+ *     the body as Koa writes it; the first fifth as warm-up. A SHA-256 of the pages' text is printed: two builds that
+ *     answer the same bytes print the same hash.
  * FEED_BENCH_DIST=<another build's dist> measures that build instead (its projector and read store; the read loop of
  * a build without the kept line is that build's: every document parsed, `isSearchable`, `tsvLine(feedOffer(...))`),
  * for A/B runs in one sitting: `node dist/tests/bench/feed-bench.js` and
  * `FEED_BENCH_DIST=/path/to/base/dist node dist/tests/bench/feed-bench.js`, alternating.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +26,8 @@ const own = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.resolve(process.env.FEED_BENCH_DIST ?? own);
 const N = Number(process.env.FEED_BENCH_OFFERS ?? 20_000);
 const WRITES = Number(process.env.FEED_BENCH_WRITES ?? 30_000);
+const PAGES = Number(process.env.FEED_BENCH_PAGES ?? 200);
+const LIMIT = 500;
 const UNIT = 50;
 const from = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(dist, file)).href) as Promise<T>;
 
@@ -40,6 +47,19 @@ const fo = await from<FeedOffer>('shared-schema/feeds/feed-offer.js');
 const { isSearchable } = await from<{ isSearchable: (o: unknown, s: unknown, now: Date) => boolean }>(
   'shared-schema/shopper/offer-facts.js',
 );
+
+/** What the changes handler touches of Koa's context. */
+interface PageContext {
+  query: Record<string, string>;
+  type: string;
+  body: unknown;
+}
+/** A build before the changes feed has no such module: the changes figure is left out. */
+const changes = await from<{
+  changesFeed: (ctx: PageContext, deps: object, channelId: string) => Promise<void>;
+  encodeChangesCursor: (deps: object, after: string) => string;
+}>('query-api/feeds/changes.js').catch(() => null);
+const { CursorSecret } = await from<{ CursorSecret: new (s: string) => object }>('shared-schema/http/pagination.js');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feed-bench-'));
 const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
@@ -83,6 +103,36 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(since);
   return (c.user + c.system) / 1000;
 };
+
+/** CPU per page of the changes feed, over the changes the writes made, from cursors at every offset. */
+async function changesPages(handler: NonNullable<typeof changes>, base: string, channel: string): Promise<string> {
+  const ids = (await store.find<{ _id: string }>('feed_changes', { fields: [] })).map((d) => d._id);
+  const deps = { reads: store, cursorSecret: new CursorSecret('bench-secret'), publicBaseUrl: base };
+  const starts = ids.length > LIMIT ? ids.slice(0, ids.length - LIMIT) : [];
+  const cursors = Array.from({ length: PAGES }, (_, p) =>
+    p === 0 || starts.length === 0 ? undefined : handler.encodeChangesCursor(deps, starts[(p * 97) % starts.length]),
+  );
+  const page = async (cursor: string | undefined): Promise<string> => {
+    const ctx: PageContext = { query: { limit: String(LIMIT), ...(cursor ? { cursor } : {}) }, type: '', body: null };
+    await handler.changesFeed(ctx, deps, channel);
+    return typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
+  };
+  const warm = Math.floor(PAGES / 5);
+  for (let p = 0; p < warm; p++) await page(cursors[p]);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const c0 = process.cpuUsage();
+  for (let p = warm; p < PAGES; p++) {
+    const text = await page(cursors[p]);
+    bytes += Buffer.byteLength(text);
+    hash.update(text);
+  }
+  const n = PAGES - warm;
+  return (
+    `${(cpuMs(c0) / n).toFixed(3)} ms of CPU a page (${n} pages of ${LIMIT}, ${ids.length} changes, ` +
+    `${Math.round(bytes / n)} bytes a page, sha256 ${hash.digest('hex').slice(0, 16)})`
+  );
+}
 
 try {
   await store.ensureCollections(feedProjector.collections);
@@ -158,9 +208,11 @@ try {
     reads.push({ ms: cpuMs(r0), chars });
   }
   const read = reads.map((r) => r.ms).sort((a, b) => a - b)[2];
+  const pages = changes ? await changesPages(changes, base, channel) : 'no changes feed in this build';
   process.stdout.write(
     `${dist}: write) ${perWrite.toFixed(1)} µs of CPU per product write (${WRITES - warm} writes, ${N} offers in the feed); ` +
-      `read) ${((1000 * read) / N).toFixed(2)} µs of CPU an offer (${N} offers, ${reads[0].chars} characters, median of 5); load ${os.loadavg()[0].toFixed(1)}\n`,
+      `read) ${((1000 * read) / N).toFixed(2)} µs of CPU an offer (${N} offers, ${reads[0].chars} characters, median of 5); ` +
+      `changes) ${pages}; load ${os.loadavg()[0].toFixed(1)}\n`,
   );
 } finally {
   await store.close();
