@@ -91,6 +91,16 @@ export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitFo
     wakeAtDue: config.clock === 'system',
     onError: (err, sku) => log.error({ err, sku }, 'freshness scan failed'),
   });
+  return startScanning(reactor, waitForPosition);
+};
+
+/**
+ * Starts a periodic scan; a move of the manual clock scans at once and waits until what the scan wrote is projected.
+ */
+function startScanning(
+  reactor: { start(): void; stop(): Promise<void>; scan(): Promise<number> },
+  waitForPosition: (position: number, timeoutMs: number) => Promise<unknown>,
+) {
   reactor.start();
   return {
     stop: () => reactor.stop(),
@@ -99,7 +109,7 @@ export const freshnessReactor: ReactorStart = async ({ config, deps, log, waitFo
       if (position > 0) await waitForPosition(position, 10_000);
     },
   };
-};
+}
 
 /** Drops the channel feeds' changes older than their retention (command-api/reactors/feed-retention.ts). */
 export const feedRetentionReactor: ReactorStart = async ({ config, deps, log, waitForPosition }) => {
@@ -109,14 +119,7 @@ export const feedRetentionReactor: ReactorStart = async ({ config, deps, log, wa
     intervalMs: config.freshnessScanMs,
     onError: (err) => log.error({ err }, 'feed retention scan failed'),
   });
-  reactor.start();
-  return {
-    stop: () => reactor.stop(),
-    async clockMoved() {
-      const position = await reactor.scan();
-      if (position > 0) await waitForPosition(position, 10_000);
-    },
-  };
+  return startScanning(reactor, waitForPosition);
 };
 
 /** Pushes the notifications to the partners' webhooks (command-api/reactors/webhook-sender.ts). */
