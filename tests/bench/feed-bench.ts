@@ -60,6 +60,10 @@ const changes = await from<{
   encodeChangesCursor: (deps: object, after: string) => string;
 }>('query-api/feeds/changes.js').catch(() => null);
 const { CursorSecret } = await from<{ CursorSecret: new (s: string) => object }>('shared-schema/http/pagination.js');
+/** The build's own page of the full feed (a build before the constant read pages of 2,000). */
+const { FEED_PAGE = 2000 } = await from<{ FEED_PAGE?: number }>('query-api/feeds/offers-tsv.js').catch(
+  (): { FEED_PAGE?: number } => ({}),
+);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feed-bench-'));
 const store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
@@ -182,7 +186,7 @@ try {
       const page: Doc[] = await store.find('feed_offers', {
         where: kept ? { in_feed: true, last_write_at: { gte: since } } : { in_feed: true },
         ...(after !== null ? { after: [after] } : {}),
-        limit: 2000,
+        limit: FEED_PAGE,
         ...(kept ? { fields: ['tsv'] } : {}),
       });
       let text = '';
@@ -196,7 +200,7 @@ try {
         }
       }
       chars += text.length;
-      if (page.length < 2000) return chars;
+      if (page.length < FEED_PAGE) return chars;
       after = page[page.length - 1]._id;
     }
   }
