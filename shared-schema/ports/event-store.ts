@@ -131,8 +131,11 @@ export interface EventStore {
   /**
    * `headPosition()` read once every append that had begun being recorded before the call has been recorded or
    * refused, so that every event recorded after the position it answers is booked (`recorded_at`) by a clock read
-   * after the call. Optional: without it, `headPosition()` (on EventStoreDB, which offers no such wait short of a
-   * write, an append the leader has stamped but not yet committed can come after the position answered).
+   * after the call. Like `headPosition()`, it answers 0 or the position of an event of the log: a subscription to
+   * the whole log delivers an event at exactly that position, so a consumer that counts the events it applied
+   * reaches it. An adapter may write to answer it, nothing a reader of the port ever sees (SQLite: an empty append
+   * through its writer; EventStoreDB: one barrier event in a stream outside the log it shows). Optional: without
+   * it, `headPosition()`.
    */
   recordedHead?(): Promise<number>;
   /**

@@ -204,6 +204,33 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedEvent
         expect(head).to.be.at.least(position);
         expect(await store.headPosition()).to.be.at.least(head);
       });
+
+      it('recordedHead answers the last event of the log, never below the head before it, and a reader resumes there', async function () {
+        if (!store.recordedHead) return this.skip();
+        const before = await store.headPosition();
+        const s = newStream();
+        const { position } = await store.appendToStream(s, [ev('A')]);
+        const head = await store.recordedHead();
+        expect(head).to.be.at.least(before);
+        // Nothing else in flight: exactly the last event, which a consumer counting the events it applied reaches
+        // (whatever the store wrote to answer is not an event of the log it shows).
+        expect(head).to.equal(position);
+        expect(await store.headPosition()).to.equal(head);
+        expect(await store.recordedHead(), 'asked again with nothing new').to.equal(head);
+        expect((await store.readAll({ fromPosition: head, maxCount: 1 })).map((e) => e.type)).to.deep.equal(['A']);
+        const later = await store.appendToStream(s, [ev('B')]);
+        expect(later.position).to.be.above(head);
+        expect((await store.readAll({ afterPosition: head })).map((e) => e.type)).to.deep.equal(['B']);
+        // The next event a subscription of the whole log delivers after the answer is the one appended after it.
+        const subscription = store.subscribeToAll({ afterPosition: head });
+        try {
+          const next = await within(subscription[Symbol.asyncIterator]().next(), 5000, 'subscription next()');
+          expect(next.done).to.equal(false);
+          expect(summary([next.value as RecordedEvent])).to.deep.equal([`${s}@1:B`]);
+        } finally {
+          await subscription.close();
+        }
+      });
     });
 
     describe('expected revision', () => {

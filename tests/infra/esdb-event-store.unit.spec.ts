@@ -19,7 +19,7 @@ import type {
 import { WrongExpectedRevisionError } from '../../shared-schema/ports/event-store.js';
 import type { NewEvent } from '../../shared-schema/ports/event-store.js';
 import { EsdbEventStore } from '../../infra/adapters/esdb/event-store.js';
-import { AppendTooLargeError } from '../../infra/adapters/esdb/mapping.js';
+import { AppendTooLargeError, BARRIER_EVENT_TYPE, BARRIER_STREAM } from '../../infra/adapters/esdb/mapping.js';
 
 interface Rec {
   stream: string;
@@ -131,7 +131,19 @@ class FakeEsdb {
     } as unknown as ResolvedEvent;
   }
 
-  async appendToStream(stream: string, events: EventData[], options: AppendToStreamOptions) {
+  /** Metadata writes (`$$` streams), and whether the next one is refused (denied by an ACL, say). */
+  metadataWrites = 0;
+  refuseMetadata = false;
+
+  async setStreamMetadata(stream: string, metadata: { maxCount?: number }) {
+    if (this.refuseMetadata) throw new Error('access denied');
+    this.metadataWrites++;
+    const rec = this.write(`$$${stream}`, '$metadata', { $maxCount: metadata.maxCount });
+    return { success: true, nextExpectedRevision: rec.revision, position: { commit: rec.pos, prepare: rec.pos } };
+  }
+
+  async appendToStream(stream: string, one: EventData | EventData[], options: AppendToStreamOptions = {}) {
+    const events = Array.isArray(one) ? one : [one];
     const current = this.log.filter((r) => r.stream === stream);
     const cur = current.length === 0 ? ('no_stream' as const) : BigInt(current.length - 1);
     const exp = options.expectedRevision ?? 'any';
@@ -335,6 +347,79 @@ for (const inclusive of [true, false]) {
       expect(
         await new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't2_' }).readAll(),
       ).to.deep.equal([]);
+    });
+
+    it('recordedHead writes one barrier outside every stream of ours and answers the newest event of ours', async () => {
+      await store.appendToStream('job-1', [ev('A'), ev('B')]);
+      const written = await store.appendToStream('store-1', [ev('S')]);
+      const head = await store.recordedHead();
+      expect(head, 'a position a subscription to our categories delivers: our newest event').to.equal(written.position);
+      const barriers = fake.log.filter((r) => r.stream === BARRIER_STREAM);
+      expect(barriers.map((r) => r.type)).to.deep.equal([BARRIER_EVENT_TYPE]);
+      expect(Number(barriers[0].pos)).to.be.above(head);
+      const metadata = fake.log.filter((r) => r.stream === `$$${BARRIER_STREAM}`);
+      expect(
+        metadata.map((r) => r.data),
+        'a scavenge keeps one barrier',
+      ).to.deep.equal([{ $maxCount: 1 }]);
+      // No reader of ours sees it: the whole log, a category, the head, its own stream.
+      expect((await store.readAll()).map((e) => e.type)).to.deep.equal(['A', 'B', 'S']);
+      expect(await store.readAll({ categories: [BARRIER_STREAM] })).to.deep.equal([]);
+      expect(await store.readStream(BARRIER_STREAM)).to.deep.equal([]);
+      expect(await store.headPosition()).to.equal(head);
+      // The metadata is written once per store; each head read writes one barrier.
+      expect(await store.recordedHead()).to.equal(head);
+      expect(fake.metadataWrites).to.equal(1);
+      expect(fake.log.filter((r) => r.stream === BARRIER_STREAM)).to.have.length(2);
+      // An event appended after the answer is above it, and reading after the answer finds it.
+      const later = await store.appendToStream('job-1', [ev('C')]);
+      expect(later.position).to.be.above(head);
+      expect((await store.readAll({ afterPosition: head })).map((e) => e.type)).to.deep.equal(['C']);
+      expect(await store.recordedHead()).to.equal(later.position);
+      const refused = await store.appendToStream(BARRIER_STREAM, [ev('X')]).catch((e: unknown) => e);
+      expect(refused, 'an append of ours there would never be read').to.be.instanceOf(RangeError);
+    });
+
+    it('recordedHead in a namespace: the barrier is outside it, the answer is the namespace newest event', async () => {
+      const mine = new EsdbEventStore(fake as unknown as EventStoreDBClient, { streamPrefix: 't1_' });
+      expect(await mine.recordedHead(), 'nothing of ours yet').to.equal(0);
+      const written = await mine.appendToStream('job-1', [ev('Mine')]);
+      await store.appendToStream('job-1', [ev('Other')]);
+      expect(await mine.recordedHead()).to.equal(written.position);
+      expect(fake.log.filter((r) => r.stream === BARRIER_STREAM)).to.have.length(2);
+      expect(fake.log.some((r) => r.stream === `t1_${BARRIER_STREAM}`)).to.equal(false);
+      expect((await mine.readAll()).map((e) => e.type)).to.deep.equal(['Mine']);
+    });
+
+    it("recordedHead's scan back stops at the store's previous barrier, not at our last event", async () => {
+      const written = await store.appendToStream('job-1', [ev('A')]);
+      expect(await store.recordedHead()).to.equal(written.position);
+      // Other query processes read the head many times while nothing of ours is written.
+      for (let i = 0; i < 100; i++) fake.write(BARRIER_STREAM, BARRIER_EVENT_TYPE, {});
+      expect(await store.recordedHead()).to.equal(written.position);
+      fake.readAllRecords = 0;
+      expect(await store.recordedHead()).to.equal(written.position);
+      expect(fake.readAllRecords, 'back to the previous barrier only').to.be.at.most(3);
+      // A store with no barrier of its own yet (another process) pages back to our event, and finds the same.
+      const fresh = new EsdbEventStore(fake as unknown as EventStoreDBClient, { pageSize: 3 });
+      fake.readAllRecords = 0;
+      expect(await fresh.recordedHead()).to.equal(written.position);
+      expect(fake.readAllRecords).to.be.above(100);
+      // An event of ours written since is found first.
+      const later = await store.appendToStream('job-2', [ev('B')]);
+      fake.write(BARRIER_STREAM, BARRIER_EVENT_TYPE, {});
+      expect(await store.recordedHead()).to.equal(later.position);
+    });
+
+    it('recordedHead fails while the barrier stream metadata is refused, and writes it on a later call', async () => {
+      const written = await store.appendToStream('job-1', [ev('A')]);
+      fake.refuseMetadata = true;
+      const err = await store.recordedHead().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(Error);
+      expect(fake.log.some((r) => r.stream === BARRIER_STREAM)).to.equal(false);
+      fake.refuseMetadata = false;
+      expect(await store.recordedHead()).to.equal(written.position);
+      expect(fake.metadataWrites).to.equal(1);
     });
 
     it('headPosition of a namespace reads one page back, then filters on the server from the newest position it saw', async () => {

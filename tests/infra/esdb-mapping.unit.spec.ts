@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { ResolvedEvent } from '@eventstore/db-client';
 import {
+  BARRIER_EVENT_TYPE,
+  BARRIER_STREAM,
   appendBytes,
   bookingTime,
   fromEsdbCurrent,
@@ -14,6 +16,7 @@ import {
   uuidv7,
 } from '../../infra/adapters/esdb/mapping.js';
 import { isLoopbackUrl, urlHosts } from '../support/server-url.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 
 function resolved(stream: string, type: string, over: Record<string, unknown> = {}): ResolvedEvent {
   return {
@@ -78,6 +81,19 @@ describe('EventStoreDB mapping', () => {
     expect(inScope('store', 'T', { streamPrefix: '', categories: ['store'] })).to.equal(true);
     expect(serverPrefixes(scope)).to.deep.equal(['t1_store']);
     expect(serverPrefixes({ streamPrefix: 't1_' })).to.deep.equal(['t1_']);
+  });
+
+  it("keeps the recorded head's barrier stream out of every read, in production and in a namespace", () => {
+    const categories = Object.values(CATEGORIES);
+    expect(inScope(BARRIER_STREAM, BARRIER_EVENT_TYPE, { streamPrefix: '' })).to.equal(false);
+    expect(inScope(BARRIER_STREAM, BARRIER_EVENT_TYPE, { streamPrefix: '', categories })).to.equal(false);
+    expect(inScope(BARRIER_STREAM, BARRIER_EVENT_TYPE, { streamPrefix: 'recordedhead_' })).to.equal(false);
+    expect(toRecorded(resolved(BARRIER_STREAM, BARRIER_EVENT_TYPE), { streamPrefix: '' })).to.equal(undefined);
+    // No category filter on the server (the projections' subscription) even sends it over the wire.
+    for (const prefix of serverPrefixes({ streamPrefix: '', categories }))
+      expect(BARRIER_STREAM.startsWith(prefix), prefix).to.equal(false);
+    // The name of a stream of ours next to it is still ours.
+    expect(inScope(`${BARRIER_STREAM}x`, 'T', { streamPrefix: '' })).to.equal(true);
   });
 
   it('filters subscriptions on the server: by stream prefix, or by excluding system event types', () => {

@@ -19,9 +19,13 @@
  *   read from the newest position of ours this store has seen (0 at first) to the head of the log: only our events
  *   cross the wire, the server scans the log from there (see `headPosition`).
  *
+ * - `recordedHead` writes one barrier event (to `BARRIER_STREAM`, outside every namespace, never read as ours), then
+ *   answers `headPosition`: see `recordedHead`.
+ *
  * Every method needs a server: the contract suite runs against one when EVENTSTORE_URL is set.
  */
 import {
+  ANY,
   BACKWARDS,
   END,
   EventStoreDBClient,
@@ -47,6 +51,8 @@ import type {
 } from '../../../shared-schema/ports/event-store.js';
 import {
   AppendTooLargeError,
+  BARRIER_EVENT_TYPE,
+  BARRIER_STREAM,
   DEFAULT_MAX_APPEND_BYTES,
   appendBytes,
   fromEsdbCurrent,
@@ -82,6 +88,12 @@ export interface EsdbEventStoreOptions {
   booking?: Booking;
 }
 
+/** A barrier `recordedHead` wrote (its position) and the head it read once the barrier's append had answered. */
+interface KnownBarrier {
+  barrier: number;
+  head: number;
+}
+
 export class EsdbEventStore implements EventStore {
   private readonly prefix: string;
   private readonly maxAppendBytes: number;
@@ -90,6 +102,10 @@ export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<EsdbSubscription>();
   /** The newest position of ours this store has seen (appends, reads): a valid start for a filtered read. */
   private floor = 0;
+  /** The barrier stream's `$maxCount` metadata, written once per store (again after a failure). */
+  private barrierMetadata?: Promise<void>;
+  /** This store's newest barrier and the head `recordedHead` read after it. */
+  private lastBarrier?: KnownBarrier;
 
   /** `url` is an `esdb://` connection string, e.g. `esdb://127.0.0.1:2113?tls=false`. */
   static connect(url: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
@@ -117,6 +133,8 @@ export class EsdbEventStore implements EventStore {
     const bytes = appendBytes(events);
     if (bytes > this.maxAppendBytes) throw new AppendTooLargeError(stream, bytes, this.maxAppendBytes);
     const name = this.prefix + stream;
+    // Its events would be dropped by every read of ours (mapping.ts `inScope`): written, then never seen.
+    if (name === BARRIER_STREAM) throw new RangeError(`${BARRIER_STREAM} is the recorded head's barrier stream`);
     if (events.length === 0) return this.emptyAppend(stream, expectedRevision);
     const data = events.map((e) =>
       jsonEvent({ id: uuidv7(), type: e.type, data: (e.data ?? null) as JSONType, metadata: e.metadata }),
@@ -265,8 +283,18 @@ export class EsdbEventStore implements EventStore {
    * namespace that has written nothing, the whole log, once per call, until it writes.
    */
   async headPosition(): Promise<number> {
+    return this.newestOfOurs();
+  }
+
+  /**
+   * `headPosition`, and with `known` (the last barrier of this store and the head read after it), the scan back
+   * stops at that barrier: below it, nothing of ours is newer than `known.head` (see `recordedHead`). In production
+   * the barriers of every query process pile up in `$all` between our events while the service is quiet (until a
+   * scavenge): without this stop, each head read would page back through all of them.
+   */
+  private async newestOfOurs(known?: KnownBarrier): Promise<number> {
     const scope: EventScope = { streamPrefix: this.prefix, booking: this.booking };
-    const page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
+    let page = Math.min(this.pageSize, 64); // the newest event is nearly always ours: read little
     let from: ReadPosition = END;
     let newest: number | undefined;
     for (;;) {
@@ -278,10 +306,12 @@ export class EsdbEventStore implements EventStore {
         if (newest === undefined && oldest) newest = positionToNumber(oldest);
         const e = toRecorded(resolved, scope);
         if (e) return this.saw(e.position);
+        if (known && oldest && positionToNumber(oldest) <= known.barrier) return this.saw(known.head);
       }
       if (seen < page || !oldest || newest === undefined) return 0; // the whole log was read: nothing of ours
       if (this.prefix) break; // a namespace: filtered on the server from here
       from = oldest; // the whole log (production): its newest non-system event is close, keep paging back
+      page = this.pageSize; // further back than one small page: larger pages
     }
     const [last] = await readFiltered({
       client: this.client,
@@ -291,6 +321,64 @@ export class EsdbEventStore implements EventStore {
       keep: 'last',
     });
     return last ? this.saw(last.position) : this.floor;
+  }
+
+  /**
+   * `headPosition()` read once every event the leader had begun writing before the call is readable, so that every
+   * event of ours after the position answered was written, and stamped (`created`), after the call.
+   *
+   * EventStoreDB offers no wait for the writes in flight short of a write of one's own, so this appends one barrier
+   * event, then reads the head. Read from the server's code (KurrentDB / EventStoreDB; no server runs where this was
+   * written, the contract suite runs it when EVENTSTORE_URL is set):
+   * - the leader's storage writer is one thread: it writes records in log order and stamps each prepare's `created`
+   *   as it writes it, so every event written before the barrier is below it and every event written after it is
+   *   above it and stamped later (a step back of the leader's clock aside);
+   * - an append is answered only once the index has committed its last record (RequestManagerBase `AllEventsWritten`
+   *   waits for `CommitSource.IndexedPosition` to reach it), and the index commits only what the replication
+   *   checkpoint covers, in log order: when the barrier's append answers, every record below it is replicated and
+   *   readable, and `$all` reads, which are served below the replication checkpoint, see all of them;
+   * - the barrier carries a fresh event id, so it is never taken for an idempotent retry (answered at once, from the
+   *   earlier write, without that wait).
+   * So the newest event of ours read after the answer is at or above every event of ours below the barrier, and an
+   * event of ours above the position answered is above the barrier: stamped after the call.
+   *
+   * The answer is a position of ours (an event's, or 0), not the barrier's: the projections advance by the events
+   * they apply (their subscription follows our categories and never sees the barrier), so a wait for the barrier's
+   * own position would only end with the next event of ours. Waiting for the newest event of ours below the barrier
+   * asks exactly as much: every event of ours below the barrier applied.
+   *
+   * The barrier stream keeps one event (`$maxCount` 1, set once per store before its first barrier): a scavenge
+   * removes the others from `$all`. Until then they lie between our events; the scan back for the head stops at
+   * this store's previous barrier (`newestOfOurs`), so it crosses only what was written since. Reads through the
+   * leader (the driver's default `nodePreference`): a follower may not have replicated the barrier yet when its
+   * append answers.
+   *
+   * With `booking: 'event'` (the manual clock) the barrier changes nothing of what a booking is: an event is booked
+   * at the time its command read, which the server does not order; an append whose command read the clock before
+   * the call and reached the leader after the barrier is above the position answered and booked before the call.
+   */
+  async recordedHead(): Promise<number> {
+    const barrier = await this.barrier();
+    const head = await this.newestOfOurs(this.lastBarrier);
+    if (barrier !== undefined && (!this.lastBarrier || barrier > this.lastBarrier.barrier)) {
+      this.lastBarrier = { barrier, head };
+    }
+    return head;
+  }
+
+  /** Writes one barrier event; answers its position (undefined when the server's answer carries none). */
+  private async barrier(): Promise<number | undefined> {
+    this.barrierMetadata ??= this.client.setStreamMetadata(BARRIER_STREAM, { maxCount: 1 }).then(
+      () => undefined,
+      (err: unknown) => {
+        this.barrierMetadata = undefined; // the next head read tries again
+        throw err;
+      },
+    );
+    await this.barrierMetadata;
+    const barrier = jsonEvent({ id: uuidv7(), type: BARRIER_EVENT_TYPE, data: {} });
+    const written = await this.client.appendToStream(BARRIER_STREAM, barrier, { expectedRevision: ANY });
+    return written.position ? positionToNumber(written.position) : undefined;
   }
 
   private saw(position: number): number {

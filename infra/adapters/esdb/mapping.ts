@@ -115,8 +115,9 @@ export function uuidv7(nowMs: number = Date.now()): string {
 }
 
 /**
- * Which events of `$all` belong to this store: never system events (stream or type starting with `$`), only
- * streams under `streamPrefix` (a namespace, '' in production), and, when given, only the listed categories.
+ * Which events of `$all` belong to this store: never system events (stream or type starting with `$`) nor the
+ * barrier stream of `recordedHead` (`BARRIER_STREAM`), only streams under `streamPrefix` (a namespace, '' in
+ * production), and, when given, only the listed categories.
  */
 export interface EventScope {
   streamPrefix: string;
@@ -141,8 +142,19 @@ export interface EventScope {
  */
 export type Booking = 'server' | 'event';
 
+/**
+ * The stream `recordedHead` writes its barrier events to (event-store.ts `recordedHead`). Never a stream of ours: its
+ * name is taken as stored, outside every namespace (no prefix before it), starts with no category of ours (so no
+ * category filter on the server lets it through), and `inScope` drops it by name, which covers the production
+ * namespace '' under which every other name is ours. Not a `$` stream: writing one needs the `$admins` role under
+ * the server's default ACL (`$systemStreamAcl`), a user stream only the default `$userStreamAcl` (`$w`, `$mw`: `$all`).
+ */
+export const BARRIER_STREAM = 'recordedhead_barrier';
+export const BARRIER_EVENT_TYPE = 'RecordedHeadBarrier';
+
 export function inScope(storedStream: string, type: string, scope: EventScope): boolean {
   if (storedStream.startsWith('$') || type.startsWith('$')) return false;
+  if (storedStream === BARRIER_STREAM) return false;
   if (!storedStream.startsWith(scope.streamPrefix)) return false;
   if (!scope.categories) return true;
   return scope.categories.includes(categoryOf(storedStream.slice(scope.streamPrefix.length)));
