@@ -11,8 +11,11 @@ import { keepAliveAgent, send } from '../support/keep-alive.js';
 export interface LoadJob {
   /** Base URL: the service's (ending in /v1) or the bare server's (which answers any path). */
   base: string;
-  /** `put`: PUT {base}/products/{sku} over many SKUs; `patch-pair`: sequential PATCHes alternating between `skus`. */
-  mode: 'put' | 'patch-pair';
+  /**
+   * `put`: PUT {base}/products/{sku} over many SKUs; `patch-pair`: sequential PATCHes alternating between `skus`;
+   * `conversion`: POST {base}/conversions, a `paid` event of a new order each (`conversion` says the click).
+   */
+  mode: 'put' | 'patch-pair' | 'conversion';
   key: string;
   storeId: string;
   /** SKUs are `${prefix}-${connection}-${n % 16}` in `put` mode. */
@@ -24,6 +27,8 @@ export interface LoadJob {
   ratePerSec?: number;
   /** Epoch ms of the first `updated_at`; each request adds 1 ms, so a SKU's writes are never stale. */
   baseUpdatedAtMs: number;
+  /** `conversion` mode: the click every order is attributed to, and when it occurred (the orders' `paid_at`). */
+  conversion?: { clickId: string; paidAt: string };
 }
 
 export interface LoadResult {
@@ -57,6 +62,25 @@ export function productPut(storeId: string, sku: string, n: number, updatedAtMs:
   });
 }
 
+/** A `paid` event of a new order of two lines, attributed to the job's click. */
+function conversionPost(job: LoadJob, orderId: string): string {
+  const { clickId, paidAt } = job.conversion!;
+  return JSON.stringify({
+    event_id: `e-${orderId}`,
+    order_id: orderId,
+    store_id: job.storeId,
+    click_id: clickId,
+    status: 'paid',
+    currency: 'BRL',
+    paid_at: paidAt,
+    occurred_at: paidAt,
+    items: [
+      { sku: 'a', quantity: 1, unit_price_cents: 1990, refunded_cents: 0 },
+      { sku: 'b', quantity: 2, unit_price_cents: 4990, refunded_cents: 0 },
+    ],
+  });
+}
+
 async function run(job: LoadJob): Promise<LoadResult> {
   const agent = keepAliveAgent(job.concurrency);
   const headers = { Authorization: `Bearer ${job.key}` };
@@ -82,7 +106,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
     let method: string;
     let body: string;
     let skuIndex = -1;
-    if (job.mode === 'put') {
+    if (job.mode === 'conversion') {
+      url = new URL(`${job.base}/conversions`);
+      method = 'POST';
+      body = conversionPost(job, `${job.prefix}-${n}`);
+    } else if (job.mode === 'put') {
       const sku = `${job.prefix}-${connection}-${n % 16}`;
       url = new URL(`${job.base}/products/${sku}`);
       method = 'PUT';

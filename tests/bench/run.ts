@@ -6,7 +6,9 @@
  *   a) PUT /products/{sku} through the gateway: req/s, p50/p99; the same load against a bare node:http server (in this
  *      process, same JSON parse) and the ratio between the two (target >= 25 %); the same with logging off.
  *   b) projection lag, from an append's commit to the projections having committed it (runner position), p50/p99,
- *      while PUTs run at half the rate measured in (a) (target p99 <= 20 ms).
+ *      while PUTs run at half the rate measured in (a) (target p99 <= 20 ms); then the same while conversions (POST
+ *      /conversions, a `paid` order each, in the test environment) run at that rate: the lag of the order events,
+ *      whose projectors (the ledger's movements, the reports, the notifications) are others than the products'.
  *   c) PATCH latency on a product whose stream holds 10 events vs 10 000 (seeded by direct appends): ratio of the
  *      medians (target <= 1.5).
  * Prints a table and writes it to .bench/bench.json and .bench/bench.md (tests/support/bench-results.ts). BENCH_SECONDS scales the measuring phases (default 8);
@@ -222,7 +224,15 @@ async function serviceOf(): Promise<{ loadConfig: typeof loadConfig; startServic
   return { loadConfig: config.loadConfig, startService: service.startService };
 }
 
-async function setUp(service: Service): Promise<{ api: string; key: string; partnerId: string }> {
+interface BenchPartner {
+  api: string;
+  key: string;
+  partnerId: string;
+  /** The partner's test key, with the store and a click the conversions are attributed to. */
+  test: { key: string; clickId: string; paidAt: string };
+}
+
+async function setUp(service: Service): Promise<BenchPartner> {
   const admin = client(`http://127.0.0.1:${portOf(service.admin)}/admin/v1`, service.adminToken);
   const partner = await admin.post('/partners', { name: 'Hub Bench', partner_type: 'hub' });
   const key = await admin.post(`/partners/${partner.body.partner_id}/keys`, { environment: 'live' });
@@ -233,7 +243,31 @@ async function setUp(service: Service): Promise<{ api: string; key: string; part
   );
   if (put.status !== 200) throw new Error(`store: ${put.status} ${JSON.stringify(put.body)}`);
   await admin.post(`/partners/${partner.body.partner_id}/live/stores/${STORE}/approve`, {});
-  return { api, key: key.body.api_key, partnerId: partner.body.partner_id };
+  return {
+    api,
+    key: key.body.api_key,
+    partnerId: partner.body.partner_id,
+    test: await testClick(admin, api, partner.body.partner_id),
+  };
+}
+
+/** A test key of the partner, its store and products, and a sandbox click (the contract's way to a test order). */
+async function testClick(
+  admin: ReturnType<typeof client>,
+  api: string,
+  partnerId: string,
+): Promise<BenchPartner['test']> {
+  const key = (await admin.post(`/partners/${partnerId}/keys`, { environment: 'test' })).body.api_key as string;
+  const test = client(api, key);
+  const store = await test.put(`/stores/${STORE}`, storeBody({ default_commission: { type: 'percentage', rate: 10 } }));
+  if (store.status !== 200) throw new Error(`test store: ${store.status} ${JSON.stringify(store.body)}`);
+  for (const sku of ['a', 'b']) {
+    const put = await test.put(`/products/${sku}`, JSON.parse(productPut(STORE, sku, 0, BASE_MS)));
+    if (put.status !== 200) throw new Error(`test product: ${put.status} ${JSON.stringify(put.body)}`);
+  }
+  const click = await test.post('/sandbox/clicks', { store_id: STORE, sku: 'a' }, { 'Idempotency-Key': 'bench-click' });
+  if (click.status !== 200) throw new Error(`sandbox click: ${click.status} ${JSON.stringify(click.body)}`);
+  return { key, clickId: click.body.click_id as string, paidAt: click.body.occurred_at as string };
 }
 
 /** Appends `count` events to one product stream directly through the event store (ProductUpserted, then patches). */
@@ -284,7 +318,7 @@ async function main(): Promise<void> {
   const bare = await bareServer();
   const load = new LoadGenerator();
   try {
-    const { api, key, partnerId } = await setUp(service);
+    const { api, key, partnerId, test } = await setUp(service);
     const job = (over: Partial<LoadJob>): LoadJob => ({
       base: api,
       mode: 'put',
@@ -351,20 +385,31 @@ async function main(): Promise<void> {
       return;
     }
 
-    step('b) projection lag at half the rate of (a)');
+    // Every append's lag while `work` runs: from its commit to the projections having committed it.
     const events = service.events as SqliteEventStore;
-    const lags: number[] = [];
-    let measuring = true;
-    const off = events.onAppended((position) => {
-      if (!measuring) return;
-      const t0 = performance.now();
-      void service.runner.waitFor(position, 10_000).then((ok) => ok && lags.push(performance.now() - t0));
-    });
+    const lagWhile = async (work: LoadJob): Promise<{ lags: number[]; load: Figure }> => {
+      const lags: number[] = [];
+      let measuring = true;
+      const off = events.onAppended((position) => {
+        if (!measuring) return;
+        const t0 = performance.now();
+        void service.runner.waitFor(position, 10_000).then((ok) => ok && lags.push(performance.now() - t0));
+      });
+      const paced = summarize(await load.run(work));
+      measuring = false;
+      off();
+      await service.runner.waitFor(await events.headPosition(), 60_000);
+      return { lags: sortNum(lags), load: paced };
+    };
     const halfRate = Math.max(1, Math.round(gateway.rps / 2));
-    const paced = summarize(await load.run(job({ prefix: 'b', ratePerSec: halfRate, baseUpdatedAtMs: nextStamp() })));
-    measuring = false;
-    off();
-    const lagSorted = sortNum(lags);
+    step('b) projection lag at half the rate of (a), PUTs');
+    const { lags: lagSorted, load: paced } = await lagWhile(
+      job({ prefix: 'b', ratePerSec: halfRate, baseUpdatedAtMs: nextStamp() }),
+    );
+    step('b) projection lag at the same rate, conversions');
+    const orders = await lagWhile(
+      job({ prefix: 'o', mode: 'conversion', key: test.key, ratePerSec: halfRate, conversion: test }),
+    );
 
     step('c) PATCH on a stream of 10 events vs 10 000');
     await seedStream(service, partnerId, 'short', 10);
@@ -413,12 +458,17 @@ async function main(): Promise<void> {
       [
         'b) projection lag',
         `p50 ${f2(pct(lagSorted, 50))} ms`,
-        `p99 ${f2(pct(lagSorted, 99))} ms, max ${f2(lagSorted[lagSorted.length - 1] ?? NaN)} ms over ${lags.length} commits; target p99 <= 20 ms`,
+        `p99 ${f2(pct(lagSorted, 99))} ms, max ${f2(lagSorted[lagSorted.length - 1] ?? NaN)} ms over ${lagSorted.length} commits; target p99 <= 20 ms`,
       ],
       [
         'b) write load during (b)',
         `${f1(paced.rps)} req/s`,
         `asked ${halfRate} req/s; PUT p50 ${f2(paced.p50)} ms, p99 ${f2(paced.p99)} ms`,
+      ],
+      [
+        'b) projection lag, conversions',
+        `p50 ${f2(pct(orders.lags, 50))} ms`,
+        `p99 ${f2(pct(orders.lags, 99))} ms, max ${f2(orders.lags[orders.lags.length - 1] ?? NaN)} ms over ${orders.lags.length} commits; p99 ÷ the PUTs': ${f2(pct(orders.lags, 99) / pct(lagSorted, 99))}; POST /conversions at ${f1(orders.load.rps)} req/s (asked ${halfRate}), p50 ${f2(orders.load.p50)} ms, p99 ${f2(orders.load.p99)} ms, statuses ${JSON.stringify(orders.load.statuses)}`,
       ],
       [
         'c) PATCH, stream of 10',
