@@ -15,9 +15,10 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { Clock } from '../shared-schema/ports/clock.js';
+import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Projector } from './projector.js';
-import { replay } from './replay.js';
+import { replay, type ReplayOptions } from './replay.js';
 import { projectorCollections, type ParkedEvent } from './parking.js';
 import {
   GENERATIONS_COLLECTION,
@@ -49,6 +50,9 @@ export interface RebuildProgress {
   eta_seconds: number | null;
   error?: string;
 }
+
+/** The options every replay of one rebuild run shares (`Rebuilder.replaying`). */
+type Replaying = Required<Pick<ReplayOptions, 'pageSize' | 'onStep' | 'now'>> & Pick<ReplayOptions, 'onParked'>;
 
 export class UnknownProjectionError extends Error {}
 export class RebuildRunningError extends Error {}
@@ -186,64 +190,97 @@ export class ProjectionRebuilder {
   }
 
   private async execute(projector: Projector, run: Run): Promise<void> {
-    const { reads, events, gate } = this.options;
-    const pageSize = this.options.pageSize ?? 10_000;
-    // The catch-up converged once a pass had at most this many events to apply: the switch then replays no more
-    // than what arrives meanwhile, with the live runner held (a large unit of the catch-up would hold it too long).
-    const converged = Math.min(pageSize, SWITCH_BACKLOG);
+    const { reads } = this.options;
     const name = projector.name;
     const from = reads.generationOf(name);
-    // 1. Reserve the next generation number and start it empty.
-    const before = await this.generationDoc(name);
-    const next = Math.max(before?.highest ?? 0, from) + 1;
+    const next = await this.startGeneration(projector, from);
     run.progress.generation = next;
-    await reads.inner.transact(async (tx) => {
-      await tx.put(GENERATIONS_COLLECTION, {
-        ...(before ?? emptyDoc(name, from)),
-        highest: next,
-      } satisfies GenerationDoc);
-    });
-    await this.emptyGeneration(projector, next, 'without text indexes');
     const target = reads.pinned(name, next);
-    const onStep = (step: { position: number; applied: number }) => {
-      run.progress.position = step.position;
-      run.applied += step.applied;
-      run.progress.events_applied = run.applied;
-    };
-    const cancelled = () => this.closed;
-    const pace = () => this.pace(run);
-    const now = () => this.options.clock.now().toISOString();
-    const parking = { now, ...(this.options.onParked ? { onParked: this.options.onParked } : {}) };
-    // 2. Catch up in passes, each up to the live checkpoint seen at its start. A pass that had more to apply than the
-    //    one before means the writes outrun the speed limit: the limit is then lifted so the passes converge.
-    let position = 0;
-    let previous = Infinity;
-    for (;;) {
-      if (this.closed) throw new Error('rebuild cancelled by shutdown');
-      run.progress.head = await events.headPosition();
-      const live = await reads.getCheckpoint(name);
-      const appliedBefore = run.applied;
-      position = await replay(events, target, [projector], {
-        after: position,
-        upTo: live,
-        pageSize,
-        onStep,
-        cancelled,
-        pace,
-        ...parking,
-      });
-      const applied = run.applied - appliedBefore;
-      if (applied <= converged) break;
-      if (applied >= previous) run.unpaced = true;
-      previous = applied;
-    }
+    const replaying = this.replaying(run);
+    const position = await this.catchUp(projector, run, target, replaying);
     // The text indexes, left out while the catch-up loaded the documents, are built now in one pass over them
     // (about half the cost of an offers rebuild was keeping them row by row); the last pass and the live writes after
     // the switch keep them as usual.
     await target.ensureCollections(projectorCollections(projector));
     await this.options.beforeSwitch?.(name);
-    // 3. Switch, with the live runner held between two units.
     run.progress.state = 'switching';
+    await this.switchTo(projector, { from, next, target, position }, replaying);
+    run.progress.state = 'done';
+    run.progress.finished_at = this.options.clock.now().toISOString();
+    // Tell other processes; empty the old generation once their maps have surely moved on.
+    await this.options.messaging?.publish(GENERATION_SWITCHED, name).catch(() => undefined);
+    this.later(this.options.dropGraceMs ?? 10_000, () => this.dropGeneration(projector, from));
+  }
+
+  /** Reserves the generation after every one used so far (`from` the live one) and starts it empty. */
+  private async startGeneration(projector: Projector, from: number): Promise<number> {
+    const before = await this.generationDoc(projector.name);
+    const next = Math.max(before?.highest ?? 0, from) + 1;
+    await this.options.reads.inner.transact(async (tx) => {
+      await tx.put(GENERATIONS_COLLECTION, {
+        ...(before ?? emptyDoc(projector.name, from)),
+        highest: next,
+      } satisfies GenerationDoc);
+    });
+    await this.emptyGeneration(projector, next, 'without text indexes');
+    return next;
+  }
+
+  /** What every replay of the run shares: its page size, its progress, where parked events are stamped. */
+  private replaying(run: Run): Replaying {
+    return {
+      pageSize: this.options.pageSize ?? 10_000,
+      onStep: (step) => {
+        run.progress.position = step.position;
+        run.applied += step.applied;
+        run.progress.events_applied = run.applied;
+      },
+      now: () => this.options.clock.now().toISOString(),
+      ...(this.options.onParked ? { onParked: this.options.onParked } : {}),
+    };
+  }
+
+  /**
+   * Catches up in passes, each up to the live checkpoint seen at its start, until a pass had little enough to apply
+   * that the switch can replay the rest with the live runner held (a large unit of the catch-up would hold it too
+   * long). A pass that had more to apply than the one before means the writes outrun the speed limit: the limit is
+   * then lifted so that the passes converge. Resolves with the position reached.
+   */
+  private async catchUp(projector: Projector, run: Run, target: ReadStore, replaying: Replaying): Promise<number> {
+    const { reads, events } = this.options;
+    const converged = Math.min(replaying.pageSize, SWITCH_BACKLOG);
+    let position = 0;
+    let previous = Infinity;
+    for (;;) {
+      if (this.closed) throw new Error('rebuild cancelled by shutdown');
+      run.progress.head = await events.headPosition();
+      const live = await reads.getCheckpoint(projector.name);
+      const appliedBefore = run.applied;
+      position = await replay(events, target, [projector], {
+        ...replaying,
+        after: position,
+        upTo: live,
+        cancelled: () => this.closed,
+        pace: () => this.pace(run),
+      });
+      const applied = run.applied - appliedBefore;
+      if (applied <= converged) return position;
+      if (applied >= previous) run.unpaced = true;
+      previous = applied;
+    }
+  }
+
+  /**
+   * With the live runner held between two units: replays what came since the catch-up and, in the same unit as the
+   * last of it, makes `next` the live generation (the old one queued to be dropped).
+   */
+  private async switchTo(
+    projector: Projector,
+    { from, next, target, position }: { from: number; next: number; target: ReadStore; position: number },
+    replaying: Replaying,
+  ): Promise<void> {
+    const { reads, events, gate } = this.options;
+    const name = projector.name;
     await gate.whileHeld(async () => {
       if (this.closed) throw new Error('rebuild cancelled by shutdown');
       const live = await reads.getCheckpoint(name);
@@ -257,20 +294,13 @@ export class ProjectionRebuilder {
         switched_position: live,
       };
       await replay(events, target, [projector], {
+        ...replaying,
         after: position,
         upTo: live,
-        pageSize,
-        onStep,
-        ...parking,
         finish: (tx) => tx.put(GENERATIONS_COLLECTION, switched),
       });
       reads.setGeneration(name, next);
     });
-    run.progress.state = 'done';
-    run.progress.finished_at = this.options.clock.now().toISOString();
-    // 4. Tell other processes; empty the old generation once their maps have surely moved on.
-    await this.options.messaging?.publish(GENERATION_SWITCHED, name).catch(() => undefined);
-    this.later(this.options.dropGraceMs ?? 10_000, () => this.dropGeneration(projector, from));
   }
 
   /** Waits as long as needed to keep the run under `maxEventsPerSecond`. */

@@ -24,79 +24,19 @@ export function makeThrowawayCertificates(
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cover-ca-'));
   const file = (name: string) => path.join(dir, name);
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  // A command line of plain words, then arguments that may hold anything (a name).
+  const openssl = (words: string, ...args: string[]) =>
+    execFileSync('openssl', [...words.split(' '), ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    fs.writeFileSync(
-      file('ca.cnf'),
-      [
-        '[req]',
-        'distinguished_name = dn',
-        'prompt = no',
-        '[dn]',
-        'CN = Partner Commerce throw-away CA (demo and tests)',
-        '[v3]',
-        'basicConstraints = critical,CA:TRUE',
-        'keyUsage = critical,keyCertSign,cRLSign',
-        'subjectKeyIdentifier = hash',
-      ].join('\n'),
+    fs.writeFileSync(file('ca.cnf'), CA_CONFIG);
+    fs.writeFileSync(file('server.ext'), serverExtensions(names, ips));
+    // The authority: self-signed, with the extensions of `ca.cnf`.
+    openssl(`req -x509 ${EC_KEY} ${DAYS} -keyout ca.key -out ca.pem -config ca.cnf -extensions v3`);
+    // The server's key and request, then its certificate signed by the authority with `server.ext`.
+    openssl(`req -new ${EC_KEY} -keyout server.key -out server.csr -subj`, `/CN=${names[0] ?? 'localhost'}`);
+    openssl(
+      `x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 ${DAYS} -extfile server.ext -out server.pem`,
     );
-    const sans = [...names.map((n) => `DNS:${n}`), ...ips.map((ip) => `IP:${ip}`)].join(',');
-    fs.writeFileSync(
-      file('server.ext'),
-      [
-        `subjectAltName = ${sans}`,
-        'basicConstraints = CA:FALSE',
-        'keyUsage = critical,digitalSignature',
-        'extendedKeyUsage = serverAuth',
-        'authorityKeyIdentifier = keyid',
-        'subjectKeyIdentifier = hash',
-      ].join('\n'),
-    );
-    openssl([
-      'req',
-      '-x509',
-      ...ecKey,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-config',
-      'ca.cnf',
-      '-extensions',
-      'v3',
-    ]);
-    openssl([
-      'req',
-      '-new',
-      ...ecKey,
-      '-keyout',
-      'server.key',
-      '-out',
-      'server.csr',
-      '-subj',
-      `/CN=${names[0] ?? 'localhost'}`,
-    ]);
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-set_serial',
-      '1',
-      '-days',
-      '2',
-      '-extfile',
-      'server.ext',
-      '-out',
-      'server.pem',
-    ]);
     return {
       caCert: fs.readFileSync(file('ca.pem'), 'utf8'),
       key: fs.readFileSync(file('server.key'), 'utf8'),
@@ -105,4 +45,34 @@ export function makeThrowawayCertificates(
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A P-256 key, unencrypted. */
+const EC_KEY = '-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes';
+/** Throw-away: two days, enough for a demo or a test run. */
+const DAYS = '-days 2';
+
+const CA_CONFIG = [
+  '[req]',
+  'distinguished_name = dn',
+  'prompt = no',
+  '[dn]',
+  'CN = Partner Commerce throw-away CA (demo and tests)',
+  '[v3]',
+  'basicConstraints = critical,CA:TRUE',
+  'keyUsage = critical,keyCertSign,cRLSign',
+  'subjectKeyIdentifier = hash',
+].join('\n');
+
+/** The server certificate's extensions: its names, and a server's uses only. */
+function serverExtensions(names: readonly string[], ips: readonly string[]): string {
+  const sans = [...names.map((n) => `DNS:${n}`), ...ips.map((ip) => `IP:${ip}`)].join(',');
+  return [
+    `subjectAltName = ${sans}`,
+    'basicConstraints = CA:FALSE',
+    'keyUsage = critical,digitalSignature',
+    'extendedKeyUsage = serverAuth',
+    'authorityKeyIdentifier = keyid',
+    'subjectKeyIdentifier = hash',
+  ].join('\n');
 }
