@@ -19,6 +19,7 @@ import { portalRoutes } from './portal/routes.js';
 import type { EventStore } from '../shared-schema/ports/event-store.js';
 import type { ProductSearch } from '../shared-schema/shopper/search-policy.js';
 import type { SettledWatermark } from './ledger.js';
+import type { FeedPace } from './feeds/pace.js';
 
 export interface QueryDeps {
   reads: ReadStore;
@@ -41,6 +42,8 @@ export interface QueryDeps {
   recordDueLapses?: (at: Date) => Promise<number>;
   /** The zlib level of the full feed sent gzipped (FEED_GZIP_LEVEL). Default DEFAULT_FEED_GZIP_LEVEL (shared-schema/feeds/limits.ts). */
   feedGzipLevel?: number;
+  /** The process's budget of offers a second for the full feed (FEED_OFFERS_PER_SECOND); absent, unpaced. */
+  feedPace?: FeedPace;
   /**
    * How far, by the service clock, the log is known projected (query-api/ledger.ts): a read of a window ending at or
    * before it skips `logHead`. One per query process; absent, every read of an ended window reads the head.

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { coverFetcherOptionsFromEnv } from '../adapters/cover/cover-fetch-config.js';
 import type { CoverFetcherOptions } from '../adapters/cover/cover-fetcher.js';
 import { BODY_RULES, type BodyRules } from '../../command-api/json-body.js';
-import { DEFAULT_FEED_GZIP_LEVEL } from '../../shared-schema/feeds/limits.js';
+import { DEFAULT_FEED_GZIP_LEVEL, DEFAULT_FEED_OFFERS_PER_SECOND } from '../../shared-schema/feeds/limits.js';
 
 /** One operator's admin token and the name recorded as the actor of what it does. */
 export interface NamedAdminToken {
@@ -130,6 +130,8 @@ export interface Config {
   feedChangesRetentionDays: number;
   /** FEED_GZIP_LEVEL: the zlib level of the full feed sent gzipped (query-api/feeds/offers-tsv.ts). */
   feedGzipLevel: number;
+  /** FEED_OFFERS_PER_SECOND: offers a second a query process streams in full feeds, all downloads together (query-api/feeds/pace.ts). */
+  feedOffersPerSecond: number;
   /** Deliveries of a cover-check item (the first included) before it is a dead letter. */
   coverCheckMaxDeliveries: number;
   /** Pause before retrying a failed cover check, doubled per delivery. */
@@ -455,6 +457,13 @@ export const SETTINGS = {
       "zlib compression level of the full feed (`/feeds/offers.tsv`) when the channel accepts gzip: 1 (the default, as nginx's `gzip_comp_level`) costs the query door less than half the compression CPU of 6 (zlib's own default) for about 7 % more bytes; a higher level trades that CPU, and the download's pace, for fewer bytes on the wire",
     readBy: ['make run', 'query-api'],
   }),
+  FEED_OFFERS_PER_SECOND: setting({
+    kind: integer(1_000, 100_000_000),
+    fallback: DEFAULT_FEED_OFFERS_PER_SECOND,
+    meaning:
+      "offers a second one query process streams in full feeds (`/feeds/offers.tsv`), every download together: a million offers in 5 s at the default, and the feeds' share of the process's CPU bounded whatever the number of channels downloading at once, so that the shoppers' searches keep their pace. Raise it on a process with cores to spare",
+    readBy: ['make run', 'query-api'],
+  }),
   WEBHOOK_SCAN_MS: setting({
     kind: integer(10, 3_600_000),
     fallback: 5_000,
@@ -591,6 +600,7 @@ function toConfig(s: SettingValues, adminTokens: readonly NamedAdminToken[], cov
     freshnessScanMs: s.FRESHNESS_SCAN_MS,
     feedChangesRetentionDays: s.FEED_CHANGES_RETENTION_DAYS,
     feedGzipLevel: s.FEED_GZIP_LEVEL,
+    feedOffersPerSecond: s.FEED_OFFERS_PER_SECOND,
     dataDir: path.resolve(s.DATA_DIR),
     apiBaseUrl: s.API_BASE_URL ?? `http://127.0.0.1:${s.PORT}/v1`,
     publicBaseUrl: s.PUBLIC_BASE_URL ?? `http://127.0.0.1:${s.PORT}`,

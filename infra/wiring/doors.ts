@@ -21,6 +21,7 @@ import { resolveCursorSecret, resolveWebhookKey } from './data-dir-secret.js';
 import type { CommandDeps } from '../../command-api/services/context.js';
 import { queryDoor, type QueryDeps } from '../../query-api/app.js';
 import { limitInFlight, searchHere } from '../../query-api/public/product-search.js';
+import { FeedPace } from '../../query-api/feeds/pace.js';
 import { SettledWatermark } from '../../query-api/ledger.js';
 import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import type { CompletedRequest } from '../http/request-envelope.js';
@@ -186,6 +187,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}, writes?: 
     recordDueLapses: lapseRecorder(parts, writes ?? commandDeps(parts)),
     cursorSecret: resolveCursorSecret(config),
     feedGzipLevel: config.feedGzipLevel,
+    feedPace: new FeedPace(config.feedOffersPerSecond),
     productSearch: limitInFlight(productSearch ?? searchHere(reads), config.searchesInFlight),
   };
   return buildDoorApp(

@@ -24,6 +24,7 @@ import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/
 import type { QueryDeps } from '../app.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
 import { lapsedWhere, untilLapsesRecorded } from './lapses.js';
+import type { FeedPace } from './pace.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
 export const FEED_PAGE = 250;
@@ -31,7 +32,8 @@ export const FEED_PAGE = 250;
 type FeedRow = { _id: string; tsv: string | null };
 
 /**
- * The lines of the offers searchable at `now`: those the model holds in the feed (judged by `isSearchable` at their
+ * The lines of the offers searchable at `now`, each page taken from `pace` (the process's budget for the full feed)
+ * when there is one: those the model holds in the feed (judged by `isSearchable` at their
  * last event, every check but the clock's fixed since) whose last write is not more than 48 h before `now` (rule 3,
  * the one check that moves with the clock), compared in the query. Each line is the one the projector kept
  * (`tsvTemplate`), completed with the channel's link; an offer projected before lines were kept has none, and its
@@ -42,6 +44,7 @@ export async function* feedLines(
   now: Date,
   publicBase: string,
   channelId: string,
+  pace?: FeedPace,
 ): AsyncGenerator<string> {
   yield TSV_HEADER;
   const link = tsvLink(publicBase, channelId);
@@ -83,6 +86,7 @@ export async function* feedLines(
     // hold the loop for the whole download, while the searches' and the writes' requests, answers and the search
     // threads' replies wait behind it. A page is a few ms of work; a turn between pages costs the feed nothing.
     await nextTurn();
+    await pace?.take(page.length);
   }
 }
 
@@ -110,7 +114,8 @@ export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: str
   ctx.type = 'text/tab-separated-values; charset=utf-8';
   if (ctx.method === 'HEAD') return;
   // Bytes, not objects: the stream holds one page of text ahead of the socket (or of gzip), not 16.
-  const body = Readable.from(feedLines(deps.reads, now, deps.publicBaseUrl, channelId), { objectMode: false });
+  const lines = feedLines(deps.reads, now, deps.publicBaseUrl, channelId, deps.feedPace);
+  const body = Readable.from(lines, { objectMode: false });
   if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
     // Level 1 by default (FEED_GZIP_LEVEL): a few more bytes than zlib's 6 for a fraction of its CPU, which keeps a

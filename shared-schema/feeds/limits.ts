@@ -7,3 +7,9 @@ export const MAX_CHANGES_LIMIT = 1000;
  * `gzip_comp_level` (docs/adr/0107-feed-gzip-level.md).
  */
 export const DEFAULT_FEED_GZIP_LEVEL = 1;
+
+/**
+ * Offers a second a query process streams in full feeds, all downloads together, unless FEED_OFFERS_PER_SECOND says
+ * otherwise (query-api/feeds/pace.ts, docs/adr/new-feed-pace.md).
+ */
+export const DEFAULT_FEED_OFFERS_PER_SECOND = 200_000;

@@ -26,7 +26,10 @@ export interface Doc {
 
 export interface CollectionSpec {
   name: string;
-  /** Each entry is one compound index over top-level fields, in order. `_id` is always unique and indexed. */
+  /**
+   * Each entry is one compound index over top-level fields, in order. `_id` is always unique and indexed. An index a
+   * store holds from an earlier declaration of the collection and no longer declared is dropped.
+   */
   indexes: readonly (readonly string[])[];
   /** Documents whose `expires_at` (ISO string or epoch ms) is in the past may be removed by the store. */
   expires?: boolean;

@@ -786,6 +786,33 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         expect(ids(await store.find(c, { where: { v: 3 } }))).to.deep.equal(['c']);
         expect(ids(await store.find(c))).to.deep.equal(['c']);
       });
+      it('ensureCollections drops an index no longer declared and keeps answering from the ones that are', async () => {
+        const c = await collection([['v'], ['w', 'v']]);
+        await putAll(c, [
+          { _id: 'a', v: 1, w: 'x' },
+          { _id: 'b', v: 2, w: 'x' },
+        ]);
+        const inspect = opened.inspect;
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });
+        // The collection declared again as a later version of its reader shapes it: one index gone, one new.
+        await store.ensureCollections([
+          {
+            name: c,
+            indexes: [
+              ['w', 'v'],
+              ['v', '_id', 'w'],
+            ],
+          },
+        ]);
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 2 });
+        await store.ensureCollections([{ name: c, indexes: [['w', 'v']] }]);
+        if (inspect) expect(await inspect.collection(c)).to.deep.equal({ exists: true, indexes: 1 });
+        expect(ids(await store.find(c, { where: { v: 2 } }))).to.deep.equal(['b']);
+        expect(ids(await store.find(c, { where: { w: 'x' }, orderBy: [{ field: 'v', dir: 'desc' }] }))).to.deep.equal([
+          'b',
+          'a',
+        ]);
+      });
     });
     describe('projections (`fields`)', () => {
       const docs: Doc[] = [

@@ -162,17 +162,24 @@ export class MongoReadStore implements ReadStore, TextSearchable {
         if (!(err instanceof MongoServerError && err.code === NAMESPACE_EXISTS)) throw err;
       }
       const c = coll(this.db, spec.name);
+      const declared = new Set(['_id_']);
       for (const fields of spec.indexes) {
-        if (fields.length > 0) await c.createIndex(fields.map((f) => [encodeKey(f), 1] as [string, 1]));
+        if (fields.length > 0) declared.add(await c.createIndex(fields.map((f) => [encodeKey(f), 1] as [string, 1])));
       }
-      if ('expires' in spec && spec.expires) await c.createIndex([[EXPIRES_FIELD, 1]], { expireAfterSeconds: 0 });
+      if ('expires' in spec && spec.expires) {
+        declared.add(await c.createIndex([[EXPIRES_FIELD, 1]], { expireAfterSeconds: 0 }));
+      }
       const text = 'text' in spec ? spec.text : undefined;
       if (text && text.length > 0) {
         this.text.set(spec.name, [...text]);
-        await c.createIndex(TEXT_INDEX, { name: TEXT_INDEX_NAME });
+        declared.add(await c.createIndex(TEXT_INDEX, { name: TEXT_INDEX_NAME }));
         await this.giveWords(spec.name, text);
       } else {
         this.text.delete(spec.name);
+      }
+      // An index left by an earlier declaration of the collection would only cost every write.
+      for (const { name } of await c.listIndexes().toArray()) {
+        if (typeof name === 'string' && !declared.has(name)) await c.dropIndex(name);
       }
     }
   }

@@ -208,13 +208,18 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             db.exec(`ALTER TABLE ${table} ADD COLUMN ${columnOf(f)}`);
             db.exec(`UPDATE ${table} SET ${columnOf(f)} = ${docFieldExpr(f)}`);
           }
+          const declared = new Set<string>();
           for (const index of indexes) {
             const columns = index.map((f) => (f === '_id' ? '_id' : columnOf(f)));
             if (!index.includes('_id')) columns.push('_id');
             db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
-            db.exec(
-              `CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index, 'columns')} ON ${table} (${columns.join(', ')})`,
-            );
+            const name = indexName(spec.name, index, 'columns');
+            declared.add(name.slice(1, -1));
+            db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
+          }
+          // An index of ours the spec no longer declares (a read that changed its shape) would only cost every put.
+          for (const { name } of db.prepare(`PRAGMA index_list(${table})`).all() as { name: string }[]) {
+            if (name.startsWith('ix_') && name.endsWith('__c') && !declared.has(name)) db.exec(`DROP INDEX "${name}"`);
           }
           if (spec.text && spec.text.length > 0) {
             const fts = ftsTableOf(spec.name).slice(1, -1);
