@@ -10,6 +10,6 @@ export const DEFAULT_FEED_GZIP_LEVEL = 1;
 
 /**
  * Offers a second a query process streams in full feeds, all downloads together, unless FEED_OFFERS_PER_SECOND says
- * otherwise (query-api/feeds/pace.ts, docs/adr/new-feed-pace.md).
+ * otherwise (query-api/feeds/pace.ts, docs/adr/0111-feed-pace.md).
  */
 export const DEFAULT_FEED_OFFERS_PER_SECOND = 200_000;
