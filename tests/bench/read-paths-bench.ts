@@ -24,7 +24,8 @@
  *     of 500 p99 (target <= 20 ms).
  * BENCH_ONLY=ledger: the ledger's figures alone; BENCH_ONLY=portal: the portal's (both seeded); BENCH_ONLY=feed: the
  * feeds' (both seeded; small BENCH_LEDGER_* sizes make it quick). BENCH_READ_SAMPLES (default 100): pages timed per ledger endpoint.
- * FEED_GZIP_LEVEL: the service's gzip level of the full feed for the run (default the service's).
+ * FEED_GZIP_LEVEL: the service's gzip level of the full feed for the run (default the service's); FEED_OFFERS_PER_SECOND:
+ * the feeds' budget of offers a second (default the service's, which the offers/s figure then measures).
  * RSS is this process's (service and client; the client only counts bytes), sampled every 5 ms after a collection.
  * Writes .bench/bench-read-paths.json and .md (tests/support/bench-results.ts).
  */
@@ -402,6 +403,8 @@ async function main(): Promise<void> {
     FEED_CHANGES_RETENTION_DAYS: '3650',
     // FEED_GZIP_LEVEL set: the full feed's gzip at that level (an A/B of the level), else the service's default.
     ...(process.env.FEED_GZIP_LEVEL ? { FEED_GZIP_LEVEL: process.env.FEED_GZIP_LEVEL } : {}),
+    // FEED_OFFERS_PER_SECOND set: the feeds' budget for the run (e.g. 100000000: what the process can stream).
+    ...(process.env.FEED_OFFERS_PER_SECOND ? { FEED_OFFERS_PER_SECOND: process.env.FEED_OFFERS_PER_SECOND } : {}),
   });
   const root = t.api.replace(/\/v1$/, '');
   const rows: Row[] = [];
@@ -540,7 +543,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     const file = writeBenchResults('bench-read-paths', {
-      command: `${process.env.BENCH_ONLY ? `BENCH_ONLY=${process.env.BENCH_ONLY} ` : ''}BENCH_READ_SAMPLES=${SAMPLES} BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} node dist/tests/bench/read-paths-bench.js`,
+      command: `${process.env.BENCH_ONLY ? `BENCH_ONLY=${process.env.BENCH_ONLY} ` : ''}BENCH_READ_SAMPLES=${SAMPLES} BENCH_LEDGER_ROWS=${LEDGER_ROWS} BENCH_LEDGER_SMALL=${LEDGER_SMALL} BENCH_LEDGER_NOISE=${LEDGER_NOISE} BENCH_LEDGER_PARTNERS=${LEDGER_PARTNERS} BENCH_OFFERS=${OFFERS_N} BENCH_FEED_SMALL=${FEED_SMALL} ${process.env.FEED_OFFERS_PER_SECOND ? `FEED_OFFERS_PER_SECOND=${process.env.FEED_OFFERS_PER_SECOND} ` : ''}node dist/tests/bench/read-paths-bench.js`,
       figures: {
         rows: Object.fromEntries(rows.map(([m, fig, d]) => [m, { figure: fig, detail: d }])),
         seconds,
