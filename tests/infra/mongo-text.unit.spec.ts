@@ -96,8 +96,23 @@ describe('MongoReadStore text search through a stand-in driver', () => {
   type Call = { collection: string; op: string; args: unknown[] };
   function standIn(existing: Record<string, Record<string, unknown>[]>) {
     const calls: Call[] = [];
+    // The indexes each collection holds: `_id_`, one an earlier version declared, and those created (named as the
+    // driver names them: the `name` option, else each key and its direction joined by `_`).
+    const indexes = new Map<string, Set<string>>();
+    const held = (name: string) => indexes.get(name) ?? indexes.set(name, new Set(['_id_', 'earlier_1'])).get(name)!;
     const collection = (name: string) => ({
-      createIndex: async (...args: unknown[]) => void calls.push({ collection: name, op: 'createIndex', args }),
+      createIndex: async (...args: unknown[]) => {
+        calls.push({ collection: name, op: 'createIndex', args });
+        const [keys, options] = args as [[string, number][], { name?: string } | undefined];
+        const index = options?.name ?? keys.map(([k, d]) => `${k}_${d}`).join('_');
+        held(name).add(index);
+        return index;
+      },
+      listIndexes: () => ({ toArray: async () => [...held(name)].map((index) => ({ name: index })) }),
+      dropIndex: async (index: string) => {
+        calls.push({ collection: name, op: 'dropIndex', args: [index] });
+        held(name).delete(index);
+      },
       bulkWrite: async (...args: unknown[]) => void calls.push({ collection: name, op: 'bulkWrite', args }),
       updateOne: async (...args: unknown[]) => void calls.push({ collection: name, op: 'updateOne', args }),
       find: (...args: unknown[]) => {
@@ -132,6 +147,12 @@ describe('MongoReadStore text search through a stand-in driver', () => {
     ]);
     expect(calls.filter((c) => c.op === 'createIndex').map((c) => [c.collection, c.args])).to.deep.equal([
       ['texts', [[[TEXT_FIELD, 1]], { name: 'text_words' }]],
+    ]);
+    // The index an earlier version declared is dropped; the ones declared stay.
+    expect(calls.filter((c) => c.op === 'dropIndex').map((c) => [c.collection, c.args])).to.deep.equal([
+      ['texts', ['earlier_1']],
+      ['plain', ['earlier_1']],
+      ['checkpoints', ['earlier_1']],
     ]);
     const backfill = calls.find((c) => c.op === 'bulkWrite' && c.collection === 'texts')!;
     expect(backfill.args[0]).to.deep.equal([
