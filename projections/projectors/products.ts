@@ -29,6 +29,7 @@ import {
   type FanOutDoc,
   type OwedStoreState,
   type ProductCountDoc,
+  type ProductCountKey,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -99,11 +100,28 @@ async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<voi
   }
 }
 
+/**
+ * Whether two count keys name the same row: what their `countId`s would say (a missing value reads as null there),
+ * without writing the two ids, for the writes (most of them) that stay in their row.
+ */
+function sameCountKey(a: ProductCountKey, b: ProductCountKey): boolean {
+  return (
+    a.partner_id === b.partner_id &&
+    a.env === b.env &&
+    (a.store_id ?? null) === (b.store_id ?? null) &&
+    a.base_state === b.base_state &&
+    (a.page_host ?? null) === (b.page_host ?? null) &&
+    (a.available ?? null) === (b.available ?? null) &&
+    (a.reason_codes ?? null) === (b.reason_codes ?? null) &&
+    (a.hour ?? null) === (b.hour ?? null)
+  );
+}
+
 /** Moves a product from the count row of its stored document to the one of its next, when they differ. */
 async function recount(tx: ReadTx, stored: ProductDoc | null, next: ProductDoc): Promise<void> {
   if (!(await countsKept(tx, stored === null))) return;
   if (stored !== null) {
-    if (countId(countKeyOf(stored)) === countId(countKeyOf(next))) return;
+    if (sameCountKey(countKeyOf(stored), countKeyOf(next))) return;
     await addCount(tx, stored, -1);
   }
   await addCount(tx, next, 1);
