@@ -222,6 +222,11 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         lapse_due_at: freshUntil(e.data.received_at),
         published_at: current && !current.removed ? current.published_at : null,
         position: 0,
+        // Set by `save`. Listed here, in the place its copy gives them, so that the copy only replaces values: V8
+        // copies an object with keys added after the spread several times slower (measured: ~5 µs per write here).
+        page_host: '',
+        available: false,
+        reason_codes: '',
       };
       break;
     case 'ProductPatched':
