@@ -106,10 +106,10 @@ async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<voi
  */
 function sameCountKey(a: ProductCountKey, b: ProductCountKey): boolean {
   return (
-    a.partner_id === b.partner_id &&
-    a.env === b.env &&
+    (a.partner_id ?? null) === (b.partner_id ?? null) &&
+    (a.env ?? null) === (b.env ?? null) &&
     (a.store_id ?? null) === (b.store_id ?? null) &&
-    a.base_state === b.base_state &&
+    (a.base_state ?? null) === (b.base_state ?? null) &&
     (a.page_host ?? null) === (b.page_host ?? null) &&
     (a.available ?? null) === (b.available ?? null) &&
     (a.reason_codes ?? null) === (b.reason_codes ?? null) &&
