@@ -83,7 +83,12 @@ export function judgeOffer(
   if (before && (!entry || entry.id !== before.id)) changes.push({ op: 'delete', id: before.id });
   if (entry && (!before || hash !== before.hash || entry.id !== before.id)) changes.push({ op: 'upsert', entry });
   // The document keeps the entry's id, hash and line, not the entry: the change holds it, the full feed the line.
-  const { entry: _earlier, ...facts } = doc;
+  // (Only a document of the earlier shape has an entry to leave out: the others are copied whole, which is cheaper.)
+  let facts: FeedOfferDoc = doc;
+  if ('entry' in doc) {
+    const { entry: _earlier, ...rest } = doc;
+    facts = rest;
+  }
   return {
     doc: {
       ...facts,
@@ -94,11 +99,6 @@ export function judgeOffer(
     },
     changes,
   };
-}
-
-/** The fields that say what a channel holds, as the document has them (an earlier document: its entry). */
-function heldFields(doc: FeedOfferDoc): Pick<FeedOfferDoc, 'feed_id' | 'entry_hash' | 'entry'> {
-  return doc.feed_id !== undefined ? { feed_id: doc.feed_id, entry_hash: doc.entry_hash } : { entry: doc.entry };
 }
 
 /**
@@ -158,22 +158,33 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
   let next: FeedOfferDoc | null;
   if (recorded.type === 'ProductFreshnessLapsed') next = current;
   else {
+    // `offerAfter` made a new document: the feed's fields are added to it in place, in the order a copy would have.
     const facts = offerAfter(current, recorded, id);
     if (!facts) return;
     const upserted = (recorded.data as { product?: ProductInput }).product;
-    next = {
-      ...facts,
-      description: upserted ? (upserted.description ?? null) : (current?.description ?? null),
-      in_feed: current?.in_feed ?? false,
-      ...(current ? heldFields(current) : { feed_id: null, entry_hash: null }),
-    };
+    next = facts as FeedOfferDoc;
+    next.description = upserted ? (upserted.description ?? null) : (current?.description ?? null);
+    next.in_feed = current?.in_feed ?? false;
+    if (current === null) {
+      next.feed_id = null;
+      next.entry_hash = null;
+    } else if (current.feed_id !== undefined) {
+      // What a channel holds, as the document has it (an earlier document: its entry).
+      next.feed_id = current.feed_id;
+      next.entry_hash = current.entry_hash;
+    } else next.entry = current.entry;
+    // `judgeOffer` sets the line: its place is held here, where its copy would add it after the entry's id and hash,
+    // so that the copy only replaces values (V8 copies several times slower when keys are added after a spread).
+    // A document of the earlier shape is left as it is: its copy leaves the entry out and puts those after.
+    if (!('tsv' in next) && !('entry' in next)) next.tsv = null;
   }
   if (!next) return;
   const store = await stores.get(tx, next.store_key);
-  const judged = judgeOffer(next, store, judgedAt(recorded));
+  const at = judgedAt(recorded);
+  const judged = judgeOffer(next, store, at);
   judged.doc.position = recorded.position;
   await tx.put(FEED_OFFERS, judged.doc);
-  await writeChanges(tx, recorded.position, judgedAt(recorded), judged.changes);
+  await writeChanges(tx, recorded.position, at, judged.changes);
 }
 
 async function onStoreEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void> {

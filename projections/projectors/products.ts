@@ -29,6 +29,7 @@ import {
   type FanOutDoc,
   type OwedStoreState,
   type ProductCountDoc,
+  type ProductCountKey,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -99,11 +100,28 @@ async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<voi
   }
 }
 
+/**
+ * Whether two count keys name the same row: what their `countId`s would say (a missing value reads as null there),
+ * without writing the two ids, for the writes (most of them) that stay in their row.
+ */
+function sameCountKey(a: ProductCountKey, b: ProductCountKey): boolean {
+  return (
+    (a.partner_id ?? null) === (b.partner_id ?? null) &&
+    (a.env ?? null) === (b.env ?? null) &&
+    (a.store_id ?? null) === (b.store_id ?? null) &&
+    (a.base_state ?? null) === (b.base_state ?? null) &&
+    (a.page_host ?? null) === (b.page_host ?? null) &&
+    (a.available ?? null) === (b.available ?? null) &&
+    (a.reason_codes ?? null) === (b.reason_codes ?? null) &&
+    (a.hour ?? null) === (b.hour ?? null)
+  );
+}
+
 /** Moves a product from the count row of its stored document to the one of its next, when they differ. */
 async function recount(tx: ReadTx, stored: ProductDoc | null, next: ProductDoc): Promise<void> {
   if (!(await countsKept(tx, stored === null))) return;
   if (stored !== null) {
-    if (countId(countKeyOf(stored)) === countId(countKeyOf(next))) return;
+    if (sameCountKey(countKeyOf(stored), countKeyOf(next))) return;
     await addCount(tx, stored, -1);
   }
   await addCount(tx, next, 1);
@@ -204,6 +222,11 @@ async function onProductEvent(recorded: RecordedEvent, tx: ReadTx): Promise<void
         lapse_due_at: freshUntil(e.data.received_at),
         published_at: current && !current.removed ? current.published_at : null,
         position: 0,
+        // Set by `save`. Listed here, in the place its copy gives them, so that the copy only replaces values: V8
+        // copies an object with keys added after the spread several times slower (measured: ~5 µs per write here).
+        page_host: '',
+        available: false,
+        reason_codes: '',
       };
       break;
     case 'ProductPatched':

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import {
+  categoryOf,
   WrongExpectedRevisionError,
   type EventStore,
   type ExpectedRevision,
@@ -12,6 +13,7 @@ import {
   type RecordedEvent,
 } from '../../shared-schema/ports/event-store.js';
 import { until, within } from '../support/deadline.js';
+import { CATEGORIES } from '../../shared-schema/domain/streams.js';
 
 const RECORDED_AT = '2024-05-01T12:00:00.000Z';
 const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
@@ -298,6 +300,31 @@ export function eventStoreContract(name: string, open: () => Promise<OpenedEvent
     });
 
     describe('readAll', () => {
+      it('a read of every category of the service (the projection runner) gets those events alone, in order, paged', async () => {
+        const other = newCategory();
+        const wanted = [...Object.values(CATEGORIES), newCategory()];
+        const start = await store.headPosition();
+        const tag = randomBytes(4).toString('hex');
+        for (const [i, category] of [...wanted, other, wanted[4], other, wanted[0]].entries())
+          await store.appendToStream(`${category}-live:pt_${tag}:${i}`, [ev(`E${i}`)]);
+        const expected = (await store.readAll({ afterPosition: start })).filter((e) =>
+          wanted.includes(categoryOf(e.stream)),
+        );
+        const n = wanted.length;
+        expect(expected.map((e) => e.type)).to.deep.equal([...wanted.map((_, i) => `E${i}`), `E${n + 1}`, `E${n + 3}`]);
+        const read = await store.readAll({ afterPosition: start, categories: [...wanted].reverse() });
+        expect(read.map((e) => e.position)).to.deep.equal(expected.map((e) => e.position));
+        const paged: RecordedEvent[] = [];
+        for (let after = start; ;) {
+          const page = await store.readAll({ afterPosition: after, categories: wanted, maxCount: 3 });
+          if (page.length === 0) break;
+          expect(page.length).to.be.at.most(3);
+          paged.push(...page);
+          after = page[page.length - 1].position;
+        }
+        expect(paged.map((e) => e.position)).to.deep.equal(expected.map((e) => e.position));
+      });
+
       it('reads after a position, at most maxCount, filtered by category', async () => {
         const [a, b, c] = [newCategory(), newCategory(), newCategory()];
         const start = await store.headPosition();

@@ -720,6 +720,31 @@ export function readStoreContract(name: string, open: () => Promise<OpenedStore>
         await store.transact((tx) => tx.setCheckpoint(cp, 1300));
         expect(await store.getCheckpoint(cp)).to.equal(1300);
       });
+
+      it('a unit that sets many checkpoints, some twice, saves the last value of each, or none when it fails', async () => {
+        const names = Array.from({ length: 1203 }, (_, i) => `cp_${run}_${++seq}_${i}`);
+        await store.transact(async (tx) => {
+          for (const [i, name] of names.entries()) await tx.setCheckpoint(name, i);
+          for (const name of names.slice(0, 3)) await tx.setCheckpoint(name, 5000);
+        });
+        const saved = await Promise.all(names.map((name) => store.getCheckpoint(name)));
+        expect(saved).to.deep.equal(names.map((_, i) => (i < 3 ? 5000 : i)));
+        const failure = new Error('fails after its checkpoints');
+        let caught: unknown;
+        try {
+          await store.transact(async (tx) => {
+            for (const name of names) await tx.setCheckpoint(name, 9999);
+            throw failure;
+          });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).to.equal(failure);
+        expect(await Promise.all(names.map((name) => store.getCheckpoint(name)))).to.deep.equal(saved);
+        await store.transact((tx) => tx.setCheckpoint(names[10], 11));
+        expect(await store.getCheckpoint(names[10])).to.equal(11);
+        expect(await store.getCheckpoint(names[11])).to.equal(11);
+      });
     });
 
     describe('single writes', () => {

@@ -42,6 +42,7 @@ import {
 } from './event-store-writer.js';
 import { LIMIT_BOUND } from './limit.js';
 import { systemClock, type Clock } from '../../../shared-schema/ports/clock.js';
+import { CATEGORIES } from '../../../shared-schema/domain/streams.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -94,6 +95,13 @@ interface QueuedAppend extends PendingAppend {
 
 const COLUMNS = 'position, id, stream, revision, type, data, metadata';
 const PREFIXED_COLUMNS = 'e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata';
+
+/** Every category the service writes to its log. */
+const LOG_CATEGORIES: readonly string[] = Object.values(CATEGORIES);
+
+/** Whether a read of these (distinct) categories wants every category the service writes (the projection runner's). */
+const wantsWholeLog = (categories: readonly string[]): boolean =>
+  categories.length >= LOG_CATEGORIES.length && LOG_CATEGORIES.every((c) => categories.includes(c));
 
 export class SqliteEventStore implements EventStore {
   private queue: QueuedAppend[] = [];
@@ -166,6 +174,13 @@ export class SqliteEventStore implements EventStore {
       ),
       readCategory: db.prepare<[string, number, number], Row>(
         `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position ${LIMIT_BOUND}`,
+      ),
+      // A read of every category of the log: one range of the table by position, each row's category tested in the
+      // same statement (the categories as one JSON array). NOT INDEXED keeps SQLite off the category index, which
+      // would read each category's range and sort them.
+      readListed: db.prepare<[number, string, number], Row>(
+        `SELECT ${COLUMNS} FROM events NOT INDEXED WHERE position > ? AND category IN (SELECT value FROM json_each(?)) ` +
+          `ORDER BY position ${LIMIT_BOUND}`,
       ),
       head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
       dataVersion: db.prepare<[], { data_version: number }>('PRAGMA data_version'),
@@ -308,10 +323,18 @@ export class SqliteEventStore implements EventStore {
     let rows: Row[];
     if (categories === undefined) rows = this.stmt.readAll.all(afterRow, maxCount);
     else {
-      // One index range scan per category, merged by position; rows are parsed only once chosen.
-      rows = this.readCategories(afterRow, [...new Set(categories)], maxCount);
-      rows.sort((a, b) => a.position - b.position);
-      if (maxCount >= 0) rows = rows.slice(0, maxCount);
+      const wanted = [...new Set(categories)];
+      if (wantsWholeLog(wanted)) {
+        // Nearly every event is wanted (the projection runner follows every category): one statement, one
+        // snapshot, instead of one index scan per category, each of which found at most a few events, in a
+        // transaction (measured: 12 statements and the transaction's two were ~15 µs a read of a live page).
+        rows = this.stmt.readListed.all(afterRow, JSON.stringify(wanted), maxCount);
+      } else {
+        // One index range scan per category, merged by position; rows are parsed only once chosen.
+        rows = this.readCategories(afterRow, wanted, maxCount);
+        rows.sort((a, b) => a.position - b.position);
+        if (maxCount >= 0) rows = rows.slice(0, maxCount);
+      }
     }
     return {
       events: rows.map((row) => this.toRecorded(row)),

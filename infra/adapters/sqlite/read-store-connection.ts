@@ -49,6 +49,11 @@ export class SqliteConnection {
    * until it ends.
    */
   private held: Map<string, Map<string, Bind[] | null>> | null = null;
+  /**
+   * Inside a unit: the checkpoints it set, by name, written together by `flushCheckpoints` before its COMMIT. The
+   * runner sets every projector's checkpoint in each unit: one statement for all of them instead of one each.
+   */
+  private checkpoints: Map<string, number> | null = null;
 
   constructor(readonly db: Database.Database) {
     this.snapshot = db.transaction((read: () => Doc[]) => read());
@@ -85,11 +90,13 @@ export class SqliteConnection {
   /** A unit of work began on this connection (its BEGIN ran): rows read from now on keep their columns for `put`. */
   beginUnit(): void {
     this.held = new Map();
+    this.checkpoints = new Map();
   }
 
-  /** The unit ended (committed or rolled back): what it knew of its rows is forgotten. */
+  /** The unit ended (committed or rolled back): what it knew of its rows, and checkpoints not written, are forgotten. */
   endUnit(): void {
     this.held = null;
+    this.checkpoints = null;
   }
 
   private heldOf(collection: string): Map<string, Bind[] | null> | undefined {
@@ -266,6 +273,8 @@ export class SqliteConnection {
   }
 
   getCheckpoint(name: string): number {
+    const set = this.checkpoints?.get(checkName(name));
+    if (set !== undefined) return set;
     const position = this.statement('SELECT position FROM checkpoints WHERE name = ?', 'pluck').get(checkName(name));
     return typeof position === 'number' ? position : 0;
   }
@@ -273,11 +282,38 @@ export class SqliteConnection {
   setCheckpoint(name: string, position: number): void {
     if (!Number.isSafeInteger(position) || position < 0)
       throw new RangeError(`checkpoint ${name}: position must be a non-negative integer`);
-    this.run(
-      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
-      [checkName(name), position],
-    );
+    if (this.checkpoints !== null) this.checkpoints.set(checkName(name), position);
+    else this.run(checkpointsSql(1), [checkName(name), position]);
   }
+
+  /** Writes the checkpoints the unit set (in the order first set), in one statement per CHECKPOINT_ROWS of them. */
+  flushCheckpoints(): void {
+    const set = this.checkpoints;
+    if (set === null || set.size === 0) return;
+    const params: Bind[] = [];
+    for (const [name, position] of set) params.push(name, position);
+    set.clear();
+    for (let i = 0; i < params.length; i += 2 * CHECKPOINT_ROWS) {
+      const part = params.slice(i, i + 2 * CHECKPOINT_ROWS);
+      this.run(checkpointsSql(part.length / 2), part);
+    }
+  }
+}
+
+/** Checkpoints per statement at most (2 bound values each, well under SQLite's limit of bound values). */
+const CHECKPOINT_ROWS = 500;
+
+const checkpointTexts = new Map<number, string>();
+
+/** The upsert of `rows` checkpoints: one text per number of rows (a runner sets the same number in every unit). */
+function checkpointsSql(rows: number): string {
+  let sql = checkpointTexts.get(rows);
+  if (sql === undefined) {
+    const values = Array.from({ length: rows }, () => '(?, ?)').join(', ');
+    sql = `INSERT INTO checkpoints (name, position) VALUES ${values} ON CONFLICT(name) DO UPDATE SET position = excluded.position`;
+    checkpointTexts.set(rows, sql);
+  }
+  return sql;
 }
 
 export type ReadShape = { find: Query } | { count: Where | undefined } | { sum: SumQuery };

@@ -287,6 +287,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       try {
         result = await work(tx);
         tx.end();
+        this.writer.flushCheckpoints();
         db.exec('COMMIT');
       } catch (err) {
         tx.end();
