@@ -11,7 +11,7 @@ import type { DoorContext } from '../../shared-schema/http/context.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../shared-schema/http/pagination.js';
 import { fieldError, invalid, ProblemError } from '../../shared-schema/contract/problems.js';
 import { publicQuery } from '../../shared-schema/http/parameters.js';
-import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
+import type { ReadView } from '../../shared-schema/ports/read-store.js';
 import { changeLink, changeOf, changeTemplate, type FeedOffer } from '../../shared-schema/feeds/feed-offer.js';
 import {
   FEED_CHANGES,
@@ -22,6 +22,7 @@ import {
 } from '../../shared-schema/read-models/feed.js';
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../shared-schema/feeds/limits.js';
 import type { QueryDeps } from '../app.js';
+import { documentsById } from '../documents.js';
 
 /** A change as the answer lists it (written as text: `changesPage`). */
 export type FeedChange = { op: 'upsert'; offer: FeedOffer } | { op: 'delete'; id: string };
@@ -103,23 +104,18 @@ export async function changesPage(
     limit,
     fields: ['json'],
   });
-  const missing = rows.filter((row) => row.json === null).map((row) => row._id);
-  const earlier =
-    missing.length === 0
-      ? null
-      : new Map(
-          (await reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, { where: { _id: { in: missing } } })).map((d) => [
-            d._id,
-            d,
-          ]),
-        );
+  const earlier = await documentsById<FeedChangeDoc>(
+    reads,
+    FEED_CHANGES,
+    rows.filter((row) => row.json === null).map((row) => row._id),
+  );
   const link = changeLink(publicBase, channelId);
   let changes = '';
   let last: string | null = null;
   for (const row of rows) {
     let template = row.json;
     if (template === null) {
-      const doc = earlier?.get(row._id);
+      const doc = earlier.get(row._id);
       // Dropped by the retention between the two reads: the page ends before it, and its cursor then answers 410, as
       // a page read after the drop would.
       if (!doc) break;

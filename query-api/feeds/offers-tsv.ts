@@ -17,11 +17,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { DEFAULT_FEED_GZIP_LEVEL } from '../../shared-schema/feeds/limits.js';
 import type { DoorContext } from '../../shared-schema/http/context.js';
-import type { Doc, ReadView } from '../../shared-schema/ports/read-store.js';
+import type { ReadView } from '../../shared-schema/ports/read-store.js';
 import { staleCutoff } from '../../shared-schema/domain/product-status.js';
 import { tsvLink, tsvOf, tsvTemplate, TSV_HEADER } from '../../shared-schema/feeds/feed-offer.js';
 import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
 import type { QueryDeps } from '../app.js';
+import { documentsById } from '../documents.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
 import { lapsedWhere, untilLapsesRecorded } from './lapses.js';
 import type { FeedPace } from './pace.js';
@@ -60,21 +61,16 @@ export async function* feedLines(
       fields: ['tsv'],
     });
     // Offers projected before lines were kept: their documents, in one read for the page.
-    const missing = page.filter((row) => row.tsv === null).map((row) => row._id);
-    const earlier =
-      missing.length === 0
-        ? null
-        : new Map(
-            (await reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { _id: { in: missing } } })).map((d) => [
-              d._id,
-              d,
-            ]),
-          );
+    const earlier = await documentsById<FeedOfferDoc>(
+      reads,
+      FEED_OFFERS,
+      page.filter((row) => row.tsv === null).map((row) => row._id),
+    );
     let text = '';
     for (const row of page) {
       if (row.tsv !== null) text += tsvOf(row.tsv, link);
       else {
-        const doc = earlier?.get(row._id);
+        const doc = earlier.get(row._id);
         if (doc?.entry && doc.in_feed) text += tsvOf(tsvTemplate(doc.entry), link);
       }
     }

@@ -11,20 +11,13 @@
 import type { Doc, ReadStore } from '../../shared-schema/ports/read-store.js';
 import type { OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import { OFFER_STORES } from '../../shared-schema/read-models/offers.js';
+import { documentsById } from '../documents.js';
 
 /** The facts of the stores `keys` names (`_id`s of OFFER_STORES) that exist, by `_id`. */
 export type StoreFacts = (reads: ReadStore, keys: readonly string[]) => Promise<Map<string, OfferStoreDoc>>;
 
 /** One read of the stores asked for. */
-export const readStoreFacts: StoreFacts = async (reads, keys) => {
-  const stores = new Map<string, OfferStoreDoc>();
-  for (const s of await reads.find<OfferStoreDoc & Doc>(OFFER_STORES, {
-    where: { _id: { in: keys } },
-    limit: keys.length,
-  }))
-    stores.set(s._id, s);
-  return stores;
-};
+export const readStoreFacts: StoreFacts = (reads, keys) => documentsById<OfferStoreDoc>(reads, OFFER_STORES, keys);
 
 /** Documents read per page while a copy catches up. */
 const PAGE = 1000;
