@@ -20,6 +20,7 @@ import {
   type FeedEntry,
   type FeedEntryChange,
 } from '../../shared-schema/feeds/feed-offer.js';
+import { feedEntryArbitrary } from './feed-entry-arbitrary.js';
 import type { RecordedEvent } from '../../shared-schema/ports/event-store.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import {
@@ -45,46 +46,9 @@ const text = fc.oneof(
   fc.string({ unit: fc.constantFrom('💡', '\ud83d', '\udca1', 'x') }),
   fc.constantFrom('"offer_url":"', '","buy_url":"', '{"op":"upsert"', '\\"', ''),
 );
-/** A path segment is percent-encoded, which refuses lone surrogates: store ids and SKUs never hold one. */
-const wellFormed = (s: string): boolean =>
-  !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const cents = fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.constant(Number.MAX_SAFE_INTEGER));
 
-const entry: fc.Arbitrary<FeedEntry> = fc.record({
-  id: fc.string({ unit: fc.constantFrom('A', 'z', '0', '_', '-'), minLength: 32, maxLength: 32 }),
-  description: fc.option(text),
-  category: fc.option(text),
-  offer: fc.record({
-    id: text,
-    partner_id: fc.string({ unit: fc.constantFrom('p', 'Q', '1', '-'), minLength: 1 }),
-    store_id: text.filter((s) => s.length > 0 && wellFormed(s)),
-    store_name: text,
-    sku: text.filter((s) => s.length > 0 && wellFormed(s)),
-    gtin: fc.option(text),
-    title: text,
-    brand: fc.option(text),
-    condition: fc.constantFrom('new' as const, 'used' as const, 'refurbished' as const),
-    price_cents: cents,
-    original_price_cents: fc.option(cents),
-    installments: fc.option(fc.record({ count: fc.nat(24), value_cents: cents, interest_free: fc.boolean() })),
-    shipping: fc.option(
-      fc.oneof(
-        fc.record({
-          type: fc.constant('free' as const),
-          delivery_days_min: fc.option(fc.nat(60), { nil: undefined }),
-        }),
-        fc.record({
-          type: fc.constant('fixed' as const),
-          cost_cents: cents,
-          delivery_days_max: fc.option(fc.nat(60), { nil: undefined }),
-        }),
-      ),
-    ),
-    rating: fc.option(fc.record({ average: fc.double({ min: 0, max: 5, noNaN: true }), count: fc.nat() })),
-    image_url: text,
-    updated_at: fc.constant('2026-06-01T12:00:00.000Z'),
-  }),
-});
+const entry = feedEntryArbitrary(text, cents);
 
 const change: fc.Arbitrary<FeedEntryChange> = fc.oneof(
   entry.map((e) => ({ op: 'upsert' as const, entry: e })),

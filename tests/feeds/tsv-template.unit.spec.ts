@@ -14,39 +14,13 @@ import {
   tsvTemplate,
   type FeedEntry,
 } from '../../shared-schema/feeds/feed-offer.js';
+import { feedEntryArbitrary } from './feed-entry-arbitrary.js';
 
 /** Text with the characters a TSV cell rewrites, and those a path encodes. */
 const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\t', '\r', '\n', '/', '?', '&', '%', 'é', '💡', '#') });
 const cents = fc.integer({ min: 0, max: 2 ** 40 });
 
-const entry: fc.Arbitrary<FeedEntry> = fc.record({
-  id: fc.string({ unit: fc.constantFrom('A', 'z', '0', '_', '-'), minLength: 32, maxLength: 32 }),
-  description: fc.option(text),
-  category: fc.option(text),
-  offer: fc.record({
-    id: text,
-    partner_id: fc.string({ unit: fc.constantFrom('p', 'Q', '1', '-'), minLength: 1 }),
-    store_id: text.filter((s) => s.length > 0),
-    store_name: text,
-    sku: text.filter((s) => s.length > 0),
-    gtin: fc.option(text),
-    title: text,
-    brand: fc.option(text),
-    condition: fc.constantFrom('new' as const, 'used' as const, 'refurbished' as const),
-    price_cents: cents,
-    original_price_cents: fc.option(cents),
-    installments: fc.option(fc.record({ count: fc.nat(24), value_cents: cents, interest_free: fc.boolean() })),
-    shipping: fc.option(
-      fc.oneof(
-        fc.record({ type: fc.constant('free' as const) }),
-        fc.record({ type: fc.constant('fixed' as const), cost_cents: cents }),
-      ),
-    ),
-    rating: fc.option(fc.record({ average: fc.double({ min: 0, max: 5, noNaN: true }), count: fc.nat() })),
-    image_url: text,
-    updated_at: fc.constant('2026-06-01T12:00:00.000Z'),
-  }),
-});
+const entry = feedEntryArbitrary(text, cents);
 
 describe('the feed entry as the projector compares it', () => {
   it('entryCanonicalJson is the text of canonicalJson, whatever the key order of the objects inside', () => {
