@@ -209,39 +209,28 @@ function registerProjectionGauges(
     }
     return inFlight;
   };
-  new Gauge({
-    name: 'pc_projection_position',
-    help: 'Checkpoint (log position) of each projection.',
-    labelNames: ['projection'],
-    registers: [registry],
-    async collect() {
-      const s = await status();
-      this.reset();
-      for (const p of s.projections) this.set({ projection: p.name }, p.checkpoint);
-    },
-  });
-  new Gauge({
-    name: 'pc_projection_lag_positions',
-    help: 'Log head minus the projection checkpoint.',
-    labelNames: ['projection'],
-    registers: [registry],
-    async collect() {
-      const s = await status();
-      this.reset();
-      for (const p of s.projections) this.set({ projection: p.name }, p.lag);
-    },
-  });
-  new Gauge({
-    name: 'pc_projection_parked_events',
-    help: 'Events a projection could not apply and parked for the operator (list and retry them through the admin API).',
-    labelNames: ['projection'],
-    registers: [registry],
-    async collect() {
-      const s = await status();
-      this.reset();
-      for (const p of s.projections) this.set({ projection: p.name }, p.parked);
-    },
-  });
+  const perProjection: [name: string, help: string, value: (p: ProjectionSample) => number][] = [
+    ['pc_projection_position', 'Checkpoint (log position) of each projection.', (p) => p.checkpoint],
+    ['pc_projection_lag_positions', 'Log head minus the projection checkpoint.', (p) => p.lag],
+    [
+      'pc_projection_parked_events',
+      'Events a projection could not apply and parked for the operator (list and retry them through the admin API).',
+      (p) => p.parked,
+    ],
+  ];
+  for (const [name, help, value] of perProjection) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const s = await status();
+        this.reset();
+        for (const p of s.projections) this.set({ projection: p.name }, value(p));
+      },
+    });
+  }
   new Gauge({
     name: 'pc_event_log_head_position',
     help: 'Position of the last event of the log.',
