@@ -21,6 +21,7 @@ import {
   PRODUCTS,
   countId,
   countKeyOf,
+  sameCountKey,
   PRODUCT_COLLECTIONS,
   STORE_FACTS,
   productDocId,
@@ -29,7 +30,6 @@ import {
   type FanOutDoc,
   type OwedStoreState,
   type ProductCountDoc,
-  type ProductCountKey,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -98,23 +98,6 @@ async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<voi
     rows.set(id, next);
     await tx.put(PRODUCT_COUNTS, next);
   }
-}
-
-/**
- * Whether two count keys name the same row: what their `countId`s would say (a missing value reads as null there),
- * without writing the two ids, for the writes (most of them) that stay in their row.
- */
-function sameCountKey(a: ProductCountKey, b: ProductCountKey): boolean {
-  return (
-    (a.partner_id ?? null) === (b.partner_id ?? null) &&
-    (a.env ?? null) === (b.env ?? null) &&
-    (a.store_id ?? null) === (b.store_id ?? null) &&
-    (a.base_state ?? null) === (b.base_state ?? null) &&
-    (a.page_host ?? null) === (b.page_host ?? null) &&
-    (a.available ?? null) === (b.available ?? null) &&
-    (a.reason_codes ?? null) === (b.reason_codes ?? null) &&
-    (a.hour ?? null) === (b.hour ?? null)
-  );
 }
 
 /** Moves a product from the count row of its stored document to the one of its next, when they differ. */

@@ -120,9 +120,28 @@ export function countKeyOf(doc: ProductDoc): ProductCountKey {
   };
 }
 
+/** The fields of a count key in the order its id lists them (every field: the record's type says so). */
+const COUNT_KEY_ORDER: Record<keyof ProductCountKey, true> = {
+  partner_id: true,
+  env: true,
+  store_id: true,
+  base_state: true,
+  page_host: true,
+  available: true,
+  reason_codes: true,
+  hour: true,
+};
+const COUNT_KEY_FIELDS = Object.keys(COUNT_KEY_ORDER) as (keyof ProductCountKey)[];
+
 /** The id of a count row: its key as JSON text, fields in a fixed order. */
-export const countId = (k: ProductCountKey): string =>
-  JSON.stringify([k.partner_id, k.env, k.store_id, k.base_state, k.page_host, k.available, k.reason_codes, k.hour]);
+export const countId = (k: ProductCountKey): string => JSON.stringify(COUNT_KEY_FIELDS.map((f) => k[f]));
+
+/**
+ * Whether two count keys name the same row, as their `countId`s would say (a missing value reads as null there),
+ * without writing the two ids: most writes stay in their row.
+ */
+export const sameCountKey = (a: ProductCountKey, b: ProductCountKey): boolean =>
+  COUNT_KEY_FIELDS.every((f) => (a[f] ?? null) === (b[f] ?? null));
 
 /** The distinct codes of a product's reasons, sorted, as one group key (JSON text: any code survives it). */
 export const reasonCodesKey = (reasons: readonly RejectionReason[]): string =>
