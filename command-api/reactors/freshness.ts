@@ -10,7 +10,7 @@
  * write that came meanwhile wins, and a lapse already recorded for the write is never recorded again.
  */
 import type { Scalar } from '../../shared-schema/ports/read-store.js';
-import { PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
+import { lapseDueWhere, PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import { metadata, type CommandDeps } from '../services/context.js';
 import { lapseFreshness } from '../services/products.js';
 import { PeriodicScan } from './periodic-scan.js';
@@ -64,7 +64,7 @@ export class FreshnessReactor extends PeriodicScan<number> {
     let after: Scalar[] | undefined;
     for (;;) {
       const rows = await reads.find<ProductDoc>(PRODUCTS, {
-        where: { base_state: 'accepted', lapse_due_at: { lt: now } },
+        where: lapseDueWhere(now),
         orderBy: [{ field: 'lapse_due_at' }],
         ...(after ? { after } : {}),
         limit: batch,

@@ -7,13 +7,12 @@
  * the due lapses recorded (the reactor's own decision, through the port the wiring gives: `recordDueLapses`), then
  * waits until the projections hold them, and only then takes its cursor and reads.
  *
- * The common case costs one indexed read: no offer in the feed is past its 48 h. Past the bound (the recording and
- * the wait together, `logWaitTimeoutMs`): 503 with `Retry-After`, never a snapshot the changes cannot reach.
+ * The common case costs one indexed read: no product is past its 48 h with its lapse unrecorded. Past the bound (the
+ * recording and the wait together, `logWaitTimeoutMs`): 503 with `Retry-After`, never a snapshot the changes cannot
+ * reach.
  */
 import { ProblemError } from '../../shared-schema/contract/problems.js';
-import { staleCutoff } from '../../shared-schema/domain/product-status.js';
-import type { Doc, Where } from '../../shared-schema/ports/read-store.js';
-import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/feed.js';
+import { lapseDueWhere, PRODUCTS, type ProductDoc } from '../../shared-schema/read-models/products.js';
 import type { QueryDeps } from '../app.js';
 
 /** 503 with `Retry-After`: the lapses recorded for this read were not projected within the bound. */
@@ -25,13 +24,21 @@ export class FeedBehind extends ProblemError {
   }
 }
 
-/** The offers the feed model still holds whose last write is more than 48 h before `now` (stale: out of the feed). */
-export const lapsedWhere = (now: Date): Where => ({ in_feed: true, last_write_at: { lt: staleCutoff(now) } });
-
-/** Whether an offer of the feed is more than 48 h past its last write at `now`. */
-export async function lapseDue(deps: Pick<QueryDeps, 'reads'>, now: Date): Promise<boolean> {
-  const due = await deps.reads.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: lapsedWhere(now), limit: 1 });
-  return due.length > 0;
+/**
+ * The latest `lapse_due_at` among the products due by `now` (null: none): one read of the index the freshness
+ * reactor scans. Every offer of the feed that went stale by the clock alone is among them (its product is accepted,
+ * its 48 h passed, its lapse not recorded); so are products no feed holds (test ones, a store's not approved), whose
+ * lapse the reactor records all the same. As a part of the full feed's ETag it moves whenever the clock alone moves
+ * an offer out of the feed: that offer's due instant is later than any due at the earlier read.
+ */
+export async function newestDueLapse(deps: Pick<QueryDeps, 'reads'>, now: Date): Promise<string | null> {
+  const [newest] = await deps.reads.find<ProductDoc>(PRODUCTS, {
+    where: lapseDueWhere(now.toISOString()),
+    orderBy: [{ field: 'lapse_due_at', dir: 'desc' }],
+    limit: 1,
+    fields: ['lapse_due_at'],
+  });
+  return newest?.lapse_due_at ?? null;
 }
 
 /**
@@ -40,7 +47,7 @@ export async function lapseDue(deps: Pick<QueryDeps, 'reads'>, now: Date): Promi
  * appended: the freshness reactor (or another reader) may have recorded some of them a moment before.
  */
 export async function untilLapsesRecorded(deps: QueryDeps, now: Date): Promise<void> {
-  if (!deps.recordDueLapses || !(await lapseDue(deps, now))) return;
+  if (!deps.recordDueLapses || (await newestDueLapse(deps, now)) === null) return;
   // One bound for the recording and the wait: many lapses due at once (a large upload 48 h ago, a restart after
   // downtime) take a decision each; the recording goes on past the bound, and the retry finds less to do.
   const bound = deps.logWaitTimeoutMs ?? 5000;

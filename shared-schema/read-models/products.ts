@@ -3,7 +3,7 @@
  * (`stale` is not stored: readers apply the clock), the store facts it was derived from, and the cursors of store
  * events whose products are still to be re-saved.
  */
-import type { CollectionSpec } from '../ports/read-store.js';
+import type { CollectionSpec, Where } from '../ports/read-store.js';
 import type { ProductInput, RejectionReason } from '../events/product.js';
 import type { BaseState, CoverFacts, StoreFacts } from '../domain/product-status.js';
 import { urlHost } from '../domain/host-match.js';
@@ -151,6 +151,13 @@ export const reasonCodesKey = (reasons: readonly RejectionReason[]): string =>
 export const codesOfKey = (key: string): string[] => JSON.parse(key) as string[];
 
 export const productDocId = (t: Tenant, sku: string): string => scopedId(t, sku);
+
+/**
+ * The accepted products whose 48 h passed by `now` (ISO) with no lapse recorded for their last write yet: what the
+ * freshness reactor records, and what the full feed has recorded before it reads (one index: base_state,
+ * lapse_due_at).
+ */
+export const lapseDueWhere = (now: string): Where => ({ base_state: 'accepted', lapse_due_at: { lt: now } });
 /** The id of a store's facts, and of its fan-out cursor. */
 export const storeFactsId = (t: Tenant, storeId: string): string => scopedId(t, storeId);
 

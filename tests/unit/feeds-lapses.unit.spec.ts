@@ -15,8 +15,8 @@ function depsWith(options: { due: boolean; recorded: Promise<number>; projected:
   const deps = {
     reads: {
       find: async (collection: string, query: Query) => {
-        calls.push(`find ${collection} ${JSON.stringify(query.where)} ${query.limit}`);
-        return options.due ? [{ _id: 'o1' }] : [];
+        calls.push(`find ${collection} ${JSON.stringify(query.where)} ${JSON.stringify(query.orderBy)} ${query.limit}`);
+        return options.due ? [{ _id: 'o1', lapse_due_at: '2026-11-01T02:00:00.000Z' }] : [];
       },
     },
     recordDueLapses: (at: Date) => {
@@ -43,11 +43,11 @@ const failure = (p: Promise<void>) =>
   );
 
 describe('the full feed: lapses due by its instant first', () => {
-  it('reads at once when no offer in the feed is past its 48 h (one indexed read)', async () => {
+  it('reads at once when no product is past its 48 h with its lapse unrecorded (one indexed read)', async () => {
     const { deps, calls } = depsWith({ due: false, recorded: Promise.resolve(0), projected: true });
     await untilLapsesRecorded(deps, NOW);
     expect(calls).to.deep.equal([
-      'find feed_offers {"in_feed":true,"last_write_at":{"lt":"2026-10-30T03:00:00.000Z"}} 1',
+      'find products {"base_state":"accepted","lapse_due_at":{"lt":"2026-11-01T03:00:00.000Z"}} [{"field":"lapse_due_at","dir":"desc"}] 1',
     ]);
   });
 
