@@ -167,7 +167,12 @@ interface Page<T> {
 
 const seg = (value: string): string => encodeURIComponent(value);
 
-export function createClient(options: ClientOptions) {
+/**
+ * The client's one way to the API: the request made from its parts, sent with the key and an Idempotency-Key for a
+ * write (the same on every attempt), repeated after a network failure or a 5xx (with backoff) and a 429 (after its
+ * Retry-After), and the answer read as JSON, as text, or as a `ProblemError`.
+ */
+function sender(options: ClientOptions): { call: <T>(r: Request) => Promise<T>; sleep: (ms: number) => Promise<void> } {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const sleep = options.sleep ?? defaultSleep;
@@ -180,16 +185,7 @@ export function createClient(options: ClientOptions) {
   const maxRetryAfterMs = retry.maxRetryAfterMs ?? 60_000;
 
   async function call<T>(r: Request): Promise<T> {
-    const url = new URL(base + r.path);
-    for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const what = `${r.method} ${url.pathname}`;
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${options.apiKey}`,
-      Accept: r.text ?? 'application/json',
-    };
-    if (r.method !== 'GET') headers['Idempotency-Key'] = r.options?.idempotencyKey ?? newKey();
-    if (r.body !== undefined) headers['Content-Type'] = 'application/json';
-    const body = r.body === undefined ? undefined : JSON.stringify(r.body);
+    const { url, what, init } = prepare(r, base, options.apiKey, newKey);
     const signal = r.options?.signal;
 
     let failures = 0; // 5xx and network failures so far: the exponent of the next wait
@@ -197,12 +193,7 @@ export function createClient(options: ClientOptions) {
       signal?.throwIfAborted();
       let res: Response;
       try {
-        res = await doFetch(url, {
-          method: r.method,
-          headers,
-          ...(body !== undefined ? { body } : {}),
-          ...(signal ? { signal } : {}),
-        });
+        res = await doFetch(url, init);
       } catch (err) {
         if (signal?.aborted) throw err;
         if (attempt >= maxAttempts) throw new RetriesExhaustedError(what, attempt, err);
@@ -228,46 +219,74 @@ export function createClient(options: ClientOptions) {
     }
   }
 
-  async function problemError(res: Response, what: string): Promise<ProblemError> {
-    const text = await res.text();
-    let problem: Problem = { type: 'about:blank', title: res.statusText || `HTTP ${res.status}`, status: res.status };
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (isProblem(parsed)) problem = parsed;
-    } catch {
-      // not JSON (a proxy's page): the problem is made from the status
-    }
-    const requestId = res.headers.get('x-request-id') ?? problem.request_id;
-    return new ProblemError(
-      res.status,
-      problem,
-      requestId ?? undefined,
-      retryAfterSeconds(res.headers.get('retry-after')),
-      what,
-    );
-  }
+  return { call, sleep };
+}
 
-  /**
-   * Every page of a list, following `next_cursor`. Windowed lists (clicks, conversions, statement) keep the `since` and
-   * `until` of the first answer on the following pages, as the contract asks.
-   */
-  async function* pages<Q extends object, P extends Page<unknown>>(
-    first: Q,
-    get: (q: Q) => Promise<P>,
-  ): AsyncGenerator<P, void, undefined> {
-    let query: Q = { ...first };
-    for (;;) {
-      const page = await get(query);
-      yield page;
-      if (page.next_cursor === null) return;
-      const window = page as Partial<Record<'since' | 'until', string>>;
-      query = {
-        ...query,
-        cursor: page.next_cursor,
-        ...(window.since ? { since: window.since, until: window.until } : {}),
-      };
-    }
+/** The URL, a name for messages, and what `fetch` sends (one Idempotency-Key for every attempt of a write). */
+function prepare(
+  r: Request,
+  base: string,
+  apiKey: string,
+  newKey: () => string,
+): { url: URL; what: string; init: RequestInit } {
+  const url = new URL(base + r.path);
+  for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, Accept: r.text ?? 'application/json' };
+  if (r.method !== 'GET') headers['Idempotency-Key'] = r.options?.idempotencyKey ?? newKey();
+  if (r.body !== undefined) headers['Content-Type'] = 'application/json';
+  const signal = r.options?.signal;
+  const init: RequestInit = {
+    method: r.method,
+    headers,
+    ...(r.body !== undefined ? { body: JSON.stringify(r.body) } : {}),
+    ...(signal ? { signal } : {}),
+  };
+  return { url, what: `${r.method} ${url.pathname}`, init };
+}
+
+async function problemError(res: Response, what: string): Promise<ProblemError> {
+  const text = await res.text();
+  let problem: Problem = { type: 'about:blank', title: res.statusText || `HTTP ${res.status}`, status: res.status };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isProblem(parsed)) problem = parsed;
+  } catch {
+    // not JSON (a proxy's page): the problem is made from the status
   }
+  const requestId = res.headers.get('x-request-id') ?? problem.request_id;
+  return new ProblemError(
+    res.status,
+    problem,
+    requestId ?? undefined,
+    retryAfterSeconds(res.headers.get('retry-after')),
+    what,
+  );
+}
+
+/**
+ * Every page of a list, following `next_cursor`. Windowed lists (clicks, conversions, statement) keep the `since` and
+ * `until` of the first answer on the following pages, as the contract asks.
+ */
+async function* pages<Q extends object, P extends Page<unknown>>(
+  first: Q,
+  get: (q: Q) => Promise<P>,
+): AsyncGenerator<P, void, undefined> {
+  let query: Q = { ...first };
+  for (;;) {
+    const page = await get(query);
+    yield page;
+    if (page.next_cursor === null) return;
+    const window = page as Partial<Record<'since' | 'until', string>>;
+    query = {
+      ...query,
+      cursor: page.next_cursor,
+      ...(window.since ? { since: window.since, until: window.until } : {}),
+    };
+  }
+}
+
+export function createClient(options: ClientOptions) {
+  const { call, sleep } = sender(options);
 
   const me = (o?: CallOptions) => call<Answer<'getMe', 200>>({ method: 'GET', path: '/me', options: o });
 
