@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Answer, Partner, TestService } from './service.js';
 import { streams, type Environment } from '../../shared-schema/domain/streams.js';
 import { until } from './deadline.js';
+import { GenerationalReadStore } from '../../projections/generations.js';
 
 export type FieldErr = { field: string; code: string; message: string };
 
@@ -107,6 +108,9 @@ export async function rebuildProjection(t: TestService, name: string): Promise<v
     60_000,
     `${name} rebuilt`,
   );
+  // With TOPOLOGY=multi the projections process switched the generation; this process's map follows on a message or
+  // within its refresh period, so the test's own reads (`t.service.reads`) read the map now, as the switch left it.
+  if (t.service.reads instanceof GenerationalReadStore) await t.service.reads.load();
 }
 
 /** Fisher–Yates with a fixed seed, so a failure can be replayed. */
