@@ -43,11 +43,13 @@ export async function newestDueLapse(deps: Pick<QueryDeps, 'reads'>, now: Date):
 
 /**
  * Resolves once every lapse due by `now` is recorded and projected (at once when none is due, or when the wiring
- * gives no recorder). The wait is for the log's head after the recording, not only for the lapses this call
- * appended: the freshness reactor (or another reader) may have recorded some of them a moment before.
+ * gives no recorder), with `newestDueLapse` as it then stands: the full feed's ETag holds it. The wait is for the
+ * log's head after the recording, not only for the lapses this call appended: the freshness reactor (or another
+ * reader) may have recorded some of them a moment before.
  */
-export async function untilLapsesRecorded(deps: QueryDeps, now: Date): Promise<void> {
-  if (!deps.recordDueLapses || (await newestDueLapse(deps, now)) === null) return;
+export async function untilLapsesRecorded(deps: QueryDeps, now: Date): Promise<string | null> {
+  const due = await newestDueLapse(deps, now);
+  if (!deps.recordDueLapses || due === null) return due;
   // One bound for the recording and the wait: many lapses due at once (a large upload 48 h ago, a restart after
   // downtime) take a decision each; the recording goes on past the bound, and the retry finds less to do.
   const bound = deps.logWaitTimeoutMs ?? 5000;
@@ -62,6 +64,6 @@ export async function untilLapsesRecorded(deps: QueryDeps, now: Date): Promise<v
   ]).finally(() => clearTimeout(timer));
   if (recorded === null) throw new FeedBehind();
   const head = Math.max(recorded, await deps.logHead());
-  if (await deps.waitForPosition(head, Math.max(1, bound - (Date.now() - started)))) return;
-  throw new FeedBehind();
+  if (!(await deps.waitForPosition(head, Math.max(1, bound - (Date.now() - started))))) throw new FeedBehind();
+  return newestDueLapse(deps, now);
 }

@@ -24,7 +24,7 @@ import { FEED_OFFERS, type FeedOfferDoc } from '../../shared-schema/read-models/
 import type { QueryDeps } from '../app.js';
 import { documentsById } from '../documents.js';
 import { encodeChangesCursor, newestChange } from './changes.js';
-import { newestDueLapse, untilLapsesRecorded } from './lapses.js';
+import { untilLapsesRecorded } from './lapses.js';
 import type { FeedPace } from './pace.js';
 
 /** Offers read per page: what the feed holds in memory at once (a few MB), in few statements. */
@@ -88,9 +88,8 @@ export async function* feedLines(
 
 export async function fullFeed(ctx: DoorContext, deps: QueryDeps, channelId: string): Promise<void> {
   const now = deps.clock.now();
-  await untilLapsesRecorded(deps, now);
+  const dueSince = await untilLapsesRecorded(deps, now);
   const newest = await newestChange(deps.reads);
-  const dueSince = await newestDueLapse(deps, now);
   const etag = `"${createHash('sha256')
     .update(JSON.stringify([channelId, newest, dueSince]))
     .digest('base64url')
