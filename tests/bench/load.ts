@@ -7,6 +7,7 @@
  * came. Open loop (`ratePerSec`): requests are started on a fixed schedule, whatever the answers' latency.
  */
 import { keepAliveAgent, send } from '../support/keep-alive.js';
+import { paid } from '../support/order-fixtures.js';
 
 export interface LoadJob {
   /** Base URL: the service's (ending in /v1) or the bare server's (which answers any path). */
@@ -65,20 +66,20 @@ export function productPut(storeId: string, sku: string, n: number, updatedAtMs:
 /** A `paid` event of a new order of two lines, attributed to the job's click. */
 function conversionPost(job: LoadJob, orderId: string): string {
   const { clickId, paidAt } = job.conversion!;
-  return JSON.stringify({
-    event_id: `e-${orderId}`,
-    order_id: orderId,
-    store_id: job.storeId,
-    click_id: clickId,
-    status: 'paid',
-    currency: 'BRL',
-    paid_at: paidAt,
-    occurred_at: paidAt,
-    items: [
-      { sku: 'a', quantity: 1, unit_price_cents: 1990, refunded_cents: 0 },
-      { sku: 'b', quantity: 2, unit_price_cents: 4990, refunded_cents: 0 },
-    ],
-  });
+  return JSON.stringify(
+    paid({
+      event_id: `e-${orderId}`,
+      order_id: orderId,
+      store_id: job.storeId,
+      click_id: clickId,
+      paid_at: paidAt,
+      occurred_at: paidAt,
+      items: [
+        { sku: 'a', quantity: 1, unit_price_cents: 1990, refunded_cents: 0 },
+        { sku: 'b', quantity: 2, unit_price_cents: 4990, refunded_cents: 0 },
+      ],
+    }),
+  );
 }
 
 async function run(job: LoadJob): Promise<LoadResult> {
