@@ -13,10 +13,16 @@ import { stringifyBigCents, JSON_TYPE } from '../../shared-schema/http/big-json.
 import { toBigCents, type BigCents } from '../../shared-schema/domain/order-math.js';
 import type { ReadView, Scalar, Where } from '../../shared-schema/ports/read-store.js';
 import { urlHost } from '../../shared-schema/domain/host-match.js';
-import { pageDomainApproved, staleCutoff, type ProductState } from '../../shared-schema/domain/product-status.js';
+import {
+  freshUntil as lapseDueAt,
+  pageDomainApproved,
+  staleCutoff,
+  type ProductState,
+} from '../../shared-schema/domain/product-status.js';
 import {
   COUNTS_KEPT,
-  HOUR_MS,
+  countId,
+  countKeyOf,
   LAPSED,
   PRODUCT_COUNTS,
   PRODUCTS,
@@ -123,7 +129,7 @@ async function countsBy(view: ReadView, where: Where, field: string): Promise<{ 
 }
 
 /** The order of the counting index (read-models/products.ts) from each field on: a seek reads one row, no sort. */
-const COUNTED = ['store_id', 'page_host', 'available', 'last_write_at'] as const;
+const COUNTED = ['store_id', 'page_host', 'available'] as const;
 
 /** The distinct string values of `field` among the products of `where`, one indexed seek each. */
 async function* valuesOf(view: ReadView, where: Where, field: 'store_id' | 'page_host'): AsyncGenerator<string> {
@@ -143,11 +149,12 @@ async function* valuesOf(view: ReadView, where: Where, field: 'store_id' | 'page
 /**
  * The searchable products of `accepted` (where: the `accepted` state), by the checks of visibility.ts: the available
  * ones are counted by store and page host, each host judged once against its store's facts (a store not active has
- * none), by indexed counts; documents projected before `page_host` and `available` were kept are judged one by one.
+ * none), by counts over the counting index (each reads the rows it counts for their last write: the index holds no
+ * time); documents projected before `page_host` and `available` were kept are judged one by one.
  */
 async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where, now: Date): Promise<number> {
-  // Stores and hosts are listed over every `accepted` base state: a seek on the index's order needs no condition on
-  // its later fields (SQLite sorts otherwise); the counts then apply all of them.
+  // Stores and hosts are listed over every `accepted` base state: a seek on the index's order reads no row; the
+  // counts then apply the 48 h condition too.
   const based: Where = { ...accepted };
   delete based.last_write_at;
   let searchable = 0;
@@ -187,12 +194,40 @@ const reasonsList = (reasons: ReadonlyMap<string, number>) =>
     .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 
 /**
+ * The number of products of each count row (by `countId`) whose 48 h passed by `now` with their lapse not recorded
+ * yet, among those last written at or after `from`: read from the index the freshness reactor scans (lapse due by
+ * `now`), which holds only the lapses the reactor has still to record. Filtered here rather than in the read, so
+ * that the read keeps to that index.
+ */
+async function dueByRow(view: ReadView, from: string, now: Date): Promise<Map<string, number>> {
+  const due = new Map<string, number>();
+  const where: Where = { base_state: 'accepted', lapse_due_at: { gte: lapseDueAt(from), lt: now.toISOString() } };
+  for (let after: Scalar[] | undefined; ;) {
+    const page: ProductDoc[] = await view.find<ProductDoc>(PRODUCTS, {
+      where,
+      orderBy: [{ field: 'lapse_due_at' }],
+      limit: PAGE,
+      ...(after ? { after } : {}),
+    });
+    for (const doc of page) {
+      const id = countId(countKeyOf(doc));
+      due.set(id, (due.get(id) ?? 0) + 1);
+    }
+    const last = page[page.length - 1];
+    if (page.length < PAGE || !last) return due;
+    after = [last.lapse_due_at ?? null, last._id];
+  }
+}
+
+/**
  * The catalog insights from the count rows the products projector keeps (read-models/products.ts): a few dozen rows
  * a partner (one per store, base state, and for the accepted ones page host, availability and hour of last write),
  * not one index entry per SKU. The 48 h rule is applied by the clock now: an hour wholly at or after the cutoff
- * (now − 48 h) is fresh, one wholly before it or `lapsed` (a lapse is recorded only after its instant) is stale, and
- * the one hour the cutoff falls in is split by an indexed count of its products at or after the cutoff, which walks
- * at most that hour's writes. Null when the counts are not kept (products of an older build, before a rebuild).
+ * (now − 48 h) is fresh, one wholly before it or `lapsed` (a lapse is recorded only after its instant) is stale. In
+ * the one hour the cutoff falls in, a product written before the cutoff is stale: its lapse is due, and either
+ * recorded (the product is in the `lapsed` row) or still to be recorded, which the freshness reactor's index lists
+ * (`dueByRow`: at most the products of that hour whose lapse the reactor has not recorded yet, usually none). Null
+ * when the counts are not kept (products of an older build, before a rebuild).
  */
 async function countedInsights(
   deps: QueryDeps,
@@ -209,7 +244,7 @@ async function countedInsights(
       const rows = await view.find<ProductCountDoc>(PRODUCT_COUNTS, { where });
       const cutoff = staleCutoff(now);
       const split = hourOf(cutoff);
-      const splitEnd = new Date(Date.parse(split) + HOUR_MS).toISOString();
+      let due: Map<string, number> | null = null;
       const states: Record<ProductState, number> = { pending: 0, accepted: 0, rejected: 0, stale: 0, removed: 0 };
       const reasons = new Map<string, number>();
       const facts = new Map<string, ProductStoreDoc | null>();
@@ -224,16 +259,7 @@ async function countedInsights(
         let fresh: number;
         if (row.hour === null || row.hour === LAPSED || row.hour < split) fresh = 0;
         else if (row.hour > split || cutoff === split) fresh = row.n;
-        else
-          fresh = await view.count(PRODUCTS, {
-            partner_id: row.partner_id,
-            env: row.env,
-            base_state: 'accepted',
-            store_id: row.store_id,
-            page_host: row.page_host,
-            available: row.available,
-            last_write_at: { gte: cutoff, lt: splitEnd },
-          });
+        else fresh = row.n - ((due ??= await dueByRow(view, split, now)).get(row._id) ?? 0);
         states.accepted += fresh;
         states.stale += row.n - fresh;
         if (fresh === 0 || row.available !== true || row.page_host === null) continue;
