@@ -84,7 +84,23 @@ export interface SqliteReadStoreOptions {
    * would stop this thread's event loop for as long as the other one's unit lasts. Default false.
    */
   yieldWhenBusy?: boolean;
+  /** The size past which the writer starts the write-ahead log over (`boundLog`). Default WAL_BOUND_BYTES. */
+  walBoundBytes?: number;
 }
+
+/**
+ * The write-ahead log's bound. SQLite copies the log into the database every 1,000 pages (`wal_autocheckpoint`), but
+ * starts writing it from its beginning again only when a copy finished while no reader was on an older part of it:
+ * under steady reads beside steady writes that moment may not come, and the file grew to 1.3 GB in a minute of
+ * `make bench-scale` (a database of 1.1 GB). Past this size the writer copies the log in RESTART mode, which waits for
+ * the readers still on the old part (single statements: milliseconds), and `journal_size_limit` truncates the file
+ * back to this size when the log starts over.
+ */
+export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
+/** How long a RESTART copy waits for readers on the writer's own thread (a store that yields when busy: not at all). */
+const WAL_RESTART_WAIT_MS = 50;
+/** Milliseconds between two looks at the log's size (one `stat` each, after a commit). */
+const WAL_LOOK_MS = 100;
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
 const TEXT_FILL_ROWS = 20_000;
@@ -115,6 +131,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   private readonly firstTextColumns = new Map<string, string>();
   private readonly sweepTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  private lookedAt = 0;
 
   private constructor(
     /** The database file. */
@@ -126,6 +143,8 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     detectReentry: boolean,
     /** Milliseconds a write waits for the lock on a timer (`yieldWhenBusy`); undefined: SQLite's busy wait. */
     private readonly busyYieldMs: number | undefined,
+    /** `SqliteReadStoreOptions.walBoundBytes`. */
+    private readonly walBoundBytes: number,
   ) {
     this.inUnit = detectReentry ? new AsyncLocalStorage<true>() : null;
     if (sweepIntervalMs > 0) {
@@ -152,6 +171,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       else {
         enableWal(writer, busyTimeout);
         writer.pragma(`synchronous = ${synchronous}`);
+        writer.pragma(`journal_size_limit = ${Math.floor(options.walBoundBytes ?? WAL_BOUND_BYTES)}`);
         writer.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
       }
       reader.pragma(`busy_timeout = ${Math.floor(busyTimeout)}`);
@@ -169,6 +189,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       options.sweepIntervalMs ?? 60_000,
       options.detectReentry ?? false,
       options.yieldWhenBusy ? busyTimeout : undefined,
+      options.walBoundBytes ?? WAL_BOUND_BYTES,
     );
   }
 
@@ -277,6 +298,34 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     }
   }
 
+  /**
+   * After a commit, at most every WAL_LOOK_MS, starts the write-ahead log over when it has grown past its bound
+   * (WAL_BOUND_BYTES). A copy that cannot finish (a reader still on the old part past the wait, another connection
+   * copying) is tried again at a later look; the unit it follows is committed whatever happens here.
+   */
+  private boundLog(): void {
+    const now = Date.now();
+    if (now - this.lookedAt < WAL_LOOK_MS) return;
+    this.lookedAt = now;
+    let size: number;
+    try {
+      size = fs.statSync(`${this.file}-wal`).size;
+    } catch {
+      return;
+    }
+    if (size <= this.walBoundBytes) return;
+    const db = this.writer.db;
+    const busy = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma(`busy_timeout = ${this.busyYieldMs === undefined ? WAL_RESTART_WAIT_MS : 0}`);
+    try {
+      db.pragma('wal_checkpoint(RESTART)');
+    } catch {
+      // SQLITE_BUSY and the like: the next look tries again.
+    } finally {
+      db.pragma(`busy_timeout = ${busy}`);
+    }
+  }
+
   async transact<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
     const unit = async (): Promise<T> => {
       const db = this.writer.db;
@@ -296,6 +345,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       } finally {
         this.writer.endUnit();
       }
+      this.boundLog();
       return result;
     };
     return this.exclusive(() => (this.inUnit ? this.inUnit.run(true, unit) : unit()));
