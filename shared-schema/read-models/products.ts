@@ -176,8 +176,9 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
       // every write (about three pages of the write's commit), and the 48 h boundary is found in the one above.
       ['partner_id', 'env', 'base_state', 'store_id', 'page_host', 'available'],
     ],
-    // Reasons are counted by their set of codes (insights.ts): a column, no index of its own.
-    filtered: ['reason_codes'],
+    // Reasons are counted by their set of codes (insights.ts), and the 48 h rule tests the last write (`?state=`, the
+    // counts of projections without count rows): columns, no index of their own.
+    filtered: ['reason_codes', 'last_write_at'],
   },
   // The portal's counts read the rows of a partner and environment, or of one of its stores.
   { name: PRODUCT_COUNTS, indexes: [['partner_id', 'env', 'store_id']] },

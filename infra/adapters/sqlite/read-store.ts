@@ -11,6 +11,7 @@
 import { makePrivate } from './private-file.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../../shared-schema/ports/clock.js';
@@ -97,10 +98,17 @@ export interface SqliteReadStoreOptions {
  * back to this size when the log starts over.
  */
 export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
-/** How long a RESTART copy waits for readers on the writer's own thread (a store that yields when busy: not at all). */
+/**
+ * How long a RESTART copy waits for readers, on a worker thread (the projection thread's store). On the main thread,
+ * or in a store that yields when busy, it does not wait: an event loop must not stop.
+ */
 const WAL_RESTART_WAIT_MS = 50;
-/** Milliseconds between two looks at the log's size (one `stat` each, after a commit). */
+/**
+ * Milliseconds between two looks at the log's size (one `stat` each, after a commit); each copy that could not
+ * finish (a reader holding an old snapshot for long, such as a backup) doubles the pause, up to the maximum.
+ */
 const WAL_LOOK_MS = 100;
+const WAL_LOOK_MAX_MS = 5_000;
 
 /** Rows per unit when documents already stored join a new text index (~0.2 s of the writer each). */
 const TEXT_FILL_ROWS = 20_000;
@@ -132,6 +140,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   private readonly sweepTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private lookedAt = 0;
+  private lookPauseMs = WAL_LOOK_MS;
 
   private constructor(
     /** The database file. */
@@ -301,28 +310,31 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
   /**
    * After a commit, at most every WAL_LOOK_MS, starts the write-ahead log over when it has grown past its bound
    * (WAL_BOUND_BYTES). A copy that cannot finish (a reader still on the old part past the wait, another connection
-   * copying) is tried again at a later look; the unit it follows is committed whatever happens here.
+   * copying) is tried again at a later look, later each time it fails; the unit it follows is committed whatever
+   * happens here.
    */
   private boundLog(): void {
     const now = Date.now();
-    if (now - this.lookedAt < WAL_LOOK_MS) return;
+    if (now - this.lookedAt < this.lookPauseMs) return;
     this.lookedAt = now;
-    let size: number;
-    try {
-      size = fs.statSync(`${this.file}-wal`).size;
-    } catch {
-      return;
-    }
-    if (size <= this.walBoundBytes) return;
     const db = this.writer.db;
-    const busy = db.pragma('busy_timeout', { simple: true }) as number;
-    db.pragma(`busy_timeout = ${this.busyYieldMs === undefined ? WAL_RESTART_WAIT_MS : 0}`);
     try {
-      db.pragma('wal_checkpoint(RESTART)');
+      if (fs.statSync(`${this.file}-wal`).size <= this.walBoundBytes) {
+        this.lookPauseMs = WAL_LOOK_MS;
+        return;
+      }
+      const busy = db.pragma('busy_timeout', { simple: true }) as number;
+      const wait = isMainThread || this.busyYieldMs !== undefined ? 0 : WAL_RESTART_WAIT_MS;
+      db.pragma(`busy_timeout = ${wait}`);
+      let copied: { busy: number }[];
+      try {
+        copied = db.pragma('wal_checkpoint(RESTART)') as { busy: number }[];
+      } finally {
+        db.pragma(`busy_timeout = ${busy}`);
+      }
+      this.lookPauseMs = copied[0]?.busy === 0 ? WAL_LOOK_MS : Math.min(2 * this.lookPauseMs, WAL_LOOK_MAX_MS);
     } catch {
-      // SQLITE_BUSY and the like: the next look tries again.
-    } finally {
-      db.pragma(`busy_timeout = ${busy}`);
+      // No log file yet, or SQLITE_BUSY from the pragma itself: the next look tries again.
     }
   }
 
