@@ -56,6 +56,11 @@ const CLOSE_OBJECT = 0x7d;
  * Text that is not JSON is left to the parser to refuse.
  */
 export function jsonDeeperThan(raw: Uint8Array, max: number): boolean {
+  return !opensAtMost(raw, max) && nestsDeeperThan(raw, max);
+}
+
+/** The count itself (a function of its own: V8 optimizes this loop half as well when it shares a function). */
+function nestsDeeperThan(raw: Uint8Array, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < raw.length; i++) {
@@ -72,4 +77,17 @@ export function jsonDeeperThan(raw: Uint8Array, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * True when the text holds at most `max` opening brackets in all (those in strings counted too), so that nothing in
+ * it can nest deeper: the case of nearly every body, told by the engine's own byte search instead of a loop over
+ * every byte in JavaScript.
+ */
+function opensAtMost(raw: Uint8Array, max: number): boolean {
+  let opens = 0;
+  for (const open of [OPEN_ARRAY, OPEN_OBJECT]) {
+    for (let i = raw.indexOf(open); i !== -1; i = raw.indexOf(open, i + 1)) if (++opens > max) return false;
+  }
+  return true;
 }
