@@ -67,15 +67,6 @@ export function routeMatcher(routes: readonly RouteSpec[]): RouteMatcher {
   const compiled = routes
     .map((route) => ({ route, segments: route.path.split('/'), literal: !route.path.includes(':') }))
     .sort((x, y) => Number(y.literal) - Number(x.literal));
-  // The routes a path can match, in the order above, by its number of segments and its first one (every route of
-  // the contract starts with a literal segment, so a path is compared with a handful of routes, not all of them).
-  const shapeOf = (segments: readonly string[]) => `${segments.length}/${segments[1] ?? ''}`;
-  const byShape = new Map<string, typeof compiled>();
-  for (const c of compiled) {
-    if (c.segments[1]?.startsWith(':')) throw new Error(`route without a literal first segment: ${routeKey(c.route)}`);
-    const shape = shapeOf(c.segments);
-    byShape.set(shape, [...(byShape.get(shape) ?? []), c]);
-  }
   return (method, path) => {
     const m = method === 'HEAD' ? 'GET' : method;
     let found: RouteSpec | null = null;
@@ -83,7 +74,7 @@ export function routeMatcher(routes: readonly RouteSpec[]): RouteMatcher {
     const allowed = new Set<string>();
     let literalPath: string | null = null;
     const actual = path.split('/');
-    for (const { route: r, segments, literal } of byShape.get(shapeOf(actual)) ?? []) {
+    for (const { route: r, segments, literal } of compiled) {
       const got = matchSegments(segments, actual);
       if (!got) continue;
       if (literalPath !== null && r.path !== literalPath && !literal) continue;
