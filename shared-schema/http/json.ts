@@ -48,6 +48,7 @@ const OPEN_ARRAY = 0x5b;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
+const OPENS = [OPEN_ARRAY, OPEN_OBJECT] as const;
 
 /**
  * True when `raw` (JSON text as UTF-8) opens more than `max` arrays or objects inside one another, counted on the
@@ -86,7 +87,7 @@ function nestsDeeperThan(raw: Uint8Array, max: number): boolean {
  */
 function opensAtMost(raw: Uint8Array, max: number): boolean {
   let opens = 0;
-  for (const open of [OPEN_ARRAY, OPEN_OBJECT]) {
+  for (const open of OPENS) {
     for (let i = raw.indexOf(open); i !== -1; i = raw.indexOf(open, i + 1)) if (++opens > max) return false;
   }
   return true;
