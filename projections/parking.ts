@@ -40,6 +40,23 @@ export const parkedSpec = (projector: string): CollectionSpec => ({
 /** Every collection a projector writes: its read model and its parked events. */
 export const projectorCollections = (p: Projector): CollectionSpec[] => [...p.collections, parkedSpec(p.name)];
 
+/**
+ * A collection as a bulk load declares it before its documents are in: only the indexes its projector reads through
+ * (`applyIndexes`), no text index. The fields of the indexes left out stay kept beside the document (`filtered`), so
+ * that declaring the whole spec afterwards only builds indexes, each in one pass.
+ */
+export function forBulkLoad(spec: CollectionSpec): CollectionSpec {
+  const { text: _text, applyIndexes, ...rest } = spec;
+  if (applyIndexes === undefined) return rest;
+  const kept = new Set(applyIndexes.map((fields) => fields.join('\u0000')));
+  const deferred = spec.indexes.filter((fields) => !kept.has(fields.join('\u0000')));
+  return {
+    ...rest,
+    indexes: spec.indexes.filter((fields) => kept.has(fields.join('\u0000'))),
+    filtered: [...new Set([...(spec.filtered ?? []), ...deferred.flat()])],
+  };
+}
+
 /** The operator's id of a parked event: `<projector>:<position>`. */
 export const parkedId = (projector: string, position: number): string => `${projector}:${position}`;
 

@@ -19,7 +19,7 @@ import type { ReadStore } from '../shared-schema/ports/read-store.js';
 import type { Messaging } from '../shared-schema/ports/messaging.js';
 import type { Projector } from './projector.js';
 import { replay, type ReplayOptions } from './replay.js';
-import { projectorCollections, type ParkedEvent } from './parking.js';
+import { forBulkLoad, projectorCollections, type ParkedEvent } from './parking.js';
 import {
   GENERATIONS_COLLECTION,
   GENERATION_SWITCHED,
@@ -198,9 +198,8 @@ export class ProjectionRebuilder {
     const target = reads.pinned(name, next);
     const replaying = this.replaying(run);
     const position = await this.catchUp(projector, run, target, replaying);
-    // The text indexes, left out while the catch-up loaded the documents, are built now in one pass over them
-    // (about half the cost of an offers rebuild was keeping them row by row); the last pass and the live writes after
-    // the switch keep them as usual.
+    // The indexes the catch-up left out (the text indexes, those the projector does not read through) are built now,
+    // each in one pass over the documents; the last pass and the live writes after the switch keep them as usual.
     await target.ensureCollections(projectorCollections(projector));
     await this.options.beforeSwitch?.(name);
     run.progress.state = 'switching';
@@ -222,7 +221,7 @@ export class ProjectionRebuilder {
         highest: next,
       } satisfies GenerationDoc);
     });
-    await this.emptyGeneration(projector, next, 'without text indexes');
+    await this.emptyGeneration(projector, next, 'for a bulk load');
     return next;
   }
 
@@ -322,21 +321,20 @@ export class ProjectionRebuilder {
 
   /**
    * Drops the collections of one generation (documents and indexes) and resets its checkpoint. A generation about to
-   * be rebuilt into (`redeclare`) gets its collections back, empty, with their indexes but not their text indexes
-   * (nothing reads those before the switch; the rebuild declares them once the documents are in); an old one stays
-   * gone.
+   * be rebuilt into (`redeclare`) gets its collections back, empty, as a bulk load declares them: the indexes its
+   * projector reads through, no text index (nothing else reads the generation before the switch; the rebuild
+   * declares the rest once the documents are in); an old one stays gone.
    */
   private async emptyGeneration(
     projector: Projector,
     generation: number,
-    redeclare: false | 'without text indexes',
+    redeclare: false | 'for a bulk load',
   ): Promise<void> {
     if (generation === this.options.reads.generationOf(projector.name))
       throw new Error('refusing to empty the serving generation');
     const view = this.options.reads.pinned(projector.name, generation);
     for (const c of projectorCollections(projector)) await view.drop(c.name);
-    if (redeclare)
-      await view.ensureCollections(projectorCollections(projector).map(({ text: _text, ...spec }) => spec));
+    if (redeclare) await view.ensureCollections(projectorCollections(projector).map(forBulkLoad));
     await view.transact((tx) => tx.setCheckpoint(projector.name, 0));
   }
 

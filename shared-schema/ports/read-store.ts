@@ -31,6 +31,13 @@ export interface CollectionSpec {
    * store holds from an earlier declaration of the collection and no longer declared is dropped.
    */
   indexes: readonly (readonly string[])[];
+  /**
+   * The entries of `indexes` that the projector owning the collection reads through while it applies events (default:
+   * every one). A bulk load of the collection (a rebuild's catch-up, an audit's replay) declares only these, and the
+   * others once the documents are in: an index built in one pass over the rows costs a fraction of keeping it row by
+   * row.
+   */
+  applyIndexes?: readonly (readonly string[])[];
   /** Documents whose `expires_at` (ISO string or epoch ms) is in the past may be removed by the store. */
   expires?: boolean;
   /**

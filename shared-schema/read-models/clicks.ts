@@ -32,5 +32,6 @@ export const CLICK_COLLECTIONS: readonly CollectionSpec[] = [
       // A window's clicks per channel, counted from the index alone.
       ['partner_id', 'env', 'occurred_at', 'channel_id'],
     ],
+    applyIndexes: [], // the projector reads clicks by `_id` only
   },
 ];

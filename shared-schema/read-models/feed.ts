@@ -80,6 +80,8 @@ export const FEED_COLLECTIONS: readonly CollectionSpec[] = [
   {
     name: FEED_OFFERS,
     indexes: [['store_key'], ['in_feed', '_id', 'last_write_at', 'tsv']],
+    // A store event reaches the store's offers through the first; the projector reads nothing by the second.
+    applyIndexes: [['store_key']],
     filtered: ['last_write_at', 'tsv'],
   },
   { name: FEED_STORES, indexes: [] },

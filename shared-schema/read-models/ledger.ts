@@ -76,6 +76,7 @@ export const LEDGER_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'recorded_at', 'position'],
       ['partner_id', 'env', 'store_id', 'recorded_at', 'position'],
     ],
+    applyIndexes: [], // the projector only adds movements
     // The CSV reads its lines alone (SQLite: from a column of their own, no document parsed).
     projected: ['csv'],
   },

@@ -89,6 +89,7 @@ export const NOTIFICATION_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'position', 'seq'],
       ['partner_id', 'env', 'type', 'position', 'seq'],
     ],
+    applyIndexes: [], // the projector only adds notifications
   },
   { name: NOTIFICATION_PRODUCTS, indexes: [['partner_id', 'env', 'store_id', 'sku']] },
   { name: NOTIFICATION_STORES, indexes: [] },

@@ -11,7 +11,14 @@ export const OFFER_STORES = 'offer_stores';
 export const OFFER_COLLECTIONS: readonly CollectionSpec[] = [
   // gtin: the other offers of a product; sku: the offer behind an address (offer page, redirector).
   // last_write_at: the search's 48-hour bound is tested on every text match (query-api/public/search.ts).
-  { name: OFFERS, indexes: [['gtin'], ['sku']], filtered: ['last_write_at'], text: ['text_title', 'text_other'] },
+  // The projector reads offers by `_id` only.
+  {
+    name: OFFERS,
+    indexes: [['gtin'], ['sku']],
+    applyIndexes: [],
+    filtered: ['last_write_at'],
+    text: ['text_title', 'text_other'],
+  },
   // position: a search reader's copy of the stores reads what was written since its newest (store-facts.ts).
   { name: OFFER_STORES, indexes: [['position']] },
 ];

@@ -26,5 +26,6 @@ export const ORDER_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'paid_at', 'store_id'],
       ['partner_id', 'env', 'store_id', 'paid_at'],
     ],
+    applyIndexes: [], // the projector reads orders by `_id` only
   },
 ];

@@ -161,12 +161,15 @@ export const lapseDueWhere = (now: string): Where => ({ base_state: 'accepted', 
 /** The id of a store's facts, and of its fan-out cursor. */
 export const storeFactsId = (t: Tenant, storeId: string): string => scopedId(t, storeId);
 
+/** A store's products in SKU order. */
+const BY_STORE = ['partner_id', 'env', 'store_id', 'sku'];
+
 export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
   {
     name: PRODUCTS,
     indexes: [
       ['partner_id', 'env', 'sku'],
-      ['partner_id', 'env', 'store_id', 'sku'],
+      BY_STORE,
       ['partner_id', 'env', 'base_state', 'sku'],
       ['base_state', 'cover_checked_at'],
       ['base_state', 'lapse_due_at'], // the freshness reactor: accepted products whose 48 h passed
@@ -179,9 +182,11 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
     // Reasons are counted by their set of codes (insights.ts), and the 48 h rule tests the last write (`?state=`, the
     // counts of projections without count rows): columns, no index of their own.
     filtered: ['reason_codes', 'last_write_at'],
+    // A store event's fan-out pages through the products of the store; every other read of the projector is by `_id`.
+    applyIndexes: [BY_STORE],
   },
-  // The portal's counts read the rows of a partner and environment, or of one of its stores.
-  { name: PRODUCT_COUNTS, indexes: [['partner_id', 'env', 'store_id']] },
+  // The portal's counts read the rows of a partner and environment, or of one of its stores (the projector: by `_id`).
+  { name: PRODUCT_COUNTS, indexes: [['partner_id', 'env', 'store_id']], applyIndexes: [] },
   { name: STORE_FACTS, indexes: [] },
   { name: FANOUTS, indexes: [] },
 ];

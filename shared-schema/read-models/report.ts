@@ -44,6 +44,7 @@ export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'at'],
       ['partner_id', 'env', 'store_id', 'at'],
     ],
+    applyIndexes: [], // the projector reads by `_id` only
   },
   {
     name: REPORT.hours,
@@ -51,6 +52,7 @@ export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'hour'],
       ['partner_id', 'env', 'store_id', 'hour'],
     ],
+    applyIndexes: [], // the projector reads by `_id` only
   },
   {
     name: REPORT.days,
@@ -58,6 +60,7 @@ export const REPORT_COLLECTIONS: readonly CollectionSpec[] = [
       ['partner_id', 'env', 'day'],
       ['partner_id', 'env', 'store_id', 'day'],
     ],
+    applyIndexes: [], // the projector reads by `_id` only
   },
 ];
 

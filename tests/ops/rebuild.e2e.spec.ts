@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { fieldOfColumn } from '../../infra/adapters/sqlite/read-store-sql.js';
+import { PRODUCT_COLLECTIONS, PRODUCTS } from '../../shared-schema/read-models/products.js';
 import { canonical } from '../../projections/verify.js';
 import type { Doc } from '../../shared-schema/ports/read-store.js';
 import type { ProjectionStatus } from '../../infra/ops/projection-status.js';
@@ -133,6 +138,26 @@ describe('projection rebuild without downtime', function () {
     expect(await raw.count('products__g1')).to.equal(SKUS.length);
     const list = await hub.api.get('/products?limit=100');
     expect(list.body.data.map((p: { sku: string }) => p.sku)).to.have.members(SKUS);
+  });
+
+  it('ends a rebuild with every index the products declare, though its catch-up loaded them with one (SQLite)', function () {
+    const file = path.join(t.dataDir, 'read.db');
+    if (!fs.existsSync(file)) this.skip();
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const fieldsOf = (index: string) =>
+        (db.prepare(`PRAGMA index_info("${index}")`).all() as { name: string }[])
+          .map((c) => fieldOfColumn(c.name) ?? c.name)
+          .filter((f) => f !== '_id')
+          .join(',');
+      const held = (db.prepare('PRAGMA index_list("coll_products__g1")').all() as { name: string; origin: string }[])
+        .filter((i) => i.origin === 'c')
+        .map((i) => fieldsOf(i.name));
+      const declared = PRODUCT_COLLECTIONS.find((c) => c.name === PRODUCTS)!.indexes.map((f) => f.join(','));
+      expect(held.sort()).to.deep.equal([...declared].sort());
+    } finally {
+      db.close();
+    }
   });
 
   it('keeps answering reads, never older, under continuous writes, and ends equal to a fresh replay', async () => {
