@@ -222,6 +222,7 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       return { spec, indexes, fields };
     });
     const fills: { mark: string; fts: string; table: string; cols: string; values: string }[] = [];
+    const builds: string[] = [];
     await this.exclusive(async () => {
       const db = this.writer.db;
       const create = db.transaction(() => {
@@ -238,17 +239,22 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
             db.exec(`ALTER TABLE ${table} ADD COLUMN ${columnOf(f)}`);
             db.exec(`UPDATE ${table} SET ${columnOf(f)} = ${docFieldExpr(f)}`);
           }
+          const indexed = (db.prepare(`PRAGMA index_list(${table})`).all() as { name: string }[]).map((i) => i.name);
+          const held = db.prepare(`SELECT 1 FROM ${table} LIMIT 1`).get() !== undefined;
           const declared = new Set<string>();
           for (const index of indexes) {
-            const columns = index.map((f) => (f === '_id' ? '_id' : columnOf(f)));
-            if (!index.includes('_id')) columns.push('_id');
             db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
             const name = indexName(spec.name, index, 'columns');
             declared.add(name.slice(1, -1));
-            db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
+            if (indexed.includes(name.slice(1, -1))) continue;
+            const columns = index.map((f) => (f === '_id' ? '_id' : columnOf(f)));
+            if (!index.includes('_id')) columns.push('_id');
+            const sql = `CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`;
+            if (held) builds.push(sql);
+            else db.exec(sql);
           }
           // An index of ours the spec no longer declares (a read that changed its shape) would only cost every put.
-          for (const { name } of db.prepare(`PRAGMA index_list(${table})`).all() as { name: string }[]) {
+          for (const name of indexed) {
             if (name.startsWith('ix_') && name.endsWith('__c') && !declared.has(name)) db.exec(`DROP INDEX "${name}"`);
           }
           if (spec.text && spec.text.length > 0) {
@@ -280,6 +286,10 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
       this.firstTextColumns.clear();
       for (const { spec } of plans) if (spec.expires) this.expiring.add(spec.name);
     });
+    // An index new to a table that holds rows (a rebuild declares those its projector does not read through once the
+    // documents are in; a newer version declares one more) is built in a unit of its own: a million rows take about
+    // half a second an index, which other units of the writer should not wait for all at once.
+    for (const sql of builds) await this.exclusive(() => this.whenFree(() => this.writer.db.exec(sql)));
     // Documents written before the collection had a text index (a rebuild declares it once its documents are in, an
     // older version had none) join it now, in units of TEXT_FILL_ROWS rows so that other units of the writer are not
     // held behind the whole collection. The triggers already keep the rows written meanwhile, so a row that is in
