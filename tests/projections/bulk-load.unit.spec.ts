@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { PROJECTORS } from '../../infra/wiring/projectors.js';
 import { forBulkLoad } from '../../projections/parking.js';
 import type { CollectionSpec } from '../../shared-schema/ports/read-store.js';
 
@@ -43,5 +44,17 @@ describe('a collection as a bulk load declares it', () => {
     expect(loaded.indexes).to.deep.equal(spec.indexes);
     expect(loaded.filtered).to.deep.equal(spec.filtered);
     expect(loaded).not.to.have.property('text');
+  });
+
+  it('names in each read model only indexes the model declares (a misspelt one would be left out of the load)', () => {
+    for (const projector of PROJECTORS)
+      for (const c of projector.collections) {
+        const declared = c.indexes.map((fields) => fields.join(','));
+        for (const fields of c.applyIndexes ?? [])
+          expect(declared, `${projector.name}: ${c.name}`).to.include(fields.join(','));
+      }
+    // Not vacuous: the products, feed and counts models name theirs.
+    const named = PROJECTORS.flatMap((p) => p.collections).filter((c) => c.applyIndexes !== undefined);
+    expect(named.map((c) => c.name)).to.include.members(['products', 'feed_offers', 'product_counts', 'offers']);
   });
 });
