@@ -102,15 +102,14 @@ export function judgeOffer(
 }
 
 /**
- * A change as the model keeps it: with the time it was judged at and its JSON without the address and the channel.
- * Exported for the search bench, which seeds a backlog of changes as this writes them.
+ * A change as the model keeps it: the time it was judged at and its JSON without the address and the channel, which
+ * holds the whole entry (kept once: a page reads the text alone). Exported for the search bench, which seeds a
+ * backlog of changes as this writes them.
  */
-export const feedChangeDoc = (_id: string, change: FeedEntryChange, at: string): FeedChangeDoc => ({
-  _id,
-  ...change,
-  at,
-  json: changeTemplate(change),
-});
+export const feedChangeDoc = (_id: string, change: FeedEntryChange, at: string): FeedChangeDoc =>
+  change.op === 'upsert'
+    ? { _id, op: 'upsert', at, json: changeTemplate(change) }
+    : { _id, op: 'delete', id: change.id, at, json: changeTemplate(change) };
 
 async function writeChanges(
   tx: ReadTx,

@@ -17,7 +17,7 @@ import {
   FEED_CHANGES,
   FEED_MARKS,
   PRUNED_MARK,
-  type FeedChangeDoc,
+  type EarlierFeedChangeDoc,
   type FeedPrunedDoc,
 } from '../../shared-schema/read-models/feed.js';
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../../shared-schema/feeds/limits.js';
@@ -104,7 +104,8 @@ export async function changesPage(
     limit,
     fields: ['json'],
   });
-  const earlier = await documentsById<FeedChangeDoc>(
+  // Changes written before the text was kept: their documents hold the change itself.
+  const earlier = await documentsById<EarlierFeedChangeDoc>(
     reads,
     FEED_CHANGES,
     rows.filter((row) => row.json === null).map((row) => row._id),

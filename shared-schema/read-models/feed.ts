@@ -34,18 +34,21 @@ export type FeedOfferDoc = OfferDoc & {
 /**
  * One change of the feed. `_id` orders the changes: the log position of the event that made it (16 digits), then
  * its rank among that event's changes (6 digits), so a replay writes the same changes under the same ids.
+ *
+ * A change keeps its JSON as the changes feed lists it, without the service's address and the channel
+ * (`changeTemplate`), and the time it was judged at (ISO). Changes written by earlier versions keep the change
+ * itself instead (`entry`, or `id` for a delete), and may lack the text or the time (the feed then makes the text
+ * from the change, and the retention counts it as older).
  */
-export type FeedChangeDoc = (
+export type FeedChangeDoc =
+  | { _id: string; op: 'upsert'; at: string; json: string }
+  | { _id: string; op: 'delete'; id: string; at: string; json: string }
+  | EarlierFeedChangeDoc;
+
+/** A change as versions before the text was kept alone wrote it. */
+export type EarlierFeedChangeDoc = (
   { _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }
-) & {
-  /** The time the change was judged at (ISO); absent from changes written before it was kept. */
-  at?: string;
-  /**
-   * The change's JSON as the changes feed lists it, without the service's address and the channel
-   * (`changeTemplate`); absent from changes written before it was kept (the feed then makes it from the change).
-   */
-  json?: string;
-};
+) & { at?: string; json?: string };
 
 export const FEED_MARKS = 'feed_marks';
 /** The `_id` of the mark of the changes dropped by the retention. */

@@ -3,6 +3,8 @@
  *
  *   node dist/tests/bench/projection-cpu.js [unit sizes, default 1,8,64] [events per round, default 4000]
  *   PROJECTION_CPU_ONLY=products,feed   (only these projectors; default every live one)
+ *   PROJECTION_CPU_NEW=1                (a new SKU each write, its cover checked and accepted: what `make bench-scale`
+ *                                        phase A sends; a figure is then per item, two events)
  *
  * What `make bench` phase (a) sends, without HTTP, the command side or the event log: one live store (registered,
  * approved), then `ProductUpserted` events over 1,024 SKUs (64 connections × 16, a new price and write time each),
@@ -24,6 +26,7 @@ import { categoryOf, type RecordedEvent } from '../../shared-schema/ports/event-
 const sizes = (process.argv[2] ?? '1,8,64').split(',').map(Number);
 const perRound = Number(process.argv[3] ?? 4000);
 const only = process.env.PROJECTION_CPU_ONLY?.split(',');
+const newItems = process.env.PROJECTION_CPU_NEW === '1';
 const projectors = only ? ALL.filter((p) => only.includes(p.name)) : ALL;
 
 const PARTNER = 'pt_01HBENCHPROJECTIONCPU0000';
@@ -48,7 +51,7 @@ function recorded(stream: string, type: string, data: unknown): RecordedEvent {
 
 let written = 0;
 function productWrite(): RecordedEvent {
-  const sku = `a-${written % 64}-${Math.floor(written / 64) % 16}`;
+  const sku = newItems ? `n-${written}` : `a-${written % 64}-${Math.floor(written / 64) % 16}`;
   written += 1;
   const product = {
     store_id: STORE,
@@ -59,6 +62,20 @@ function productWrite(): RecordedEvent {
   };
   const received = new Date(T0 + position + 1).toISOString();
   return recorded(`product-live:${PARTNER}:${sku}`, 'ProductUpserted', { sku, product, received_at: received });
+}
+
+/** A write of a new SKU and its accepted cover check. */
+function newItem(): RecordedEvent[] {
+  const upserted = productWrite();
+  const { sku, product } = upserted.data as { sku: string; product: { image_urls: string[] } };
+  const checked = recorded(upserted.stream, 'CoverChecked', {
+    sku,
+    url: product.image_urls[0],
+    ok: true,
+    reasons: [],
+    checked_at: new Date(T0 + position + 1).toISOString(),
+  });
+  return [upserted, { ...checked, revision: 1 }];
 }
 
 async function main(): Promise<void> {
@@ -93,9 +110,13 @@ async function main(): Promise<void> {
     await apply([recorded(storeStream, 'StoreApproved', { store_id: STORE, domains: ['shop.test'] })]);
     const round = async (size: number, count: number): Promise<number> => {
       const before = process.cpuUsage();
-      for (let i = 0; i < count; i += size) await apply(Array.from({ length: size }, productWrite));
+      for (let i = 0; i < count; i += size) {
+        await apply(
+          newItems ? Array.from({ length: size / 2 }, newItem).flat() : Array.from({ length: size }, productWrite),
+        );
+      }
       const used = process.cpuUsage(before);
-      return (used.user + used.system) / count;
+      return (used.user + used.system) / (newItems ? count / 2 : count);
     };
     await round(8, 2048); // every SKU written once
     const figures = new Map<number, number[]>(sizes.map((s) => [s, []]));

@@ -23,10 +23,12 @@ import type { Doc } from '../../shared-schema/ports/read-store.js';
 import {
   FEED_CHANGES,
   FEED_OFFERS,
+  FEED_STORES,
   type FeedChangeDoc,
   type FeedOfferDoc,
 } from '../../shared-schema/read-models/feed.js';
-import type { FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import { changeTemplate, feedEntryOf, type FeedEntry } from '../../shared-schema/feeds/feed-offer.js';
+import type { OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 const TSV_1 = {
@@ -176,16 +178,15 @@ describe('channel feeds over HTTP', function () {
       const kept = await feed(t, '/feeds/offers.tsv', channel.token);
       expect(tsvRows(kept.text)).to.have.length.greaterThan(0);
       const { cursor } = await allChanges(t, channel.token, null);
-      // The documents as an earlier version wrote them: the entry held (the last upsert of the offer), no line.
+      // The documents as an earlier version wrote them: the entry held (the offer's with its store), no line.
       const stripped = await t.service.reads.transact(async (tx) => {
-        const entries = new Map<string, FeedEntry>();
-        for (const c of await tx.find<FeedChangeDoc & Doc>(FEED_CHANGES))
-          if (c.op === 'upsert') entries.set(c.entry.id, c.entry);
         let n = 0;
         for (const doc of await tx.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { in_feed: true } })) {
           const { tsv: _tsv, feed_id: id, entry_hash: _hash, ...earlier } = doc;
-          expect(entries.has(id!)).to.equal(true);
-          await tx.put(FEED_OFFERS, { ...earlier, entry: entries.get(id!)! });
+          const store = await tx.get<OfferStoreDoc & Doc>(FEED_STORES, doc.store_key);
+          const entry = feedEntryOf(doc, store!, doc.description);
+          expect(entry.id).to.equal(id);
+          await tx.put(FEED_OFFERS, { ...earlier, entry });
           n += 1;
         }
         return n;
@@ -322,15 +323,25 @@ describe('channel feeds over HTTP', function () {
         t.service.reads.find<FeedChangeDoc & Doc>(FEED_CHANGES, { orderBy: [{ field: '_id' }] });
       const written = await changesNow();
       expect(written.every((c) => typeof c.json === 'string')).to.equal(true);
-      // The changes as an earlier version wrote them, without their text: every other one, so that pages mix both.
+      // Changes as an earlier version wrote them: the change itself, no text. A delete holds its id; an upsert is
+      // given its entry where the offer still holds it (an offer's current entry makes the same text). Every other
+      // delete, so that pages mix both.
       await t.service.reads.transact(async (tx) => {
-        for (const [i, c] of written.entries())
-          if (i % 2 === 0) {
-            const { json: _json, ...earlier } = c;
-            await tx.put(FEED_CHANGES, earlier);
-          }
+        const entries = new Map<string, FeedEntry>();
+        for (const doc of await tx.find<FeedOfferDoc & Doc>(FEED_OFFERS, { where: { in_feed: true } })) {
+          const store = await tx.get<OfferStoreDoc & Doc>(FEED_STORES, doc.store_key);
+          const entry = feedEntryOf(doc, store!, doc.description);
+          entries.set(changeTemplate({ op: 'upsert', entry }), entry);
+        }
+        for (const [i, c] of written.entries()) {
+          if (c.op === 'delete' && i % 2 === 0)
+            await tx.put(FEED_CHANGES, { _id: c._id, op: 'delete', id: c.id, at: c.at });
+          const entry = c.op === 'upsert' && c.json !== undefined ? entries.get(c.json) : undefined;
+          if (entry) await tx.put(FEED_CHANGES, { _id: c._id, op: 'upsert', entry, at: c.at });
+        }
       });
-      expect((await changesNow()).filter((c) => c.json === undefined)).to.have.length.greaterThan(0);
+      const earlier = (await changesNow()).filter((c) => c.json === undefined);
+      expect(earlier.map((c) => c.op)).to.include.members(['upsert', 'delete']);
       expect(await pages()).to.deep.equal(kept);
       // A rebuild writes every change again from the log, with its text: the documents and the bytes of before.
       await rebuildProjection(t, 'feed');
