@@ -36,16 +36,16 @@ export type FeedOfferDoc = OfferDoc & {
  * its rank among that event's changes (6 digits), so a replay writes the same changes under the same ids.
  *
  * A change keeps its JSON as the changes feed lists it, without the service's address and the channel
- * (`changeTemplate`), and the time it was judged at (ISO). Changes written by earlier versions keep the change
- * itself instead (`entry`, or `id` for a delete), and may lack the text or the time (the feed then makes the text
- * from the change, and the retention counts it as older).
+ * (`changeTemplate`), and the time it was judged at (ISO). Changes written by earlier versions also keep the change
+ * itself (`entry`), and the oldest lack the text or the time (the feed then makes the text from the change, and the
+ * retention counts it as older).
  */
 export type FeedChangeDoc =
   | { _id: string; op: 'upsert'; at: string; json: string }
   | { _id: string; op: 'delete'; id: string; at: string; json: string }
   | EarlierFeedChangeDoc;
 
-/** A change as versions before the text was kept alone wrote it. */
+/** A change as versions that kept the change itself wrote it (with or without its text and time). */
 export type EarlierFeedChangeDoc = (
   { _id: string; op: 'upsert'; entry: FeedEntry } | { _id: string; op: 'delete'; id: string }
 ) & { at?: string; json?: string };
