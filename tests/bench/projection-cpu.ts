@@ -4,7 +4,8 @@
  *   node dist/tests/bench/projection-cpu.js [unit sizes, default 1,8,64] [events per round, default 4000]
  *   PROJECTION_CPU_ONLY=products,feed   (only these projectors; default every live one)
  *   PROJECTION_CPU_NEW=1                (a new SKU each write, its cover checked and accepted: what `make bench-scale`
- *                                        phase A sends; a figure is then per item, two events)
+ *                                        phase A sends; a figure is then per item, two events, and a unit of n events
+ *                                        holds n / 2 items, at least one)
  *
  * What `make bench` phase (a) sends, without HTTP, the command side or the event log: one live store (registered,
  * approved), then `ProductUpserted` events over 1,024 SKUs (64 connections × 16, a new price and write time each),
@@ -110,13 +111,16 @@ async function main(): Promise<void> {
     await apply([recorded(storeStream, 'StoreApproved', { store_id: STORE, domains: ['shop.test'] })]);
     const round = async (size: number, count: number): Promise<number> => {
       const before = process.cpuUsage();
+      let measured = 0; // writes, or new items (two events each, at least one a unit)
       for (let i = 0; i < count; i += size) {
-        await apply(
-          newItems ? Array.from({ length: size / 2 }, newItem).flat() : Array.from({ length: size }, productWrite),
-        );
+        const events = newItems
+          ? Array.from({ length: Math.max(1, size >> 1) }, newItem).flat()
+          : Array.from({ length: size }, productWrite);
+        await apply(events);
+        measured += newItems ? events.length / 2 : events.length;
       }
       const used = process.cpuUsage(before);
-      return (used.user + used.system) / (newItems ? count / 2 : count);
+      return (used.user + used.system) / measured;
     };
     await round(8, 2048); // every SKU written once
     const figures = new Map<number, number[]>(sizes.map((s) => [s, []]));
