@@ -48,11 +48,12 @@ export const projectorCollections = (p: Projector): CollectionSpec[] => [...p.co
 export function forBulkLoad(spec: CollectionSpec): CollectionSpec {
   const { text: _text, applyIndexes, ...rest } = spec;
   if (applyIndexes === undefined) return rest;
-  const kept = new Set(applyIndexes.map((fields) => fields.join('\u0000')));
-  const deferred = spec.indexes.filter((fields) => !kept.has(fields.join('\u0000')));
+  const key = (fields: readonly string[]) => fields.join('\u0000');
+  const kept = new Set(applyIndexes.map(key));
+  const deferred = spec.indexes.filter((fields) => !kept.has(key(fields)));
   return {
     ...rest,
-    indexes: spec.indexes.filter((fields) => kept.has(fields.join('\u0000'))),
+    indexes: spec.indexes.filter((fields) => kept.has(key(fields))),
     filtered: [...new Set([...(spec.filtered ?? []), ...deferred.flat()])],
   };
 }

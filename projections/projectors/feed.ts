@@ -106,10 +106,10 @@ export function judgeOffer(
  * holds the whole entry (kept once: a page reads the text alone). Exported for the search bench, which seeds a
  * backlog of changes as this writes them.
  */
-export const feedChangeDoc = (_id: string, change: FeedEntryChange, at: string): FeedChangeDoc =>
-  change.op === 'upsert'
-    ? { _id, op: 'upsert', at, json: changeTemplate(change) }
-    : { _id, op: 'delete', id: change.id, at, json: changeTemplate(change) };
+export function feedChangeDoc(_id: string, change: FeedEntryChange, at: string): FeedChangeDoc {
+  const json = changeTemplate(change);
+  return change.op === 'upsert' ? { _id, op: 'upsert', at, json } : { _id, op: 'delete', id: change.id, at, json };
+}
 
 async function writeChanges(
   tx: ReadTx,

@@ -125,10 +125,10 @@ export class CachedAggregateStates implements AggregateStates {
    */
   private evictPastBounds(): void {
     if (this.cache.size <= this.capacity && this.bytes <= this.maxBytes) return;
-    const entries = this.capacity - Math.floor(this.capacity / 16);
-    const bytes = this.maxBytes - Math.floor(this.maxBytes / 16);
+    const keepEntries = this.capacity - Math.floor(this.capacity / 16);
+    const keepBytes = this.maxBytes - Math.floor(this.maxBytes / 16);
     for (const [key, entry] of this.cache) {
-      if (this.cache.size <= entries && this.bytes <= bytes) return;
+      if (this.cache.size <= keepEntries && this.bytes <= keepBytes) return;
       this.cache.delete(key);
       this.bytes -= entry.bytes;
     }
