@@ -189,6 +189,10 @@ export async function applyInUnits(
   }
 }
 
+const endUnit = async (projectors: readonly Projector[], tx: ReadTx): Promise<void> => {
+  for (const p of projectors) await p.endUnit?.(tx);
+};
+
 /** One unit: the events (the first one skipped by the projectors in `parks`), the parked records, the close. */
 async function attempt(
   events: readonly RecordedEvent[],
@@ -200,16 +204,20 @@ async function attempt(
   try {
     await plan.store.transact(async (tx) => {
       for (const [index, event] of events.entries()) {
+        const eventTx = plan.txFor?.(tx, event);
         for (const p of plan.projectors) {
           if (!plan.applies(p, event)) continue;
           if (index === 0 && parks.has(p.name)) continue;
           try {
-            await p.apply(event, plan.txFor ? plan.txFor(tx, event) : tx);
+            await p.apply(event, eventTx ?? tx);
           } catch (err) {
             throw new ApplyFailure(index, p, err);
           }
         }
+        // An event with a transaction of its own has what it held back written under it.
+        if (eventTx) await endUnit(plan.projectors, eventTx);
       }
+      await endUnit(plan.projectors, tx);
       for (const record of parks.values()) await tx.put(parkedCollection(record.projection), record);
       await plan.close(tx, through, final);
     });
@@ -368,6 +376,7 @@ export async function retryParked(
         const current = await tx.get<Doc>(parkedCollection(projector.name), record._id);
         if (!current) throw new ParkedGone();
         await projector.apply(event, tx);
+        await projector.endUnit?.(tx);
         await tx.delete(parkedCollection(projector.name), record._id);
       });
     } catch (err) {

@@ -13,6 +13,11 @@ export interface Projector {
   categories: readonly string[];
   apply(event: RecordedEvent, tx: ReadTx): Promise<void>;
   /**
+   * Writes what the projector held back over the events applied through `tx` (a count many of them move is written
+   * once). Called after the last apply through `tx`, before the unit commits; a failure here is the store's.
+   */
+  endUnit?(tx: ReadTx): Promise<void>;
+  /**
    * Work an applied event left for later units. An event that changes more documents than one unit should write
    * (a store's status reaches every product of the store) is applied in pages: its unit writes the first page and,
    * when more remain, a cursor in a collection of the projector's own, committed with the checkpoint that passes the

@@ -30,6 +30,7 @@ import {
   type FanOutDoc,
   type OwedStoreState,
   type ProductCountDoc,
+  type ProductCountKey,
   type ProductDoc,
   type ProductStoreDoc,
 } from '../../shared-schema/read-models/products.js';
@@ -55,15 +56,16 @@ async function storeFacts(tx: ReadTx, id: string): Promise<ProductStoreDoc | nul
 }
 
 /**
- * The count rows of one unit of work read so far, by id (null: none); whether the counts are kept (the `COUNTS_KEPT`
- * row) once looked up. Per unit, like `storeFactsSeen`.
+ * The counts of one unit of work: whether they are kept (the `COUNTS_KEPT` row) once looked up, and the moves of its
+ * products between count rows by row id, added to the rows once when the unit ends (`writeCounts`): the products of a
+ * batch mostly move between the same few rows, each then read and written once. Per unit, like `storeFactsSeen`.
  */
-type UnitCounts = { kept: boolean | null; rows: Map<string, ProductCountDoc | null> };
+type UnitCounts = { kept: boolean | null; moves: Map<string, { key: ProductCountKey; delta: number }> };
 const countsSeen = new WeakMap<ReadTx, UnitCounts>();
 
 function unitCounts(tx: ReadTx): UnitCounts {
   let seen = countsSeen.get(tx);
-  if (!seen) countsSeen.set(tx, (seen = { kept: null, rows: new Map() }));
+  if (!seen) countsSeen.set(tx, (seen = { kept: null, moves: new Map() }));
   return seen;
 }
 
@@ -82,32 +84,37 @@ async function countsKept(tx: ReadTx, saving: boolean): Promise<boolean> {
   return seen.kept;
 }
 
-/** Adds `delta` to the count row of a product document. */
-async function addCount(tx: ReadTx, doc: ProductDoc, delta: number): Promise<void> {
-  const key = countKeyOf(doc);
+function move(tx: ReadTx, key: ProductCountKey, delta: number): void {
   const id = countId(key);
-  const rows = unitCounts(tx).rows;
-  let row = rows.get(id);
-  if (row === undefined) row = await tx.get<ProductCountDoc>(PRODUCT_COUNTS, id);
-  const n = (row?.n ?? 0) + delta;
-  if (n === 0) {
-    rows.set(id, null);
-    await tx.delete(PRODUCT_COUNTS, id);
-  } else {
-    const next: ProductCountDoc = { _id: id, ...key, n };
-    rows.set(id, next);
-    await tx.put(PRODUCT_COUNTS, next);
-  }
+  const moves = unitCounts(tx).moves;
+  const held = moves.get(id);
+  if (held) held.delta += delta;
+  else moves.set(id, { key, delta });
 }
 
 /** Moves a product from the count row of its stored document to the one of its next, when they differ. */
 async function recount(tx: ReadTx, stored: ProductDoc | null, next: ProductDoc): Promise<void> {
   if (!(await countsKept(tx, stored === null))) return;
+  const to = countKeyOf(next);
   if (stored !== null) {
-    if (sameCountKey(countKeyOf(stored), countKeyOf(next))) return;
-    await addCount(tx, stored, -1);
+    const from = countKeyOf(stored);
+    if (sameCountKey(from, to)) return;
+    move(tx, from, -1);
   }
-  await addCount(tx, next, 1);
+  move(tx, to, 1);
+}
+
+/** Adds the unit's moves to their count rows; a row whose count falls to 0 is deleted. */
+async function writeCounts(tx: ReadTx): Promise<void> {
+  const moves = countsSeen.get(tx)?.moves;
+  if (!moves) return;
+  for (const [id, { key, delta }] of moves) {
+    if (delta === 0) continue;
+    const n = ((await tx.get<ProductCountDoc>(PRODUCT_COUNTS, id))?.n ?? 0) + delta;
+    if (n === 0) await tx.delete(PRODUCT_COUNTS, id);
+    else await tx.put(PRODUCT_COUNTS, { _id: id, ...key, n });
+  }
+  moves.clear();
 }
 
 /** Saves a product's next document (`stored`: the one it replaces, null for a new SKU) and moves its count. */
@@ -333,7 +340,12 @@ export function createProductsProjector(options: ProductsProjectorOptions = {}):
       if (recorded.stream.startsWith('product-')) return onProductEvent(recorded, tx);
       return onStoreEvent(recorded, tx, page);
     },
-    continueWork: (tx) => continueFanOut(tx, page),
+    endUnit: writeCounts,
+    async continueWork(tx) {
+      const more = await continueFanOut(tx, page);
+      await writeCounts(tx);
+      return more;
+    },
     leavesWork: (recorded) => recorded.stream.startsWith('store-'),
   };
 }

@@ -3,6 +3,9 @@
  * product, so that every store event spans several units: a store event re-derives every product of its store, and
  * only of its store, before the runner reports its position committed.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { createProductsProjector } from '../../projections/projectors/products.js';
 import {
@@ -21,6 +24,10 @@ import type { StoreInput } from '../../shared-schema/events/store.js';
 import type { RejectionReason } from '../../shared-schema/events/product.js';
 import { streams, type Tenant } from '../../shared-schema/domain/streams.js';
 import { freshUntil } from '../../shared-schema/domain/product-status.js';
+import { projectorCollections } from '../../projections/parking.js';
+import { replay } from '../../projections/replay.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import { ProjectorSpec, RECORDED_AT, type GivenEvent } from '../support/projector-spec.js';
 
 const T: Tenant = { env: 'live', partnerId: 'pt_F' };
@@ -96,6 +103,19 @@ const doc = (
   ...o,
 });
 
+/** The count rows of a products read model, by id (`COUNTS_KEPT` aside), and its products' own grouping. */
+async function countsOf(reads: ReadStore): Promise<{ kept: Record<string, number>; want: Record<string, number> }> {
+  const want: Record<string, number> = {};
+  for (const d of await reads.find<ProductDoc>(PRODUCTS)) {
+    const id = countId(countKeyOf(d));
+    want[id] = (want[id] ?? 0) + 1;
+  }
+  const rows = await reads.find<ProductCountDoc>(PRODUCT_COUNTS);
+  expect(rows.map((r) => r._id)).to.include(COUNTS_KEPT);
+  const kept = Object.fromEntries(rows.filter((r) => r._id !== COUNTS_KEPT).map((r) => [r._id, r.n]));
+  return { kept, want };
+}
+
 describe('store → products fan-out (products projector, projection runner, SQLite)', function () {
   this.timeout(30_000);
   let spec: ProjectorSpec;
@@ -118,14 +138,7 @@ describe('store → products fan-out (products projector, projection runner, SQL
   afterEach(async function () {
     try {
       if (this.currentTest?.state !== 'passed') return;
-      const want: Record<string, number> = {};
-      for (const d of await spec.reads.find<ProductDoc>(PRODUCTS)) {
-        const id = countId(countKeyOf(d));
-        want[id] = (want[id] ?? 0) + 1;
-      }
-      const rows = await spec.reads.find<ProductCountDoc>(PRODUCT_COUNTS);
-      expect(rows.map((r) => r._id)).to.include(COUNTS_KEPT);
-      const kept = Object.fromEntries(rows.filter((r) => r._id !== COUNTS_KEPT).map((r) => [r._id, r.n]));
+      const { kept, want } = await countsOf(spec.reads);
       expect(kept, 'count rows').to.deep.equal(want);
     } finally {
       await spec.close();
@@ -213,4 +226,58 @@ describe('store → products fan-out (products projector, projection runner, SQL
     await spec.replayAll();
     await spec.thenDocuments(PRODUCTS, expected);
   });
+});
+
+describe('count rows of products that move within one unit (products projector, replay, SQLite)', function () {
+  this.timeout(30_000);
+  const approved: GivenEvent = {
+    stream: streams.store(T, 's'),
+    type: 'StoreApproved',
+    data: { store_id: 's', domains: ['shop.test'] },
+  };
+  const removed = (sku: string): GivenEvent => ({
+    stream: streams.product(T, sku),
+    type: 'ProductRemoved',
+    data: { sku, store_id: 's', removed_at: RECORDED_AT },
+  });
+
+  // Each product passes through pending (sent, cover unchecked) to accepted; one is then removed. A unit holding every
+  // event moves three products in and out of the pending row (back to none: no row) and the accepted one.
+  for (const traced of [false, true]) {
+    it(`keeps its products' own grouping, a row that falls to 0 deleted${traced ? ' (traced: each event its own writes)' : ''}`, async () => {
+      const spec = await ProjectorSpec.open(createProductsProjector());
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-counts-unit-'));
+      const target = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
+      try {
+        const positions = await spec.given(
+          registered('s', 'shop.test'),
+          approved,
+          ...sent('s', 'shop.test', 'a'),
+          ...sent('s', 'shop.test', 'b'),
+          ...sent('s', 'shop.test', 'c'),
+          removed('b'),
+        );
+        const projector = createProductsProjector();
+        await target.ensureCollections(projectorCollections(projector));
+        const traces: string[] = [];
+        await replay(spec.events, target, [projector], {
+          after: 0,
+          upTo: positions[positions.length - 1],
+          pageSize: 1000,
+          ...(traced ? { trace: (collection: string, id: string) => traces.push(`${collection} ${id}`) } : {}),
+        });
+        const { kept, want } = await countsOf(target);
+        expect(kept, 'count rows').to.deep.equal(want);
+        expect(Object.values(want).reduce((a, b) => a + b, 0)).to.equal(3);
+        const pending = (await target.find<ProductDoc>(PRODUCTS)).filter((d) => d.base_state === 'pending');
+        expect(pending, 'no product left pending').to.deep.equal([]);
+        expect(kept, 'the same rows as the live projection').to.deep.equal((await countsOf(spec.reads)).kept);
+        if (traced) expect(traces.filter((t) => t.startsWith(`${PRODUCT_COUNTS} `)).length).to.be.above(0);
+      } finally {
+        await target.close();
+        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+        await spec.close();
+      }
+    });
+  }
 });
