@@ -128,49 +128,24 @@ async function countsBy(view: ReadView, where: Where, field: string): Promise<{ 
   return (await view.sum(PRODUCTS, { where, groupBy: field, fields: [] })).map((r) => ({ key: r.key, count: r.count }));
 }
 
-/** The order of the counting index (read-models/products.ts) from each field on: a seek reads one row, no sort. */
-const COUNTED = ['store_id', 'page_host', 'available'] as const;
-
-/** The distinct string values of `field` among the products of `where`, one indexed seek each. */
-async function* valuesOf(view: ReadView, where: Where, field: 'store_id' | 'page_host'): AsyncGenerator<string> {
-  for (let after: string | null = null; ;) {
-    const [doc]: ProductDoc[] = await view.find<ProductDoc>(PRODUCTS, {
-      where: { ...where, [field]: after === null ? { ne: null } : { gt: after } },
-      orderBy: COUNTED.slice(COUNTED.indexOf(field)).map((f) => ({ field: f })),
-      limit: 1,
-    });
-    const value: unknown = doc?.[field];
-    if (typeof value !== 'string') return;
-    yield value;
-    after = value;
-  }
-}
-
 /**
  * The searchable products of `accepted` (where: the `accepted` state), by the checks of visibility.ts: the available
  * ones are counted by store and page host, each host judged once against its store's facts (a store not active has
- * none), by counts over the counting index (each reads the rows it counts for their last write: the index holds no
- * time); documents projected before `page_host` and `available` were kept are judged one by one.
+ * none), in one grouped count of the partner's (or store's) products and one of each active store's; documents
+ * projected before `page_host` and `available` were kept are judged one by one.
  */
 async function searchableCount(deps: QueryDeps, tenant: Tenant, accepted: Where, now: Date): Promise<number> {
-  // Stores and hosts are listed over every `accepted` base state: a seek on the index's order reads no row; the
-  // counts then apply the 48 h condition too.
-  const based: Where = { ...accepted };
-  delete based.last_write_at;
   let searchable = 0;
   const storeIds =
-    typeof accepted.store_id === 'string' ? [accepted.store_id] : valuesOf(deps.reads, based, 'store_id');
-  for await (const storeId of storeIds) {
+    typeof accepted.store_id === 'string'
+      ? [accepted.store_id]
+      : (await countsBy(deps.reads, accepted, 'store_id')).map((r) => r.key).filter((k) => typeof k === 'string');
+  for (const storeId of storeIds) {
     const facts = await storeFacts(deps, tenant, storeId);
     if (facts?.status !== 'active') continue;
-    for await (const host of valuesOf(deps.reads, { ...based, store_id: storeId }, 'page_host'))
-      if (pageDomainApproved(facts, host))
-        searchable += await deps.reads.count(PRODUCTS, {
-          ...accepted,
-          store_id: storeId,
-          page_host: host,
-          available: true,
-        });
+    const available: Where = { ...accepted, store_id: storeId, available: true };
+    for (const { key: host, count } of await countsBy(deps.reads, available, 'page_host'))
+      if (typeof host === 'string' && pageDomainApproved(facts, host)) searchable += count;
     const older: Where = { ...accepted, store_id: storeId, page_host: null };
     if ((await deps.reads.count(PRODUCTS, older)) > 0)
       for await (const doc of productsOf(deps.reads, older))

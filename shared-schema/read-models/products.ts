@@ -174,14 +174,12 @@ export const PRODUCT_COLLECTIONS: readonly CollectionSpec[] = [
       ['base_state', 'cover_checked_at'],
       ['base_state', 'lapse_due_at'], // the freshness reactor: accepted products whose 48 h passed
       ['sku', 'env', 'base_state'], // the redirector: a live SKU whatever its partner
-      // The portal's counts of products projected without count rows (query-api/routes/insights.ts): states, and the
-      // searchable ones by store and page host. No time in it: an index ordered by the last write moves an entry on
-      // every write (about three pages of the write's commit), and the 48 h boundary is found in the one above.
-      ['partner_id', 'env', 'base_state', 'store_id', 'page_host', 'available'],
     ],
-    // Reasons are counted by their set of codes (insights.ts), and the 48 h rule tests the last write (`?state=`, the
-    // counts of projections without count rows): columns, no index of their own.
-    filtered: ['reason_codes', 'last_write_at'],
+    // What the portal's counts of projections without count rows group and test (insights.ts: reasons by their set of
+    // codes, the searchable ones by page host and availability, the 48 h rule by the last write; `?state=` too):
+    // columns, no index of their own. Those counts walk a partner's products once and each active store's once more,
+    // as they read each product's last write anyway; an index of their own moved on most writes of new products.
+    filtered: ['reason_codes', 'last_write_at', 'page_host', 'available'],
     // A store event's fan-out pages through the products of the store; every other read of the projector is by `_id`.
     applyIndexes: [BY_STORE],
   },
