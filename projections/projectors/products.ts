@@ -84,6 +84,7 @@ async function countsKept(tx: ReadTx, saving: boolean): Promise<boolean> {
   return seen.kept;
 }
 
+/** Adds a product's move into (+1) or out of (−1) the row of `key` to the unit's sum for that row. */
 function move(tx: ReadTx, key: ProductCountKey, delta: number): void {
   const id = countId(key);
   const moves = unitCounts(tx).moves;

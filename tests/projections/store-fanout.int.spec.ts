@@ -241,31 +241,31 @@ describe('count rows of products that move within one unit (products projector, 
     data: { sku, store_id: 's', removed_at: RECORDED_AT },
   });
 
-  // Each product passes through pending (sent, cover unchecked) to accepted; one is then removed. A unit holding every
-  // event moves three products in and out of the pending row (back to none: no row) and the accepted one.
+  // Three products are sent (pending: their covers are unchecked), then their covers are accepted and one is removed.
+  // Replayed plain, the sends are one unit (the pending row holds 3) and the rest another, which moves all three out
+  // of that row (it falls to 0 and is deleted) and into the accepted one; traced, each event writes its own moves.
   for (const traced of [false, true]) {
     it(`keeps its products' own grouping, a row that falls to 0 deleted${traced ? ' (traced: each event its own writes)' : ''}`, async () => {
       const spec = await ProjectorSpec.open(createProductsProjector());
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-counts-unit-'));
       const target = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
       try {
-        const positions = await spec.given(
-          registered('s', 'shop.test'),
-          approved,
-          ...sent('s', 'shop.test', 'a'),
-          ...sent('s', 'shop.test', 'b'),
-          ...sent('s', 'shop.test', 'c'),
-          removed('b'),
-        );
+        const skus = ['a', 'b', 'c'];
+        const [upserts, covers] = [0, 1].map((i) => skus.map((sku) => sent('s', 'shop.test', sku)[i]));
+        const positions = await spec.given(registered('s', 'shop.test'), approved, ...upserts, ...covers, removed('b'));
         const projector = createProductsProjector();
         await target.ensureCollections(projectorCollections(projector));
         const traces: string[] = [];
-        await replay(spec.events, target, [projector], {
-          after: 0,
-          upTo: positions[positions.length - 1],
-          pageSize: 1000,
-          ...(traced ? { trace: (collection: string, id: string) => traces.push(`${collection} ${id}`) } : {}),
-        });
+        const sentThrough = positions[2 + upserts.length - 1];
+        const head = positions[positions.length - 1];
+        const trace = (collection: string, id: string) => traces.push(`${collection} ${id}`);
+        if (traced) await replay(spec.events, target, [projector], { after: 0, upTo: head, pageSize: 1000, trace });
+        else {
+          await replay(spec.events, target, [projector], { after: 0, upTo: sentThrough, pageSize: 1000 });
+          const pending = await countsOf(target);
+          expect(Object.values(pending.kept), 'the pending row after the sends').to.deep.equal([3]);
+          await replay(spec.events, target, [projector], { after: sentThrough, upTo: head, pageSize: 1000 });
+        }
         const { kept, want } = await countsOf(target);
         expect(kept, 'count rows').to.deep.equal(want);
         expect(Object.values(want).reduce((a, b) => a + b, 0)).to.equal(3);
