@@ -81,7 +81,8 @@ export interface PublicDocument {
 export interface QueryDoorOptions {
   deps: QueryDeps;
   routes: readonly ReadRoute[];
-  publicDocuments: Record<string, PublicDocument>;
+  /** The public document at a path under /v1 (`/openapi.json`, `/guia.md`, …), if there is one. */
+  publicDocument: (path: string) => PublicDocument | undefined;
   readYourWritesTimeoutMs?: number;
 }
 
@@ -103,7 +104,7 @@ export function queryDoor(options: QueryDoorOptions): DoorRoutes {
     // partner portal (/portal…).
     public: publicRoutes(deps),
     routes: async (ctx: DoorContext) => {
-      const doc = options.publicDocuments[ctx.path.slice(API_PREFIX.length)];
+      const doc = options.publicDocument(ctx.path.slice(API_PREFIX.length));
       if (doc) {
         const asJson = doc.json !== undefined && ctx.accepts(doc.type, 'application/json') === 'application/json';
         ctx.type = asJson ? 'application/json' : doc.type;

@@ -1,13 +1,29 @@
 /**
  * The public documents: `/openapi.json`, `/openapi.yaml`, `/guia.md`, the problem type pages and the documentation
- * for people under `/docs/` (documentation.ts), built once at start-up from shared-schema.
+ * for people under `/docs/` (documentation.ts), built from shared-schema.
  */
 import type { PublicDocument } from '../../query-api/app.js';
-import { buildOpenApi, toYaml } from '../../shared-schema/contract/openapi.js';
+import { buildOpenApi, publishedRoutes, toYaml } from '../../shared-schema/contract/openapi.js';
 import { guide } from '../../shared-schema/contract/guide.js';
 import { PROBLEM_PAGES, problemPageHtml, problemPageJson } from '../../shared-schema/html/problem-pages.js';
 import { documentationPages } from './documentation.js';
 import { API_ROUTES } from '../wiring/api-routes.js';
+
+/**
+ * The document at a path, the documents built together at the first request of one: the OpenAPI YAML and the guide's
+ * HTML take about a tenth of a second, which a start (and every restart) need not wait for.
+ */
+export function publicDocumentLookup(apiBaseUrl: string): (path: string) => PublicDocument | undefined {
+  publishedRoutes(API_ROUTES); // a route without its operation text still fails the start
+  let built: Record<string, PublicDocument> | undefined;
+  return (path) => {
+    const isDocument = DOCUMENTS.has(path) || DOCUMENT_PREFIXES.some((prefix) => path.startsWith(prefix));
+    return isDocument ? (built ??= publicDocuments(apiBaseUrl))[path] : undefined;
+  };
+}
+
+const DOCUMENTS = new Set(['/openapi.json', '/openapi.yaml', '/guia.md']);
+const DOCUMENT_PREFIXES = ['/problemas/', '/docs/'];
 
 export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
   const doc = buildOpenApi(apiBaseUrl, API_ROUTES);

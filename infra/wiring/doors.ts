@@ -32,7 +32,7 @@ import { writeProblem } from '../http/problem-answer.js';
 import { createRedirector, type RedirectorOptions } from '../../command-api/redirector.js';
 import type { Handler } from '../http/gateway.js';
 import { createAdminApi, type AdminOptions } from '../http/admin/app.js';
-import { publicDocuments } from '../http/public-documents.js';
+import { publicDocumentLookup } from '../http/public-documents.js';
 import type { Config } from './config.js';
 import { KEYS, type KeyDoc } from '../../shared-schema/read-models/partners.js';
 
@@ -192,7 +192,7 @@ export function buildQueryApp(parts: DoorParts, hooks: DoorHooks = {}, writes?: 
   };
   return buildDoorApp(
     parts,
-    queryDoor({ deps, routes: READ_ROUTES, publicDocuments: publicDocuments(config.apiBaseUrl) }),
+    queryDoor({ deps, routes: READ_ROUTES, publicDocument: publicDocumentLookup(config.apiBaseUrl) }),
     hooks,
   );
 }

@@ -21,7 +21,7 @@ import { ProductInput, ProductPatch, StoreInput } from '../../shared-schema/cont
 import * as commerce from '../../shared-schema/contract/schemas/commerce.js';
 import { WebhookInput } from '../../shared-schema/contract/schemas/webhooks.js';
 import { NO_QUERY } from '../../query-api/no-query.js';
-import { publicDocuments } from '../../infra/http/public-documents.js';
+import { publicDocumentLookup, publicDocuments } from '../../infra/http/public-documents.js';
 
 type Obj = Record<string, any>;
 const BASE = 'https://api.example.test/v1';
@@ -455,5 +455,13 @@ describe('OpenAPI document', () => {
     expect(text).to.match(/^# /).and.include(`BASE="${BASE}"`).and.include(CONTRACT_VERSION);
     expect(text).to.not.match(/\{base_url\}|undefined|\$\{/);
     for (const r of API_ROUTES) expect(text, r.path).to.include(openApiPath(r.path));
+  });
+
+  it('finds every document by its path, and no route as a document', () => {
+    const docs = publicDocuments(BASE);
+    const lookup = publicDocumentLookup(BASE);
+    for (const [path, document] of Object.entries(docs)) expect(lookup(path), path).to.deep.equal(document);
+    for (const path of ['/products', '/products/sku-1', '/docs/none.html', '/problemas/999', '/openapi'])
+      expect(lookup(path), path).to.equal(undefined);
   });
 });
