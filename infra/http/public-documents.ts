@@ -8,6 +8,7 @@ import { guide } from '../../shared-schema/contract/guide.js';
 import { PROBLEM_PAGES, problemPageHtml, problemPageJson } from '../../shared-schema/html/problem-pages.js';
 import { documentationPages } from './documentation.js';
 import { API_ROUTES } from '../wiring/api-routes.js';
+import { isPublicPath } from '../../shared-schema/http/routes.js';
 
 /**
  * The document at a path, the documents built together at the first request of one: the OpenAPI YAML and the guide's
@@ -16,14 +17,8 @@ import { API_ROUTES } from '../wiring/api-routes.js';
 export function publicDocumentLookup(apiBaseUrl: string): (path: string) => PublicDocument | undefined {
   publishedRoutes(API_ROUTES); // a route without its operation text still fails the start
   let built: Record<string, PublicDocument> | undefined;
-  return (path) => {
-    const isDocument = DOCUMENTS.has(path) || DOCUMENT_PREFIXES.some((prefix) => path.startsWith(prefix));
-    return isDocument ? (built ??= publicDocuments(apiBaseUrl))[path] : undefined;
-  };
+  return (path) => (isPublicPath(path) ? (built ??= publicDocuments(apiBaseUrl))[path] : undefined);
 }
-
-const DOCUMENTS = new Set(['/openapi.json', '/openapi.yaml', '/guia.md']);
-const DOCUMENT_PREFIXES = ['/problemas/', '/docs/'];
 
 export function publicDocuments(apiBaseUrl: string): Record<string, PublicDocument> {
   const doc = buildOpenApi(apiBaseUrl, API_ROUTES);
