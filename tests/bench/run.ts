@@ -16,9 +16,10 @@
  * profile of the service process during the first gateway round of (a); BENCH_ONLY=a runs phase (a) alone (no report
  * written), for quick comparisons while tuning, and prints the CPU per write of each thread by name (Linux: the
  * service's threads are `pc-…`, the event loop and Node's own helpers `node`), to tell which stage a change moved.
- * Two options of BENCH_ONLY=a, to compare builds: BENCH_DIST=<another build's dist/> measures that build's service
- * (same load generator, same measures; an older layout's paths are tried too), and BENCH_RATE=<req/s> sends the
- * gateway rounds as an open loop at that rate instead of 64 connections flat out. At saturation a build's CPU per
+ * Three options of BENCH_ONLY=a, to compare builds: BENCH_DIST=<another build's dist/> measures that build's service
+ * (same load generator, same measures; an older layout's paths are tried too), BENCH_RATE=<req/s> sends the
+ * gateway rounds as an open loop at that rate instead of 64 connections flat out, and BENCH_BARE=off leaves out the
+ * bare server's rounds and the round with logging off (a run in half the time, for many runs of builds in turn). At saturation a build's CPU per
  * write also depends on its rate (the group commit, log writes and thread messages are shared by the writes of a
  * turn), so two builds whose rates differ are compared at one rate both sustain.
  */
@@ -46,6 +47,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS || 64);
 const ROUNDS = 5;
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+const GATEWAY_ONLY = process.env.BENCH_BARE === 'off';
 const ROUND_MS = (SECONDS * 1000) / 2;
 const STORE = 'loja-bench';
 const BASE_MS = Date.now() - 3600_000;
@@ -297,8 +299,8 @@ async function seedStream(service: Service, partnerId: string, sku: string, coun
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = os.loadavg()[0];
-  if ((process.env.BENCH_DIST || RATE !== undefined) && process.env.BENCH_ONLY !== 'a') {
-    throw new Error('BENCH_DIST and BENCH_RATE go with BENCH_ONLY=a (they are for comparing builds, not the report)');
+  if ((process.env.BENCH_DIST || RATE !== undefined || GATEWAY_ONLY) && process.env.BENCH_ONLY !== 'a') {
+    throw new Error('BENCH_DIST, BENCH_RATE and BENCH_BARE go with BENCH_ONLY=a (they compare builds: not the report)');
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   const built = await serviceOf();
@@ -341,7 +343,7 @@ async function main(): Promise<void> {
     // Gateway and bare server alternate, several rounds, so that a busy neighbour on the machine weighs on both.
     const bareBase = `http://127.0.0.1:${portOf(bare)}`;
     await load.run(job({ base: bareBase, prefix: 'warm', durationMs: 1000 }));
-    const rounds: { gateway: Figure; bare: Figure }[] = [];
+    const rounds: { gateway: Figure; bare?: Figure }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       step(`a) round ${r + 1}/${ROUNDS}: PUT through the gateway, then the bare node:http server`);
       const put = () =>
@@ -354,12 +356,28 @@ async function main(): Promise<void> {
           }),
         );
       const g = await measured(() => (r === 0 ? profiled(put) : put()));
-      const b = await measured(() => load.run(job({ base: bareBase, prefix: 'a', durationMs: ROUND_MS })));
-      rounds.push({ gateway: g, bare: b });
+      if (GATEWAY_ONLY) rounds.push({ gateway: g });
+      else
+        rounds.push({
+          gateway: g,
+          bare: await measured(() => load.run(job({ base: bareBase, prefix: 'a', durationMs: ROUND_MS }))),
+        });
     }
     const gateway = median(rounds.map((r) => r.gateway));
-    const yard = median(rounds.map((r) => r.bare));
-    const ratios = rounds.map((r) => (100 * r.gateway.rps) / r.bare.rps);
+    const perRound = () =>
+      `a) per round, req/s / µs CPU per write / main thread: ${rounds.map(({ gateway: g }) => `${f1(g.rps)} / ${f1(g.cpuUs!)} / ${f1(g.mainCpuUs!)}`).join('; ')}; ` +
+      `medians of the rounds: ${f1(medianOf(rounds.map((r) => r.gateway.cpuUs!)))} / ${f1(medianOf(rounds.map((r) => r.gateway.mainCpuUs!)))} µs` +
+      `${process.env.BENCH_DIST ? ` (service of ${process.env.BENCH_DIST})` : ''}${RATE !== undefined ? ` (open loop at ${RATE} req/s)` : ''}; load average ${os.loadavg().map(f2).join(' ')} (at start ${f2(loadBefore)})\n`;
+    if (GATEWAY_ONLY) {
+      process.stdout.write(
+        `\na) gateway ${f1(gateway.rps)} req/s (p50 ${f2(gateway.p50)} ms, p99 ${f2(gateway.p99)} ms), ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)})\n` +
+          `a) CPU per write by thread (µs): ${threadsLine(gateway)}\n` +
+          perRound(),
+      );
+      return;
+    }
+    const yard = median(rounds.map((r) => r.bare!));
+    const ratios = rounds.map((r) => (100 * r.gateway.rps) / r.bare!.rps);
     step('a) PUT through the gateway, logging off');
     service.log.level = 'silent';
     const quiet = await measured(() =>
@@ -378,9 +396,7 @@ async function main(): Promise<void> {
         `\na) gateway ${f1(gateway.rps)} req/s, ${f1(gateway.cpuUs!)} µs CPU per write, main thread ${f1(gateway.mainCpuUs!)} (load generator ${f1(gateway.loadCpuUs)}); bare ${f1(yard.rps)} req/s (load generator ${f1(yard.loadCpuUs)} µs); ` +
           `ratio ${f1((100 * gateway.rps) / yard.rps)} % (rounds ${ratios.map(f1).join(', ')}); logging off ${f1(quiet.rps)} req/s, ${f1(quiet.cpuUs!)} µs\n` +
           `a) CPU per write by thread (µs): ${threadsLine(gateway)}\n` +
-          `a) per round, req/s / µs CPU per write / main thread: ${rounds.map(({ gateway: g }) => `${f1(g.rps)} / ${f1(g.cpuUs!)} / ${f1(g.mainCpuUs!)}`).join('; ')}; ` +
-          `medians of the rounds: ${f1(medianOf(rounds.map((r) => r.gateway.cpuUs!)))} / ${f1(medianOf(rounds.map((r) => r.gateway.mainCpuUs!)))} µs` +
-          `${process.env.BENCH_DIST ? ` (service of ${process.env.BENCH_DIST})` : ''}${RATE !== undefined ? ` (open loop at ${RATE} req/s)` : ''}; load average ${os.loadavg().map(f2).join(' ')} (at start ${f2(loadBefore)})\n`,
+          perRound(),
       );
       return;
     }
@@ -486,7 +502,7 @@ async function main(): Promise<void> {
         `p50 ratio; p99 ratio ${f2(pct(long, 99) / pct(short, 99))}; target <= 1.5`,
       ],
     ];
-    const all = [...rounds.flatMap((r) => [r.gateway, r.bare]), quiet, paced];
+    const all = [...rounds.flatMap((r) => [r.gateway, r.bare!]), quiet, paced];
     const bad = all.flatMap((f) =>
       Object.entries(f.statuses)
         .filter(([s]) => !s.startsWith('2'))

@@ -29,8 +29,9 @@ type Build = {
 async function load(arg: string): Promise<Build> {
   const [root, dir] = arg.split(':');
   if (!root || !dir) throw new Error('usage: search-ab.js <build root>:<data dir> <build root>:<data dir>');
-  const { SqliteReadStore } = (await import(
-    path.join(root, 'dist/infra/adapters/sqlite/read-store.js')
+  // A build from before the adapters moved to infra/adapters/ has its read store in infra/sqlite/.
+  const { SqliteReadStore } = (await import(path.join(root, 'dist/infra/adapters/sqlite/read-store.js')).catch(
+    () => import(path.join(root, 'dist/infra/sqlite/read-store.js')),
   )) as typeof ReadStoreModule;
   // A build from before the documents path left the search's HTTP door has `rankedPage` in search.js.
   const { rankedPage } = (await import(path.join(root, 'dist/query-api/public/product-search.js')).catch(
