@@ -19,9 +19,9 @@
  * Three options of BENCH_ONLY=a, to compare builds: BENCH_DIST=<another build's dist/> measures that build's service
  * (same load generator, same measures; an older layout's paths are tried too), BENCH_RATE=<req/s> sends the
  * gateway rounds as an open loop at that rate instead of 64 connections flat out, and BENCH_BARE=off leaves out the
- * bare server's rounds and the round with logging off (a run in half the time, for many runs of builds in turn). At saturation a build's CPU per
- * write also depends on its rate (the group commit, log writes and thread messages are shared by the writes of a
- * turn), so two builds whose rates differ are compared at one rate both sustain.
+ * bare server's rounds and the round with logging off (a run in half the time, for many runs of builds in turn).
+ * At saturation a build's CPU per write also depends on its rate (the group commit, log writes and thread messages
+ * are shared by the writes of a turn), so two builds whose rates differ are compared at one rate both sustain.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -345,7 +345,9 @@ async function main(): Promise<void> {
     await load.run(job({ base: bareBase, prefix: 'warm', durationMs: 1000 }));
     const rounds: { gateway: Figure; bare?: Figure }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      step(`a) round ${r + 1}/${ROUNDS}: PUT through the gateway, then the bare node:http server`);
+      step(
+        `a) round ${r + 1}/${ROUNDS}: PUT through the gateway${GATEWAY_ONLY ? '' : ', then the bare node:http server'}`,
+      );
       const put = () =>
         load.run(
           job({
