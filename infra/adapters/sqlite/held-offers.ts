@@ -138,6 +138,8 @@ class HeldCollection {
   private seq = 0;
   /** The documents the search under way has read (since the last `sync`), parsed: none is read twice. */
   private readNow = new Map<number, OfferDoc>();
+  /** Base states by the store's facts they were derived with, then by host and state bits (`baseState`). */
+  private readonly baseStates = new WeakMap<OfferStoreDoc, Map<number, BaseState>>();
 
   constructor(
     readonly name: string,
@@ -315,10 +317,25 @@ class HeldCollection {
     return this.place(size);
   }
 
-  /** What the base state of a held offer reads besides its store's facts: the store, the page's host, the bits. */
-  stateKey(rowid: number): string {
+  /**
+   * The base state of a held offer with its live store's facts `store`, kept: it reads only those facts, the page's
+   * host, removal and the cover's verdict. A store's facts are a document replaced, never changed, when the store
+   * changes, so they key the states derived with them, and a new document derives anew.
+   */
+  baseState(rowid: number, store: OfferStoreDoc): BaseState {
     const [page, i] = this.row(rowid);
-    return `${page.store[i]}:${page.host[i]}:${page.bits[i] & (REMOVED | COVER_OK | COVER_REJECTED)}`;
+    let states = this.baseStates.get(store);
+    if (states === undefined) this.baseStates.set(store, (states = new Map<number, BaseState>()));
+    const key = page.host[i] * 16 + (page.bits[i] & (REMOVED | COVER_OK | COVER_REJECTED));
+    let state = states.get(key);
+    if (state === undefined) states.set(key, (state = baseStateAt(this.offer(rowid), store)));
+    return state;
+  }
+
+  /** The index of a held offer's store in `stores`. */
+  storeIndex(rowid: number): number {
+    const [page, i] = this.row(rowid);
+    return page.store[i];
   }
 
   /** A held offer as the ranking and the searchability judgment read it. */
@@ -442,8 +459,9 @@ export class HeldOffersSearch {
   /**
    * One page of the answer for the words at `now` (`resultsPage` of query-api/public/product-search.ts, same answer), from
    * collection `name` of the offers model; `store(key)` gives a store's facts (a StoreFactsCopy brought up to date
-   * just before). Undefined when this search cannot be answered here (no change log, or a query of more distinct
-   * words than the text index takes, whose matches are tested on their whole text): the caller reads documents.
+   * just before: a changed store's facts are a new document, never the old one changed in place). Undefined when this
+   * search cannot be answered here (no change log, or a query of more distinct words than the text index takes, whose
+   * matches are tested on their whole text): the caller reads documents.
    */
   resultsPage(
     name: string,
@@ -504,16 +522,14 @@ export class HeldOffersSearch {
       held.hold(this.conn, siblings);
       for (const r of siblings) if (held.isHeld(r)) all.push(held.offer(r));
     }
-    // The base state depends only on the store, the page's host, removal and the cover's verdict: derived once
-    // for each of their combinations in this search.
-    const bases = new Map<string, BaseState | null>();
+    // Each store's facts once per search, by its index among the stores held (null: the store is not live).
+    const stores: (OfferStoreDoc | null)[] = [];
     const offers: HeldOffer[] = [];
     for (const o of all) {
-      const key = held.stateKey(o.rowid);
-      const s = store(o.store_key) ?? null;
-      let base = bases.get(key);
-      if (base === undefined) bases.set(key, (base = s ? baseStateAt(o, s) : null));
-      if (base !== null && searchableFrom(base, o, s, now)) offers.push(o);
+      const index = held.storeIndex(o.rowid);
+      let s = stores[index];
+      if (s === undefined) stores[index] = s = store(held.stores.values[index].key) ?? null;
+      if (s !== null && searchableFrom(held.baseState(o.rowid, s), o, s, now)) offers.push(o);
     }
     return { offers, read: all.length };
   }
