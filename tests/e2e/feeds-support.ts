@@ -1,12 +1,12 @@
 /** Fixtures of the channel-feed HTTP tests (FEEDS.md): channels made through the admin API, feeds read as a channel. */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { validate } from '@hyperjump/json-schema/openapi-3-1';
 import '@hyperjump/json-schema/formats';
 import type { Json } from '../../shared-schema/contract/openapi-publish.js';
 import { describeErrors } from '../support/published-openapi.js';
+import { processTempDir } from '../support/process-temp-dir.js';
 import http from 'node:http';
 import { expect } from 'chai';
 import type { TestService } from '../support/service.js';
@@ -92,6 +92,12 @@ export async function allChanges(
 }
 
 /**
+ * The served documents this process validated against, each in a file of its own (the validator caches by address;
+ * the name ends in `.openapi.json`, by which it knows the media type).
+ */
+let servedDocuments = 0;
+
+/**
  * Checks `value` against a schema of the channels' document as served at `/feeds/openapi.json`, by the outside
  * validator of the published documents (@hyperjump/json-schema, OpenAPI 3.1 dialect), and the document against the
  * OpenAPI 3.1 schema.
@@ -103,7 +109,7 @@ export async function servedFeedsDocument(t: TestService): Promise<(schema: stri
   const doc = JSON.parse(r.text) as Json;
   const document = await validate('https://spec.openapis.org/oas/3.1/schema-base', doc, 'BASIC');
   expect(document.valid, describeErrors(document)).to.equal(true);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'feeds-openapi-')), 'feeds.openapi.json');
+  const file = path.join(processTempDir('feeds-openapi-'), `feeds-${++servedDocuments}.openapi.json`);
   fs.writeFileSync(file, r.text);
   return async (schema, value) => {
     const out = await validate(`file://${file}#/components/schemas/${schema}`, value, 'BASIC');

@@ -5,10 +5,10 @@
  * client receives from the partner API against the answer the document gives for that operation and status.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { validate, setShouldValidateFormat, type Output, type OutputUnit } from '@hyperjump/json-schema/openapi-3-1';
 import '@hyperjump/json-schema/formats';
+import { processTempDir } from './process-temp-dir.js';
 import { buildOpenApi } from '../../shared-schema/contract/openapi.js';
 import { API_ROUTES } from '../../infra/wiring/api-routes.js';
 import type { Json } from '../../shared-schema/contract/openapi-publish.js';
@@ -24,8 +24,7 @@ let written: { doc: Doc; uri: string } | undefined;
 export function publishedDocument(): { doc: Doc; uri: string } {
   if (!written) {
     const doc = buildOpenApi(PUBLISHED_BASE, API_ROUTES) as Doc;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'published-openapi-'));
-    const file = path.join(dir, 'partner.openapi.json');
+    const file = path.join(processTempDir('published-openapi-'), 'partner.openapi.json');
     fs.writeFileSync(file, JSON.stringify(doc));
     written = { doc, uri: `file://${file}` };
   }
