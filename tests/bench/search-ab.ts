@@ -56,18 +56,6 @@ async function load(arg: string): Promise<Build> {
     'dist/infra/adapters/sqlite/read-store.js',
     'dist/infra/sqlite/read-store.js',
   ]);
-  // A build from before the documents path left the search's HTTP door has `rankedPage` in search.js.
-  const { rankedPage } = await importFirst<typeof SearchModule>(root, [
-    'dist/query-api/public/product-search.js',
-    'dist/query-api/public/search.js',
-  ]);
-  let facts: StoreFactsModule.StoreFacts | undefined;
-  try {
-    const m = (await import(path.join(root, 'dist/query-api/public/store-facts.js'))) as typeof StoreFactsModule;
-    facts = new m.StoreFactsCopy().facts;
-  } catch {
-    facts = undefined; // an older build: its rankedPage reads the stores itself
-  }
   // Opened as a search reader thread opens it.
   const file = path.join(dir, 'read.db');
   const store = SqliteReadStore.open({ path: file, readOnly: true, sweepIntervalMs: 0 });
@@ -93,6 +81,18 @@ async function load(arg: string): Promise<Build> {
       close: () => held.close(),
       phases: {},
     };
+  }
+  // A build from before the documents path left the search's HTTP door has `rankedPage` in search.js.
+  const { rankedPage } = await importFirst<typeof SearchModule>(root, [
+    'dist/query-api/public/product-search.js',
+    'dist/query-api/public/search.js',
+  ]);
+  let facts: StoreFactsModule.StoreFacts | undefined;
+  try {
+    const m = (await import(path.join(root, 'dist/query-api/public/store-facts.js'))) as typeof StoreFactsModule;
+    facts = new m.StoreFactsCopy().facts;
+  } catch {
+    facts = undefined; // an older build: its rankedPage reads the stores itself
   }
   return {
     label: arg,
