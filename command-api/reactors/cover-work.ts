@@ -10,14 +10,13 @@
  * The pool runs at most `concurrency` checks at once and the jobs of one product one after the other, so two
  * checks of one product never race and "none twice in a row" follows from `checkOwed`.
  */
-import type { EventStore } from '../../shared-schema/ports/event-store.js';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import type { CoverChecker } from '../../shared-schema/ports/cover-checker.js';
 import type { ProductEvent, RejectionReason } from '../../shared-schema/events/product.js';
 import { streams, type Environment, type Tenant } from '../../shared-schema/domain/streams.js';
 import type { AggregateRepository } from '../aggregate-repository.js';
 import { storeDecider } from '../deciders/store.js';
-import { event, type Fold } from '../deciders/decider.js';
+import type { Fold } from '../deciders/decider.js';
 
 export const RECHECK_REJECTED_MS = 60 * 60 * 1000;
 export const RECHECK_ACCEPTED_MS = 7 * 24 * 60 * 60 * 1000;
@@ -114,7 +113,6 @@ export function productStreamParts(stream: string): { tenant: Tenant; sku: strin
 }
 
 export interface CoverWorkOptions {
-  events: EventStore;
   repo: AggregateRepository;
   clock: Clock;
   checker: CoverChecker;
@@ -214,13 +212,10 @@ export class CoverWork {
         ? { code: r.code, message: r.message }
         : { code: r.code, field: r.field, message: r.message },
     );
-    const checked = event<ProductEvent>(
-      {
-        type: 'CoverChecked',
-        data: { sku: subject.sku, url: subject.url, ok: verdict.ok, reasons, checked_at: checkedAt },
-      },
-      { recorded_at: checkedAt, actor: 'system:cover-check' },
-    );
+    const checked: ProductEvent = {
+      type: 'CoverChecked',
+      data: { sku: subject.sku, url: subject.url, ok: verdict.ok, reasons, checked_at: checkedAt },
+    };
     // In line with this process's writers of the product; a race with another process reads again, and a product
     // sent again, removed or checked meanwhile makes this result moot. Lost every race: the check is handed back.
     return repo.serialized(stream, async (attempt) => {
@@ -228,7 +223,11 @@ export class CoverWork {
         loaded = await repo.load(stream, coverFold);
         if (loaded.state.lastChangeRevision !== subject.lastChangeRevision) return { outcome: 'done' };
       }
-      const appended = await this.options.events.appendToStream(stream, [checked], loaded.revision);
+      // Through the repository: the product's state held for its next write gets the result folded in.
+      const appended = await repo.append(stream, coverFold, loaded, [checked], {
+        recorded_at: checkedAt,
+        actor: 'system:cover-check',
+      });
       return { outcome: 'done', position: appended.position };
     });
   }

@@ -106,7 +106,6 @@ describe('cover-check reactor and work queue (SQLite stores)', function () {
     onSettled?: (id: string, outcome: 'done' | 'dead') => void,
   ) => {
     const work = new CoverWork({
-      events,
       repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock: new ManualClock(new Date(meta.recorded_at)),
       checker,

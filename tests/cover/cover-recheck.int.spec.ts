@@ -32,7 +32,6 @@ describe('cover re-check scan (SQLite stores, products projection)', () => {
     ({ events, reads, runner, clock } = products);
     checked = [];
     work = new CoverWork({
-      events,
       repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock,
       checker: async (url) => {

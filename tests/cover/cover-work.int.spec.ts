@@ -32,7 +32,6 @@ describe('cover-check pool (SQLite event store)', () => {
     running = [];
     maxAtOnce = 0;
     work = new CoverWork({
-      events,
       repo: new AggregateRepository(new CachedAggregateStates(events)),
       clock: new ManualClock(new Date(meta.recorded_at)),
       concurrency: 3,

@@ -104,6 +104,38 @@ describe('AggregateRepository (command handling loop)', () => {
     ]);
   });
 
+  it('an append through one fold brings the state another fold holds of the stream along: no read, no lost race', async () => {
+    /** A second view of the same stream (as the cover check's fold is of a product's). */
+    const tally = {
+      name: 'tally',
+      initialState: () => ({ sum: 0 }),
+      evolve: (s: { sum: number }, e: Ticked) => ({ sum: s.sum + e.data.seen }),
+    };
+    let appends = 0;
+    const watched = Object.assign(Object.create(counted) as EventStore, {
+      appendToStream: (...args: Parameters<EventStore['appendToStream']>) => {
+        appends++;
+        return store.appendToStream(...args);
+      },
+    });
+    const repo = cachedRepo(watched);
+    await repo.handle('counter-v', counter, always, META); // the counter's state held at revision 0
+    const seen = await repo.load('counter-v', tally);
+    await repo.serialized('counter-v', () => repo.append('counter-v', tally, seen, [tick(99)], META));
+    const [readsBefore, appendsBefore] = [reads, appends];
+    expect((await repo.handle('counter-v', counter, always, META)).result).to.equal(2);
+    expect([reads - readsBefore, appends - appendsBefore]).to.deep.equal([0, 1]);
+    // A state the append did not start from is stale: it goes, and the next decision reads the stream.
+    const other = cachedRepo(store); // another writer process
+    await other.handle('counter-v', counter, always, META);
+    const again = await repo.load('counter-v', tally); // revision 3; the counter's held state is still at 2
+    await repo.serialized('counter-v', () => repo.append('counter-v', tally, again, [tick(7)], META));
+    expect((await repo.handle('counter-v', counter, always, META)).result).to.equal(5);
+    expect((await store.readStream('counter-v')).map((e) => (e.data as { seen: number }).seen)).to.deep.equal([
+      0, 99, 2, 3, 7, 5,
+    ]);
+  });
+
   it('reads asked for in one turn are made together, each from its own revision', async () => {
     const repo = cachedRepo(counted);
     const other = cachedRepo(store); // another writer process

@@ -49,7 +49,6 @@ function coverConsumer(
     return verdict;
   };
   const work = new CoverWork({
-    events: deps.events,
     repo: deps.repo,
     clock: deps.clock,
     checker,

@@ -51,6 +51,8 @@ const keyOf = (fold: { name: string }, stream: string): string => `${fold.name}\
 export class CachedAggregateStates implements AggregateStates {
   /** Folded states by fold and stream; Map order is the eviction order (oldest first). */
   private readonly cache = new Map<string, Entry>();
+  /** Every fold whose states were held, by name: an append through one brings the others' states of the stream along. */
+  private readonly folds = new Map<string, Fold<unknown, unknown>>();
   private insertions = 0;
   private bytes = 0;
   private readonly store: EventStore;
@@ -75,7 +77,7 @@ export class CachedAggregateStates implements AggregateStates {
   async load<S, E>(stream: string, fold: Fold<S, E>): Promise<Loaded<S>> {
     const from = this.peek(stream, fold) ?? { state: fold.initialState(), revision: -1 };
     const loaded = foldAfter(fold, from, await this.store.readStream(stream, { fromRevision: from.revision + 1 }));
-    this.remember(keyOf(fold, stream), loaded);
+    this.remember(fold, stream, loaded);
     return loaded;
   }
 
@@ -87,8 +89,37 @@ export class CachedAggregateStates implements AggregateStates {
     metadata: EventMetadata,
   ): Promise<Loaded<S> & { position: number }> {
     const appended = await appendOn(this.store, stream, fold, on, events, metadata);
-    this.remember(keyOf(fold, stream), { state: appended.state, revision: appended.revision });
+    this.remember(fold, stream, { state: appended.state, revision: appended.revision });
+    this.bringAlong(stream, fold, on.revision, events, metadata);
     return appended;
+  }
+
+  /**
+   * After an append through `fold` on the state at revision `from`, the other folds' states of the stream: one held
+   * at `from` gets the events folded in (the next decision on it needs no read and no lost race); one held at
+   * another revision is stale and goes (its next load reads the stream).
+   */
+  private bringAlong(
+    stream: string,
+    fold: { name: string },
+    from: number,
+    events: readonly TypedEvent[],
+    metadata: EventMetadata,
+  ): void {
+    for (const other of this.folds.values()) {
+      if (other.name === fold.name) continue;
+      const key = keyOf(other, stream);
+      const entry = this.cache.get(key);
+      if (entry === undefined) continue;
+      if (entry.loaded.revision !== from) {
+        this.cache.delete(key);
+        this.bytes -= entry.bytes;
+        continue;
+      }
+      let { state, revision } = entry.loaded;
+      for (const e of events) state = other.evolve(state, { ...e, revision: ++revision, metadata });
+      this.remember(other, stream, { state, revision });
+    }
   }
 
   /**
@@ -98,7 +129,9 @@ export class CachedAggregateStates implements AggregateStates {
    * entries go; an evicted stream is read again by its next command. A state larger than the whole byte bound is
    * not kept.
    */
-  private remember(key: string, loaded: Loaded<unknown>): void {
+  private remember<S, E>(fold: Fold<S, E>, stream: string, loaded: Loaded<S>): void {
+    const key = keyOf(fold, stream);
+    if (!this.folds.has(fold.name)) this.folds.set(fold.name, fold as Fold<unknown, unknown>);
     const bytes = approximateBytes(loaded.state);
     const entry = this.cache.get(key);
     if (entry !== undefined) {
