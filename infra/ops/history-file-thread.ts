@@ -10,7 +10,7 @@ import {
 } from './history-file.js';
 
 nameThread('pc-history');
-const store = openHistoryStore(workerData as HistoryFileOptions);
+const store = openHistoryStore(workerData as HistoryFileOptions, true);
 const sink = storeSink(store);
 let tail: Promise<void> = Promise.resolve();
 

@@ -25,10 +25,14 @@ export interface HistoryFileOptions {
 export type HistoryThreadCall = { id: number; entries: string };
 export type HistoryThreadAnswer = { id: number; error?: string };
 
-/** The file as a read store (the same settings on the calling thread and in the writer thread). */
-export function openHistoryStore(options: HistoryFileOptions): SqliteReadStore {
+/**
+ * The file as a read store (the same settings on the calling thread and in the writer thread); the writer thread
+ * opens the file the calling thread created (`fileMustExist`).
+ */
+export function openHistoryStore(options: HistoryFileOptions, fileMustExist = false): SqliteReadStore {
   return SqliteReadStore.open({
     path: options.path,
+    fileMustExist,
     synchronous: 'NORMAL',
     sweepIntervalMs: 0,
     ...(options.busyTimeoutMs ? { busyTimeoutMs: options.busyTimeoutMs } : {}),

@@ -35,7 +35,13 @@ async function main(): Promise<void> {
     ...(data.pollIntervalMs !== undefined ? { pollIntervalMs: data.pollIntervalMs } : {}),
   });
   // The expiry sweep stays with the main thread's store: this one only runs units.
-  const store = SqliteReadStore.open({ path: data.readsPath, synchronous: 'NORMAL', clock, sweepIntervalMs: 0 });
+  const store = SqliteReadStore.open({
+    path: data.readsPath,
+    fileMustExist: true,
+    synchronous: 'NORMAL',
+    clock,
+    sweepIntervalMs: 0,
+  });
   const reads = new GenerationalReadStore(store, PROJECTORS);
   const gate = new UnitGate(reads);
   const holds = new Map<number, () => void>();

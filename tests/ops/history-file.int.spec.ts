@@ -55,6 +55,21 @@ describe('history file (SQLite, written by its own thread)', () => {
     expect((await readHistory(reopened.reads, 'p_b', { limit: 10 })).entries).to.deep.equal([entry(2, 'p_b')]);
   });
 
+  it('never makes its directory again: a store that must find its file fails where the directory was removed', async () => {
+    const gone = path.join(dir, 'removed');
+    fs.mkdirSync(gone);
+    fs.rmSync(gone, { recursive: true });
+    expect(() => SqliteReadStore.open({ path: path.join(gone, 'history.db'), fileMustExist: true })).to.throw();
+    expect(() => SqliteReadStore.open({ path: path.join(gone, 'read.db'), readOnly: true })).to.throw();
+    expect(fs.existsSync(gone)).to.equal(false);
+    // The writer thread opens the file its caller made: removed under it, the directory stays removed.
+    const history = await SqliteHistoryFile.open({ path: path.join(gone, 'history.db') });
+    fs.rmSync(gone, { recursive: true });
+    await history.sink.append([entry(1)]).catch(() => undefined);
+    await history.close();
+    expect(fs.existsSync(gone)).to.equal(false);
+  });
+
   it('moves the entries an earlier version kept in the read store, once, and drops that collection', async () => {
     const reads = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
     try {

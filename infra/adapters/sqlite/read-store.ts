@@ -54,8 +54,14 @@ import {
 } from '../../../shared-schema/ports/text-search.js';
 
 export interface SqliteReadStoreOptions {
-  /** The database file (created with its directory when missing). */
+  /** The database file (created with its directory when missing, unless `fileMustExist` or `readOnly`). */
   path: string;
+  /**
+   * Another part of the service created the file (the threads beside the one that opened it first): it is opened,
+   * never created, nor its directory. A thread that starts after the data directory was removed fails instead of
+   * making it again. Implied by `readOnly`.
+   */
+  fileMustExist?: boolean;
   /**
    * PRAGMA synchronous: NORMAL (default) may lose the last commits on power loss, never consistency. OFF only for a
    * store thrown away after use (an audit's scratch store): a crash of the machine may corrupt it.
@@ -170,10 +176,13 @@ export class SqliteReadStore implements ReadStore, TextSearchable {
     if (options.path === ':memory:' || options.path === '') {
       throw new RangeError('SqliteReadStore needs a file: its reader and writer connections share it');
     }
-    fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
-    if (!options.readOnly) makePrivate(options.path);
-    const writer = new Database(options.path);
-    const reader = new Database(options.path);
+    const fileMustExist = options.fileMustExist === true || options.readOnly === true;
+    if (!fileMustExist) {
+      fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+      makePrivate(options.path);
+    }
+    const writer = new Database(options.path, { fileMustExist });
+    const reader = new Database(options.path, { fileMustExist });
     try {
       writer.pragma(`busy_timeout = ${options.yieldWhenBusy ? 0 : Math.floor(busyTimeout)}`);
       if (options.readOnly) writer.pragma('query_only = ON');
