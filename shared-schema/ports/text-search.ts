@@ -60,8 +60,15 @@ export function sharedValues(docs: readonly Doc[], field: string): string[] {
   return [...values];
 }
 
+/** Plain ASCII: NFD leaves it as it is and it holds no combining mark, so lower case alone folds it. */
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /** Folds like the index: NFD, combining marks removed, lower case. */
 export function foldText(s: string): string {
+  if (isAscii(s)) return s.toLowerCase();
   return s
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
