@@ -11,10 +11,14 @@
  * `StoreFactsCopy` brought up to date before each search), two passes over the bench's queries, reported apart:
  * `cold` (the first pass, which reads and holds the offers) and `warm` (the second, on offers held).
  * `SEARCH_AB_PATH=documents`: the documents path instead (`rankedPage`, query-api/public/product-search.ts), over
- * `SEARCH_AB_SEARCHES` (default 1000) searches after 100 not counted. Prints one JSON line.
+ * `SEARCH_AB_SEARCHES` (default 1000) searches after 100 not counted. Each order of the two builds runs in a process of
+ * its own (`SEARCH_AB_ONE_ORDER=1`: one process, the order given); prints one JSON line with both runs and the
+ * second build's CPU ÷ the first's, the geometric mean of the two orders.
  */
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ReadStore } from '../../shared-schema/ports/read-store.js';
 import type * as SearchModule from '../../query-api/public/product-search.js';
 import type * as ReadStoreModule from '../../infra/adapters/sqlite/read-store.js';
@@ -101,6 +105,35 @@ async function load(arg: string): Promise<Build> {
       facts ? rankedPage(store, words, now, 0, 20, facts) : rankedPage(store, words, now, 0, 20),
     phases: {},
   };
+}
+
+// The build opened second runs a few per cent faster in one process (two copies of one build: 0.96–1.00, second ÷
+// first), so each order runs in a process of its own and the ratio given is the geometric mean of the two.
+if (process.env.SEARCH_AB_ONE_ORDER !== '1') {
+  const [a, b] = [process.argv[2] ?? '', process.argv[3] ?? ''];
+  const once = (first: string, second: string): Record<string, unknown> => {
+    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), first, second], {
+      env: { ...process.env, SEARCH_AB_ONE_ORDER: '1' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    return JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
+  };
+  const ab = once(a, b);
+  const ba = once(b, a);
+  const ratios = (run: Record<string, unknown>) => run.cpu_ratio_second_to_first as Record<string, number>;
+  console.log(
+    JSON.stringify({
+      runs: [ab, ba],
+      cpu_ratio_second_to_first: Object.fromEntries(
+        Object.entries(ratios(ab)).map(([name, r]) => [
+          name,
+          Math.round(Math.sqrt(r / ratios(ba)[name]) * 1000) / 1000,
+        ]),
+      ),
+    }),
+  );
+  process.exit(0);
 }
 
 const builds = [await load(process.argv[2] ?? ''), await load(process.argv[3] ?? '')];
