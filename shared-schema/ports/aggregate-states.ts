@@ -89,9 +89,19 @@ export async function appendOn<S, E extends TypedEvent>(
     events.map((e) => event(e, metadata)),
     on.revision < 0 ? 'no_stream' : on.revision,
   );
+  return { ...foldAppended(fold, on, events, metadata), position: appended.position };
+}
+
+/** `on` with `events`, just appended after its revision with `metadata`, folded in without reading them back. */
+export function foldAppended<S, E extends TypedEvent>(
+  fold: Fold<S, E>,
+  on: Loaded<S>,
+  events: readonly E[],
+  metadata: EventMetadata,
+): Loaded<S> {
   let { state, revision } = on;
   for (const e of events) state = fold.evolve(state, { ...e, revision: ++revision, metadata });
-  return { state, revision, position: appended.position };
+  return { state, revision };
 }
 
 /** The plain implementation: every load reads the whole stream; nothing is held. */

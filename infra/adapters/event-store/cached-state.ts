@@ -8,6 +8,7 @@ import type { EventMetadata, EventStore } from '../../../shared-schema/ports/eve
 import {
   appendOn,
   foldAfter,
+  foldAppended,
   type AggregateStates,
   type Fold,
   type Loaded,
@@ -111,14 +112,9 @@ export class CachedAggregateStates implements AggregateStates {
       const key = keyOf(other, stream);
       const entry = this.cache.get(key);
       if (entry === undefined) continue;
-      if (entry.loaded.revision !== from) {
-        this.cache.delete(key);
-        this.bytes -= entry.bytes;
-        continue;
-      }
-      let { state, revision } = entry.loaded;
-      for (const e of events) state = other.evolve(state, { ...e, revision: ++revision, metadata });
-      this.remember(other, stream, { state, revision });
+      if (entry.loaded.revision === from)
+        this.remember(other, stream, foldAppended(other as Fold<unknown, TypedEvent>, entry.loaded, events, metadata));
+      else this.drop(key, entry);
     }
   }
 
@@ -162,8 +158,12 @@ export class CachedAggregateStates implements AggregateStates {
     const keepBytes = this.maxBytes - Math.floor(this.maxBytes / 16);
     for (const [key, entry] of this.cache) {
       if (this.cache.size <= keepEntries && this.bytes <= keepBytes) return;
-      this.cache.delete(key);
-      this.bytes -= entry.bytes;
+      this.drop(key, entry);
     }
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.cache.delete(key);
+    this.bytes -= entry.bytes;
   }
 }
