@@ -1,6 +1,6 @@
 /**
- * CPU per search of two builds in one process (not part of make test), the two alternating query by query (the order
- * swapped every query), so that the drift of a shared machine falls on both alike. The figure to compare two builds'
+ * CPU per search of two builds (not part of make test), loaded in one process and alternating query by query (the
+ * order swapped every query), so that the drift of a shared machine falls on both alike. The figure to compare two builds'
  * search code with; search-cpu.ts gives one build's.
  *
  * `node dist/tests/bench/search-ab.js <build root>:<dir holding read.db> <build root>:<dir holding read.db>`, e.g.
