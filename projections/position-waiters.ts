@@ -22,6 +22,11 @@ export class PositionWaiters {
     return this.waiters.length;
   }
 
+  /** The lowest position waited for, 0 when none is. */
+  get lowest(): number {
+    return this.waiters.reduce((low, w) => (low === 0 || w.position < low ? w.position : low), 0);
+  }
+
   /** Resolves true once `advance` reaches `position`, false after `timeoutMs` or at `endAll`. */
   wait(position: number, timeoutMs: number): Promise<boolean> {
     if (this.reached >= position) return Promise.resolve(true);

@@ -38,6 +38,11 @@ export class WorkerCalls<Answer extends { id: number }> {
     });
   }
 
+  /** Posts a message the thread does not answer (after the calls already sent). */
+  send(message: object, transfer?: readonly TransferListItem[]): void {
+    if (!this.failure) this.worker.postMessage(message, transfer);
+  }
+
   /** Ends the thread after the calls already sent (nothing to do if it has died). */
   async close(): Promise<void> {
     if (this.failure) return;

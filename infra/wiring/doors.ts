@@ -60,15 +60,19 @@ export function keyLookup(reads: ReadStore, cache?: KeyCache): KeyLookup {
 }
 
 /**
- * Keys found by hash, remembered until `clear()`: the embedded service clears it whenever its projections commit a
- * partner event (a key issued or revoked, a partner renamed), before any request waiting for that position goes on,
- * so a revocation answered by the admin API is refused at once. Only the embedded default uses it: a door in another
- * process than the projections has no such exact signal, and reads the key every time.
+ * Keys found by hash, remembered until `clear()`, or until the count it `follow`s changes: the embedded service's
+ * projections commit a partner event (a key issued or revoked, a partner renamed) in a unit that clears it in-process,
+ * or that raises the projection thread's count of such units before its position, so that a lookup starting once a
+ * request waiting for that position goes on forgets every key held: a revocation answered by the admin API is
+ * refused at once. Only the embedded default uses it: a door in another process than the projections has no such
+ * exact signal, and reads the key every time.
  */
 export class KeyCache {
   private readonly records = new Map<string, KeyRecord>();
   /** Bumped by `clear()`: a lookup that started before a clear does not store what it read. */
   private generation = 0;
+  private changes: (() => number) | null = null;
+  private seen = 0;
 
   /** Bound: `capacity` keys (a record is ~300 B: ~3 MB); a full cache is emptied and refilled by the next lookups. */
   constructor(private readonly capacity = 10_000) {}
@@ -79,6 +83,13 @@ export class KeyCache {
 
   over(read: KeyLookup): KeyLookup {
     return async (hash) => {
+      if (this.changes !== null) {
+        const now = this.changes();
+        if (now !== this.seen) {
+          this.seen = now;
+          this.clear();
+        }
+      }
       const hit = this.records.get(hash);
       if (hit) return hit;
       const generation = this.generation;
@@ -89,6 +100,12 @@ export class KeyCache {
       }
       return record;
     };
+  }
+
+  /** Clears the cache whenever `changes()` differs from what it last was, looked at before each lookup. */
+  follow(changes: () => number): void {
+    this.changes = changes;
+    this.seen = changes();
   }
 
   clear(): void {

@@ -12,14 +12,21 @@ import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
 import { runnerLogHooks } from '../ops/projection-logs.js';
 import { PROJECTORS } from './projectors.js';
 import { SharedMemoryClock } from './shared-clock.js';
-import { toWire, type FromThread, type ProjectionThreadData, type ToThread } from './projection-thread.js';
+import { onCommits } from '../adapters/commit-signal.js';
+import {
+  CommittedCells,
+  toWire,
+  type FromThread,
+  type ProjectionThreadData,
+  type ToThread,
+} from './projection-thread.js';
 
 nameThread('pc-projection');
 const port = parentPort!;
 const data = workerData as ProjectionThreadData;
 const post = (message: FromThread) => port.postMessage(message);
 const clock = data.clock ? SharedMemoryClock.attach(data.clock) : systemClock;
-const wake = new Int32Array(data.wake);
+const cells = new CommittedCells(data.committed);
 
 /** A logger for the runner's hooks whose lines are written by the service's logger, on the main thread. */
 const forward =
@@ -53,18 +60,15 @@ async function main(): Promise<void> {
       partner ||= batch.some((e) => categoryOf(e.stream) === CATEGORIES.partner);
     },
     onAdvanced: (position) => {
-      post({ type: 'committed', position, partner });
+      if (cells.committed(position, partner)) post({ type: 'committed' });
       partner = false;
     },
     onError: (err) => post({ type: 'failed', error: toWire(err) }),
   });
   let stopping: Promise<void> | undefined;
+  onCommits(data.appended, data.appendedPending, () => events.notifyAppended());
   port.on('message', (m: ToThread) => {
     switch (m.type) {
-      case 'appended':
-        Atomics.store(wake, 0, 0); // before the read it wakes: a commit from now on posts again
-        events.notifyAppended();
-        return;
       case 'hold':
         void gate.hold().then((release) => {
           holds.set(m.id, release);
@@ -85,6 +89,7 @@ async function main(): Promise<void> {
         stopping ??= (async () => {
           for (const release of holds.values()) release();
           holds.clear();
+          data.appended.close();
           await runner.stop();
           await events.close();
           await reads.close();
@@ -95,7 +100,8 @@ async function main(): Promise<void> {
   });
   await reads.load();
   await runner.start();
-  post({ type: 'ready', position: runner.position });
+  cells.committed(runner.position, false);
+  post({ type: 'ready' });
 }
 
 main().catch((err: unknown) => post({ type: 'start_failed', error: toWire(err) }));

@@ -8,32 +8,36 @@
  * generation map and UnitGate. Every unit commits the projectors' checkpoints with their documents, as in-process:
  * a crash at any moment loses nothing acknowledged. This side is what the rest of the service sees of it:
  *
- * - `position` / `waitFor` (read-your-writes), from the position the thread posts after each unit, with whether
- *   partner events were in it (`onCommitted`: the key cache forgets before any waiter is told);
+ * - `position` / `waitFor` (read-your-writes), from the position the thread stores in shared memory after each unit
+ *   (`CommittedCells`): it posts a message only when a wait on this side is for that position, so a unit costs the
+ *   event loop nothing; `partnerUnits`, bumped before the position by a unit holding partner events, which the key
+ *   cache follows (a lookup that starts once a wait for that position is told forgets the keys it held);
  * - `gate`: holding it holds the thread's UnitGate over a message round trip, so a rebuild switch, an audit or a
  *   parked retry runs on this thread's connection between two of its units; on release the thread reloads the
  *   generation map before its next unit (a rebuild may just have switched);
- * - `notifyAppended()`: a local append wakes the thread's subscription at once (it would otherwise poll, 50 ms);
+ * - `commitSignal`: given to this process's event store, whose writer thread then wakes the thread's subscription
+ *   after each commit (it would otherwise poll, 50 ms), without the event loop (adapters/commit-signal.ts);
  * - its log lines (parked events, read-store retries) come here and go to the service's logger.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import { whileHeld, type RunnerGate } from '../../projections/unit-gate.js';
 import type { LiveProjections } from '../../projections/runner.js';
 import { SharedMemoryClock } from './shared-clock.js';
 import { PositionWaiters } from '../../projections/position-waiters.js';
+import { type CommitSignal } from '../adapters/commit-signal.js';
 
 export interface ProjectionThreadData {
   eventsPath: string;
   readsPath: string;
   /** The manual clock's shared cell (`SharedMemoryClock`), or null for the system clock. */
   clock: SharedArrayBuffer | null;
-  /**
-   * One Int32 cell: 1 while an `appended` message is on its way to the thread, set to 0 by the thread as it takes
-   * it (before its subscription reads the log again). The side that appends posts only when it finds 0.
-   */
-  wake: SharedArrayBuffer;
+  /** The receiving end of the event store's `commitSignal`, and its shared cell. */
+  appended: MessagePort;
+  appendedPending: SharedArrayBuffer;
+  /** `CommittedCells`. */
+  committed: SharedArrayBuffer;
   /** How often the thread's reader looks for commits it was not told of (SqliteEventStore's default: 50 ms). */
   pollIntervalMs?: number;
 }
@@ -46,13 +50,13 @@ export interface WireError {
   code?: string;
 }
 
-export type ToThread =
-  { type: 'appended' } | { type: 'hold'; id: number } | { type: 'release'; id: number } | { type: 'stop' };
+export type ToThread = { type: 'hold'; id: number } | { type: 'release'; id: number } | { type: 'stop' };
 
 export type FromThread =
-  | { type: 'ready'; position: number }
+  | { type: 'ready' }
   | { type: 'start_failed'; error: WireError }
-  | { type: 'committed'; position: number; partner: boolean }
+  /** A wait on the service's side is for a position the thread has now stored (`CommittedCells.committed`). */
+  | { type: 'committed' }
   | { type: 'held'; id: number }
   | { type: 'log'; level: 'error' | 'warn'; fields: Record<string, unknown>; msg: string }
   | { type: 'failed'; error: WireError }
@@ -77,9 +81,43 @@ function fromWire(wire: WireError): Error {
   return err;
 }
 
+/** The cells of `CommittedCells`, each a BigInt64. */
+const POSITION = 0;
+const WAITED = 1;
+const PARTNER_UNITS = 2;
+
+/**
+ * What the projection thread has committed, in memory both sides share: its position, the lowest position a wait on
+ * the service's side is for (0: none), and how many units holding partner events it has committed. The thread
+ * stores after each unit and reads whether a wait is for it; the other side stores what it waits for and reads the
+ * position again. Both orders are sequentially consistent (Atomics), so either the thread sees the wait or the
+ * waiting side sees the position: no wait is missed.
+ */
+export class CommittedCells {
+  private readonly cells: BigInt64Array;
+  constructor(readonly buffer = new SharedArrayBuffer(3 * BigInt64Array.BYTES_PER_ELEMENT)) {
+    this.cells = new BigInt64Array(buffer);
+  }
+  get position(): number {
+    return Number(Atomics.load(this.cells, POSITION));
+  }
+  get partnerUnits(): number {
+    return Number(Atomics.load(this.cells, PARTNER_UNITS));
+  }
+  /** The thread, after a unit: true when a wait is for this position (tell the other side). */
+  committed(position: number, partner: boolean): boolean {
+    if (partner) Atomics.add(this.cells, PARTNER_UNITS, 1n); // before the position: whoever sees it sees this
+    Atomics.store(this.cells, POSITION, BigInt(position));
+    const waited = Atomics.load(this.cells, WAITED);
+    return waited !== 0n && waited <= BigInt(position);
+  }
+  /** The waiting side: the lowest position waited for, 0 for none; then it reads `position` again. */
+  waitFor(position: number): void {
+    Atomics.store(this.cells, WAITED, BigInt(position));
+  }
+}
+
 export interface ProjectionThreadHooks {
-  /** After each committed unit, before waiters are told; `partner`: the unit held partner events. */
-  onCommitted?: (partner: boolean) => void;
   /** The subscription stopped on an error retrying cannot cure, or the thread died. */
   onError?: (err: unknown) => void;
 }
@@ -91,9 +129,12 @@ export class ProjectionThread implements LiveProjections {
   };
   private worker: Worker | undefined;
   private running = false;
-  private readonly committed = new PositionWaiters();
+  private readonly waits = new PositionWaiters();
+  private readonly cells = new CommittedCells();
   private readonly held = new Map<number, () => void>();
-  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
+  private readonly appended = new MessageChannel();
+  /** Where this process's event store tells the thread of its commits (`SqliteEventStore.signalCommits`). */
+  readonly commitSignal: CommitSignal = { port: this.appended.port2, pending: new SharedArrayBuffer(4) };
   private nextHold = 1;
   private closed: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
@@ -107,7 +148,12 @@ export class ProjectionThread implements LiveProjections {
   ) {}
 
   get position(): number {
-    return this.committed.position;
+    return this.cells.position;
+  }
+
+  /** How many units holding partner events (keys, partners) the thread has committed. */
+  get partnerUnits(): number {
+    return this.cells.partnerUnits;
   }
 
   /** Starts the thread; resolves once its runner has caught up with the work a crash left and follows the log. */
@@ -116,11 +162,15 @@ export class ProjectionThread implements LiveProjections {
       eventsPath: this.files.events,
       readsPath: this.files.reads,
       clock: this.clock instanceof SharedMemoryClock ? this.clock.buffer : null,
-      wake: this.wake.buffer,
+      appended: this.appended.port1,
+      appendedPending: this.commitSignal.pending,
+      committed: this.cells.buffer,
       ...(this.pollIntervalMs !== undefined ? { pollIntervalMs: this.pollIntervalMs } : {}),
     };
-    Atomics.store(this.wake, 0, 0);
-    const worker = new Worker(new URL('./projection-thread-entry.js', import.meta.url), { workerData });
+    const worker = new Worker(new URL('./projection-thread-entry.js', import.meta.url), {
+      workerData,
+      transferList: [this.appended.port1],
+    });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let started = false;
@@ -130,7 +180,6 @@ export class ProjectionThread implements LiveProjections {
             started = true;
             this.running = true;
             worker.unref(); // the servers keep the process alive; a forgotten close must not
-            this.committed.advance(m.position);
             resolve();
             return;
           case 'start_failed':
@@ -138,8 +187,7 @@ export class ProjectionThread implements LiveProjections {
             void worker.terminate();
             return;
           case 'committed':
-            hooks.onCommitted?.(m.partner);
-            this.committed.advance(m.position);
+            this.tellWaits();
             return;
           case 'held':
             this.held.get(m.id)?.();
@@ -173,19 +221,28 @@ export class ProjectionThread implements LiveProjections {
     });
   }
 
-  /**
-   * A commit through this process's event store: the thread reads it now rather than at its next poll. One message
-   * at a time: while one is on its way, the thread's read after taking it sees this commit too (it clears the cell
-   * before it reads), so the commits of a burst cost the event loop one post, not one each.
-   */
-  notifyAppended(): void {
-    if (this.running && Atomics.compareExchange(this.wake, 0, 0, 1) === 0) this.post({ type: 'appended' });
-  }
-
   /** Resolves true once `position` is committed, false after `timeoutMs` (or once the thread has stopped). */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    if (!this.running && this.committed.position < position) return Promise.resolve(false);
-    return this.committed.wait(position, timeoutMs);
+    if (this.cells.position >= position) return Promise.resolve(true);
+    if (!this.running) return Promise.resolve(false);
+    const waiting = this.waits.wait(position, timeoutMs);
+    this.tellWaits();
+    return waiting;
+  }
+
+  /**
+   * Tells the waits the position now stored satisfies, and the thread the lowest one left: stored before the position
+   * is read again, so a unit the thread commits meanwhile either is seen here or sees the wait.
+   */
+  private tellWaits(): void {
+    for (;;) {
+      const lowest = this.waits.lowest;
+      this.cells.waitFor(lowest);
+      if (lowest === 0) return;
+      const position = this.cells.position;
+      if (position < lowest) return;
+      this.waits.advance(position); // every wait is above the position reached before: the lowest one goes
+    }
   }
 
   /** Stops the runner after its unit in progress, closes the thread's connections, and waits for it to end. */
@@ -227,7 +284,7 @@ export class ProjectionThread implements LiveProjections {
 
   /** The thread is gone: no position will come, and nothing can be held. */
   private endWaits(): void {
-    this.committed.endAll();
+    this.waits.endAll();
     for (const grant of this.held.values()) grant();
     this.held.clear();
   }

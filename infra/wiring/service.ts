@@ -116,11 +116,11 @@ type Backbone = Awaited<ReturnType<typeof openBackbone>>;
 async function startProjections(b: Backbone, operations: Operations, keyCache: KeyCache) {
   const onError = (err: unknown) => operations.subscriptionStopped('projections', err);
   let runner: LiveProjections;
-  let stopWaking = (): void => undefined;
   if (b.thread) {
     const thread = b.thread;
-    await thread.start({ onCommitted: (partner) => partner && keyCache.clear(), onError });
-    if (b.events instanceof SqliteEventStore) stopWaking = b.events.onAppended(() => thread.notifyAppended());
+    if (b.events instanceof SqliteEventStore) b.events.signalCommits(thread.commitSignal);
+    keyCache.follow(() => thread.partnerUnits);
+    await thread.start({ onError });
     runner = thread;
   } else {
     const inProcess = new ProjectionRunner(b.events, operations.runnerReads, PROJECTORS, {
@@ -134,7 +134,7 @@ async function startProjections(b: Backbone, operations: Operations, keyCache: K
     runner = inProcess;
   }
   await b.messaging.subscribe(GENERATION_SWITCHED, () => keyCache.clear());
-  return { runner, stopWaking };
+  return runner;
 }
 
 /** The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file. */
@@ -177,7 +177,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   });
   const reads = operations.reads;
   const keyCache = new KeyCache();
-  const { runner, stopWaking } = await startProjections(backbone, operations, keyCache);
+  const runner = await startProjections(backbone, operations, keyCache);
   const { searchReader, productSearch } = startSearch(config, stores, reads, options);
   const parts: DoorParts = {
     config,
@@ -217,7 +217,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await Promise.all([drainServer(gateway, drainMs), drainServer(admin, drainMs)]);
       await reactors.stop();
       await operations.close();
-      stopWaking();
       await runner.stop();
       await messaging.close();
       await events.close();

@@ -36,3 +36,28 @@ describe('KeyCache: bounded', () => {
     expect(reads).to.equal(101);
   });
 });
+
+describe('KeyCache: following a count of partner changes', () => {
+  it('forgets every key held once the count it follows has changed, at the next lookup, and not before', async () => {
+    const held = new Map<string, KeyRecord>([['h1', record('h1')]]);
+    let reads = 0;
+    let changes = 7;
+    const cache = new KeyCache();
+    cache.follow(() => changes);
+    const lookup = cache.over(async (hash) => {
+      reads++;
+      return held.get(hash) ?? null;
+    });
+    expect((await lookup('h1'))?.revoked).to.equal(false);
+    expect((await lookup('h1'))?.revoked).to.equal(false);
+    expect(reads).to.equal(1);
+    // The projections committed the revocation: the store holds it, the cache still the key as it was.
+    held.set('h1', record('h1', true));
+    expect((await lookup('h1'))?.revoked).to.equal(false);
+    changes++;
+    expect((await lookup('h1'))?.revoked).to.equal(true);
+    expect(reads).to.equal(2);
+    expect((await lookup('h1'))?.revoked).to.equal(true);
+    expect(reads).to.equal(2);
+  });
+});

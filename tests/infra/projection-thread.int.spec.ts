@@ -1,91 +1,70 @@
 /**
- * The embedded service's live projections on a thread of their own (PROJECTION_THREAD=on, the default) and on the
- * event loop (off): the same observable behaviour. A write is read back at once (read-your-writes waits for the
- * thread's committed position); an event the products projector cannot apply is parked with the time of the
- * service's manual clock and logged through the service's logger; a retry through the operator API (which holds
- * the projections between two units) fails again and is stamped; writes are projected after it.
+ * The projection thread as the embedded service runs it: woken by the event store's writer thread (not by a poll, not
+ * by the event loop), its committed position read from shared memory, and a wait told once the thread commits it.
  */
-import pino from 'pino';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { portOf } from '../../infra/http/gateway.js';
-import { productBody, startTestService, storeBody, type TestService } from '../support/service.js';
+import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
+import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
+import { ProjectionThread } from '../../infra/wiring/projection-thread.js';
+import { systemClock } from '../../shared-schema/ports/clock.js';
+import type { NewEvent } from '../../shared-schema/ports/event-store.js';
 
-for (const mode of ['on', 'off'] as const) {
-  describe(`live projections with PROJECTION_THREAD=${mode}`, function () {
-    this.timeout(30_000);
-    let t: TestService;
-    const lines: { level: number; msg: string; parked_id?: string; err?: { message: string } }[] = [];
+const noted = (): NewEvent => ({ type: 'Noted', data: {}, metadata: { recorded_at: new Date().toISOString() } });
+const quiet = { error: () => undefined, warn: () => undefined };
+/** Longer than any test: the thread's reader never looks by itself, so only the writer thread's signal moves it. */
+const NO_POLL_MS = 3_600_000;
 
-    before(async function () {
-      if (process.env.TOPOLOGY === 'multi') this.skip();
-      const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-      t = await startTestService({ PROJECTION_THREAD: mode }, undefined, { log });
-      t.clock.set(new Date('2026-01-02T00:00:00Z'));
-    });
-    after(async () => t?.close());
-
-    it('projects, parks with the service clock and logger, retries between two units, and goes on', async () => {
-      const hub = await t.partner({ type: 'hub' });
-      expect((await hub.api.put('/stores/s', storeBody())).status).to.equal(200);
-      expect((await hub.api.put('/products/sku-1', productBody('s'))).status).to.equal(200);
-      expect((await hub.api.get('/products/sku-1')).status).to.equal(200);
-
-      // An event no version of the service writes: the products projector throws on it.
-      const bad = await t.service.events.appendToStream(
-        `product-live:${hub.partnerId}:sku-bad`,
-        [{ type: 'ProductUpserted', data: {}, metadata: { recorded_at: t.clock.now().toISOString() } }],
-        'any',
-      );
-      expect(await t.service.runner.waitFor(bad.position, 20_000)).to.equal(true);
-      const id = `products:${bad.position}`;
-      const listed = await t.admin.get('/projections/parked?projection=products');
-      expect(listed.body.parked.map((p: { id: string; parked_at: string }) => [p.id, p.parked_at])).to.deep.equal([
-        [id, '2026-01-02T00:00:00.000Z'],
-      ]);
-      const logged = lines.find((l) => l.parked_id === id);
-      expect(logged?.msg).to.match(/^projection parked an event/);
-      expect(logged?.err?.message).to.be.a('string').and.not.equal('');
-
-      t.clock.advance(1000);
-      const retry = await t.admin.post('/projections/parked/retry', { ids: [id] });
-      expect(retry.status).to.equal(200);
-      expect(
-        retry.body.still_failing.map((p: { id: string; retries: number; last_retry_at: string }) => [
-          p.id,
-          p.retries,
-          p.last_retry_at,
-        ]),
-      ).to.deep.equal([[id, 1, '2026-01-02T00:00:01.000Z']]);
-
-      expect((await hub.api.put('/products/sku-2', productBody('s'))).status).to.equal(200);
-      expect((await hub.api.get('/products/sku-2')).status).to.equal(200);
-      const r = await fetch(`http://127.0.0.1:${portOf(t.service.admin)}/admin/v1/health/ready`);
-      const checks = ((await r.json()) as { checks: { projections: Record<string, string> } }).checks;
-      expect(checks.projections.products).to.equal('degraded: 1 parked event(s)');
-    });
-  });
-}
-
-describe('the projection thread woken by the appends of its process', function () {
+describe('ProjectionThread', function () {
   this.timeout(60_000);
-  let t: TestService;
-
-  before(async function () {
-    if (process.env.TOPOLOGY === 'multi') this.skip();
-    // Its own look for commits slowed to ten minutes: only the wake-ups of the appends can move it in this test.
-    t = await startTestService({ PROJECTION_THREAD: 'on' }, undefined, { projectionThreadPollMs: 600_000 });
+  let dir: string;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let thread: ProjectionThread;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'projection-thread-'));
+    const files = { events: path.join(dir, 'events.db'), reads: path.join(dir, 'read.db') };
+    reads = SqliteReadStore.open({ path: files.reads, sweepIntervalMs: 0 });
+    events = SqliteEventStore.open({ path: files.events, writerThread: true });
+    thread = new ProjectionThread(files, systemClock, quiet, NO_POLL_MS);
+    events.signalCommits(thread.commitSignal);
+    await thread.start();
   });
-  after(async () => t?.close());
+  afterEach(async () => {
+    await thread.stop();
+    await events.close();
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('reads back every write of a burst (commits coalesced into fewer wake-ups lose none)', async () => {
-    const hub = await t.partner({ type: 'hub' });
-    expect((await hub.api.put('/stores/s', storeBody())).status).to.equal(200);
-    for (let round = 0; round < 3; round++) {
-      const skus = Array.from({ length: 40 }, (_, i) => `sku-${round}-${i}`);
-      const puts = await Promise.all(skus.map((sku) => hub.api.put(`/products/${sku}`, productBody('s'))));
-      expect(puts.map((r) => r.status)).to.deep.equal(skus.map(() => 200));
-      const gets = await Promise.all(skus.map((sku) => hub.api.get(`/products/${sku}`)));
-      expect(gets.map((r) => r.status)).to.deep.equal(skus.map(() => 200));
-    }
+  it('commits what the writer thread tells it of, and tells a wait made before the commit', async () => {
+    const first = await events.appendToStream('job-1', [noted()]);
+    expect(await thread.waitFor(first.position, 30_000)).to.equal(true);
+    expect(thread.position).to.equal(first.position);
+    // Waits made before the commit, for it and for one after it: the first is told, the second still waits.
+    const next = thread.waitFor(first.position + 1, 30_000);
+    const beyond = thread.waitFor(first.position + 2, 200);
+    const second = await events.appendToStream('job-1', [noted()]);
+    expect(second.position).to.equal(first.position + 1);
+    expect(await next).to.equal(true);
+    expect(await beyond).to.equal(false);
+    expect(thread.position).to.equal(second.position);
+  });
+
+  it('counts the units holding partner events before their position is seen', async () => {
+    const before = thread.partnerUnits;
+    const job = await events.appendToStream('job-1', [noted()]);
+    expect(await thread.waitFor(job.position, 30_000)).to.equal(true);
+    expect(thread.partnerUnits).to.equal(before);
+    const partner = await events.appendToStream('partner-p1', [noted()]);
+    expect(await thread.waitFor(partner.position, 30_000)).to.equal(true);
+    expect(thread.partnerUnits).to.equal(before + 1);
+  });
+
+  it('answers a wait false once the thread has stopped', async () => {
+    await thread.stop();
+    expect(await thread.waitFor(thread.position + 1, 30_000)).to.equal(false);
   });
 });

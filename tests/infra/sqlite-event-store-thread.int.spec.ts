@@ -2,10 +2,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../infra/adapters/sqlite/event-store.js';
 import { WrongExpectedRevisionError, type NewEvent } from '../../shared-schema/ports/event-store.js';
 import { checkWriterLog, runWriter } from '../support/sqlite-writer-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 const ev = (type: string): NewEvent => ({ type, data: {}, metadata: { recorded_at: '2024-05-01T12:00:00.000Z' } });
 
@@ -49,6 +51,33 @@ describe('SqliteEventStore with a writer thread', function () {
       expect((await store.readStream('order-1')).map((e) => e.type)).to.deep.equal(['A', 'B', 'C', 'D']);
       expect(heard[heard.length - 1]).to.equal(await store.headPosition());
     } finally {
+      await store.close();
+    }
+  });
+
+  it('its writer thread tells a commit signal of each commit that wrote events, and of no empty append', async () => {
+    const store = SqliteEventStore.open({ path: dbPath, writerThread: true });
+    const { port1, port2 } = new MessageChannel();
+    const pending = new Int32Array(new SharedArrayBuffer(4));
+    const arrived: unknown[] = [];
+    port1.on('message', (m: unknown) => arrived.push(m));
+    try {
+      store.signalCommits({ port: port2, pending: pending.buffer });
+      await store.appendToStream('order-1', [ev('A')]);
+      await waitFor(() => arrived.length === 1, 'the first signal');
+      // Not taken yet (the cell still set): the next commit sends nothing.
+      await store.appendToStream('order-1', [ev('B')]);
+      Atomics.store(pending, 0, 0); // taken
+      // Empty appends (the head's barrier) write nothing: the thread leaves the cell alone. It handles one group after
+      // another, so once the second has answered, whatever the first would send is sent.
+      await store.recordedHead();
+      await store.recordedHead();
+      expect(Atomics.load(pending, 0)).to.equal(0);
+      await store.appendToStream('order-2', [ev('C')]);
+      await waitFor(() => arrived.length === 2, 'the second signal');
+      expect(Atomics.load(pending, 0)).to.equal(1);
+    } finally {
+      port1.close();
       await store.close();
     }
   });

@@ -1,11 +1,13 @@
 /** Entry point of the event store's writer thread (see event-store-writer.ts `WriterThread`). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { nameThread } from '../thread-name.js';
+import { commitSender, type CommitSignal } from '../commit-signal.js';
 import { openConnection } from './event-store-schema.js';
 import {
   GroupWriter,
   packOutcomes,
   unpackGroup,
+  wroteEvents,
   type WireBookingTime,
   type WriterThreadOptions,
 } from './event-store-writer.js';
@@ -18,15 +20,25 @@ const db = openConnection({
   busyTimeoutMs: options.busyTimeoutMs,
 });
 const writer = new GroupWriter(db);
+/** Told of each commit that wrote events, once the event store has set it (`signalCommits`). */
+let commits: ReturnType<typeof commitSender> | null = null;
 
-parentPort!.on('message', (message: { id: number; group: string; now: WireBookingTime } | { close: true }) => {
+type Message = { id: number; group: string; now: WireBookingTime } | { signal: CommitSignal } | { close: true };
+
+parentPort!.on('message', (message: Message) => {
+  if ('signal' in message) {
+    commits = commitSender(message.signal);
+    return;
+  }
   if ('close' in message) {
+    commits?.close();
     db.close();
     parentPort!.close();
     return;
   }
-  const outcomes = packOutcomes(
-    writer.commit(unpackGroup(message.group), message.now === 'system' ? Date.now : message.now),
-  );
-  parentPort!.postMessage({ id: message.id, outcomes }, [outcomes.results.buffer as ArrayBuffer]);
+  const group = unpackGroup(message.group);
+  const outcomes = writer.commit(group, message.now === 'system' ? Date.now : message.now);
+  const packed = packOutcomes(outcomes);
+  parentPort!.postMessage({ id: message.id, outcomes: packed }, [packed.results.buffer as ArrayBuffer]);
+  if (wroteEvents(group, outcomes)) commits?.sent();
 });

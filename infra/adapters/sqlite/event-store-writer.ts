@@ -15,6 +15,7 @@ import {
 } from '../../../shared-schema/ports/event-store.js';
 import { ulid } from '../../../shared-schema/domain/ids.js';
 import { WorkerCalls } from '../worker-calls.js';
+import type { CommitSignal } from '../commit-signal.js';
 
 /** One append as the writer receives it: events already serialized. */
 export interface PendingAppend {
@@ -24,6 +25,10 @@ export interface PendingAppend {
 }
 
 export type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+/** Whether a committed group wrote any event (an empty append, such as the head's barrier, writes none). */
+export const wroteEvents = (group: readonly PendingAppend[], outcomes: readonly Outcome[]): boolean =>
+  group.some((append, i) => append.events.length > 0 && outcomes[i].ok);
 
 /**
  * The clock's time a group is booked at (`GroupWriter.commit`): a function, read once the write lock is held; a time
@@ -289,6 +294,11 @@ export class WriterThread {
 
   async commit(group: readonly PendingAppend[], now: WireBookingTime = null): Promise<Outcome[]> {
     return unpackOutcomes((await this.calls.call({ group: packGroup(group), now })).outcomes);
+  }
+
+  /** The thread itself tells `signal` of each commit that wrote events (commit-signal.ts). */
+  signalCommits(signal: CommitSignal): void {
+    this.calls.send({ signal }, [signal.port]);
   }
 
   /** Closes the thread's connection and ends the thread (after the groups already sent). */

@@ -40,6 +40,7 @@ import {
   type PendingAppend,
   type WireBookingTime,
 } from './event-store-writer.js';
+import { commitSender, type CommitSignal } from '../commit-signal.js';
 import { LIMIT_BOUND } from './limit.js';
 import { systemClock, type Clock } from '../../../shared-schema/ports/clock.js';
 import { CATEGORIES } from '../../../shared-schema/domain/streams.js';
@@ -118,6 +119,8 @@ export class SqliteEventStore implements EventStore {
   private readonly stmt;
   private readonly readCategories: (afterPosition: number, categories: string[], maxCount: number) => Row[];
   private readonly writer: GroupWriter | WriterThread | null;
+  /** Told of each commit on this thread (no writer thread) that wrote events (`signalCommits`). */
+  private commits: ReturnType<typeof commitSender> | null = null;
 
   static open(options: SqliteEventStoreOptions): SqliteEventStore {
     const db = openConnection({
@@ -282,6 +285,16 @@ export class SqliteEventStore implements EventStore {
     this.waker.wake();
   }
 
+  /**
+   * Tells `signal` of each commit through this store that wrote events (commit-signal.ts): the writer thread itself
+   * sends, as soon as it has committed, or this thread when the store commits here. Once per store.
+   */
+  signalCommits(signal: CommitSignal): void {
+    if (this.writer === null) throw new Error('the event store was opened read-only');
+    if (this.writer instanceof WriterThread) this.writer.signalCommits(signal);
+    else this.commits = commitSender(signal);
+  }
+
   /** Called after each commit through this store with the highest position written. Listeners must not throw. */
   onAppended(listener: (position: number) => void): () => void {
     this.listeners.add(listener);
@@ -296,6 +309,7 @@ export class SqliteEventStore implements EventStore {
         await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
       await Promise.all([...this.subscriptions].map((s) => s.close()));
       if (this.writer instanceof WriterThread) await this.writer.close();
+      this.commits?.close();
       this.db.close();
     })();
     return this.closed;
@@ -445,6 +459,7 @@ export class SqliteEventStore implements EventStore {
     });
     if (written > 0) {
       this.waker.wake(categories);
+      this.commits?.sent();
       for (const listener of this.listeners) {
         try {
           listener(written);
