@@ -7,7 +7,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 
-/** Both ends share `pending` (one Int32 cell); `port` is the sending end. */
+/** One end of the signal: its side's port, and the cell both ends share (one Int32). */
 export interface CommitSignal {
   port: MessagePort;
   pending: SharedArrayBuffer;
@@ -25,9 +25,9 @@ export function commitSender(signal: CommitSignal): { sent(): void; close(): voi
 }
 
 /** The receiving end: `heard()` runs once the cell is cleared, for each message. */
-export function onCommits(port: MessagePort, pending: SharedArrayBuffer, heard: () => void): void {
-  const cell = new Int32Array(pending);
-  port.on('message', () => {
+export function onCommits(signal: CommitSignal, heard: () => void): void {
+  const cell = new Int32Array(signal.pending);
+  signal.port.on('message', () => {
     Atomics.store(cell, 0, 0); // before the read it wakes: a commit from now on sends again
     heard();
   });

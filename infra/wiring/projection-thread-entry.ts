@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     onError: (err) => post({ type: 'failed', error: toWire(err) }),
   });
   let stopping: Promise<void> | undefined;
-  onCommits(data.appended, data.appendedPending, () => events.notifyAppended());
+  onCommits(data.appended, () => events.notifyAppended());
   port.on('message', (m: ToThread) => {
     switch (m.type) {
       case 'hold':
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
         stopping ??= (async () => {
           for (const release of holds.values()) release();
           holds.clear();
-          data.appended.close();
+          data.appended.port.close();
           await runner.stop();
           await events.close();
           await reads.close();

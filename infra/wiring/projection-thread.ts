@@ -19,7 +19,7 @@
  *   after each commit (it would otherwise poll, 50 ms), without the event loop (adapters/commit-signal.ts);
  * - its log lines (parked events, read-store retries) come here and go to the service's logger.
  */
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared-schema/ports/clock.js';
 import { whileHeld, type RunnerGate } from '../../projections/unit-gate.js';
@@ -33,9 +33,8 @@ export interface ProjectionThreadData {
   readsPath: string;
   /** The manual clock's shared cell (`SharedMemoryClock`), or null for the system clock. */
   clock: SharedArrayBuffer | null;
-  /** The receiving end of the event store's `commitSignal`, and its shared cell. */
-  appended: MessagePort;
-  appendedPending: SharedArrayBuffer;
+  /** The receiving end of the event store's `commitSignal`. */
+  appended: CommitSignal;
   /** `CommittedCells`. */
   committed: SharedArrayBuffer;
   /** How often the thread's reader looks for commits it was not told of (SqliteEventStore's default: 50 ms). */
@@ -162,8 +161,7 @@ export class ProjectionThread implements LiveProjections {
       eventsPath: this.files.events,
       readsPath: this.files.reads,
       clock: this.clock instanceof SharedMemoryClock ? this.clock.buffer : null,
-      appended: this.appended.port1,
-      appendedPending: this.commitSignal.pending,
+      appended: { port: this.appended.port1, pending: this.commitSignal.pending },
       committed: this.cells.buffer,
       ...(this.pollIntervalMs !== undefined ? { pollIntervalMs: this.pollIntervalMs } : {}),
     };

@@ -12,7 +12,7 @@ describe('commit signal', () => {
     const arrived: unknown[] = [];
     port1.on('message', (m: unknown) => arrived.push(m));
     let heard = 0;
-    onCommits(port1, pending, () => heard++);
+    onCommits({ port: port1, pending }, () => heard++);
     try {
       sender.sent();
       sender.sent();
