@@ -54,8 +54,9 @@ export interface QueryDeps {
   /** Signs the page cursors this door hands out and checks those it is sent (shared-schema/http/pagination.ts). */
   cursorSecret: CursorSecret;
   /**
-   * The shopper search's reads and ranking on threads of their own (the embedded default: infra/adapters/sqlite/search-reader.ts),
-   * at the clock time this door passes; absent, they run here from `reads`.
+   * The shopper search's reads and ranking on the offers it holds (the embedded default:
+   * infra/adapters/sqlite/held-search.ts), at the clock time this door passes; absent, they read the documents from
+   * `reads`.
    */
   productSearch?: ProductSearch;
   /** The event log, for the history of a product in the partner portal (portal/pages.ts); absent, none is shown. */

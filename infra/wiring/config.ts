@@ -100,24 +100,16 @@ export interface Config {
   /** Cover checks running at once. */
   coverCheckConcurrency: number;
   /**
-   * SEARCH_THREADS (0 to 8, default 2): threads that run the shopper search's reads and ranking beside the event
-   * loop when the read models are an SQLite file (infra/adapters/sqlite/search-reader.ts); 0 runs them on the event loop.
-   * The first thread answers every search while it has fewer than four in flight, the others take the rest (a burst,
-   * the first seconds after a start): search-reader.ts `pickThread`. Each thread holds two SQLite connections with
-   * their page caches (~2 MB each) and what it holds of the offers (held-offers.ts, at most 256 MB).
-   */
-  searchThreads: number;
-  /**
-   * SEARCH_HELD_OFFERS (on by default): each search thread keeps, off V8's heap, the ranking facts of the offers its
-   * searches read (at most 256 MB of records a thread), exact through the offers model's change log, and a search
-   * reads only the whole documents of the page it answers (infra/adapters/sqlite/held-offers.ts). `off` reads every
-   * candidate's document at every search, as before.
+   * SEARCH_HELD_OFFERS (on by default): on the embedded SQLite read store the search keeps, off V8's heap, the ranking
+   * facts of the offers its searches read (at most 256 MB of records), exact through the offers model's change log,
+   * and a search reads only the whole documents of the page it answers (infra/adapters/sqlite/held-offers.ts). `off`
+   * reads every candidate's document at every search, as the topology's query processes do.
    */
   searchHeldOffers: boolean;
   /**
    * SEARCHES_IN_FLIGHT (1 to 10,000, default 32): shopper searches one query door answers at once; one more is
-   * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~7 ms
-   * (warm) on two search threads are ~0.1–0.25 s of work queued: beyond that a shopper is better told to try again.
+   * answered 429 with `Retry-After: 1` at once (query-api/public/search.ts `limitInFlight`). 32 searches of ~3–13 ms
+   * (warm to cold) are ~0.1–0.4 s of work queued: beyond that a shopper is better told to try again.
    */
   searchesInFlight: number;
   /** BATCH_PASSES: batch passes in flight at once, each of a different partner area (command-api/reactors/batch-runner.ts). */
@@ -514,18 +506,11 @@ export const SETTINGS = {
       "tests only: CAs trusted besides Node's own, for a service started inside a running process where `NODE_EXTRA_CA_CERTS` comes too late",
     readBy: COVER_CHECKERS,
   }),
-  SEARCH_THREADS: setting({
-    kind: integer(0, 8),
-    fallback: 2,
-    meaning:
-      "threads that run the shopper search's reads and ranking beside the event loop on the embedded SQLite read store; 0 runs them on the event loop",
-    readBy: ['make run'],
-  }),
   SEARCH_HELD_OFFERS: setting({
     kind: onOff,
     fallback: true,
     meaning:
-      "each search thread keeps, off V8's heap, the ranking facts of the offers its searches have read (at most 256 MB a thread), exact through the offers model's change log; `off` reads every candidate's document at every search",
+      "on the embedded SQLite read store the search keeps, off V8's heap, the ranking facts of the offers its searches have read (at most 256 MB), exact through the offers model's change log; `off` reads every candidate's document at every search",
     readBy: ['make run'],
   }),
   SEARCHES_IN_FLIGHT: setting({
@@ -627,7 +612,6 @@ function toConfig(s: SettingValues, adminTokens: readonly NamedAdminToken[], cov
     // the next checks, where keeping fewer closed and reopened the surplus every time.
     coverFetch: { idleConnections: s.COVER_CHECK_CONCURRENCY, ...coverFetch },
     coverCheckConcurrency: s.COVER_CHECK_CONCURRENCY,
-    searchThreads: s.SEARCH_THREADS,
     searchHeldOffers: s.SEARCH_HELD_OFFERS,
     searchesInFlight: s.SEARCHES_IN_FLIGHT,
     batchPasses: s.BATCH_PASSES,

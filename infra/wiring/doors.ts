@@ -50,7 +50,7 @@ export interface DoorParts {
   waitForPosition: WaitForPosition;
   /** Keys remembered by both doors (only where the projections run in the same process: see KeyCache). */
   keyCache?: KeyCache;
-  /** The shopper search on a thread of its own (QueryDeps `productSearch`). */
+  /** The shopper search on the offers it holds (QueryDeps `productSearch`). */
   productSearch?: ProductSearch;
 }
 

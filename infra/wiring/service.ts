@@ -22,7 +22,7 @@ import { SharedMemoryClock } from './shared-clock.js';
 import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
 import { PROJECTORS } from './registry.js';
 import { SqliteReadStore } from '../adapters/sqlite/read-store.js';
-import { startSearchReader } from '../adapters/sqlite/search-reader.js';
+import { startHeldSearch } from '../adapters/sqlite/held-search.js';
 import { searchHere } from '../../query-api/public/product-search.js';
 import type { ProductSearch } from '../../shared-schema/shopper/search-policy.js';
 import { buildCommandApp, buildRedirector, buildQueryApp, commandDeps, KeyCache, type DoorParts } from './doors.js';
@@ -137,15 +137,18 @@ async function startProjections(b: Backbone, operations: Operations, keyCache: K
   return runner;
 }
 
-/** The shopper search on threads of its own (SEARCH_THREADS) when the read models are an SQLite file. */
+/**
+ * The shopper search: on the offers held from the read store's file when the read models are an SQLite file
+ * (SEARCH_HELD_OFFERS), else the door's own search on the documents.
+ */
 function startSearch(config: Config, stores: Stores, reads: Operations['reads'], options: StartOptions) {
-  const searchReader =
-    stores.reads instanceof SqliteReadStore && config.searchThreads > 0
-      ? startSearchReader(stores.reads.file, reads, config.searchThreads, { held: config.searchHeldOffers })
+  const heldSearch =
+    stores.reads instanceof SqliteReadStore && config.searchHeldOffers
+      ? startHeldSearch(stores.reads.file, reads)
       : null;
-  const threaded = searchReader?.search;
-  const productSearch = options.wrapSearch ? options.wrapSearch(threaded ?? searchHere(reads)) : threaded;
-  return { searchReader, productSearch };
+  const held = heldSearch?.search;
+  const productSearch = options.wrapSearch ? options.wrapSearch(held ?? searchHere(reads)) : held;
+  return { heldSearch, productSearch };
 }
 
 /** Both doors and the redirector behind the in-process gateway on PORT. */
@@ -178,7 +181,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const reads = operations.reads;
   const keyCache = new KeyCache();
   const runner = await startProjections(backbone, operations, keyCache);
-  const { searchReader, productSearch } = startSearch(config, stores, reads, options);
+  const { heldSearch, productSearch } = startSearch(config, stores, reads, options);
   const parts: DoorParts = {
     config,
     log,
@@ -220,7 +223,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await runner.stop();
       await messaging.close();
       await events.close();
-      await searchReader?.close();
+      heldSearch?.close();
       await reads.close();
     },
   };

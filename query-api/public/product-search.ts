@@ -1,6 +1,6 @@
 /**
  * The shopper search on the offers' documents, through the read store's text index (the reference every other way
- * of searching reproduces: infra/adapters/sqlite/held-offers.ts answers the same from the offers a search thread holds), and
+ * of searching reproduces: infra/adapters/sqlite/held-offers.ts answers the same from the offers the embedded search holds), and
  * the bound on searches in flight. The policy both follow (candidates, text query, ranking, page) is
  * shared-schema/shopper/search-policy.ts; the HTTP door of the search is search.ts.
  *

@@ -76,7 +76,7 @@ export function otherText(p: OfferProduct): string {
 /**
  * What searchability reads of an offer: the state's facts (its removal, its current cover's verdict, its page's
  * host), the time of its last applied write (ISO text, or ms since the epoch), `available`. Taken from the whole
- * document here, and kept apart by a search thread for the offers it has read (infra/adapters/sqlite/held-offers.ts): both
+ * document here, and kept apart by the embedded search for the offers it has read (infra/adapters/sqlite/held-offers.ts): both
  * judge with `searchableFrom` on `baseStateAt`.
  */
 export interface SearchableFacts extends StateFacts {

@@ -35,7 +35,7 @@ export interface SearchOffer {
   updated_at: string;
 }
 
-/** What the ranking reads of an offer (a SearchOffer, or the facts a search thread keeps of one): no commission. */
+/** What the ranking reads of an offer (a SearchOffer, or the facts the embedded search keeps of one): no commission. */
 export type RankInput = Pick<
   SearchOffer,
   'id' | 'store_id' | 'sku' | 'gtin' | 'title' | 'condition' | 'price_cents' | 'shipping' | 'rating'

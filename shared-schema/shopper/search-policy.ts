@@ -1,6 +1,6 @@
 /**
  * The shopper search's policy (SHOPPER.md), one home for both ways a search reads the offers: the documents through
- * the read store (query-api/public/product-search.ts) and the offers a search thread holds (infra/adapters/sqlite/
+ * the read store (query-api/public/product-search.ts) and the offers the embedded search holds (infra/adapters/sqlite/
  * held-offers.ts). How many candidates a search reads and when it reads again, what the text index is asked, and how
  * the found offers become one page of the answer. Pure: no I/O.
  */
@@ -77,9 +77,8 @@ export function rankedPageOf<T extends RankInput>(
 
 /**
  * One page of a search's answer, ready to send: `results` is its `Product[]` (SHOPPER.md) as JSON text, `count` how
- * many products it holds, `total` how many the whole answer has. Made where the search ran: a search thread sends the
- * event loop one string, not a tree of objects that the loop would copy, turn into views and serialize again
- * (docs/adr/0053-search-answer-as-json.md).
+ * many products it holds, `total` how many the whole answer has. Made where the search ran, as one string that the door
+ * sends as it is (docs/adr/0053-search-answer-as-json.md).
  */
 export type ResultsPage = { total: number; count: number; results: string };
 
@@ -89,8 +88,8 @@ export function resultsPageOf({ total, page }: RankedPage, publicBase: string): 
 }
 
 /**
- * Where a search's reads and ranking run: on the documents in the process that asks (query-api/public/
- * product-search.ts `searchHere`), or on a thread of its own (infra/adapters/sqlite/search-reader.ts).
+ * How a search reads and ranks: on the documents (query-api/public/product-search.ts `searchHere`), or on the offers
+ * it holds (infra/adapters/sqlite/held-search.ts).
  */
 export type ProductSearch = (
   words: readonly string[],

@@ -85,7 +85,6 @@ describe('cover fetch settings from the environment', () => {
       coverCheck: true,
       coverCheckConcurrency: 8,
       coverRecheckScanMs: 60_000,
-      searchThreads: 2,
       batchPasses: 4,
     });
     expect(loadConfig({ COVER_CHECK: 'off' }).coverCheck).to.equal(false);

@@ -103,7 +103,7 @@ describe('configuration: rate brake limits and the event store writer', () => {
         ADMIN_TOKEN: 'short-secret',
         CLOCK: 'manual',
         PUBLIC_BASE_URL: 'http://shop.example',
-        SEARCH_THREADS: '9',
+        SEARCHES_IN_FLIGHT: '0',
         MONGO_DB: 'no-dash',
         COVER_CHECK: 'off',
         COVER_FETCH_ALLOW_PRIVATE: '1',
@@ -117,7 +117,7 @@ describe('configuration: rate brake limits and the event store writer', () => {
         'CLOCK=manual is refused when NODE_ENV=production',
         'MONGO_DB must be letters, digits and _ (at most 60), got "no-dash"',
         'COVER_CHECK=off is refused when NODE_ENV=production',
-        'SEARCH_THREADS must be an integer from 0 to 8, got "9"',
+        'SEARCHES_IN_FLIGHT must be an integer from 1 to 10000, got "0"',
         'COVER_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production: they exist for tests and let the cover check reach addresses it must refuse',
       ]);
     }

@@ -1,6 +1,6 @@
 /**
- * The shopper search of a search thread on what it holds of the offers (the embedded default): for every offer a
- * search of this thread has read, the facts its ranking and searchability read — ids, store, gtin, title,
+ * The shopper search on what it holds of the offers (the embedded default, held-search.ts): for every offer a
+ * search has read, the facts its ranking and searchability read — ids, store, gtin, title,
  * condition, price, shipping, rating, availability, the state's facts, the time of the last write — kept off V8's
  * heap (typed arrays in pages of rowids, and the few strings as small JSON arrays in chunks of Buffer), so that a later
  * search reads only rowids from the text index and the gtin index, and the whole documents of the page it answers.
@@ -9,13 +9,13 @@
  * change log (read-store-sql.ts, `changeLogOf`) since the last one it read; every offer written since is forgotten,
  * and read again when a search needs it. So what a search judges is what its snapshot holds, as when it reads the
  * documents (query-api/public/product-search.ts `findOffers`, whose candidate set and order this reproduces: same answers,
- * tested in tests/infra/held-offers.int.spec.ts). A log made anew, or a thread further behind than the log keeps,
+ * tested in tests/infra/held-offers.int.spec.ts). A log made anew, or a search further behind than the log keeps,
  * forgets everything. Searchability is `searchableFrom` and `baseStateAt` (shared-schema/shopper/offer-facts.ts):
  * the partner API's own derivation of `state`, on the facts kept.
  *
  * Why: a search read and parsed ~340 whole documents at random from a 1 GB table (~8–9 µs a read, ~7 µs a parse),
  * most of its ~12 ms of CPU; SQLite empties a reader's page cache whenever the file changed, so no cache of pages
- * helps while partners write. Parsed documents kept on V8's heap made the collections of the thread the cost
+ * helps while partners write. Parsed documents kept on V8's heap made the garbage collections the cost
  * instead (docs/adr/0054-held-offers.md).
  */
 import Database from 'better-sqlite3';
@@ -79,7 +79,7 @@ class Interned<T> {
   }
 }
 
-/** Bytes of strings a thread holds at most; past it, it forgets everything and starts again. */
+/** Bytes of strings the search holds at most; past it, it forgets everything and starts again. */
 export const HELD_BYTES_MAX = 256 * 1024 * 1024;
 
 /**
@@ -116,7 +116,7 @@ const newPage = (rows: number) => ({
 type Page = ReturnType<typeof newPage>;
 
 /**
- * The offers one collection (one generation of the offers model) holds for this thread, by rowid: numbers in typed
+ * The offers one collection (one generation of the offers model) holds for the search, by rowid: numbers in typed
  * arrays (pages), the strings the ranking seldom reads (partner, sku, title) as a JSON array in the pool's chunks, read
  * when asked.
  */
@@ -431,7 +431,7 @@ class HeldView implements HeldOffer {
   }
 }
 
-/** The search of one thread on the offers it holds; one per thread (its own read connection to the file). */
+/** The search on the offers it holds, with its own read connection to the file. */
 export class HeldOffersSearch {
   private readonly conn: SqliteConnection;
   private collection: HeldCollection | null = null;

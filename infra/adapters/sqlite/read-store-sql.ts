@@ -347,7 +347,7 @@ export function ftsModuleArgs(fields: readonly string[]): string {
  * insert, update or delete of a row of the collection (its rowid), written by triggers in the writer's transaction,
  * the last CHANGE_LOG_KEEP of them kept (each new row removes the one that many before it). Row 0 holds a random
  * token drawn when the log is made, so that a reader can tell a log made anew (the collection dropped and made
- * again) from the one it read before. A search thread reads it, in the snapshot of each search, to forget the
+ * again) from the one it read before. The embedded search reads it, in the snapshot of each search, to forget the
  * offers it holds that changed since its last search (infra/adapters/sqlite/held-offers.ts).
  */
 export function changeLogOf(collection: string): string {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteReadStore } from '../../infra/adapters/sqlite/read-store.js';
-import { startSearchReader, type SearchReader } from '../../infra/adapters/sqlite/search-reader.js';
+import { startHeldSearch, type HeldSearch } from '../../infra/adapters/sqlite/held-search.js';
 import { GenerationalReadStore, MappedReadStore, physicalName } from '../../projections/generations.js';
 import { offersProjector } from '../../projections/projectors/offers.js';
 import { resultsPage } from '../../query-api/public/product-search.js';
@@ -12,6 +12,7 @@ import { StoreFactsCopy } from '../../query-api/public/store-facts.js';
 import { OFFER_COLLECTIONS, OFFER_STORES, OFFERS } from '../../shared-schema/read-models/offers.js';
 import { offerProduct, otherText, type OfferDoc, type OfferStoreDoc } from '../../shared-schema/shopper/offer-facts.js';
 import type { ProductView } from '../../shared-schema/shopper/search-view.js';
+import { MAX_QUERY_WORDS } from '../../shared-schema/ports/text-search.js';
 
 const HOUR = 3600_000;
 /** The service's public address, for the views' links. */
@@ -56,17 +57,17 @@ const storeDoc: OfferStoreDoc = {
   position: 0,
 };
 
-describe('the search reader thread', () => {
+describe('the held search of the embedded default', () => {
   let dir: string;
   let store: SqliteReadStore;
   let reads: GenerationalReadStore;
-  let reader: SearchReader;
+  let reader: HeldSearch;
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-search-reader-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-held-search-'));
     store = SqliteReadStore.open({ path: path.join(dir, 'read.db'), sweepIntervalMs: 0 });
     reads = new GenerationalReadStore(store, [offersProjector]);
     await reads.load();
-    // The offers projection serves from generation 2: the thread must read the tables the process resolves.
+    // The offers projection serves from generation 2: the search must read the tables the process resolves.
     reads.setGeneration(offersProjector.name, 2);
     await reads.ensureCollections(OFFER_COLLECTIONS);
     await reads.transact(async (tx) => {
@@ -75,10 +76,10 @@ describe('the search reader thread', () => {
       await tx.put(OFFERS, offer(2, 'Panela', '7891234567895', 12_000));
       await tx.put(OFFERS, offer(3, 'Chaleira elétrica', null, 9_000));
     });
-    reader = startSearchReader(store.file, reads, 2);
+    reader = startHeldSearch(store.file, reads);
   });
   afterEach(async () => {
-    await reader.close();
+    reader.close();
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -118,37 +119,26 @@ describe('the search reader thread', () => {
     expect(skus(second)).to.deep.equal([['sku-1', 'sku-2']]);
   });
 
-  it('answers the same from the documents when its threads hold no offers (SEARCH_HELD_OFFERS=off)', async () => {
-    const documents = startSearchReader(store.file, reads, 1, { held: false });
-    try {
-      for (const now of [written.getTime() + HOUR, written.getTime() + 48 * HOUR + 1])
-        for (const [offset, limit] of [
-          [0, 20],
-          [1, 1],
-        ]) {
-          const here = await resultsPage(reads, ['chaleira'], new Date(now), offset, limit, BASE);
-          expect(await documents.search(['chaleira'], new Date(now), offset, limit, BASE)).to.deep.equal(here);
-        }
-      await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
-      const now = new Date(written.getTime() + HOUR);
-      expect(skus(await documents.search(['vermelha'], now, 0, 20, BASE))).to.deep.equal([['sku-4']]);
-    } finally {
-      await documents.close();
-    }
+  it('reads the documents for a query of more distinct words than the text index takes, with the same answer', async () => {
+    const now = new Date(written.getTime() + HOUR);
+    const words = [...Array.from({ length: MAX_QUERY_WORDS }, (_, i) => `palavra${i}`), 'chaleira'];
+    await reads.transact((tx) => tx.put(OFFERS, offer(5, `${words.join(' ')} inox`, null, 7_000)));
+    const answer = await reader.search(words, now, 0, 20, BASE);
+    expect(skus(answer)).to.deep.equal([['sku-5']]);
+    expect(answer).to.deep.equal(await resultsPage(reads, words, now, 0, 20, BASE));
   });
 
-  it('sees what the process commits after it started, and searches in the process once the thread has ended', async () => {
+  it('sees what the process commits after it started', async () => {
     const now = new Date(written.getTime() + HOUR);
+    expect((await reader.search(['vermelha'], now, 0, 20, BASE)).total).to.equal(0);
     await reads.transact((tx) => tx.put(OFFERS, offer(4, 'Chaleira vermelha', null, 8_000)));
-    expect((await reader.search(['vermelha'], now, 0, 20, BASE)).total).to.equal(1);
-    await reader.close();
     expect(skus(await reader.search(['vermelha'], now, 0, 20, BASE))).to.deep.equal([['sku-4']]);
   });
 
   it("follows the stores' facts the process commits: a suspension, a reinstatement, another generation", async () => {
     const now = new Date(written.getTime() + HOUR);
     const found = async () => (await reader.search(['chaleira'], now, 0, 20, BASE)).total;
-    // Every thread of the pool has searched once (and so holds its copy of the stores) before the store changes.
+    // The search has its copy of the stores before the store changes.
     expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([2, 2, 2, 2]);
     await reads.transact((tx) => tx.put(OFFER_STORES, { ...storeDoc, status: 'suspended', position: 10 }));
     expect(await Promise.all([found(), found(), found(), found()])).to.deep.equal([0, 0, 0, 0]);
