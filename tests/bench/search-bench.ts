@@ -576,7 +576,7 @@ async function main(): Promise<void> {
     const r = rng(99);
     const queries = benchQueries(r);
     // Unloaded first: the same queries one after the other, nobody writing (what one search costs here).
-    // Four searches first, not counted (a service may start its search threads with its first searches).
+    // Four searches first, not counted (a service opens what it searches with its first searches).
     for (let i = 0; i < 4; i++) await send(agent, new URL(`${api}/api/search?q=warm${i}`), 'GET');
     const alone: number[] = [];
     const aloneCpu0 = cpuSeconds(service.pid);
